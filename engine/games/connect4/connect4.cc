@@ -1,0 +1,195 @@
+#include "engine/games/connect4/connect4.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "engine/core/random.h"
+#include "engine/core/text.h"
+
+namespace ply {
+
+Connect4::Connect4(int width, int height, bool cylinder)
+    : width_(width), height_(height), cylinder_(cylinder), bits_(width * (height + 1)) {
+  board_ = 0;
+  odd_rows_ = 0;
+  for (int c = 0; c < width_; ++c) {
+    board_ |= ColumnMask(c);
+    for (int r = 0; r < height_; r += 2) odd_rows_ |= uint64_t{1} << (c * (height_ + 1) + r);
+  }
+  salt_ = Mix64(0xc4c4'0000ULL ^ (static_cast<uint64_t>(width) << 16) ^
+                (static_cast<uint64_t>(height) << 8) ^ (cylinder ? 1 : 0));
+  directions_[0] = 1;            // vertical
+  directions_[1] = height_ + 1;  // horizontal
+  directions_[2] = height_;      // diagonal, down to the right
+  directions_[3] = height_ + 2;  // diagonal, up to the right
+  // Centre first, then alternating outwards (left before right).
+  int n = 0;
+  for (int d = 0; n < width_; ++d) {
+    int left = (width_ - 1) / 2 - d;
+    int right = width_ / 2 + d;
+    if (left >= 0 && (n == 0 || left != column_order_[n - 1])) column_order_[n++] = left;
+    if (right < width_ && right != left) column_order_[n++] = right;
+  }
+  hash_ = ComputeHash();
+}
+
+std::vector<OptionInfo> Connect4::OptionInfos() {
+  return {
+      {"width", "7", "number of columns, 4..12"},
+      {"height", "6", "number of rows, 4..12; width * (height + 1) must be at most 64"},
+      {"cylinder", "false",
+       "columns wrap around: lines may cross from the last column to the first"},
+  };
+}
+
+std::vector<Difficulty> Connect4::Levels() {
+  std::vector<Difficulty> levels = LevelsWithPerfect(/*perfect_time_ms=*/5000);
+  for (Difficulty& d : levels) {
+    if (d.name == "medium") d.max_depth = 8;
+  }
+  return levels;
+}
+
+absl::StatusOr<Connect4> Connect4::Create(const GameOptions& options) {
+  absl::StatusOr<int> width = IntOption(options, "width", 7, 4, kMaxWidth);
+  if (!width.ok()) return width.status();
+  absl::StatusOr<int> height = IntOption(options, "height", 6, 4, 12);
+  if (!height.ok()) return height.status();
+  absl::StatusOr<bool> cylinder = BoolOption(options, "cylinder", false);
+  if (!cylinder.ok()) return cylinder.status();
+  if (*width * (*height + 1) > 64) {
+    return absl::InvalidArgumentError(absl::StrCat("a ", *width, "x", *height,
+                                                   " board does not fit: width * (height + 1) "
+                                                   "must be at most 64"));
+  }
+  return Connect4(*width, *height, *cylinder);
+}
+
+GameOptions Connect4::EffectiveOptions() const {
+  return {{"width", std::to_string(width_)},
+          {"height", std::to_string(height_)},
+          {"cylinder", cylinder_ ? "true" : "false"}};
+}
+
+uint64_t Connect4::CellKey(int player, int bit) const {
+  return ZobristKey(salt_, static_cast<uint64_t>(player * 64 + bit));
+}
+
+uint64_t Connect4::ComputeHash() const {
+  uint64_t h = 0;
+  for (int p = 0; p < 2; ++p) {
+    for (uint64_t b = stones_[p]; b != 0; b &= b - 1) h ^= CellKey(p, std::countr_zero(b));
+  }
+  return h;
+}
+
+uint64_t Connect4::WinningCellsOf(uint64_t b) const {
+  // Vertical: only three stones directly below an empty cell.
+  uint64_t r = Up(b, 1) & Up(b, 2) & Up(b, 3);
+  for (int i = 1; i < 4; ++i) {
+    int s = directions_[i];
+    // The cell completes _XXX, X_XX, XX_X or XXX_ along this line.
+    uint64_t up1 = Up(b, s), up2 = Up(b, 2 * s), dn1 = Down(b, s), dn2 = Down(b, 2 * s);
+    r |= up1 & up2 & Up(b, 3 * s);
+    r |= dn1 & dn2 & Down(b, 3 * s);
+    r |= up1 & up2 & dn1;
+    r |= dn1 & dn2 & up1;
+  }
+  return r & board_;
+}
+
+Score Connect4::Evaluate() const {
+  const int me = SideToMove();
+  const uint64_t mine = stones_[me];
+  const uint64_t theirs = stones_[1 - me];
+  const uint64_t free_mine = board_ & ~theirs;
+  const uint64_t free_theirs = board_ & ~mine;
+  // Windows of four cells that one side can still complete, weighted by how many of its stones
+  // are already in them. Counts use bit-sliced adders: one pass per direction, no loops over
+  // cells.
+  auto windows = [&](uint64_t stones, uint64_t free) {
+    int total = 0;
+    for (int s : directions_) {
+      uint64_t start = free & Down(free, s) & Down(free, 2 * s) & Down(free, 3 * s);
+      uint64_t a = stones, b = Down(stones, s), c = Down(stones, 2 * s), d = Down(stones, 3 * s);
+      uint64_t s0a = a ^ b, c0a = a & b, s0b = c ^ d, c0b = c & d;
+      uint64_t bit0 = s0a ^ s0b, carry = s0a & s0b;
+      uint64_t bit1 = c0a ^ c0b ^ carry;
+      uint64_t bit2 = (c0a & c0b) | (carry & (c0a ^ c0b));
+      uint64_t one = start & bit0 & ~bit1 & ~bit2;
+      uint64_t two = start & ~bit0 & bit1 & ~bit2;
+      uint64_t three = start & bit0 & bit1;
+      total += std::popcount(one) + 4 * std::popcount(two) + 16 * std::popcount(three);
+    }
+    return total;
+  };
+  Score score = windows(mine, free_mine) - windows(theirs, free_theirs);
+
+  // Threats: empty cells that would complete four. The first player profits from threats on odd
+  // rows (1, 3, 5 from the bottom), the second from even rows: zugzwang at the end of the game
+  // makes those the ones that count.
+  auto threats = [&](int p) {
+    uint64_t t = WinningCellsOf(stones_[p]) & ~mask_;
+    uint64_t good = p == 0 ? odd_rows_ : board_ & ~odd_rows_;
+    return 24 * std::popcount(t & good) + 8 * std::popcount(t & ~good);
+  };
+  score += threats(me) - threats(1 - me);
+
+  // Centre columns take part in the most lines.
+  for (int c = (width_ - 1) / 2; c <= width_ / 2; ++c) {
+    score += 3 * (std::popcount(mine & ColumnMask(c)) - std::popcount(theirs & ColumnMask(c)));
+  }
+  return score;
+}
+
+int Connect4::MoveOrderScore(Move column) const {
+  const uint64_t cell = (mask_ + BottomCell(column)) & ColumnMask(column);
+  const uint64_t mine = stones_[SideToMove()] | cell;
+  int threats = std::popcount(WinningCellsOf(mine) & ~(mask_ | cell));
+  int centre = width_ - std::abs(2 * column - (width_ - 1));
+  return threats * 1'000'000 + centre * 100'000;
+}
+
+GameStatus Connect4::Status() const {
+  switch (GetOutcome()) {
+    case Outcome::kLoss:
+      return {.over = true, .winner = 1 - SideToMove(), .reason = "four in a row"};
+    case Outcome::kDraw:
+      return {.over = true, .winner = -1, .reason = "the board is full"};
+    default:
+      return {};
+  }
+}
+
+absl::StatusOr<Connect4::Move> Connect4::ParseMove(std::string_view text) const {
+  text = Trim(text);
+  int column = 0;
+  if (!ParseInt(text, &column) || column < 1 || column > width_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", Absl(text), "' is not a column: expected 1..", width_));
+  }
+  if (mask_ & TopCell(column - 1)) {
+    return absl::FailedPreconditionError(absl::StrCat("column ", column, " is full"));
+  }
+  return static_cast<Move>(column - 1);
+}
+
+std::string Connect4::Render() const {
+  std::string out;
+  for (int r = height_ - 1; r >= 0; --r) {
+    for (int c = 0; c < width_; ++c) {
+      uint64_t bit = uint64_t{1} << (c * (height_ + 1) + r);
+      out += c == 0 ? "" : " ";
+      out += (stones_[0] & bit) ? 'X' : (stones_[1] & bit) ? 'O' : '.';
+    }
+    out += '\n';
+  }
+  for (int c = 0; c < width_; ++c) {
+    out += c == 0 ? "" : " ";
+    out += std::to_string((c + 1) % 10);
+  }
+  out += cylinder_ ? "   (cylinder: columns wrap)\n" : "\n";
+  return out;
+}
+
+}  // namespace ply

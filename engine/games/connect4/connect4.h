@@ -1,0 +1,155 @@
+// Connect Four: two players drop discs into columns; a disc falls to the lowest empty cell. The
+// first to line up four of their own discs horizontally, vertically or diagonally wins; a full
+// board with no four is a draw. Red (player 0) moves first.
+//
+// Options: `width` and `height` (default 7x6; each 4..12 with width * (height + 1) <= 64) and
+// `cylinder` (default false): on a cylinder the columns wrap around, so horizontal and diagonal
+// lines may run over the edge from the last column to the first.
+//
+// Notation: the column number, 1..width, left to right.
+//
+// Representation: two bitboards, column-major with height + 1 bits per column (the top bit of
+// each column is an always-empty sentinel that stops lines from running across columns). Cell
+// (column c, row r), row 0 at the bottom, is bit c * (height + 1) + r. The exact solver in
+// solver.h uses the same layout.
+#ifndef PLY_ENGINE_GAMES_CONNECT4_CONNECT4_H_
+#define PLY_ENGINE_GAMES_CONNECT4_CONNECT4_H_
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/core/move_list.h"
+#include "engine/core/options.h"
+#include "engine/core/types.h"
+#include "engine/search/difficulty.h"
+#include "engine/search/search.h"
+
+namespace ply {
+
+class Connect4 {
+ public:
+  // A move is a 0-based column.
+  using Move = uint8_t;
+  struct UndoInfo {};
+  static constexpr std::string_view kName = "connect4";
+  static constexpr Move kNoMove = 0xff;
+  static constexpr int kMaxWidth = 12;
+  static constexpr int kMaxMoves = kMaxWidth;
+  static constexpr int kHistorySize = kMaxWidth;
+  static constexpr bool kPerftCountsFinishedGames = false;
+
+  static absl::StatusOr<Connect4> Create(const GameOptions& options);
+  static std::vector<OptionInfo> OptionInfos();
+  static std::vector<Difficulty> Levels();
+  GameOptions EffectiveOptions() const;
+
+  void GenerateMoves(MoveList<Move, kMaxMoves>& moves) const {
+    for (int i = 0; i < width_; ++i) {
+      int c = column_order_[i];
+      if ((mask_ & TopCell(c)) == 0) moves.push_back(static_cast<Move>(c));
+    }
+  }
+
+  void Make(Move column, UndoInfo&) {
+    uint64_t cell = (mask_ + BottomCell(column)) & ColumnMask(column);
+    int p = SideToMove();
+    stones_[p] |= cell;
+    mask_ |= cell;
+    hash_ ^= CellKey(p, std::countr_zero(cell));
+    ++ply_;
+    last_move_won_ = HasFour(stones_[p]);
+  }
+
+  void Unmake(Move column, const UndoInfo&) {
+    --ply_;
+    int p = SideToMove();
+    // The highest stone in the column is the one just played.
+    uint64_t col = mask_ & ColumnMask(column);
+    uint64_t cell = uint64_t{1} << (63 - std::countl_zero(col));
+    stones_[p] ^= cell;
+    mask_ ^= cell;
+    hash_ ^= CellKey(p, std::countr_zero(cell));
+    last_move_won_ = false;
+  }
+
+  Outcome GetOutcome() const {
+    if (last_move_won_) return Outcome::kLoss;
+    if (ply_ == width_ * height_) return Outcome::kDraw;
+    return Outcome::kOngoing;
+  }
+  GameStatus Status() const;
+  Player SideToMove() const { return ply_ & 1; }
+
+  Score Evaluate() const;
+  uint64_t Hash() const { return hash_; }
+  uint64_t ComputeHash() const;
+  // Moves that create more winning cells first, then central columns.
+  int MoveOrderScore(Move column) const;
+  static int HistoryIndex(Move column) { return column; }
+
+  std::string MoveToText(Move column) const { return std::to_string(column + 1); }
+  absl::StatusOr<Move> ParseMove(std::string_view text) const;
+  std::string Render() const;
+
+  bool operator==(const Connect4&) const = default;
+
+  int width() const { return width_; }
+  int height() const { return height_; }
+  bool cylinder() const { return cylinder_; }
+  int ply() const { return ply_; }
+  uint64_t stones(Player p) const { return stones_[p]; }
+  uint64_t mask() const { return mask_; }
+  // Empty cells where `p` would complete four.
+  uint64_t WinningCells(Player p) const { return WinningCellsOf(stones_[p]) & ~mask_; }
+
+ private:
+  Connect4(int width, int height, bool cylinder);
+
+  uint64_t BottomCell(int c) const { return uint64_t{1} << (c * (height_ + 1)); }
+  uint64_t TopCell(int c) const { return uint64_t{1} << (c * (height_ + 1) + height_ - 1); }
+  uint64_t ColumnMask(int c) const { return ((uint64_t{1} << height_) - 1) << (c * (height_ + 1)); }
+  uint64_t CellKey(int player, int bit) const;
+
+  // Moves every cell `s` bits towards lower indices (towards lower columns for s >= height+1);
+  // on a cylinder the board wraps around, otherwise cells fall off the edge.
+  uint64_t Down(uint64_t b, int s) const {
+    return cylinder_ ? ((b >> s) | (b << (bits_ - s))) & board_ : b >> s;
+  }
+  uint64_t Up(uint64_t b, int s) const {
+    return cylinder_ ? ((b << s) | (b >> (bits_ - s))) & board_ : (b << s) & board_;
+  }
+  bool HasFour(uint64_t b) const {
+    for (int s : directions_) {
+      uint64_t pairs = b & Down(b, s);
+      if (pairs & Down(pairs, 2 * s)) return true;
+    }
+    return false;
+  }
+  // Cells (empty or not) that would complete a four for stones `b`.
+  uint64_t WinningCellsOf(uint64_t b) const;
+
+  int width_;
+  int height_;
+  bool cylinder_;
+  int bits_;           // width * (height + 1)
+  uint64_t board_;     // every playable cell
+  uint64_t odd_rows_;  // rows 1, 3, 5, ... counted from 1 at the bottom
+  uint64_t salt_;      // Zobrist salt for this variant
+  int directions_[4];
+  int column_order_[kMaxWidth];  // centre first
+
+  uint64_t stones_[2] = {0, 0};
+  uint64_t mask_ = 0;
+  uint64_t hash_ = 0;
+  int ply_ = 0;
+  bool last_move_won_ = false;
+};
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_GAMES_CONNECT4_CONNECT4_H_

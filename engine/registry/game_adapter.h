@@ -1,0 +1,162 @@
+// GameAdapter<G> puts a concrete game behind AnyGame: it keeps the move history (with undo
+// records) and the canonical move texts, and runs Searcher<G> for ChooseMove. A game that can
+// solve positions exactly offers `static std::optional<SearchResult<Move>> Solve(G&, const
+// SearchLimits&)`; the `perfect` level tries it first and falls back to the search.
+#ifndef PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
+#define PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/registry/any_game.h"
+#include "engine/search/perft.h"
+#include "engine/search/search.h"
+
+namespace ply {
+
+template <Game G>
+class GameAdapter final : public AnyGame {
+ public:
+  using Move = typename G::Move;
+
+  GameAdapter(G game, const GameInfo* info) : game_(std::move(game)), info_(info) {}
+
+  const GameInfo& Info() const override { return *info_; }
+  GameOptions Options() const override { return game_.EffectiveOptions(); }
+  std::unique_ptr<AnyGame> Clone() const override { return std::make_unique<GameAdapter>(*this); }
+  Player SideToMove() const override { return game_.SideToMove(); }
+  GameStatus Status() const override { return game_.Status(); }
+  const std::vector<std::string>& History() const override { return texts_; }
+
+  std::vector<std::string> LegalMoves() const override {
+    std::vector<std::string> out;
+    if (game_.GetOutcome() != Outcome::kOngoing) return out;
+    MoveListOf<G> moves;
+    game_.GenerateMoves(moves);
+    for (Move m : moves) out.push_back(game_.MoveToText(m));
+    return out;
+  }
+
+  absl::Status Play(std::string_view text) override {
+    if (game_.GetOutcome() != Outcome::kOngoing) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the game is over (", game_.Status().reason, ")"));
+    }
+    absl::StatusOr<Move> move = game_.ParseMove(text);
+    if (!move.ok()) return move.status();
+    PlayMove(*move);
+    return absl::OkStatus();
+  }
+
+  absl::Status Undo() override {
+    if (moves_.empty()) return absl::FailedPreconditionError("no move to take back");
+    game_.Unmake(moves_.back().first, moves_.back().second);
+    moves_.pop_back();
+    texts_.pop_back();
+    return absl::OkStatus();
+  }
+
+  std::string Render() const override { return game_.Render(); }
+  uint64_t Hash() const override { return game_.Hash(); }
+  uint64_t Perft(int depth) override { return ply::Perft(game_, depth); }
+
+  absl::StatusOr<SearchReport> ChooseMove(const SearchRequest& request,
+                                          SearchCache* cache) override {
+    if (game_.GetOutcome() != Outcome::kOngoing) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the game is over (", game_.Status().reason, ")"));
+    }
+    SearchLimits limits = ToLimits(request);
+    std::optional<SearchResult<Move>> result;
+    if constexpr (requires { G::Solve(game_, limits); }) {
+      if (request.level.perfect) result = G::Solve(game_, limits);
+    }
+    if (!result) {
+      SearcherSlot local(cache != nullptr ? cache->tt_megabytes() : 16);
+      SearcherSlot& slot = cache != nullptr ? cache->Get<SearcherSlot>([cache] {
+        return std::make_unique<SearcherSlot>(cache->tt_megabytes());
+      })
+                                            : local;
+      typename Searcher<G>::IterationCallback callback;
+      if (request.on_iteration) {
+        callback = [&](const SearchResult<Move>& r) { request.on_iteration(ToReport(r)); };
+      }
+      result = slot.searcher->Search(game_, limits, callback);
+    }
+    return ToReport(*result);
+  }
+
+  // Plays a move known to be legal (used by replays and tests).
+  void PlayMove(Move m) {
+    texts_.push_back(game_.MoveToText(m));
+    moves_.emplace_back(m, typename G::UndoInfo{});
+    game_.Make(m, moves_.back().second);
+  }
+
+  const G& game() const { return game_; }
+
+ private:
+  struct SearcherSlot : SearchCache::Slot {
+    explicit SearcherSlot(size_t mb) : searcher(std::make_unique<Searcher<G>>(mb)) {}
+    std::unique_ptr<Searcher<G>> searcher;
+  };
+
+  static SearchLimits ToLimits(const SearchRequest& request) {
+    SearchLimits limits;
+    limits.max_depth = request.level.max_depth;
+    if (request.max_depth > 0) {
+      limits.max_depth =
+          limits.max_depth > 0 ? std::min(limits.max_depth, request.max_depth) : request.max_depth;
+    }
+    limits.time_ms = request.level.time_ms;
+    if (request.time_ms > 0) {
+      limits.time_ms =
+          limits.time_ms > 0 ? std::min<int64_t>(limits.time_ms, request.time_ms) : request.time_ms;
+    }
+    limits.max_nodes = request.max_nodes;
+    limits.stop = request.stop;
+    limits.eval_noise = request.level.eval_noise;
+    limits.random_move_chance = request.level.random_move_chance;
+    limits.seed = request.seed;
+    return limits;
+  }
+
+  SearchReport ToReport(const SearchResult<Move>& r) const {
+    SearchReport report;
+    if (r.has_move) report.move = game_.MoveToText(r.best_move);
+    report.score = r.score;
+    report.depth = r.depth;
+    report.nodes = r.nodes;
+    report.elapsed_ms = r.elapsed_ms;
+    report.nodes_per_second = r.nodes_per_second();
+    report.exact = r.exact;
+    report.random_move = r.random_move;
+    report.stopped = r.stopped;
+    // The PV is printed by replaying it on a copy, since move text can depend on the position.
+    G copy = game_;
+    for (Move m : r.pv) {
+      if (copy.GetOutcome() != Outcome::kOngoing) break;
+      MoveListOf<G> legal;
+      copy.GenerateMoves(legal);
+      if (!legal.contains(m)) break;
+      report.pv.push_back(copy.MoveToText(m));
+      typename G::UndoInfo undo;
+      copy.Make(m, undo);
+    }
+    return report;
+  }
+
+  G game_;
+  const GameInfo* info_;
+  std::vector<std::pair<Move, typename G::UndoInfo>> moves_;
+  std::vector<std::string> texts_;
+};
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_

@@ -1,0 +1,344 @@
+// Alpha-beta search over any `Game`: negamax with principal-variation search, iterative
+// deepening that keeps only completed iterations, a transposition table, and move ordering by
+// TT move, killer moves, the history heuristic and the game's own order.
+//
+// Budgets: a depth cap, a node budget (never exceeded), a time budget (the clock is read every
+// 1024 nodes) and an external stop flag (read at every node). An iteration that is stopped
+// midway is thrown away and its partial results are never stored.
+//
+// Exactness: every node also reports whether its score depends on a heuristic evaluation at the
+// horizon. A root score that does not (or a proven win/loss score) is the true game value.
+//
+// The searcher owns its tables and can be reused for many searches of the same game type; it is
+// not thread-safe (one per worker thread). Nothing in Search() allocates except the result.
+#ifndef PLY_ENGINE_SEARCH_SEARCH_H_
+#define PLY_ENGINE_SEARCH_SEARCH_H_
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/core/random.h"
+#include "engine/core/types.h"
+#include "engine/search/game_concept.h"
+#include "engine/search/tt.h"
+
+namespace ply {
+
+struct SearchLimits {
+  // Deepest iteration; 0 means up to kMaxSearchPly - 1.
+  int max_depth = 0;
+  // Node budget; 0 means none. The search visits at most this many nodes.
+  int64_t max_nodes = 0;
+  // Time budget in milliseconds; 0 means none.
+  int64_t time_ms = 0;
+  // Raised by another thread to stop the search; may be null.
+  const std::atomic<bool>* stop = nullptr;
+  // Leaf evaluations move by a pseudo-random amount in [-eval_noise, eval_noise], fixed per
+  // position and seed (so the transposition table stays consistent).
+  int eval_noise = 0;
+  // Chance of playing a random legal move instead of searching.
+  double random_move_chance = 0.0;
+  uint64_t seed = 0;
+};
+
+template <class Move>
+struct SearchResult {
+  Move best_move{};
+  bool has_move = false;
+  Score score = 0;
+  // Deepest completed iteration (0 when none completed or the move was random).
+  int depth = 0;
+  int64_t nodes = 0;
+  double elapsed_ms = 0;
+  std::vector<Move> pv;
+  // The score is the game's true value (proven win, loss or draw).
+  bool exact = false;
+  // The move was chosen at random by the difficulty's random-move chance.
+  bool random_move = false;
+  // The search ended on a budget or the stop flag rather than by finishing its last iteration.
+  bool stopped = false;
+
+  double nodes_per_second() const {
+    return elapsed_ms > 0 ? static_cast<double>(nodes) * 1000.0 / elapsed_ms : 0.0;
+  }
+};
+
+template <Game G>
+class Searcher {
+ public:
+  using Move = typename G::Move;
+  using Result = SearchResult<Move>;
+  // Called after each completed iteration with the result so far.
+  using IterationCallback = std::function<void(const Result&)>;
+
+  explicit Searcher(size_t tt_megabytes = 16) : tt_(tt_megabytes) {}
+
+  // Forget everything learned (new opponent, new game).
+  void Clear() {
+    tt_.Clear();
+    std::fill(&history_[0][0], &history_[0][0] + 2 * G::kHistorySize, 0);
+  }
+
+  // Searches `game` and leaves it as it was.
+  Result Search(G& game, const SearchLimits& limits, const IterationCallback& on_iteration = {}) {
+    start_ = Clock::now();
+    limits_ = limits;
+    nodes_ = 0;
+    stopped_ = false;
+    key_salt_ =
+        limits.eval_noise != 0
+            ? Mix64(limits.seed ^ (uint64_t{1} << 63) ^ static_cast<uint64_t>(limits.eval_noise))
+            : 0;
+    noise_seed_ = Mix64(limits.seed + 0x51);
+    tt_.NewSearch();
+    for (auto& k : killers_) k[0] = k[1] = G::kNoMove;
+    AgeHistory();
+
+    Result result;
+    MoveListOf<G> root_moves;
+    if (game.GetOutcome() != Outcome::kOngoing) return Finish(result);
+    game.GenerateMoves(root_moves);
+    if (root_moves.empty()) return Finish(result);
+
+    Rng rng(Mix64(limits.seed ^ game.Hash()));
+    if (limits.random_move_chance > 0 && rng.Unit() < limits.random_move_chance) {
+      result.best_move = root_moves[static_cast<int>(rng.Below(root_moves.size()))];
+      result.has_move = true;
+      result.random_move = true;
+      result.pv = {result.best_move};
+      return Finish(result);
+    }
+
+    // Until depth 1 completes, the answer is the first move in the game's order.
+    OrderMoves(game, root_moves, G::kNoMove, 0);
+    result.best_move = root_moves[0];
+    result.has_move = true;
+    result.pv = {result.best_move};
+
+    int max_depth =
+        limits.max_depth > 0 ? std::min(limits.max_depth, kMaxSearchPly - 1) : kMaxSearchPly - 1;
+    for (int depth = 1; depth <= max_depth; ++depth) {
+      bool heuristic = false;
+      Score score = Negamax(game, depth, 0, -kInfinity, kInfinity, heuristic);
+      if (stopped_) break;
+      result.depth = depth;
+      result.score = score;
+      result.exact = !heuristic || IsMateScore(score);
+      result.best_move = root_best_;
+      if (pv_length_[0] > 0 && pv_[0][0] == root_best_) {
+        result.pv.assign(pv_[0], pv_[0] + pv_length_[0]);
+      } else {
+        result.pv = {root_best_};
+      }
+      result.nodes = nodes_;
+      result.elapsed_ms = ElapsedMs();
+      if (on_iteration) on_iteration(result);
+      // A proven value cannot change with more depth.
+      if (result.exact) break;
+      // Each iteration costs several times the one before: do not start one that cannot end.
+      if (limits.time_ms > 0 && ElapsedMs() * 2.5 > static_cast<double>(limits.time_ms)) break;
+      if (limits.max_nodes > 0 && nodes_ >= limits.max_nodes) break;
+    }
+    result.stopped = stopped_;
+    return Finish(result);
+  }
+
+  int64_t nodes() const { return nodes_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr int kHistoryMax = 1 << 16;
+
+  Result Finish(Result& result) {
+    result.nodes = nodes_;
+    result.elapsed_ms = ElapsedMs();
+    return std::move(result);
+  }
+
+  double ElapsedMs() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  }
+
+  // True when the search must stop now. The flag is read at every node, the clock every 1024.
+  bool ShouldStop() {
+    if (stopped_) return true;
+    if ((limits_.max_nodes > 0 && nodes_ >= limits_.max_nodes) ||
+        (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed)) ||
+        ((nodes_ & 1023) == 0 && limits_.time_ms > 0 &&
+         ElapsedMs() >= static_cast<double>(limits_.time_ms))) {
+      stopped_ = true;
+    }
+    return stopped_;
+  }
+
+  void AgeHistory() {
+    for (auto& side : history_) {
+      for (int& h : side) h /= 8;
+    }
+  }
+
+  Score Noise(uint64_t key) const {
+    int n = limits_.eval_noise;
+    return static_cast<Score>(Mix64(key ^ noise_seed_) % static_cast<uint64_t>(2 * n + 1)) - n;
+  }
+
+  // Scores the moves for ordering into `keys_[ply]`; the best move is picked lazily.
+  void OrderMoves(const G& game, MoveListOf<G>& moves, Move tt_move, int ply) {
+    int side = game.SideToMove();
+    int* keys = keys_[ply];
+    for (int i = 0; i < moves.size(); ++i) {
+      Move m = moves[i];
+      int key;
+      if (m == tt_move) {
+        key = 1 << 30;
+      } else if (m == killers_[ply][0]) {
+        key = (1 << 29) + 1;
+      } else if (m == killers_[ply][1]) {
+        key = 1 << 29;
+      } else {
+        key = game.MoveOrderScore(m) + history_[side][G::HistoryIndex(m)];
+      }
+      keys[i] = key;
+    }
+  }
+
+  // Moves the best-keyed remaining move to position i.
+  void PickNext(MoveListOf<G>& moves, int i, int ply) {
+    int* keys = keys_[ply];
+    int best = i;
+    for (int j = i + 1; j < moves.size(); ++j) {
+      if (keys[j] > keys[best]) best = j;
+    }
+    if (best != i) {
+      std::swap(moves[i], moves[best]);
+      std::swap(keys[i], keys[best]);
+    }
+  }
+
+  Score Negamax(G& game, int depth, int ply, Score alpha, Score beta, bool& heuristic) {
+    pv_length_[ply] = 0;
+    if (ShouldStop()) return 0;
+    ++nodes_;
+
+    switch (game.GetOutcome()) {
+      case Outcome::kOngoing:
+        break;
+      case Outcome::kWin:
+        return WinIn(ply);
+      case Outcome::kLoss:
+        return LossIn(ply);
+      case Outcome::kDraw:
+        return 0;
+    }
+
+    // No line from here can end sooner than the next ply: tighten the window to what is
+    // still reachable.
+    alpha = std::max(alpha, LossIn(ply + 1));
+    beta = std::min(beta, WinIn(ply + 1));
+    if (alpha >= beta) return alpha;
+
+    if (depth <= 0 || ply >= kMaxSearchPly - 1) {
+      heuristic = true;
+      Score eval = game.Evaluate();
+      if (limits_.eval_noise != 0) eval += Noise(game.Hash());
+      return eval;
+    }
+
+    const uint64_t key = game.Hash() ^ key_salt_;
+    Move tt_move = G::kNoMove;
+    if (const auto* entry = tt_.Probe(key)) {
+      tt_move = entry->move;
+      if (ply > 0 && entry->depth >= depth) {
+        Score s = TranspositionTable<Move>::ScoreFromTT(entry->score, ply);
+        Bound b = entry->bound();
+        if (b == Bound::kExact || (b == Bound::kLower && s >= beta) ||
+            (b == Bound::kUpper && s <= alpha)) {
+          heuristic = entry->heuristic();
+          return s;
+        }
+      }
+    }
+
+    MoveListOf<G> moves;
+    game.GenerateMoves(moves);
+    OrderMoves(game, moves, tt_move, ply);
+
+    const Score alpha_orig = alpha;
+    Score best = -kInfinity;
+    Move best_move = G::kNoMove;
+    bool any_heuristic = false;
+    bool cutoff_heuristic = false;
+    typename G::UndoInfo undo;
+    for (int i = 0; i < moves.size(); ++i) {
+      PickNext(moves, i, ply);
+      Move m = moves[i];
+      game.Make(m, undo);
+      bool child_heuristic = false;
+      Score score;
+      if (i == 0) {
+        score = -Negamax(game, depth - 1, ply + 1, -beta, -alpha, child_heuristic);
+      } else {
+        score = -Negamax(game, depth - 1, ply + 1, -alpha - 1, -alpha, child_heuristic);
+        if (score > alpha && score < beta && !stopped_) {
+          child_heuristic = false;
+          score = -Negamax(game, depth - 1, ply + 1, -beta, -alpha, child_heuristic);
+        }
+      }
+      game.Unmake(m, undo);
+      if (stopped_) return 0;
+      any_heuristic |= child_heuristic;
+
+      if (score > best) {
+        best = score;
+        best_move = m;
+        if (score > alpha) {
+          alpha = score;
+          pv_[ply][0] = m;
+          for (int j = 0; j < pv_length_[ply + 1]; ++j) pv_[ply][j + 1] = pv_[ply + 1][j];
+          pv_length_[ply] = pv_length_[ply + 1] + 1;
+          if (alpha >= beta) {
+            // A lower bound rests on the refuting move alone.
+            cutoff_heuristic = child_heuristic;
+            if (m != killers_[ply][0]) {
+              killers_[ply][1] = killers_[ply][0];
+              killers_[ply][0] = m;
+            }
+            int& h = history_[game.SideToMove()][G::HistoryIndex(m)];
+            h = std::min(h + depth * depth, kHistoryMax);
+            break;
+          }
+        }
+      }
+    }
+
+    Bound bound = best >= beta ? Bound::kLower : best > alpha_orig ? Bound::kExact : Bound::kUpper;
+    heuristic = bound == Bound::kLower ? cutoff_heuristic : any_heuristic;
+    tt_.Store(key, best_move, best, ply, depth, bound, heuristic, G::kNoMove);
+    if (ply == 0) root_best_ = best_move;
+    return best;
+  }
+
+  TranspositionTable<Move> tt_;
+  SearchLimits limits_;
+  Clock::time_point start_;
+  int64_t nodes_ = 0;
+  bool stopped_ = false;
+  uint64_t key_salt_ = 0;
+  uint64_t noise_seed_ = 0;
+  Move root_best_{};
+  Move killers_[kMaxSearchPly][2];
+  int history_[2][G::kHistorySize] = {};
+  int keys_[kMaxSearchPly][G::kMaxMoves];
+  Move pv_[kMaxSearchPly][kMaxSearchPly];
+  int pv_length_[kMaxSearchPly] = {};
+};
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_SEARCH_SEARCH_H_

@@ -1,0 +1,108 @@
+// Every registered game through the type-erased interface the services use: creation, option
+// errors, replay, play/undo through move texts, move choice at every level.
+#include "engine/registry/registry.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/core/random.h"
+
+namespace ply {
+namespace {
+
+TEST(Registry, ListsEveryGameWithOptionsAndAtLeastFourLevels) {
+  ASSERT_FALSE(ListGames().empty());
+  for (const GameInfo& info : ListGames()) {
+    EXPECT_NE(FindGame(info.name), nullptr);
+    EXPECT_FALSE(info.title.empty());
+    EXPECT_EQ(info.player_names.size(), 2u) << info.name;
+    for (const char* level : {"beginner", "easy", "medium", "hard"}) {
+      EXPECT_NE(FindLevel(info.levels, level), nullptr) << info.name << " lacks " << level;
+    }
+  }
+}
+
+TEST(Registry, RejectsUnknownGamesAndOptionsWithASentence) {
+  auto unknown = CreateGame("chess");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("connect4"), std::string::npos);
+  auto bad_option = CreateGame("connect4", {{"colour", "red"}});
+  EXPECT_EQ(bad_option.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_option.status().message().find("colour"), std::string::npos);
+  auto bad_value = CreateGame("connect4", {{"width", "99"}});
+  EXPECT_EQ(bad_value.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Registry, ReplayNamesTheFirstBadMove) {
+  auto ok = ReplayGame("connect4", {}, {"4", "4", "3"});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)->History().size(), 3u);
+  auto bad = ReplayGame("connect4", {}, {"4", "4", "9"});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("move 3"), std::string::npos) << bad.status();
+  auto full = ReplayGame("connect4", {}, {"1", "1", "1", "1", "1", "1", "1"});
+  EXPECT_EQ(full.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(Registry, EveryGamePlaysThroughMoveTextsAndUndoes) {
+  for (const GameInfo& info : ListGames()) {
+    SCOPED_TRACE(info.name);
+    auto created = CreateGame(info.name);
+    ASSERT_TRUE(created.ok()) << created.status();
+    AnyGame& game = **created;
+    EXPECT_FALSE(game.Render().empty());
+    Rng rng(42);
+    std::vector<uint64_t> hashes;
+    while (!game.Status().over) {
+      std::vector<std::string> legal = game.LegalMoves();
+      ASSERT_FALSE(legal.empty());
+      hashes.push_back(game.Hash());
+      ASSERT_TRUE(game.Play(legal[rng.Below(legal.size())]).ok());
+      ASSERT_LT(hashes.size(), 10000u);
+    }
+    EXPECT_TRUE(game.LegalMoves().empty());
+    EXPECT_EQ(game.Play("1").code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(game.ChooseMove({.level = info.levels[0]}).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+    // The history replays to the same position.
+    auto replayed = ReplayGame(info.name, game.Options(), game.History());
+    ASSERT_TRUE(replayed.ok()) << replayed.status();
+    EXPECT_EQ((*replayed)->Hash(), game.Hash());
+    while (!hashes.empty()) {
+      ASSERT_TRUE(game.Undo().ok());
+      EXPECT_EQ(game.Hash(), hashes.back());
+      hashes.pop_back();
+    }
+    EXPECT_EQ(game.Undo().code(), absl::StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST(Registry, EveryLevelOfEveryGameChoosesALegalMove) {
+  SearchCache cache(4);
+  for (const GameInfo& info : ListGames()) {
+    auto game = CreateGame(info.name);
+    ASSERT_TRUE(game.ok());
+    std::vector<std::string> legal = (*game)->LegalMoves();
+    for (const Difficulty& level : info.levels) {
+      SCOPED_TRACE(info.name + "/" + level.name);
+      auto report = (*game)->ChooseMove({.level = level, .time_ms = 200, .seed = 3}, &cache);
+      ASSERT_TRUE(report.ok()) << report.status();
+      EXPECT_NE(std::find(legal.begin(), legal.end(), report->move), legal.end()) << report->move;
+      if (!report->random_move) {
+        EXPECT_GE(report->depth, 1);
+        EXPECT_FALSE(report->pv.empty());
+        EXPECT_EQ(report->pv[0], report->move);
+      }
+    }
+  }
+}
+
+TEST(Registry, ScoreTextSaysWinsLossesAndDraws) {
+  EXPECT_EQ((SearchReport{.score = WinIn(7)}).ScoreText(), "win in 7");
+  EXPECT_EQ((SearchReport{.score = LossIn(4)}).ScoreText(), "loss in 4");
+  EXPECT_EQ((SearchReport{.score = 0, .exact = true}).ScoreText(), "draw");
+  EXPECT_EQ((SearchReport{.score = 35}).ScoreText(), "+35");
+  EXPECT_EQ((SearchReport{.score = -12}).ScoreText(), "-12");
+}
+
+}  // namespace
+}  // namespace ply
