@@ -47,7 +47,9 @@ concept Game = requires(G g, const G cg, typename G::Move m, typename G::UndoInf
   { cg.EffectiveOptions() } -> std::same_as<GameOptions>;
 
   // Rules. GenerateMoves is only called while GetOutcome() is kOngoing, and then yields at
-  // least one move (a pass is a move where the rules force one).
+  // least one move (a pass is a move where the rules force one). A game may also offer
+  // `void GenerateSearchMoves(MoveListOf<G>&) const`: a non-empty subset of the legal moves
+  // that the search considers (e.g. cells near the stones); people may still play any legal move.
   cg.GenerateMoves(list);
   g.Make(m, u);
   g.Unmake(m, u);

@@ -103,7 +103,7 @@ class Searcher {
     Result result;
     MoveListOf<G> root_moves;
     if (game.GetOutcome() != Outcome::kOngoing) return Finish(result);
-    game.GenerateMoves(root_moves);
+    GenerateSearchMoves(game, root_moves);
     if (root_moves.empty()) return Finish(result);
 
     Rng rng(Mix64(limits.seed ^ game.Hash()));
@@ -188,6 +188,16 @@ class Searcher {
     return static_cast<Score>(Mix64(key ^ noise_seed_) % static_cast<uint64_t>(2 * n + 1)) - n;
   }
 
+  // The moves the search considers: all legal moves, unless the game narrows them for the AI
+  // (Gomoku's candidate cells near the stones) with GenerateSearchMoves.
+  static void GenerateSearchMoves(const G& game, MoveListOf<G>& moves) {
+    if constexpr (requires { game.GenerateSearchMoves(moves); }) {
+      game.GenerateSearchMoves(moves);
+    } else {
+      game.GenerateMoves(moves);
+    }
+  }
+
   // Scores the moves for ordering into `keys_[ply]`; the best move is picked lazily.
   void OrderMoves(const G& game, MoveListOf<G>& moves, Move tt_move, int ply) {
     int side = game.SideToMove();
@@ -266,7 +276,7 @@ class Searcher {
     }
 
     MoveListOf<G> moves;
-    game.GenerateMoves(moves);
+    GenerateSearchMoves(game, moves);
     OrderMoves(game, moves, tt_move, ply);
 
     const Score alpha_orig = alpha;
