@@ -6,6 +6,7 @@
 #define PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,14 +75,25 @@ class GameAdapter final : public AnyGame {
     SearchLimits limits = ToLimits(request);
     std::optional<SearchResult<Move>> result;
     if constexpr (requires { G::Solve(game_, limits); }) {
-      if (request.level.perfect) result = G::Solve(game_, limits);
+      if (request.level.perfect) {
+        auto start = std::chrono::steady_clock::now();
+        result = G::Solve(game_, limits);
+        if (!result && limits.time_ms > 0) {
+          auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+          limits.time_ms = std::max<int64_t>(1, limits.time_ms - spent);
+        }
+      }
     }
     if (!result) {
-      SearcherSlot local(cache != nullptr ? cache->tt_megabytes() : 16);
+      // Without a cache the tables live for this call only.
+      std::unique_ptr<SearcherSlot> local;
+      if (cache == nullptr) local = std::make_unique<SearcherSlot>(kDefaultTTMegabytes);
       SearcherSlot& slot = cache != nullptr ? cache->Get<SearcherSlot>([cache] {
         return std::make_unique<SearcherSlot>(cache->tt_megabytes());
       })
-                                            : local;
+                                            : *local;
       typename Searcher<G>::IterationCallback callback;
       if (request.on_iteration) {
         callback = [&](const SearchResult<Move>& r) { request.on_iteration(ToReport(r)); };
@@ -101,6 +113,8 @@ class GameAdapter final : public AnyGame {
   const G& game() const { return game_; }
 
  private:
+  static constexpr size_t kDefaultTTMegabytes = 16;
+
   struct SearcherSlot : SearchCache::Slot {
     explicit SearcherSlot(size_t mb) : searcher(std::make_unique<Searcher<G>>(mb)) {}
     std::unique_ptr<Searcher<G>> searcher;

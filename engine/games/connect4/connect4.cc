@@ -1,10 +1,14 @@
 #include "engine/games/connect4/connect4.h"
 
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
+#include "engine/games/connect4/solver.h"
 
 namespace ply {
 
@@ -190,6 +194,47 @@ std::string Connect4::Render() const {
   }
   out += cylinder_ ? "   (cylinder: columns wrap)\n" : "\n";
   return out;
+}
+
+std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
+                                                           const SearchLimits& limits) {
+  if (game.cylinder_ || !connect4::Solver::SupportsSize(game.width_, game.height_)) {
+    return std::nullopt;
+  }
+  // One solver per thread and board size: its table keeps what it learned between the moves of
+  // a game, and a bot worker thread never shares it.
+  thread_local std::map<std::pair<int, int>, std::unique_ptr<connect4::Solver>> solvers;
+  auto& solver = solvers[{game.width_, game.height_}];
+  if (!solver) solver = std::make_unique<connect4::Solver>(game.width_, game.height_, 64);
+  // Leave part of the budget for the fallback search when the position is too hard to prove.
+  connect4::SolverLimits solver_limits{.max_nodes = limits.max_nodes,
+                                       .time_ms = limits.time_ms * 3 / 5,
+                                       .stop = limits.stop};
+  if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
+  const int me = game.SideToMove();
+  connect4::SolveResult solved =
+      solver->Solve(game.stones_[me], game.mask_, game.ply_, solver_limits);
+  if (!solved.solved || solved.best_column < 0) return std::nullopt;
+
+  SearchResult<Move> result;
+  result.best_move = static_cast<Move>(solved.best_column);
+  result.has_move = true;
+  result.pv = {result.best_move};
+  result.nodes = solved.nodes;
+  result.elapsed_ms = solved.elapsed_ms;
+  result.exact = true;
+  result.depth = game.width_ * game.height_ - game.ply_;
+  // Solver score s: the winner's winning stone is placed with m stones on the board, where
+  // s = (cells + 1 - m) / 2 and m has the winner's parity; the game ends m - ply + 1 plies on.
+  const int cells = game.width_ * game.height_;
+  if (solved.score != 0) {
+    int winner_parity = solved.score > 0 ? game.ply_ & 1 : (game.ply_ + 1) & 1;
+    int m = cells + 1 - 2 * std::abs(solved.score);
+    if ((m & 1) != winner_parity) ++m;
+    int plies = m - game.ply_ + 1;
+    result.score = solved.score > 0 ? WinIn(plies) : LossIn(plies);
+  }
+  return result;
 }
 
 }  // namespace ply

@@ -98,6 +98,10 @@ class Connect4 {
 
   bool operator==(const Connect4&) const = default;
 
+  // The `perfect` level: the exact solver (solver.h) on plain boards, within part of the
+  // budget; nullopt when it cannot prove the result in time (the caller then searches).
+  static std::optional<SearchResult<Move>> Solve(Connect4& game, const SearchLimits& limits);
+
   int width() const { return width_; }
   int height() const { return height_; }
   bool cylinder() const { return cylinder_; }

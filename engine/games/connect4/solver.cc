@@ -1,0 +1,692 @@
+#include "engine/games/connect4/solver.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+// Tuning switches while the solver is being measured.
+#ifndef GROW_LOAD
+#define GROW_LOAD 4
+#endif
+#ifndef CLAIMEVEN
+#define CLAIMEVEN 0
+#endif
+#ifndef FORCE_WIDE
+#define FORCE_WIDE 0
+#endif
+#ifndef NOFOUR
+#define NOFOUR 1
+#endif
+
+namespace ply::connect4 {
+namespace {
+
+// width * (height + 1) <= 64 with height >= 4 leaves at most 12 columns.
+constexpr int kMaxWidth = 12;
+constexpr int kInfinity = 1000;
+
+constexpr uint64_t BottomRow(int width, int height) {
+  uint64_t b = 0;
+  for (int c = 0; c < width; ++c) b |= uint64_t{1} << (c * (height + 1));
+  return b;
+}
+
+constexpr uint64_t Board(int width, int height) {
+  return BottomRow(width, height) * ((uint64_t{1} << height) - 1);
+}
+
+// Rows r with r % 2 == height % 2: when every column has an even number of empty cells, these
+// are the empty cells the side to move gets if the opponent always answers in the same column.
+constexpr uint64_t MoverRows(int width, int height) {
+  uint64_t column = 0;
+  for (int r = height % 2; r < height; r += 2) column |= uint64_t{1} << r;
+  return BottomRow(width, height) * column;
+}
+
+// Board shape for sizes known only at run time.
+struct DynamicGeometry {
+  DynamicGeometry(int w, int h)
+      : width(w),
+        height(h),
+        stride(h + 1),
+        cells(w * h),
+        bottom(BottomRow(w, h)),
+        board(Board(w, h)),
+        column(((uint64_t{1} << h) - 1)),
+        mover_rows(MoverRows(w, h)) {}
+  int width;
+  int height;
+  int stride;
+  int cells;
+  uint64_t bottom;
+  uint64_t board;
+  uint64_t column;  // the playable cells of column 0
+  uint64_t mover_rows;
+};
+
+// The standard board with every shift a constant, which the compiler turns into immediates.
+struct Geometry7x6 {
+  static constexpr int width = 7;
+  static constexpr int height = 6;
+  static constexpr int stride = 7;
+  static constexpr int cells = 42;
+  static constexpr uint64_t bottom = BottomRow(7, 6);
+  static constexpr uint64_t board = Board(7, 6);
+  static constexpr uint64_t column = (uint64_t{1} << 6) - 1;
+  static constexpr uint64_t mover_rows = MoverRows(7, 6);
+};
+
+template <class G>
+inline uint64_t ColumnMask(const G& g, int col) {
+  return g.column << (col * g.stride);
+}
+
+// Cells (occupied or not, sentinels excluded) that would complete a four for stones `p`.
+template <class G>
+inline uint64_t WinningCells(const G& g, uint64_t p) {
+  // Vertical: only the cell on top of three stacked stones.
+  uint64_t r = (p << 1) & (p << 2) & (p << 3);
+  auto line = [&](int s) {
+    uint64_t t = (p << s) & (p << 2 * s);
+    r |= t & (p << 3 * s);
+    r |= t & (p >> s);
+    t = (p >> s) & (p >> 2 * s);
+    r |= t & (p << s);
+    r |= t & (p >> 3 * s);
+  };
+  line(g.stride);      // horizontal
+  line(g.stride - 1);  // diagonal going down to the right
+  line(g.stride + 1);  // diagonal going up to the right
+  return r & g.board;
+}
+
+template <class G>
+inline bool HasFour(const G& g, uint64_t p) {
+  auto line = [&](int s) {
+    const uint64_t pairs = p & (p >> s);
+    return (pairs & (pairs >> 2 * s)) != 0;
+  };
+  return line(1) || line(g.stride) || line(g.stride - 1) || line(g.stride + 1);
+}
+
+template <class G>
+inline int ColumnOf(const G& g, uint64_t cell) {
+  return std::countr_zero(cell) / g.stride;
+}
+
+// A transposition table entry holds a lower and an upper bound on a position's score. Keys are
+// current + mask, unique per position (the lowest empty cell of each column takes a carry), and
+// are mixed by a multiplication that is a bijection on key_bits-bit numbers, so the bucket index
+// (the top bits of the mix) and the low bits kept in the entry pin a key down exactly: a hit is
+// never a collision.
+//
+// Two entry formats share the table logic. Boards of up to 49 key bits (7x6 included) pack an
+// entry in 8 bytes, which halves the memory a search touches; larger boards keep the whole key.
+// Entries carry a generation so that clearing the table is constant time, and the remaining
+// empty cells, so that a bucket keeps its most expensive positions.
+struct CompactSlot {
+  // [check: 40 | lower + 32: 6 | upper + 32: 6 | depth: 6 | generation: 6]
+  static constexpr int kCheckBits = 40;
+  static constexpr uint32_t kMaxGeneration = 63;
+
+  uint64_t Tag(uint64_t check, uint32_t generation) const { return check << 24 | generation; }
+  bool Holds(uint64_t check, uint32_t generation) const {
+    return (bits & ~uint64_t{0xFFFFC0}) == Tag(check, generation);
+  }
+  uint64_t check() const { return bits >> 24; }
+  uint32_t generation() const { return bits & 63; }
+  int depth() const { return (bits >> 6) & 63; }
+  int upper() const { return static_cast<int>((bits >> 12) & 63) - 32; }
+  int lower() const { return static_cast<int>((bits >> 18) & 63) - 32; }
+  void Set(uint64_t check, int lo, int up, int d, uint32_t generation) {
+    bits = check << 24 | static_cast<uint64_t>(lo + 32) << 18 |
+           static_cast<uint64_t>(up + 32) << 12 | static_cast<uint64_t>(d) << 6 | generation;
+  }
+
+  uint64_t bits;
+};
+
+struct WideSlot {
+  static constexpr int kCheckBits = 64;
+  static constexpr uint32_t kMaxGeneration = UINT32_MAX;
+
+  bool Holds(uint64_t c, uint32_t generation) const { return key == c && gen == generation; }
+  uint64_t check() const { return key; }
+  uint32_t generation() const { return gen; }
+  int depth() const { return depth_; }
+  int upper() const { return upper_; }
+  int lower() const { return lower_; }
+  void Set(uint64_t c, int lo, int up, int d, uint32_t generation) {
+    key = c;
+    gen = generation;
+    lower_ = static_cast<int8_t>(lo);
+    upper_ = static_cast<int8_t>(up);
+    depth_ = static_cast<uint8_t>(d);
+  }
+
+  uint64_t key;
+  uint32_t gen;
+  int8_t lower_;
+  int8_t upper_;
+  uint8_t depth_;
+};
+
+// The table starts each generation small and doubles as it fills, up to its full size: a
+// search of a few thousand nodes then probes a cache-sized region instead of missing all over
+// a large one, which costs far more time than the extra collisions.
+template <class Slot>
+class TranspositionTable {
+ public:
+  // Index bits of the smallest active region; the entry keeps the key bits above them.
+  static constexpr int kMinIndexBits = 9;
+  static constexpr int kMaxKeyBits = Slot::kCheckBits + kMinIndexBits;
+
+  TranspositionTable(size_t megabytes, int key_bits) : key_bits_(key_bits) {
+    const size_t bytes = std::max<size_t>(megabytes, 1) << 20;
+    size_ = std::bit_floor(bytes / sizeof(Bucket));
+    bytes_ = size_ * sizeof(Bucket);
+    key_mask_ = key_bits_ == 64 ? ~uint64_t{0} : (uint64_t{1} << key_bits_) - 1;
+    check_mask_ = Slot::kCheckBits == 64 ? ~uint64_t{0} : (uint64_t{1} << Slot::kCheckBits) - 1;
+#if defined(__linux__)
+    // Anonymous pages come zeroed and are only faulted in once the active region reaches them;
+    // huge pages spare TLB misses on random probes.
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      std::fprintf(stderr, "connect4 solver: cannot map %zu bytes\n", bytes_);
+      std::abort();
+    }
+    madvise(p, bytes_, MADV_HUGEPAGE);
+    buckets_ = static_cast<Bucket*>(p);
+#else
+    buckets_ = new Bucket[size_]();
+#endif
+    SetActive(MinActive());
+  }
+
+  ~TranspositionTable() {
+#if defined(__linux__)
+    munmap(buckets_, bytes_);
+#else
+    delete[] buckets_;
+#endif
+  }
+
+  TranspositionTable(const TranspositionTable&) = delete;
+  TranspositionTable& operator=(const TranspositionTable&) = delete;
+
+  void Clear() {
+    if (++generation_ > Slot::kMaxGeneration) {
+      // Generations wrap: wipe every bucket any of them may have used.
+      std::memset(static_cast<void*>(buckets_), 0, high_water_ * sizeof(Bucket));
+      generation_ = 1;
+      high_water_ = 0;
+    }
+    SetActive(MinActive());
+  }
+
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&buckets_[Index(Mix(key))]); }
+
+  bool Find(uint64_t key, int& lower, int& upper) const {
+    const uint64_t h = Mix(key);
+    const uint64_t check = h & check_mask_;
+    for (const Slot& s : buckets_[Index(h)].slot) {
+      if (s.Holds(check, generation_)) {
+        lower = s.lower();
+        upper = s.upper();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void Store(uint64_t key, int lower, int upper, int depth) {
+    const uint64_t h = Mix(key);
+    const uint64_t check = h & check_mask_;
+    Bucket& b = buckets_[Index(h)];
+    Slot* victim = nullptr;
+    for (Slot& s : b.slot) {
+      if (s.Holds(check, generation_)) {
+        s.Set(check, lower, upper, depth, generation_);
+        return;
+      }
+      // An empty or old slot first, else the shallowest position.
+      if (victim == nullptr || (victim->generation() == generation_ &&
+                                (s.generation() != generation_ || s.depth() < victim->depth()))) {
+        victim = &s;
+      }
+    }
+    if (++new_keys_ > grow_at_ && active_ < size_) {
+      Grow();
+      Store(key, lower, upper, depth);
+      return;
+    }
+    victim->Set(check, lower, upper, depth, generation_);
+  }
+
+ private:
+  static constexpr int kSlots = 32 / sizeof(Slot);
+  struct alignas(32) Bucket {
+    Slot slot[kSlots];
+  };
+
+  size_t MinActive() const { return std::min(size_, size_t{1} << kMinIndexBits); }
+
+  uint64_t Mix(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) & key_mask_; }
+  size_t Index(uint64_t h) const { return h >> index_shift_; }
+
+  void SetActive(size_t buckets) {
+    active_ = buckets;
+    high_water_ = std::max(high_water_, active_);
+    index_shift_ = key_bits_ - std::countr_zero(active_);
+    new_keys_ = 0;
+    grow_at_ = static_cast<int64_t>(active_ * kSlots * GROW_LOAD);
+  }
+
+  // Doubles the active region. The index is the top bits of the mix, so bucket i splits into
+  // 2i and 2i + 1; going downwards, both have been emptied before they are refilled.
+  void Grow() {
+    const size_t old = active_;
+    const int low_bits = index_shift_;  // the mix bits below the index
+    SetActive(old * 2);
+    for (size_t i = old; i-- > 0;) {
+      const Bucket from = buckets_[i];
+      buckets_[2 * i] = Bucket{};
+      buckets_[2 * i + 1] = Bucket{};
+      for (const Slot& s : from.slot) {
+        if (s.generation() != generation_) continue;
+        const uint64_t h = uint64_t{i} << low_bits | (s.check() & ((uint64_t{1} << low_bits) - 1));
+        Bucket& to = buckets_[Index(h)];
+        for (Slot& t : to.slot) {
+          if (t.generation() != generation_) {
+            t = s;
+            break;
+          }
+        }
+        ++new_keys_;
+      }
+    }
+  }
+
+  const int key_bits_;
+  uint64_t key_mask_ = 0;
+  uint64_t check_mask_ = 0;
+  Bucket* buckets_ = nullptr;
+  size_t size_ = 0;
+  size_t bytes_ = 0;
+  size_t active_ = 0;
+  size_t high_water_ = 0;
+  int index_shift_ = 0;
+  uint32_t generation_ = 1;
+  // Keys stored into this generation's active region since it last grew.
+  int64_t new_keys_ = 0;
+  int64_t grow_at_ = 0;
+};
+
+using CompactTable = TranspositionTable<CompactSlot>;
+using WideTable = TranspositionTable<WideSlot>;
+
+}  // namespace
+
+class Solver::Engine {
+ public:
+  Engine(int width, int height, size_t tt_megabytes) : dynamic_(width, height) {
+    const int key_bits = width * (height + 1);
+    if (!FORCE_WIDE && key_bits <= CompactTable::kMaxKeyBits) {
+      compact_ = std::make_unique<CompactTable>(tt_megabytes, key_bits);
+    } else {
+      wide_ = std::make_unique<WideTable>(tt_megabytes, key_bits);
+    }
+    // Central columns take part in more fours, so they come first among equals.
+    for (int i = 0; i < width; ++i) order_[i] = i;
+    std::stable_sort(order_, order_ + width, [width](int a, int b) {
+      return std::abs(2 * a - (width - 1)) < std::abs(2 * b - (width - 1));
+    });
+  }
+
+  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SolverLimits& limits) {
+    const auto start = std::chrono::steady_clock::now();
+    nodes_ = 0;
+    next_check_ = 0;
+    node_limit_ = limits.max_nodes;
+    stop_ = limits.stop;
+    has_deadline_ = limits.time_ms > 0;
+    deadline_ = start + std::chrono::milliseconds(limits.time_ms);
+    aborted_ = false;
+    SolveResult r;
+    if (wide_ != nullptr) {
+      r = SolveWith(dynamic_, *wide_, current, mask, moves);
+    } else if (dynamic_.width == 7 && dynamic_.height == 6) {
+      r = SolveWith(Geometry7x6{}, *compact_, current, mask, moves);
+    } else {
+      r = SolveWith(dynamic_, *compact_, current, mask, moves);
+    }
+    r.nodes = nodes_;
+    r.elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    return r;
+  }
+
+  void Reset() {
+    if (compact_ != nullptr) compact_->Clear();
+    if (wide_ != nullptr) wide_->Clear();
+  }
+
+  // Plays `digits` from the empty board.
+  absl::Status Play(std::string_view digits, uint64_t& current, uint64_t& mask, int& moves) const {
+    const DynamicGeometry& g = dynamic_;
+    current = mask = 0;
+    moves = 0;
+    for (char ch : digits) {
+      const int col = ch - '1';
+      if (ch < '1' || ch > '9' || col >= g.width) {
+        return absl::InvalidArgumentError(absl::StrCat("bad column '", std::string(1, ch),
+                                                       "' at move ", moves + 1));
+      }
+      const uint64_t cell = (mask + (g.bottom & ColumnMask(g, col))) & ColumnMask(g, col);
+      if (cell == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("column ", col + 1, " is full at move ", moves + 1));
+      }
+      if (HasFour(g, current | cell)) {
+        return absl::InvalidArgumentError(absl::StrCat("move ", moves + 1, " wins the game"));
+      }
+      current ^= mask;  // the other side is to move
+      mask |= cell;
+      ++moves;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static constexpr int64_t kCheckInterval = 4096;
+
+  bool LimitReached() {
+    if (node_limit_ > 0 && nodes_ > node_limit_) return true;
+    if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return true;
+    if (has_deadline_ && std::chrono::steady_clock::now() >= deadline_) return true;
+    next_check_ = nodes_ + kCheckInterval;
+    if (node_limit_ > 0) next_check_ = std::min(next_check_, node_limit_ + 1);
+    return false;
+  }
+
+  template <class G, class Table>
+  SolveResult SolveWith(const G& g, Table& tt, uint64_t current, uint64_t mask, int moves);
+
+  template <class G, class Table, bool kRoot>
+  int Negamax(const G& g, Table& tt, uint64_t current, uint64_t mask, int moves, int alpha,
+              int beta);
+
+  DynamicGeometry dynamic_;
+  std::unique_ptr<CompactTable> compact_;
+  std::unique_ptr<WideTable> wide_;
+  int order_[kMaxWidth];
+
+  int64_t nodes_ = 0;
+  int64_t next_check_ = 0;
+  int64_t node_limit_ = 0;
+  const std::atomic<bool>* stop_ = nullptr;
+  bool has_deadline_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  bool aborted_ = false;
+  int root_column_ = -1;
+};
+
+// Negamax with alpha-beta, fail-soft: a result <= alpha is an upper bound, >= beta a lower bound,
+// otherwise exact. Precondition: the side to move cannot win at once (the caller only plays
+// moves that leave the opponent no immediate win, and the root checks it).
+template <class G, class Table, bool kRoot>
+int Solver::Engine::Negamax(const G& g, Table& tt, uint64_t current, uint64_t mask, int moves,
+                            int alpha, int beta) {
+  if (++nodes_ >= next_check_ && LimitReached()) {
+    aborted_ = true;
+    return 0;
+  }
+  const int cells = g.cells;
+  const uint64_t empty = g.board ^ mask;
+  const uint64_t opponent = current ^ mask;
+  const uint64_t opp_wins = WinningCells(g, opponent) & empty;
+  const uint64_t next_cells = (mask + g.bottom) & g.board;
+  uint64_t possible = next_cells;
+  if (const uint64_t forced = possible & opp_wins) {
+    if (forced & (forced - 1)) return -(cells - moves) / 2;
+    possible = forced;
+  }
+  // Never play right under a cell where the opponent would complete four.
+  possible &= ~(opp_wins >> 1);
+  if (possible == 0) return -(cells - moves) / 2;
+  // Neither side can win with its next stone, and then the board is full.
+  if (moves >= cells - 2) return 0;
+
+  // We cannot win with this stone nor the opponent with its next one.
+  const int max_score = (cells - 1 - moves) / 2;
+  int lo = -(cells - 2 - moves) / 2;
+  int hi = max_score;
+#if CLAIMEVEN
+  if ((next_cells & ~g.mover_rows) == 0) {
+    // Every column has an even number of empty cells, so the opponent can answer each move in
+    // the same column and take every other row (Allis's "claimeven"). If we cannot make four
+    // on the rows we would get, we cannot win; if the opponent can on its rows, we lose.
+    if (!HasFour(g, current | (empty & g.mover_rows))) {
+      hi = std::min(hi, HasFour(g, opponent | (empty & ~g.mover_rows)) ? -1 : 0);
+      if (hi <= alpha) return hi;
+    }
+  }
+#endif
+#if NOFOUR
+  // A side with no four left to make cannot win.
+  if (!HasFour(g, current | empty)) {
+    hi = std::min(hi, 0);
+    if (hi <= alpha) return hi;
+  }
+  if (!HasFour(g, opponent | empty)) {
+    lo = std::max(lo, 0);
+    if (lo >= beta) return lo;
+  }
+#endif
+
+  const uint64_t key = current + mask;
+  // The children's entries are read below for cut-offs; start those loads now so that they
+  // overlap with this node's probe and the move scoring.
+  for (uint64_t rest = possible; rest != 0; rest &= rest - 1) {
+    tt.Prefetch(opponent + (mask | (rest & -rest)));
+  }
+  if (int tt_lower, tt_upper; tt.Find(key, tt_lower, tt_upper)) {
+    lo = std::max(lo, tt_lower);
+    hi = std::min(hi, tt_upper);
+  }
+  if (lo >= hi || lo >= beta) return lo;
+  if (hi <= alpha) return hi;
+  alpha = std::max(alpha, lo);
+  beta = std::min(beta, hi);
+  const int alpha0 = alpha;
+
+  int best = -kInfinity;
+  int best_column = -1;
+  struct Candidate {
+    uint64_t move;
+    int score;
+    int column;
+  };
+  Candidate list[kMaxWidth];
+  int n = 0;
+  for (int i = 0; i < g.width; ++i) {
+    const int col = order_[i];
+    const uint64_t move = possible & ColumnMask(g, col);
+    if (move == 0) continue;
+    const uint64_t next_mask = mask | move;
+    const uint64_t my_wins = WinningCells(g, current | move) & (empty ^ move);
+    // The opponent's replies, filtered as the child will: if none survives our next stone,
+    // this move wins as fast as anything can.
+    uint64_t replies = (next_mask + g.bottom) & g.board;
+    if (const uint64_t forced = replies & my_wins) replies = (forced & (forced - 1)) ? 0 : forced;
+    if ((replies & ~(my_wins >> 1)) == 0) {
+      best = max_score;
+      best_column = col;
+      goto done;
+    }
+    // Enhanced transposition cut-off: a child already known to be bad enough for the opponent
+    // ends the search here.
+    if (int child_lower, child_upper; tt.Find(opponent + next_mask, child_lower, child_upper)) {
+      if (-child_upper >= beta) {
+        best = -child_upper;
+        best_column = col;
+        goto done;
+      }
+    }
+    // Threats we would own first; a threat right above one of the opponent's is worthless, as
+    // the opponent's cell must be filled first.
+    const int score = std::popcount(my_wins & ~(opp_wins << 1));
+    int j = n++;
+    while (j > 0 && list[j - 1].score < score) {
+      list[j] = list[j - 1];
+      --j;
+    }
+    list[j] = {move, score, col};
+  }
+  for (int i = 0; i < n; ++i) {
+    const int v = -Negamax<G, Table, false>(g, tt, opponent, mask | list[i].move, moves + 1,
+                                            -beta, -alpha);
+    if (aborted_) return 0;
+    if (v > best) {
+      best = v;
+      best_column = list[i].column;
+      if (v >= beta) break;
+      if (v > alpha) alpha = v;
+    }
+  }
+
+done:
+  if constexpr (kRoot) root_column_ = best > alpha0 ? best_column : -1;
+  if (best >= beta) {
+    tt.Store(key, best, hi, cells - moves);
+  } else if (best <= alpha0) {
+    tt.Store(key, lo, best, cells - moves);
+  } else {
+    tt.Store(key, best, best, cells - moves);
+  }
+  return best;
+}
+
+template <class G, class Table>
+SolveResult Solver::Engine::SolveWith(const G& g, Table& tt, uint64_t current, uint64_t mask,
+                                      int moves) {
+  SolveResult r;
+  const int cells = g.cells;
+  if (moves >= cells) {
+    r.solved = true;
+    return r;
+  }
+  ++nodes_;
+  const uint64_t opponent = current ^ mask;
+  const uint64_t possible = (mask + g.bottom) & g.board;
+  if (const uint64_t wins = WinningCells(g, current) & possible) {
+    r.solved = true;
+    r.score = WinScore(g.width, g.height, moves);
+    r.best_column = ColumnOf(g, wins & -wins);
+    return r;
+  }
+  auto first_in_order = [&](uint64_t cells_set) {
+    for (int i = 0; i < g.width; ++i) {
+      if (cells_set & ColumnMask(g, order_[i])) return order_[i];
+    }
+    return -1;
+  };
+  const uint64_t opp_wins = WinningCells(g, opponent) & (g.board ^ mask);
+  uint64_t non_losing = possible;
+  if (const uint64_t forced = possible & opp_wins) non_losing = (forced & (forced - 1)) ? 0 : forced;
+  non_losing &= ~(opp_wins >> 1);
+  if (non_losing == 0) {
+    // Lost on the opponent's next stone whatever we do; block a threat at least.
+    r.solved = true;
+    r.score = -(cells - moves) / 2;
+    r.best_column = first_in_order((possible & opp_wins) != 0 ? possible & opp_wins : possible);
+    return r;
+  }
+  if (moves >= cells - 2) {
+    r.solved = true;
+    r.best_column = first_in_order(non_losing);
+    return r;
+  }
+
+  // Null-window searches narrow [min, max] to the exact score. Early probes go halfway towards
+  // the extremes, where a wrong guess is refuted cheaply; the last ones close in by bisection.
+  int min = -(cells - 2 - moves) / 2;
+  int max = (cells - 1 - moves) / 2;
+  int best_column = -1;
+  while (min < max) {
+    int med = min + (max - min) / 2;
+    if (med <= 0 && min / 2 < med) {
+      med = min / 2;
+    } else if (med >= 0 && max / 2 > med) {
+      med = max / 2;
+    }
+    root_column_ = -1;
+    const int v = Negamax<G, Table, true>(g, tt, current, mask, moves, med, med + 1);
+    if (aborted_) return r;
+    if (v <= med) {
+      max = v;
+    } else {
+      min = v;
+      best_column = root_column_;
+    }
+  }
+  if (best_column < 0) {
+    // The score came from stored bounds alone; find a move that reaches it.
+    for (int i = 0; i < g.width && best_column < 0; ++i) {
+      const uint64_t move = non_losing & ColumnMask(g, order_[i]);
+      if (move == 0) continue;
+      const int v =
+          -Negamax<G, Table, false>(g, tt, opponent, mask | move, moves + 1, -min, -min + 1);
+      if (aborted_) return r;
+      if (v >= min) best_column = order_[i];
+    }
+  }
+  r.solved = true;
+  r.score = min;
+  r.best_column = best_column;
+  return r;
+}
+
+Solver::Solver(int width, int height, size_t tt_megabytes) : width_(width), height_(height) {
+  if (!SupportsSize(width, height)) {
+    std::fprintf(stderr, "connect4 solver: unsupported board %dx%d\n", width, height);
+    std::abort();
+  }
+  engine_ = std::make_unique<Engine>(width, height, tt_megabytes);
+}
+
+Solver::~Solver() = default;
+
+bool Solver::SupportsSize(int width, int height) {
+  return width >= 4 && height >= 4 && width * (height + 1) <= 64;
+}
+
+SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves,
+                          const SolverLimits& limits) {
+  return engine_->Solve(current, mask, moves, limits);
+}
+
+absl::StatusOr<SolveResult> Solver::SolveSequence(std::string_view digits,
+                                                  const SolverLimits& limits) {
+  uint64_t current, mask;
+  int moves;
+  if (absl::Status s = engine_->Play(digits, current, mask, moves); !s.ok()) return s;
+  return engine_->Solve(current, mask, moves, limits);
+}
+
+void Solver::Reset() { engine_->Reset(); }
+
+}  // namespace ply::connect4

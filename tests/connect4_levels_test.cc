@@ -1,0 +1,93 @@
+// The strong levels of Connect Four never throw away a result they can prove: the move they
+// choose keeps the position's exact value, checked against the exact solver.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "engine/games/connect4/solver.h"
+#include "engine/registry/registry.h"
+
+namespace ply {
+namespace {
+
+struct Line {
+  std::string moves;
+  int score;
+};
+
+std::vector<Line> ReadSet(const std::string& name, int every, int limit) {
+  std::vector<Line> lines;
+  std::ifstream in(std::string(PLY_DATA_DIR) + "/connect4/" + name);
+  std::string moves;
+  int score = 0;
+  for (int i = 0; in >> moves >> score && static_cast<int>(lines.size()) < limit; ++i) {
+    if (i % every == 0) lines.push_back({moves, score});
+  }
+  return lines;
+}
+
+std::vector<std::string> Digits(const std::string& moves) {
+  std::vector<std::string> out;
+  for (char c : moves) out.emplace_back(1, c);
+  return out;
+}
+
+// The value for the side to move after `move` keeps the value `score` had before it.
+void ExpectValueKept(connect4::Solver& solver, const Line& line, const std::string& move) {
+  auto after = solver.SolveSequence(line.moves + move);
+  if (!after.ok()) {
+    // The move won on the spot: the best possible result when the position was won.
+    EXPECT_GT(line.score, 0) << line.moves << " +" << move;
+    EXPECT_EQ(line.score, connect4::WinScore(7, 6, static_cast<int>(line.moves.size())))
+        << line.moves << " +" << move;
+    return;
+  }
+  ASSERT_TRUE(after->solved);
+  EXPECT_EQ(-after->score, line.score) << line.moves << " then " << move;
+}
+
+TEST(Connect4Levels, PerfectKeepsTheExactValueOfMiddleGamePositions) {
+  std::vector<Line> lines = ReadSet("Test_L2_R1", /*every=*/50, /*limit=*/20);
+  if (lines.empty()) GTEST_SKIP() << "reference data not found at " << PLY_DATA_DIR;
+  const GameInfo* info = FindGame("connect4");
+  SearchCache cache(8);
+  connect4::Solver solver(7, 6, 16);
+  for (const Line& line : lines) {
+    auto game = ReplayGame("connect4", {}, Digits(line.moves));
+    ASSERT_TRUE(game.ok()) << game.status();
+    auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect")}, &cache);
+    ASSERT_TRUE(report.ok());
+    EXPECT_TRUE(report->exact) << line.moves;
+    ExpectValueKept(solver, line, report->move);
+  }
+}
+
+TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
+  std::vector<Line> lines = ReadSet("Test_L3_R1", /*every=*/25, /*limit=*/40);
+  if (lines.empty()) GTEST_SKIP() << "reference data not found at " << PLY_DATA_DIR;
+  const GameInfo* info = FindGame("connect4");
+  SearchCache cache(8);
+  connect4::Solver solver(7, 6, 16);
+  for (const Line& line : lines) {
+    auto game = ReplayGame("connect4", {}, Digits(line.moves));
+    ASSERT_TRUE(game.ok());
+    auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "hard")}, &cache);
+    ASSERT_TRUE(report.ok());
+    ASSERT_TRUE(report->exact) << line.moves << ": the end game is within the search's reach";
+    ExpectValueKept(solver, line, report->move);
+  }
+}
+
+TEST(Connect4Levels, PerfectOpensInTheCentre) {
+  const GameInfo* info = FindGame("connect4");
+  auto game = CreateGame("connect4");
+  ASSERT_TRUE(game.ok());
+  auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect"), .time_ms = 2000});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->move, "4");
+}
+
+}  // namespace
+}  // namespace ply

@@ -1,0 +1,344 @@
+#include "engine/games/connect4/solver.h"
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+#ifndef PLY_DATA_DIR
+#define PLY_DATA_DIR ""
+#endif
+
+namespace ply::connect4 {
+namespace {
+
+struct Line {
+  std::string moves;
+  int score;
+};
+
+// Every `stride`-th line of a benchmark set, at most `limit` of them (0: all).
+std::vector<Line> LoadSet(const std::string& name, int stride = 1, int limit = 0) {
+  std::vector<Line> lines;
+  std::ifstream in(std::string(PLY_DATA_DIR) + "/connect4/" + name);
+  Line line;
+  for (int i = 0; in >> line.moves >> line.score; ++i) {
+    if (i % stride != 0) continue;
+    lines.push_back(line);
+    if (limit > 0 && static_cast<int>(lines.size()) == limit) break;
+  }
+  return lines;
+}
+
+bool HaveData() {
+  return std::filesystem::exists(std::string(PLY_DATA_DIR) + "/connect4/Test_L3_R1");
+}
+
+#define SKIP_WITHOUT_DATA()                                                         \
+  if (!HaveData()) {                                                                \
+    GTEST_SKIP() << "benchmark sets not found under " PLY_DATA_DIR "/connect4";     \
+  }
+
+// A position on a W x H board in the solver's layout, built by playing columns.
+struct Board {
+  int width;
+  int height;
+  uint64_t current = 0;
+  uint64_t mask = 0;
+  int moves = 0;
+
+  int cells() const { return width * height; }
+  uint64_t ColumnMask(int c) const { return ((uint64_t{1} << height) - 1) << (c * (height + 1)); }
+  bool CanPlay(int c) const { return (mask & (uint64_t{1} << (c * (height + 1) + height - 1))) == 0; }
+  uint64_t Cell(int c) const { return (mask + (uint64_t{1} << c * (height + 1))) & ColumnMask(c); }
+  bool HasFour(uint64_t p) const {
+    for (int s : {1, height, height + 1, height + 2}) {
+      const uint64_t pairs = p & (p >> s);
+      if (pairs & (pairs >> 2 * s)) return true;
+    }
+    return false;
+  }
+  bool IsWinningMove(int c) const { return HasFour(current | Cell(c)); }
+  void Play(int c) {
+    const uint64_t cell = Cell(c);
+    current ^= mask;
+    mask |= cell;
+    ++moves;
+  }
+};
+
+// Plain negamax over the whole game tree, memoised on the position: slow but obviously right.
+class BruteForce {
+ public:
+  int Score(const Board& b) {
+    if (b.moves == b.cells()) return 0;
+    const uint64_t key = b.current + b.mask;
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    int best = -1000;
+    for (int c = 0; c < b.width; ++c) {
+      if (!b.CanPlay(c)) continue;
+      if (b.IsWinningMove(c)) {
+        best = (b.cells() + 1 - b.moves) / 2;
+        break;
+      }
+      Board child = b;
+      child.Play(c);
+      best = std::max(best, -Score(child));
+    }
+    memo_[key] = best;
+    return best;
+  }
+
+ private:
+  std::unordered_map<uint64_t, int> memo_;
+};
+
+// Random positions with `min_moves`..`max_moves` stones where nobody has won yet.
+std::vector<Board> RandomPositions(int width, int height, int count, int min_moves, int max_moves,
+                                   uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Board> out;
+  while (static_cast<int>(out.size()) < count) {
+    Board b{width, height};
+    const int target = std::uniform_int_distribution<int>(min_moves, max_moves)(rng);
+    while (b.moves < target) {
+      std::vector<int> safe;
+      for (int c = 0; c < width; ++c) {
+        if (b.CanPlay(c) && !b.IsWinningMove(c)) safe.push_back(c);
+      }
+      if (safe.empty()) break;
+      b.Play(safe[std::uniform_int_distribution<size_t>(0, safe.size() - 1)(rng)]);
+    }
+    if (b.moves == target) out.push_back(b);
+  }
+  return out;
+}
+
+// best_column must be legal and reach the reported score.
+void ExpectBestColumnAchievesScore(Solver& solver, const Board& b, const SolveResult& r) {
+  ASSERT_TRUE(r.solved);
+  if (b.moves == b.cells()) {
+    EXPECT_EQ(r.best_column, -1);
+    return;
+  }
+  ASSERT_GE(r.best_column, 0);
+  ASSERT_LT(r.best_column, b.width);
+  ASSERT_TRUE(b.CanPlay(r.best_column));
+  if (b.IsWinningMove(r.best_column)) {
+    EXPECT_EQ(r.score, WinScore(b.width, b.height, b.moves));
+    return;
+  }
+  Board child = b;
+  child.Play(r.best_column);
+  const SolveResult c = solver.Solve(child.current, child.mask, child.moves);
+  ASSERT_TRUE(c.solved);
+  EXPECT_EQ(-c.score, r.score);
+}
+
+Board FromDigits(const std::string& digits) {
+  Board b{7, 6};
+  for (char ch : digits) b.Play(ch - '1');
+  return b;
+}
+
+void ExpectSetSolved(const std::vector<Line>& lines, bool check_best_column) {
+  Solver solver;
+  for (const Line& line : lines) {
+    solver.Reset();
+    const absl::StatusOr<SolveResult> r = solver.SolveSequence(line.moves);
+    ASSERT_TRUE(r.ok()) << line.moves << ": " << r.status();
+    ASSERT_TRUE(r->solved) << line.moves;
+    EXPECT_EQ(r->score, line.score) << line.moves;
+    if (check_best_column) ExpectBestColumnAchievesScore(solver, FromDigits(line.moves), *r);
+  }
+}
+
+TEST(Connect4SolverTest, SolvesEveryEndgamePosition) {
+  SKIP_WITHOUT_DATA();
+  ExpectSetSolved(LoadSet("Test_L3_R1"), /*check_best_column=*/true);
+}
+
+TEST(Connect4SolverTest, SolvesEveryEasyMiddlegamePosition) {
+  SKIP_WITHOUT_DATA();
+  ExpectSetSolved(LoadSet("Test_L2_R1"), /*check_best_column=*/true);
+}
+
+TEST(Connect4SolverTest, SolvesMediumMiddlegameSample) {
+  SKIP_WITHOUT_DATA();
+  ExpectSetSolved(LoadSet("Test_L2_R2", /*stride=*/20), /*check_best_column=*/true);
+}
+
+TEST(Connect4SolverTest, SolvesEasyOpeningSample) {
+  SKIP_WITHOUT_DATA();
+  ExpectSetSolved(LoadSet("Test_L1_R1", /*stride=*/20), /*check_best_column=*/true);
+}
+
+TEST(Connect4SolverTest, SolvesMediumOpeningSample) {
+  SKIP_WITHOUT_DATA();
+  ExpectSetSolved(LoadSet("Test_L1_R2", /*stride=*/100, /*limit=*/10),
+                  /*check_best_column=*/false);
+}
+
+TEST(Connect4SolverTest, KeepsTableBetweenPositionsOfOneGame) {
+  SKIP_WITHOUT_DATA();
+  // Without Reset the table carries over; scores must not change.
+  Solver solver;
+  for (const Line& line : LoadSet("Test_L2_R2", /*stride=*/50)) {
+    const absl::StatusOr<SolveResult> r = solver.SolveSequence(line.moves);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->score, line.score) << line.moves;
+  }
+}
+
+TEST(Connect4SolverTest, ImmediateWinScoresByStonesPlaced) {
+  Solver solver;
+  // First player has three stacked in column 1 and wins with its 4th stone: 22 - 4.
+  absl::StatusOr<SolveResult> r = solver.SolveSequence("121212");
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->solved);
+  EXPECT_EQ(r->score, WinScore(7, 6, 6));
+  EXPECT_EQ(r->score, 18);
+  EXPECT_EQ(r->best_column, 0);
+}
+
+TEST(Connect4SolverTest, ForcedLossScoresByOpponentStones) {
+  Solver solver;
+  // The first player holds columns 3-5 of the bottom row with both ends open: whatever the
+  // second player does, the first wins with its 4th stone.
+  absl::StatusOr<SolveResult> r = solver.SolveSequence("31415");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->score, -WinScore(7, 6, 6));
+  EXPECT_TRUE(r->best_column == 1 || r->best_column == 5);
+}
+
+TEST(Connect4SolverTest, RejectsBadSequences) {
+  Solver solver;
+  EXPECT_FALSE(solver.SolveSequence("8").ok());
+  EXPECT_FALSE(solver.SolveSequence("0").ok());
+  EXPECT_FALSE(solver.SolveSequence("4x").ok());
+  EXPECT_FALSE(solver.SolveSequence("1111111").ok());  // column 1 holds six stones
+  EXPECT_FALSE(solver.SolveSequence("1212121").ok());  // the last move wins
+  EXPECT_TRUE(solver.SolveSequence("121212").ok());
+}
+
+TEST(Connect4SolverTest, SupportsOnlyFlatBoardsThatFitSixtyFourBits) {
+  EXPECT_TRUE(Solver::SupportsSize(7, 6));
+  EXPECT_TRUE(Solver::SupportsSize(4, 4));
+  EXPECT_TRUE(Solver::SupportsSize(8, 7));
+  EXPECT_TRUE(Solver::SupportsSize(12, 4));
+  EXPECT_FALSE(Solver::SupportsSize(3, 6));
+  EXPECT_FALSE(Solver::SupportsSize(7, 3));
+  EXPECT_FALSE(Solver::SupportsSize(9, 7));
+  EXPECT_FALSE(Solver::SupportsSize(13, 4));
+}
+
+TEST(Connect4SolverTest, NodeBudgetStopsTheSearch) {
+  Solver solver;
+  const SolveResult r = solver.Solve(0, 0, 0, {.max_nodes = 5000});
+  EXPECT_FALSE(r.solved);
+  EXPECT_GE(r.nodes, 5000);
+  EXPECT_LE(r.nodes, 5002);
+}
+
+TEST(Connect4SolverTest, RaisedStopFlagStopsTheSearch) {
+  Solver solver;
+  std::atomic<bool> stop{true};
+  SolveResult r = solver.Solve(0, 0, 0, {.stop = &stop});
+  EXPECT_FALSE(r.solved);
+
+  // Raised from another thread while the empty board (far too big to finish) is searched.
+  stop = false;
+  std::thread raiser([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  r = solver.Solve(0, 0, 0, {.stop = &stop});
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  raiser.join();
+  EXPECT_FALSE(r.solved);
+  EXPECT_LT(ms, 2000);
+}
+
+TEST(Connect4SolverTest, TimeLimitStopsTheSearch) {
+  Solver solver;
+  const SolveResult r = solver.Solve(0, 0, 0, {.time_ms = 30});
+  EXPECT_FALSE(r.solved);
+  EXPECT_GE(r.elapsed_ms, 30);
+  EXPECT_LT(r.elapsed_ms, 2000);
+}
+
+TEST(Connect4SolverTest, StoppedSearchLeavesTableSound) {
+  SKIP_WITHOUT_DATA();
+  // Aborted searches must not have stored anything wrong: solve the same positions again
+  // without clearing the table.
+  Solver solver;
+  for (const Line& line : LoadSet("Test_L2_R2", /*stride=*/100)) {
+    const absl::StatusOr<SolveResult> cut = solver.SolveSequence(line.moves, {.max_nodes = 300});
+    ASSERT_TRUE(cut.ok());
+    const absl::StatusOr<SolveResult> r = solver.SolveSequence(line.moves);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->solved);
+    EXPECT_EQ(r->score, line.score) << line.moves;
+  }
+}
+
+TEST(Connect4SolverTest, FullBoardIsADraw) {
+  // Columns filled in pairs leave rows alternating between the players: no four anywhere.
+  Board b{4, 4};
+  for (int c : {0, 1, 0, 1, 1, 0, 1, 0, 2, 3, 2, 3, 3, 2, 3, 2}) {
+    ASSERT_FALSE(b.IsWinningMove(c));
+    b.Play(c);
+  }
+  Solver solver(4, 4, 1);
+  const SolveResult r = solver.Solve(b.current, b.mask, b.moves);
+  EXPECT_TRUE(r.solved);
+  EXPECT_EQ(r.score, 0);
+  EXPECT_EQ(r.best_column, -1);
+}
+
+TEST(Connect4SolverTest, SmallBoardFromEmptyMatchesBruteForce) {
+  for (auto [w, h] : {std::pair{4, 4}, std::pair{5, 4}, std::pair{4, 5}}) {
+    Solver solver(w, h, 4);
+    BruteForce brute;
+    const Board empty{w, h};
+    const SolveResult r = solver.Solve(0, 0, 0);
+    ASSERT_TRUE(r.solved);
+    EXPECT_EQ(r.score, brute.Score(empty)) << w << "x" << h;
+    ExpectBestColumnAchievesScore(solver, empty, r);
+  }
+}
+
+void ExpectRandomPositionsMatchBruteForce(int w, int h, int min_moves, int max_moves) {
+  Solver solver(w, h, 4);
+  BruteForce brute;
+  for (const Board& b : RandomPositions(w, h, 40, min_moves, max_moves, /*seed=*/w * 100 + h)) {
+    solver.Reset();
+    const SolveResult r = solver.Solve(b.current, b.mask, b.moves);
+    ASSERT_TRUE(r.solved);
+    EXPECT_EQ(r.score, brute.Score(b)) << w << "x" << h << " moves " << b.moves;
+    ExpectBestColumnAchievesScore(solver, b, r);
+  }
+}
+
+TEST(Connect4SolverTest, RandomPositionsMatchBruteForce) {
+  ExpectRandomPositionsMatchBruteForce(5, 4, 0, 14);
+  ExpectRandomPositionsMatchBruteForce(6, 5, 14, 24);
+  ExpectRandomPositionsMatchBruteForce(7, 6, 28, 36);
+  // Boards whose keys need more than 49 bits use the wide table entries.
+  ExpectRandomPositionsMatchBruteForce(8, 6, 34, 42);
+  ExpectRandomPositionsMatchBruteForce(12, 4, 36, 42);
+}
+
+}  // namespace
+}  // namespace ply::connect4
