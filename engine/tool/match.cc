@@ -1,0 +1,98 @@
+#include "engine/tool/match.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "engine/core/random.h"
+#include "engine/registry/registry.h"
+
+namespace ply {
+
+double EloFromScore(double p) {
+  p = std::clamp(p, 1e-3, 1 - 1e-3);
+  return -400.0 * std::log10(1.0 / p - 1.0);
+}
+
+double MatchResult::Score() const {
+  return games() == 0 ? 0.5 : (wins + 0.5 * draws) / games();
+}
+
+double MatchResult::EloDifference() const { return EloFromScore(Score()); }
+
+double MatchResult::EloErrorBar() const {
+  int n = games();
+  if (n < 2) return INFINITY;
+  double p = Score();
+  double var = (wins * (1 - p) * (1 - p) + draws * (0.5 - p) * (0.5 - p) + losses * p * p) / n;
+  double se = std::sqrt(var / n);
+  double lo = EloFromScore(p - 1.96 * se), hi = EloFromScore(p + 1.96 * se);
+  return (hi - lo) / 2;
+}
+
+absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
+                                     const std::function<void(const GameRecord&)>& on_game) {
+  const GameInfo* info = FindGame(config.game);
+  if (info == nullptr) return CreateGame(config.game).status();
+  const Difficulty* levels[2] = {FindLevel(info->levels, config.level_a),
+                                 FindLevel(info->levels, config.level_b)};
+  for (int i = 0; i < 2; ++i) {
+    if (levels[i] == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown level '", i == 0 ? config.level_a : config.level_b, "' for ", config.game));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<AnyGame>> start = CreateGame(config.game, config.options);
+  if (!start.ok()) return start.status();
+
+  SearchCache caches[2] = {SearchCache(config.tt_megabytes), SearchCache(config.tt_megabytes)};
+  MatchResult result;
+  Rng opening_rng(config.seed);
+  std::vector<std::string> opening;
+  for (int g = 0; g < config.games; ++g) {
+    std::unique_ptr<AnyGame> game = (*start)->Clone();
+    // A fresh opening for each pair of games; the second game of a pair swaps colours.
+    if (g % 2 == 0) {
+      opening.clear();
+      std::unique_ptr<AnyGame> probe = (*start)->Clone();
+      for (int i = 0; i < config.opening_plies && !probe->Status().over; ++i) {
+        std::vector<std::string> legal = probe->LegalMoves();
+        opening.push_back(legal[opening_rng.Below(legal.size())]);
+        (void)probe->Play(opening.back());
+        // An opening that ends the game is useless: shorten it.
+        if (probe->Status().over) opening.pop_back();
+      }
+    }
+    GameRecord record;
+    record.a_player = g % 2;
+    for (const std::string& m : opening) (void)game->Play(m);
+    uint64_t move_seed = Mix64(config.seed + 1000003 * static_cast<uint64_t>(g));
+    while (!game->Status().over) {
+      int side = game->SideToMove();
+      int engine = side == record.a_player ? 0 : 1;
+      SearchRequest request{.level = *levels[engine],
+                            .time_ms = config.time_ms,
+                            .max_nodes = config.max_nodes,
+                            .seed = move_seed++};
+      absl::StatusOr<SearchReport> report = game->ChooseMove(request, &caches[engine]);
+      if (!report.ok()) return report.status();
+      absl::Status played = game->Play(report->move);
+      if (!played.ok()) {
+        return absl::InternalError(absl::StrCat("engine chose an illegal move '", report->move,
+                                                "': ", played.message()));
+      }
+    }
+    GameStatus status = game->Status();
+    record.moves = game->History();
+    record.reason = status.reason;
+    record.result_for_a = status.winner < 0 ? 0 : status.winner == record.a_player ? 1 : -1;
+    if (record.result_for_a > 0) ++result.wins;
+    if (record.result_for_a == 0) ++result.draws;
+    if (record.result_for_a < 0) ++result.losses;
+    if (on_game) on_game(record);
+    result.records.push_back(std::move(record));
+  }
+  return result;
+}
+
+}  // namespace ply

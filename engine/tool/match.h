@@ -1,0 +1,66 @@
+// Engine-versus-engine matches between two difficulty levels of one game, for `ply-engine match`
+// and the strength tests. Games alternate colours over the same openings (a few random plies
+// from a seed), so neither side profits from moving first; the result comes with an Elo
+// difference and its 95% error bar.
+#ifndef PLY_ENGINE_TOOL_MATCH_H_
+#define PLY_ENGINE_TOOL_MATCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/core/options.h"
+#include "engine/registry/any_game.h"
+
+namespace ply {
+
+struct MatchConfig {
+  std::string game;
+  GameOptions options;
+  std::string level_a;
+  std::string level_b;
+  int games = 10;
+  uint64_t seed = 1;
+  // Random plies played before the engines take over; each opening is played twice.
+  int opening_plies = 2;
+  // Per-move caps applied to both levels (0: the levels' own).
+  int64_t time_ms = 0;
+  int64_t max_nodes = 0;
+  size_t tt_megabytes = 16;
+};
+
+struct GameRecord {
+  std::vector<std::string> moves;
+  // Player index of level A in this game (0 moves first).
+  int a_player = 0;
+  // +1 A won, 0 draw, -1 A lost.
+  int result_for_a = 0;
+  std::string reason;
+};
+
+struct MatchResult {
+  int wins = 0;  // for A
+  int draws = 0;
+  int losses = 0;
+  std::vector<GameRecord> records;
+
+  int games() const { return wins + draws + losses; }
+  // A's score fraction in [0, 1].
+  double Score() const;
+  // Elo difference of A over B and the half-width of its 95% confidence interval.
+  double EloDifference() const;
+  double EloErrorBar() const;
+};
+
+// Plays the match; `on_game` (optional) is called after each game.
+absl::StatusOr<MatchResult> RunMatch(
+    const MatchConfig& config, const std::function<void(const GameRecord&)>& on_game = {});
+
+// Elo difference for a score fraction p (clamped away from 0 and 1).
+double EloFromScore(double p);
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_TOOL_MATCH_H_

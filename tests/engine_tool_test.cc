@@ -1,0 +1,95 @@
+// ply-engine as scripts use it: the real binary, its last lines and its JSON.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "nlohmann/json.hpp"
+
+namespace {
+
+struct ToolRun {
+  int exit_code;
+  std::string out;
+};
+
+ToolRun RunTool(const std::string& args) {
+  std::string command = std::string(PLY_ENGINE_BINARY) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  ToolRun run{-1, ""};
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
+  int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - start);
+}
+
+TEST(EngineTool, PerftPrintsTheCountLast) {
+  ToolRun r = RunTool("perft connect4 5");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(LastLine(r.out), "16807");
+  ToolRun cyl = RunTool("perft connect4 4 --opt width=6 --opt height=5,cylinder=true");
+  EXPECT_EQ(LastLine(cyl.out), "1296");
+  ToolRun moves = RunTool("perft tictactoe 2 --moves \"b2 a1\"");
+  EXPECT_EQ(LastLine(moves.out), "42");
+}
+
+TEST(EngineTool, AnalyzeJsonHasTheDocumentedFields) {
+  ToolRun r = RunTool("analyze connect4 --moves \"4 4 4 4 3 3 5\" --depth 6 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"move", "score", "depth", "nodes", "nps", "pv", "exact"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  // X has three on the bottom row open at both ends: O cannot block both, and the search
+  // stops as soon as that is proven.
+  EXPECT_LE(j["depth"].get<int>(), 6);
+  EXPECT_TRUE(j["exact"].get<bool>());
+  EXPECT_LT(j["score"].get<int>(), 0);
+}
+
+TEST(EngineTool, SolvePrintsTheTestSetScore) {
+  ToolRun r = RunTool("solve connect4 2252576253462244111563365343671351441");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(LastLine(r.out), "-1");
+}
+
+TEST(EngineTool, GamesListsEveryGameInJson) {
+  ToolRun r = RunTool("games --json");
+  ASSERT_EQ(r.exit_code, 0);
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["games"].is_array());
+  bool has_connect4 = false;
+  for (const auto& g : j["games"]) has_connect4 |= g["name"] == "connect4";
+  EXPECT_TRUE(has_connect4);
+}
+
+TEST(EngineTool, BadInputGetsAnErrorAndANonZeroExit) {
+  EXPECT_NE(RunTool("perft chess 3").exit_code, 0);
+  EXPECT_NE(RunTool("perft connect4 3 --moves \"4 9\"").exit_code, 0);
+  EXPECT_NE(RunTool("analyze connect4 --level godlike").exit_code, 0);
+  EXPECT_NE(RunTool("frobnicate").exit_code, 0);
+  ToolRun json = RunTool("perft connect4 3 --moves \"4 9\" --json");
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_NE(j["error"].get<std::string>().find("move 2"), std::string::npos);
+}
+
+TEST(EngineTool, MatchReportsAnEloDifference) {
+  ToolRun r = RunTool("match tictactoe --a hard --b beginner --games 4 --time-ms 50 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["games"], 4);
+  EXPECT_TRUE(j.contains("elo"));
+  EXPECT_EQ(j["wins"].get<int>() + j["draws"].get<int>() + j["losses"].get<int>(), 4);
+}
+
+}  // namespace
