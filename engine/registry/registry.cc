@@ -6,7 +6,12 @@
 #include "absl/strings/str_join.h"
 #include "engine/core/text.h"
 #include "engine/games/connect4/connect4.h"
+#include "engine/games/draughts/draughts.h"
+#include "engine/games/gomoku/gomoku.h"
+#include "engine/games/morris/morris.h"
+#include "engine/games/reversi/reversi.h"
 #include "engine/games/tictactoe/tictactoe.h"
+#include "engine/games/tictactwo/tictactwo.h"
 #include "engine/registry/game_adapter.h"
 
 namespace ply {
@@ -45,6 +50,25 @@ const std::vector<Entry>& Entries() {
                          "where the columns wrap around)",
                          {"Red", "Yellow"}),
       Register<TicTacToe>("Tic-Tac-Toe", "three in a row on a 3x3 board", {"X", "O"}),
+      Register<TicTacTwo>("Tic-Tac-Two",
+                          "three in a row inside a 3x3 grid that moves on a 5x5 board; pieces "
+                          "and the grid move after the unlock (or the big 7x7 preset)",
+                          {"X", "O"}),
+      Register<Reversi>("Reversi",
+                        "Othello: outflank and turn over the opponent's discs; most discs wins "
+                        "(even sizes 4..16, rectangles, blocked cells)",
+                        {"Black", "White"}),
+      Register<Gomoku>("Gomoku",
+                       "five in a row on a 15x15 board (sizes 5..20; free-style or exact five)",
+                       {"Black", "White"}),
+      Register<Draughts>("English draughts",
+                         "checkers on 8x8: mandatory captures, multi-jumps, kings; standard "
+                         "square numbers 1-32",
+                         {"Black", "White"}),
+      Register<Morris>("Nine Men's Morris",
+                       "place, move and fly nine pieces on the 24-point board; a mill takes a "
+                       "piece; three pieces fly",
+                       {"White", "Black"}),
   };
   return *entries;
 }

@@ -1,0 +1,621 @@
+#include "engine/games/gomoku/gomoku.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/core/random.h"
+#include "engine/core/text.h"
+
+namespace ply {
+namespace {
+
+// A line key holds the ten cells around a cell in one direction, five on each side, as base-3
+// digits: 0 empty, 1 own stone, 2 blocked (opponent stone or off the board). Digit i is the
+// cell at offset i - 5 for i < 5 and i - 4 for i >= 5.
+constexpr int kKeyDigits = 10;
+constexpr int kKeyCount = 59049;  // 3^10
+constexpr std::array<int, kKeyDigits> kPow3 = {1, 3, 9, 27, 81, 243, 729, 2187, 6561, 19683};
+
+constexpr int DigitOfOffset(int offset) { return offset < 0 ? offset + 5 : offset + 4; }
+
+// The shape a player makes along one line by playing its centre, for every key. Built once per
+// rule: a shape is five, or else it is classified by the shapes one more own stone can reach
+// (a four has one cell that makes five, an open four two; a three can become a four, an open
+// three an open four; and so on down). Only fives through the centre count, so the table says
+// what this move makes. The overline rule is applied here and nowhere else.
+class ShapeTable {
+ public:
+  explicit ShapeTable(bool exact) : exact_(exact) {
+    memo_.fill(0xff);
+    for (int key = 0; key < kKeyCount; ++key) Compute(key);
+  }
+  const uint8_t* data() const { return memo_.data(); }
+
+ private:
+  bool IsFive(const int* line) const {
+    int run = 1;
+    for (int i = 4; i >= 0 && line[i] == 1; --i) ++run;
+    for (int i = 6; i <= 10 && line[i] == 1; ++i) ++run;
+    return exact_ ? run == 5 : run >= 5;
+  }
+
+  uint8_t Compute(int key) {
+    if (memo_[key] != 0xff) return memo_[key];
+    int line[11];
+    for (int i = 0, k = key; i < kKeyDigits; ++i, k /= 3) line[i < 5 ? i : i + 1] = k % 3;
+    line[5] = 1;
+    uint8_t result;
+    if (IsFive(line)) {
+      result = Gomoku::kFive;
+    } else {
+      int fives = 0;
+      uint8_t best = Gomoku::kDead;
+      for (int pos = 0; pos <= 10; ++pos) {
+        if (pos == 5 || line[pos] != 0) continue;
+        uint8_t child = Compute(key + kPow3[pos < 5 ? pos : pos - 1]);
+        if (child == Gomoku::kFive) {
+          ++fives;
+        } else {
+          best = std::max(best, child);
+        }
+      }
+      if (fives >= 2) {
+        result = Gomoku::kOpenFour;
+      } else if (fives == 1) {
+        result = Gomoku::kFour;
+      } else {
+        static constexpr uint8_t kOneLess[Gomoku::kShapeCount] = {
+            Gomoku::kDead,    Gomoku::kOne,   Gomoku::kOne,       Gomoku::kOne, Gomoku::kTwo,
+            Gomoku::kOpenTwo, Gomoku::kThree, Gomoku::kOpenThree, Gomoku::kFour};
+        result = kOneLess[best];
+      }
+    }
+    memo_[key] = result;
+    return result;
+  }
+
+  bool exact_;
+  std::array<uint8_t, kKeyCount> memo_;
+};
+
+// What one direction's shape is worth for the evaluation and move order, and what the cell's
+// class adds on top (combinations that win by force are worth far more than their parts).
+constexpr int16_t kShapeValue[Gomoku::kShapeCount] = {0, 1, 3, 10, 10, 40, 45, 250, 1000};
+constexpr int16_t kClassBonus[Gomoku::kClassCount] = {0, 0, 0, 150, 500, 800, 2000};
+
+// A line's contribution to its cell, packed so that the four directions add up in one integer:
+// bits 0-3 count fives, 4-7 open fours, 8-11 fours, 12-15 open threes, 16-31 hold the value.
+constexpr uint32_t LineInfo(uint8_t shape) {
+  uint32_t counts = shape == Gomoku::kFive        ? 1u
+                    : shape == Gomoku::kOpenFour  ? 1u << 4
+                    : shape == Gomoku::kFour      ? 1u << 8
+                    : shape == Gomoku::kOpenThree ? 1u << 12
+                                                  : 0u;
+  return counts | static_cast<uint32_t>(kShapeValue[shape]) << 16;
+}
+
+struct RuleTables {
+  explicit RuleTables(bool exact) {
+    ShapeTable table(exact);
+    for (int key = 0; key < kKeyCount; ++key) {
+      shapes[key] = table.data()[key];
+      lines[key] = LineInfo(shapes[key]);
+    }
+  }
+  std::array<uint8_t, kKeyCount> shapes;
+  std::array<uint32_t, kKeyCount> lines;
+};
+
+const RuleTables& TablesFor(bool exact) {
+  static const RuleTables* freestyle = new RuleTables(false);
+  static const RuleTables* exact_five = new RuleTables(true);
+  return exact ? *exact_five : *freestyle;
+}
+
+// The low 16 bits of a cell's summed line info (its shape counts) to its class, with the class
+// bonus in bits 8 and up.
+const uint32_t* ClassTable() {
+  static const uint32_t* table = [] {
+    auto* t = new uint32_t[1 << 16];
+    for (uint32_t counts = 0; counts < (1u << 16); ++counts) {
+      uint32_t fives = counts & 15, open_fours = (counts >> 4) & 15, fours = (counts >> 8) & 15,
+               open_threes = (counts >> 12) & 15;
+      Gomoku::CellClass c = fives                      ? Gomoku::kMakesFive
+                            : open_fours || fours >= 2 ? Gomoku::kMakesWinningFour
+                            : fours && open_threes     ? Gomoku::kMakesFourThree
+                            : open_threes >= 2         ? Gomoku::kMakesDoubleThree
+                            : fours                    ? Gomoku::kMakesFour
+                            : open_threes              ? Gomoku::kMakesOpenThree
+                                                       : Gomoku::kQuiet;
+      t[counts] = static_cast<uint32_t>(c) | static_cast<uint32_t>(kClassBonus[c]) << 8;
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Move order: what a cell does for the side to move, and what it takes away from the opponent.
+constexpr int kAttackRank[Gomoku::kClassCount] = {0, 2000, 3000, 5000, 20000, 100000, 2000000};
+constexpr int kDefenceRank[Gomoku::kClassCount] = {0, 1500, 2000, 4000, 15000, 50000, 1000000};
+
+// The greedy baseline's pattern weights, growing about x5-x10 a stone. Blocking weighs a little
+// more than building, except that winning beats blocking and an open four beats blocking a
+// three.
+constexpr int64_t kGreedyAttack[Gomoku::kShapeCount] = {0, 1, 5, 10, 50, 100, 500, 10000, 1000000};
+constexpr int64_t kGreedyDefence[Gomoku::kShapeCount] = {0, 1, 6, 12, 60, 120, 600, 5000, 100000};
+
+// Leaf scores for positions decided by the threats on the board (all below kMaxEval).
+constexpr Score kWinNow = 15000;
+constexpr Score kWinningFour = 13000;
+constexpr Score kFourThree = 3000;
+constexpr Score kDoubleThree = 800;
+constexpr Score kEvalCap = 10000;
+
+// How far the AI's VCF look-up reaches at every searched node.
+constexpr int kVcfDepth = 16;
+static_assert(kVcfDepth <= Gomoku::kMaxVcfDepth);
+constexpr int kVcfNodes = 40;
+
+}  // namespace
+
+Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact) {
+  salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
+  shapes_ = TablesFor(exact).shapes.data();
+  lines_ = TablesFor(exact).lines.data();
+  std::fill(std::begin(board_), std::end(board_), kWall);
+  std::fill(std::begin(near_), std::end(near_), 0);
+  std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
+  std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
+  std::fill(&key_[0][0][0], &key_[0][0][0] + kCells * 8, 0);
+  std::fill(&line_sum_[0][0], &line_sum_[0][0] + 2 * kCells, 0);
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) board_[CellAt(x, y)] = kEmptyCell;
+  }
+  // Off-board cells block both players' lines.
+  static constexpr int kDx[4] = {1, 0, 1, -1};
+  static constexpr int kDy[4] = {0, 1, 1, 1};
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      int cell = CellAt(x, y);
+      for (int d = 0; d < 4; ++d) {
+        for (int off = -5; off <= 5; ++off) {
+          if (off == 0 || OnBoard(x + off * kDx[d], y + off * kDy[d])) continue;
+          int add = 2 * kPow3[DigitOfOffset(off)];
+          key_[cell][d][0] = static_cast<uint16_t>(key_[cell][d][0] + add);
+          key_[cell][d][1] = static_cast<uint16_t>(key_[cell][d][1] + add);
+        }
+      }
+    }
+  }
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      int cell = CellAt(x, y);
+      for (int p = 0; p < 2; ++p) {
+        for (int d = 0; d < 4; ++d) line_sum_[p][cell] += lines_[key_[cell][d][p]];
+        Classify(cell, p);
+      }
+    }
+  }
+  hash_ = ComputeHash();
+}
+
+std::vector<OptionInfo> Gomoku::OptionInfos() {
+  return {
+      {"size", "15", "board size, 5..20 (a square board)"},
+      {"rule", "freestyle",
+       "freestyle: five or more in a row wins; exact: exactly five wins, an overline does not"},
+  };
+}
+
+std::vector<Difficulty> Gomoku::Levels() {
+  std::vector<Difficulty> levels = DefaultLevels();
+  for (Difficulty& d : levels) {
+    if (d.name == "medium") d.max_depth = 6;
+  }
+  levels.push_back({.name = "greedy",
+                    .max_depth = 1,
+                    .time_ms = 100,
+                    .perfect = true,
+                    .description = "baseline: the classic one-ply pattern-score Gomoku AI"});
+  return levels;
+}
+
+absl::StatusOr<Gomoku> Gomoku::Create(const GameOptions& options) {
+  absl::StatusOr<int> size = IntOption(options, "size", 15, 5, kMaxSize);
+  if (!size.ok()) return size.status();
+  absl::StatusOr<std::string> rule =
+      ChoiceOption(options, "rule", "freestyle", {"freestyle", "exact"});
+  if (!rule.ok()) return rule.status();
+  return Gomoku(*size, *rule == "exact");
+}
+
+GameOptions Gomoku::EffectiveOptions() const {
+  return {{"size", std::to_string(size_)}, {"rule", exact_ ? "exact" : "freestyle"}};
+}
+
+uint64_t Gomoku::CellKey(int player, int cell) const {
+  return ZobristKey(salt_, static_cast<uint64_t>(player * kCells + cell));
+}
+
+uint64_t Gomoku::ComputeHash() const {
+  uint64_t h = 0;
+  for (int cell = 0; cell < kCells; ++cell) {
+    if (board_[cell] == 1 || board_[cell] == 2) h ^= CellKey(board_[cell] - 1, cell);
+  }
+  return h;
+}
+
+int Gomoku::StoneAt(int x, int y) const {
+  uint8_t v = board_[CellAt(x, y)];
+  return v == 1 || v == 2 ? v - 1 : -1;
+}
+
+Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
+  return static_cast<Shape>(shapes_[key_[cell][direction][p]]);
+}
+
+void Gomoku::Classify(int cell, int p) {
+  const uint32_t sum = line_sum_[p][cell];
+  const uint32_t info = ClassTable()[sum & 0xffff];
+  const uint8_t c = static_cast<uint8_t>(info & 0xff);
+  const int value = static_cast<int>((sum >> 16) + (info >> 8));
+  --class_count_[p][class_[p][cell]];
+  ++class_count_[p][c];
+  total_value_[p] += value - value_[p][cell];
+  class_[p][cell] = c;
+  value_[p][cell] = static_cast<int16_t>(value);
+}
+
+void Gomoku::Retire(int cell) {
+  for (int p = 0; p < 2; ++p) {
+    --class_count_[p][class_[p][cell]];
+    ++class_count_[p][kQuiet];
+    total_value_[p] -= value_[p][cell];
+    class_[p][cell] = kQuiet;
+    value_[p][cell] = 0;
+  }
+}
+
+void Gomoku::UpdateLines(int cell, int p, int sign) {
+  for (int d = 0; d < 4; ++d) {
+    const int step = kDirections[d];
+    // Cells after `cell` see it at a negative offset, cells before it at a positive one.
+    for (int dir = -1; dir <= 1; dir += 2) {
+      int other = cell;
+      for (int k = 1; k <= 5; ++k) {
+        other += dir * step;
+        if (board_[other] == kWall) break;
+        const int delta = sign * kPow3[DigitOfOffset(-dir * k)];
+        // The stone is "own" (digit 1) in p's key and "blocked" (digit 2) in the other's.
+        for (int q = 0; q < 2; ++q) {
+          uint16_t& key = key_[other][d][q];
+          const uint32_t before = lines_[key];
+          key = static_cast<uint16_t>(key + (q == p ? delta : 2 * delta));
+          const uint32_t after = lines_[key];
+          if (after == before) continue;
+          line_sum_[q][other] += after - before;
+          if (board_[other] == kEmptyCell) Classify(other, q);
+        }
+      }
+    }
+  }
+}
+
+void Gomoku::Place(int cell, int p) {
+  Retire(cell);
+  board_[cell] = static_cast<uint8_t>(1 + p);
+  UpdateLines(cell, p, +1);
+  for (int dy = -2; dy <= 2; ++dy) {
+    for (int dx = -2; dx <= 2; ++dx) ++near_[cell + dy * kStride + dx];
+  }
+  hash_ ^= CellKey(p, cell);
+}
+
+void Gomoku::Remove(int cell, int p) {
+  hash_ ^= CellKey(p, cell);
+  for (int dy = -2; dy <= 2; ++dy) {
+    for (int dx = -2; dx <= 2; ++dx) --near_[cell + dy * kStride + dx];
+  }
+  board_[cell] = kEmptyCell;
+  UpdateLines(cell, p, -1);
+  Classify(cell, 0);
+  Classify(cell, 1);
+}
+
+void Gomoku::Make(Move cell, UndoInfo&) {
+  const int p = SideToMove();
+  bool five = false;
+  for (int d = 0; d < 4; ++d) five |= shapes_[key_[cell][d][p]] == kFive;
+  Place(cell, p);
+  ++stones_;
+  last_move_won_ = five;
+}
+
+void Gomoku::Unmake(Move cell, const UndoInfo&) {
+  --stones_;
+  Remove(cell, SideToMove());
+  last_move_won_ = false;
+}
+
+void Gomoku::GenerateMoves(MoveList<Move, kMaxMoves>& moves) const {
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      Move cell = CellAt(x, y);
+      if (board_[cell] == kEmptyCell) moves.push_back(cell);
+    }
+  }
+}
+
+void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
+  if (stones_ == 0) {
+    moves.push_back(CellAt(size_ / 2, size_ / 2));
+    return;
+  }
+  const int me = SideToMove(), op = 1 - me;
+  auto collect = [&](auto wanted) {
+    for (int y = 0; y < size_; ++y) {
+      for (int x = 0; x < size_; ++x) {
+        Move cell = CellAt(x, y);
+        if (board_[cell] == kEmptyCell && wanted(cell)) moves.push_back(cell);
+      }
+    }
+  };
+  // A five wins at once; one is enough.
+  if (class_count_[me][kMakesFive] > 0) {
+    collect([&](Move c) { return moves.empty() && class_[me][c] == kMakesFive; });
+    return;
+  }
+  // The opponent's five must be blocked.
+  if (class_count_[op][kMakesFive] > 0) {
+    collect([&](Move c) { return class_[op][c] == kMakesFive; });
+    return;
+  }
+  if (class_count_[me][kMakesWinningFour] > 0) {
+    collect([&](Move c) { return moves.empty() && class_[me][c] == kMakesWinningFour; });
+    return;
+  }
+  auto makes_four = [&](Move c) {
+    return class_[me][c] == kMakesFour || class_[me][c] == kMakesFourThree;
+  };
+  const bool i_have_fours = class_count_[me][kMakesFour] + class_count_[me][kMakesFourThree] > 0;
+  const bool they_have_fours = class_count_[op][kMakesFour] + class_count_[op][kMakesFourThree] > 0;
+  // The VCF searches play on a scratch copy: this function is const.
+  std::optional<Gomoku> scratch;
+  Move path[kMaxVcfPath];
+  if (i_have_fours) {
+    scratch.emplace(*this);
+    int len = 0, nodes = kVcfNodes;
+    if (scratch->VcfSearch(me, kVcfDepth, nodes, path, len)) {
+      moves.push_back(path[0]);
+      return;
+    }
+  }
+  // Against an open three (or a double four in the making) only a block or a four of our own
+  // keeps the game going.
+  if (class_count_[op][kMakesWinningFour] > 0) {
+    collect([&](Move c) {
+      uint8_t theirs = class_[op][c];
+      return makes_four(c) || theirs == kMakesFour || theirs == kMakesFourThree ||
+             theirs == kMakesWinningFour;
+    });
+    return;
+  }
+  // If the opponent, on move, would win by continuous fours, answer on the cells of that line
+  // or with a four of our own.
+  if (they_have_fours) {
+    if (!scratch) scratch.emplace(*this);
+    int len = 0, nodes = kVcfNodes;
+    if (scratch->VcfSearch(op, kVcfDepth, nodes, path, len)) {
+      collect([&](Move c) {
+        if (makes_four(c)) return true;
+        for (int i = 0; i < len; ++i) {
+          if (path[i] == c) return true;
+        }
+        return false;
+      });
+      if (!moves.empty()) return;
+    }
+  }
+  collect([&](Move c) { return near_[c] > 0; });
+}
+
+Score Gomoku::Evaluate() const {
+  const int me = SideToMove(), op = 1 - me;
+  if (class_count_[me][kMakesFive] > 0) return kWinNow;
+  if (class_count_[op][kMakesFive] >= 2) return -kWinNow;
+  Score threat = 0;
+  if (class_count_[op][kMakesFive] == 0) {
+    if (class_count_[me][kMakesWinningFour] > 0) return kWinningFour;
+    if (class_count_[me][kMakesFourThree] > 0) {
+      threat = kFourThree;
+    } else if (class_count_[me][kMakesDoubleThree] > 0 &&
+               class_count_[op][kMakesFour] + class_count_[op][kMakesFourThree] == 0) {
+      threat = kDoubleThree;
+    }
+  }
+  // The opponent's shapes weigh a little more: they are what the side to move must defend.
+  int score = threat + total_value_[me] - total_value_[op] * 11 / 10;
+  return static_cast<Score>(std::clamp(score, -kEvalCap, kEvalCap));
+}
+
+int Gomoku::MoveOrderScore(Move cell) const {
+  const int me = SideToMove(), op = 1 - me;
+  return 100000 + kAttackRank[class_[me][cell]] + kDefenceRank[class_[op][cell]] +
+         value_[me][cell] + value_[op][cell] * 11 / 10;
+}
+
+bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len) {
+  const int defender = 1 - attacker;
+  const bool five = class_count_[attacker][kMakesFive] > 0;
+  if (five ||
+      (class_count_[attacker][kMakesWinningFour] > 0 && class_count_[defender][kMakesFive] == 0)) {
+    const uint8_t wanted = five ? kMakesFive : kMakesWinningFour;
+    for (int y = 0; y < size_; ++y) {
+      for (int x = 0; x < size_; ++x) {
+        Move c = CellAt(x, y);
+        if (board_[c] == kEmptyCell && class_[attacker][c] == wanted) {
+          path[len++] = c;
+          return true;
+        }
+      }
+    }
+  }
+  if (class_count_[defender][kMakesFive] > 0 || depth == 0) return false;
+  Move fours[kMaxMoves];
+  int n = 0;
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      Move c = CellAt(x, y);
+      uint8_t cls = class_[attacker][c];
+      if (board_[c] == kEmptyCell && (cls == kMakesFour || cls == kMakesFourThree)) fours[n++] = c;
+    }
+  }
+  // Four-threes first: they are the usual last blow.
+  std::stable_partition(fours, fours + n,
+                        [&](Move c) { return class_[attacker][c] == kMakesFourThree; });
+  for (int i = 0; i < n; ++i) {
+    if (--nodes_left < 0) return false;
+    const Move attack = fours[i];
+    Place(attack, attacker);
+    // The one cell where the new four becomes five: the defender must take it.
+    Move block = kNoMove;
+    for (int d = 0; d < 4 && block == kNoMove; ++d) {
+      for (int k = -4; k <= 4; ++k) {
+        int c = attack + k * kDirections[d];
+        if (c > 0 && c < kCells && board_[c] == kEmptyCell && class_[attacker][c] == kMakesFive) {
+          block = static_cast<Move>(c);
+          break;
+        }
+      }
+    }
+    bool won = false;
+    if (block != kNoMove) {
+      Place(block, defender);
+      path[len] = attack;
+      path[len + 1] = block;
+      int end = len + 2;
+      won = VcfSearch(attacker, depth - 1, nodes_left, path, end);
+      Remove(block, defender);
+      if (won) len = end;
+    }
+    Remove(attack, attacker);
+    if (won) return true;
+  }
+  return false;
+}
+
+Gomoku::Move Gomoku::FindVcf(int max_depth, int max_nodes) {
+  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
+  Move path[kMaxVcfPath];
+  int len = 0;
+  int nodes_left = max_nodes;
+  if (!VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len)) {
+    return kNoMove;
+  }
+  return path[0];
+}
+
+Gomoku::Move Gomoku::GreedyMove(uint64_t seed) const {
+  if (stones_ == 0) return CellAt(size_ / 2, size_ / 2);
+  const int me = SideToMove(), op = 1 - me;
+  Rng rng(seed);
+  Move best = kNoMove;
+  int64_t best_score = -1;
+  int ties = 0;
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      Move c = CellAt(x, y);
+      if (board_[c] != kEmptyCell) continue;
+      int64_t score = 0;
+      for (int d = 0; d < 4; ++d) {
+        score += kGreedyAttack[shapes_[key_[c][d][me]]] + kGreedyDefence[shapes_[key_[c][d][op]]];
+      }
+      if (score > best_score) {
+        best_score = score;
+        best = c;
+        ties = 1;
+      } else if (score == best_score && rng.Below(static_cast<uint64_t>(++ties)) == 0) {
+        best = c;
+      }
+    }
+  }
+  return best;
+}
+
+std::optional<SearchResult<Gomoku::Move>> Gomoku::Solve(Gomoku& game, const SearchLimits& limits) {
+  SearchResult<Move> result;
+  if (game.GetOutcome() != Outcome::kOngoing) return result;
+  result.best_move = game.GreedyMove(Mix64(limits.seed ^ game.Hash()));
+  result.has_move = true;
+  result.depth = 1;
+  result.nodes = game.size_ * game.size_ - game.stones_;
+  result.pv = {result.best_move};
+  return result;
+}
+
+GameStatus Gomoku::Status() const {
+  switch (GetOutcome()) {
+    case Outcome::kLoss:
+      return {.over = true,
+              .winner = 1 - SideToMove(),
+              .reason = exact_ ? "exactly five in a row" : "five in a row"};
+    case Outcome::kDraw:
+      return {.over = true, .winner = -1, .reason = "the board is full"};
+    default:
+      return {};
+  }
+}
+
+std::string Gomoku::MoveToText(Move cell) const {
+  return absl::StrCat(std::string(1, static_cast<char>('a' + XOf(cell))), size_ - YOf(cell));
+}
+
+absl::StatusOr<Gomoku::Move> Gomoku::ParseMove(std::string_view text) const {
+  text = Trim(text);
+  const char last_column = static_cast<char>('a' + size_ - 1);
+  int row = 0;
+  if (text.size() < 2 || !std::isalpha(static_cast<unsigned char>(text[0])) ||
+      !ParseInt(text.substr(1), &row) || !std::isdigit(static_cast<unsigned char>(text[1]))) {
+    return absl::InvalidArgumentError(absl::StrCat("'", Absl(text), "' is not a cell: expected a",
+                                                   "1..", std::string(1, last_column), size_));
+  }
+  int x = std::tolower(static_cast<unsigned char>(text[0])) - 'a';
+  if (x >= size_ || row < 1 || row > size_) {
+    return absl::InvalidArgumentError(absl::StrCat("'", Absl(text), "' is off the ", size_, "x",
+                                                   size_, " board: expected a1..",
+                                                   std::string(1, last_column), size_));
+  }
+  Move cell = CellAt(x, size_ - row);
+  if (board_[cell] != kEmptyCell) {
+    return absl::FailedPreconditionError(absl::StrCat(MoveToText(cell), " is already taken"));
+  }
+  return cell;
+}
+
+std::string Gomoku::Render() const {
+  std::string letters = "   ";
+  for (int x = 0; x < size_; ++x) {
+    letters += ' ';
+    letters += static_cast<char>('a' + x);
+  }
+  std::string out = letters + "\n";
+  for (int y = 0; y < size_; ++y) {
+    std::string row = std::to_string(size_ - y);
+    out += std::string(3 - row.size(), ' ') + row;
+    for (int x = 0; x < size_; ++x) {
+      int s = StoneAt(x, y);
+      out += ' ';
+      out += s == 0 ? 'X' : s == 1 ? 'O' : '.';
+    }
+    out += ' ' + row + '\n';
+  }
+  out += letters;
+  out += exact_ ? "   (exact five)\n" : "\n";
+  return out;
+}
+
+}  // namespace ply

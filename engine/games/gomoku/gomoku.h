@@ -1,0 +1,198 @@
+// Gomoku: Black (player 0) and White alternate placing a stone on an empty intersection of a
+// square board; the first to make an unbroken line of five, horizontally, vertically or
+// diagonally, wins. No opening restrictions (no swap, no renju fouls). A full board without a
+// winning line is a draw, so every game ends within size * size moves.
+//
+// Options: `size` (default 15, any size 5..20; 20 is the Gomocup free-style board) and
+// `rule`: `freestyle` (default: five or more in a row wins) or `exact` (exactly five wins; an
+// overline of six or more does not, and a four that can only grow into an overline is no
+// threat). The overline rule lives in one place: IsFive in the line-shape table (gomoku.cc).
+//
+// Notation: column letter and row number, `h8` (the centre of 15x15): columns a.. from the
+// left, rows 1.. from the bottom, as Gomoku records are written.
+//
+// Moves for people and for the AI: GenerateMoves yields every empty cell (perft, the registry,
+// ParseMove); GenerateSearchMoves yields the AI's candidates, empty cells within distance 2 of a
+// stone (the centre on an empty board), narrowed by the threats on the board: a five is played
+// at once, a four is blocked, a win by continuous fours (VCF, found by a small threat search at
+// every node) is followed, and against an open three or an opponent's VCF only blocks on its
+// cells and fours of our own are tried. This is the threat extension: forcing lines cost the
+// search one move a ply, so it reads them far deeper than the quiet ones.
+//
+// Representation: a padded mailbox (two rings of wall cells around the board, stride
+// kStride) so that walking along a line stops at a wall without bounds checks. For every cell,
+// direction and player the engine keeps the line around the cell (five cells each side) as a
+// base-3 key (empty / own / blocked), updated incrementally by Make/Unmake; a table turns a key
+// into the shape the player makes by playing there (five, open four, four, open three, three,
+// open two, two). Per cell and player these four shapes fold into a class (win, winning four,
+// four-three, ...) and a value; sums of both are kept incrementally for the evaluation, which
+// is the side to move's total minus 1.1 times the opponent's (defence weighs a little more),
+// overridden by the threats that decide the game (a five to play, two to block, a winning four).
+#ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
+#define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/core/move_list.h"
+#include "engine/core/options.h"
+#include "engine/core/types.h"
+#include "engine/search/difficulty.h"
+#include "engine/search/search.h"
+
+namespace ply {
+
+class Gomoku {
+ public:
+  static constexpr int kMaxSize = 20;
+  static constexpr int kPad = 2;
+  static constexpr int kStride = kMaxSize + 2 * kPad;
+  static constexpr int kCells = kStride * kStride;
+
+  // A move is a padded cell index: (y + kPad) * kStride + (x + kPad), y counted from the top.
+  using Move = uint16_t;
+  struct UndoInfo {};
+  static constexpr std::string_view kName = "gomoku";
+  static constexpr Move kNoMove = 0;  // a wall cell, never a legal move
+  static constexpr int kMaxMoves = kMaxSize * kMaxSize;
+  static constexpr int kHistorySize = kCells;
+  static constexpr bool kPerftCountsFinishedGames = false;
+
+  // What a player makes in one direction by playing a cell, weakest first. "Open" shapes have
+  // two ways to grow (an open four has two cells that make five), closed ones one.
+  enum Shape : uint8_t {
+    kDead,  // no five can ever pass through the cell in this direction
+    kOne,
+    kTwo,
+    kOpenTwo,
+    kThree,
+    kOpenThree,
+    kFour,
+    kOpenFour,  // also two fours on one line
+    kFive,
+    kShapeCount
+  };
+  // The four shapes of a cell folded together, weakest first: what playing there threatens.
+  enum CellClass : uint8_t {
+    kQuiet,
+    kMakesOpenThree,
+    kMakesFour,
+    kMakesDoubleThree,  // two open threes
+    kMakesFourThree,    // a four and an open three
+    kMakesWinningFour,  // an open four or two fours: wins unless the opponent has a five
+    kMakesFive,
+    kClassCount
+  };
+
+  static absl::StatusOr<Gomoku> Create(const GameOptions& options);
+  static std::vector<OptionInfo> OptionInfos();
+  // The default levels, plus `greedy`: the classic one-ply pattern-score player (a baseline,
+  // reached through Solve below, not a search).
+  static std::vector<Difficulty> Levels();
+  GameOptions EffectiveOptions() const;
+
+  void GenerateMoves(MoveList<Move, kMaxMoves>& moves) const;
+  void GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const;
+
+  void Make(Move cell, UndoInfo&);
+  void Unmake(Move cell, const UndoInfo&);
+
+  Outcome GetOutcome() const {
+    if (last_move_won_) return Outcome::kLoss;
+    return stones_ == size_ * size_ ? Outcome::kDraw : Outcome::kOngoing;
+  }
+  GameStatus Status() const;
+  Player SideToMove() const { return stones_ & 1; }
+
+  Score Evaluate() const;
+  uint64_t Hash() const { return hash_; }
+  uint64_t ComputeHash() const;
+  // Winning and forcing cells first, then by attack plus (slightly more) defence value.
+  int MoveOrderScore(Move cell) const;
+  static int HistoryIndex(Move cell) { return cell; }
+
+  std::string MoveToText(Move cell) const;
+  absl::StatusOr<Move> ParseMove(std::string_view text) const;
+  std::string Render() const;
+
+  bool operator==(const Gomoku&) const = default;
+
+  // The game-specific chooser behind levels flagged `perfect` (GameAdapter calls it for them).
+  // Gomoku has no exact solver; its one flagged level is `greedy`, answered by GreedyMove.
+  static std::optional<SearchResult<Move>> Solve(Gomoku& game, const SearchLimits& limits);
+  // The classic greedy Gomoku AI: for every empty cell, the sum over the four directions of the
+  // pattern weight it makes for the side to move plus that of the pattern it takes away from
+  // the opponent; the best cell wins, ties broken by `seed`.
+  Move GreedyMove(uint64_t seed) const;
+  // A forced win by continuous fours for the side to move (every attacking move makes a four,
+  // every defence is the one forced block), searched up to `max_depth` (at most 20) attacking
+  // moves and `max_nodes` positions. Returns the first attacking move, or kNoMove. The game is
+  // unchanged.
+  Move FindVcf(int max_depth, int max_nodes);
+  static constexpr int kMaxVcfDepth = 20;
+  static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
+
+  int size() const { return size_; }
+  bool exact_five() const { return exact_; }
+  int stones() const { return stones_; }
+  static constexpr Move CellAt(int x, int y) {
+    return static_cast<Move>((y + kPad) * kStride + x + kPad);
+  }
+  static constexpr int XOf(Move cell) { return cell % kStride - kPad; }
+  static constexpr int YOf(Move cell) { return cell / kStride - kPad; }
+  bool IsEmpty(Move cell) const { return board_[cell] == kEmptyCell; }
+  // 0 or 1 for a stone of that player, -1 for an empty cell.
+  int StoneAt(int x, int y) const;
+  Shape ShapeAt(Player p, Move cell, int direction) const;
+  CellClass ClassAt(Player p, Move cell) const { return static_cast<CellClass>(class_[p][cell]); }
+
+ private:
+  static constexpr uint8_t kEmptyCell = 0;
+  static constexpr uint8_t kWall = 3;
+  static constexpr int kDirections[4] = {1, kStride, kStride + 1, kStride - 1};
+
+  Gomoku(int size, bool exact);
+  bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
+  uint64_t CellKey(int player, int cell) const;
+  // Adds (sign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
+  // recomputes the class and value of the empty cells whose lines changed.
+  void UpdateLines(int cell, int p, int sign);
+  // Sets the class and value of an empty cell for player `p` from its line sum.
+  void Classify(int cell, int p);
+  // Takes an occupied cell out of the class counts and value sums.
+  void Retire(int cell);
+  // Puts a stone of `p` on / takes it off an empty cell: everything Make and Unmake do except
+  // the move count and the win flag, so the VCF search can also play for the side not to move.
+  void Place(int cell, int p);
+  void Remove(int cell, int p);
+  // The VCF search behind FindVcf. On success `path[len..]` holds the line found (attack, block,
+  // attack, block, ..., winning move) and `len` its end; on failure `len` is unchanged.
+  bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
+
+  int size_ = 15;
+  bool exact_ = false;
+  uint64_t salt_ = 0;
+  const uint8_t* shapes_ = nullptr;  // the shape table for the rule
+  const uint32_t* lines_ = nullptr;  // per key: the shape's counts and value, see LineInfo
+
+  uint8_t board_[kCells];         // kEmptyCell, 1 + player, or kWall
+  uint8_t near_[kCells];          // stones within distance 2 (Chebyshev)
+  uint16_t key_[kCells][4][2];    // base-3 line key per cell, direction and player
+  uint32_t line_sum_[2][kCells];  // lines_[key] summed over the four directions
+  uint8_t class_[2][kCells];      // CellClass per player, kQuiet for occupied cells
+  int16_t value_[2][kCells];      // value per player, 0 for occupied cells
+  int16_t class_count_[2][kClassCount] = {};
+  int32_t total_value_[2] = {0, 0};
+
+  uint64_t hash_ = 0;
+  int stones_ = 0;
+  bool last_move_won_ = false;
+};
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_

@@ -1,0 +1,275 @@
+// pbrain-ply: ply's Gomoku engine behind the Gomocup text protocol (the "pbrain" interface of
+// Piskvork and the other tournament managers). One command a line on stdin, answers on stdout,
+// each flushed:
+//
+//   START n        new n x n game (5..20)               -> OK | ERROR ...
+//   RESTART        new game of the same size            -> OK
+//   BEGIN          we move first                        -> x,y
+//   TURN x,y       the opponent played x,y              -> x,y
+//   BOARD ... DONE a whole position, lines "x,y,field" (1 = ours, 2 = theirs)  -> x,y
+//   TAKEBACK x,y   take back the last stone (at x,y)    -> OK | ERROR ...
+//   INFO key value timeout_turn, timeout_match, time_left (ms), rule (bit 0: exact five)
+//   ABOUT          -> name="...", version="...", ...
+//   END            exit
+//
+// Coordinates are 0-based, x the column from the left, y the row from the top. While thinking
+// the engine reports its search in MESSAGE lines. Renju and Caro rules are not supported.
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/core/text.h"
+#include "engine/games/gomoku/gomoku.h"
+#include "engine/search/search.h"
+
+namespace ply {
+namespace {
+
+class Brain {
+ public:
+  Brain() : searcher_(std::make_unique<Searcher<Gomoku>>(/*tt_megabytes=*/64)) {}
+
+  // Handles one command line; false once the manager says END.
+  bool Handle(const std::string& line) {
+    std::string command, rest;
+    SplitCommand(line, &command, &rest);
+    if (command.empty()) return true;
+    if (command == "END") return false;
+    if (command == "START") {
+      int size = 0;
+      if (!ParseInt(rest, &size) || size < 5 || size > Gomoku::kMaxSize) {
+        Say(absl::StrCat("ERROR unsupported board size '", rest, "' (5..", Gomoku::kMaxSize, ")"));
+        return true;
+      }
+      size_ = size;
+      NewGame();
+      Say("OK");
+    } else if (command == "RESTART") {
+      if (!NeedGame()) return true;
+      NewGame();
+      Say("OK");
+    } else if (command == "BEGIN") {
+      if (!NeedGame()) return true;
+      if (game_->stones() != 0) NewGame();
+      Think();
+    } else if (command == "TURN") {
+      if (!NeedGame()) return true;
+      std::optional<Gomoku::Move> move = ParseCell(rest);
+      if (!move) return true;
+      Play(*move);
+      Think();
+    } else if (command == "BOARD") {
+      ReadBoard();
+    } else if (command == "TAKEBACK") {
+      if (!NeedGame()) return true;
+      std::optional<Gomoku::Move> move = ParseCell(rest, /*must_be_empty=*/false);
+      if (!move) return true;
+      if (history_.empty() || history_.back() != *move) {
+        Say("ERROR only the last stone can be taken back");
+        return true;
+      }
+      Gomoku::UndoInfo undo;
+      game_->Unmake(history_.back(), undo);
+      history_.pop_back();
+      Say("OK");
+    } else if (command == "INFO") {
+      Info(rest);
+    } else if (command == "ABOUT") {
+      Say("name=\"pbrain-ply\", version=\"0.1\", author=\"ply\", country=\"\"");
+    } else {
+      Say(absl::StrCat("UNKNOWN command '", command, "'"));
+    }
+    return true;
+  }
+
+ private:
+  static void Say(const std::string& text) { std::cout << text << std::endl; }
+
+  static void SplitCommand(const std::string& line, std::string* command, std::string* rest) {
+    std::string_view text = Trim(line);
+    size_t space = text.find_first_of(" \t");
+    std::string_view head = text.substr(0, space);
+    command->clear();
+    for (char c : head)
+      command->push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    *rest = space == std::string_view::npos ? "" : std::string(Trim(text.substr(space)));
+  }
+
+  bool NeedGame() {
+    if (game_) return true;
+    Say("ERROR no game: send START first");
+    return false;
+  }
+
+  void NewGame() {
+    GameOptions options = {{"size", std::to_string(size_)},
+                           {"rule", exact_five_ ? "exact" : "freestyle"}};
+    game_ = *Gomoku::Create(options);
+    history_.clear();
+    searcher_->Clear();
+  }
+
+  // Rebuilds the game under the current rule with the same stones (the rule may arrive by
+  // INFO after START).
+  void Rebuild() {
+    if (!game_) return;
+    std::vector<Gomoku::Move> moves = history_;
+    NewGame();
+    for (Gomoku::Move m : moves) {
+      if (game_->GetOutcome() != Outcome::kOngoing) break;
+      Play(m);
+    }
+  }
+
+  void Play(Gomoku::Move m) {
+    Gomoku::UndoInfo undo;
+    game_->Make(m, undo);
+    history_.push_back(m);
+  }
+
+  // "x,y" to a cell; says ERROR and returns nothing when it is not one.
+  std::optional<Gomoku::Move> ParseCell(std::string_view text, bool must_be_empty = true) {
+    size_t comma = text.find(',');
+    int x = -1, y = -1;
+    if (comma == std::string_view::npos || !ParseInt(text.substr(0, comma), &x) ||
+        !ParseInt(text.substr(comma + 1), &y) || x < 0 || y < 0 || x >= game_->size() ||
+        y >= game_->size()) {
+      Say(absl::StrCat("ERROR '", Absl(text), "' is not a cell x,y on this board"));
+      return std::nullopt;
+    }
+    Gomoku::Move m = Gomoku::CellAt(x, y);
+    if (must_be_empty && (!game_->IsEmpty(m) || game_->GetOutcome() != Outcome::kOngoing)) {
+      Say(absl::StrCat("ERROR ", x, ",", y, " cannot be played"));
+      return std::nullopt;
+    }
+    return m;
+  }
+
+  void ReadBoard() {
+    std::vector<Gomoku::Move> mine, theirs;
+    std::string line;
+    bool ok = static_cast<bool>(game_);
+    while (std::getline(std::cin, line)) {
+      std::string_view text = Trim(line);
+      if (text == "DONE" || text == "done") break;
+      if (!ok) continue;
+      int x = -1, y = -1, field = 0;
+      std::vector<std::string> parts;
+      std::stringstream in{std::string(text)};
+      for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+      if (parts.size() != 3 || !ParseInt(parts[0], &x) || !ParseInt(parts[1], &y) ||
+          !ParseInt(parts[2], &field) || x < 0 || y < 0 || x >= size_ || y >= size_) {
+        Say(absl::StrCat("ERROR bad BOARD line '", Absl(text), "'"));
+        ok = false;
+        continue;
+      }
+      if (field == 1) mine.push_back(Gomoku::CellAt(x, y));
+      if (field == 2) theirs.push_back(Gomoku::CellAt(x, y));
+    }
+    if (!game_) {
+      Say("ERROR no game: send START first");
+      return;
+    }
+    if (!ok) return;
+    // It is our turn: with as many stones as the opponent we are Black, with one fewer White.
+    const std::vector<Gomoku::Move>* black = &mine;
+    const std::vector<Gomoku::Move>* white = &theirs;
+    if (theirs.size() == mine.size() + 1) {
+      std::swap(black, white);
+    } else if (theirs.size() != mine.size()) {
+      Say(absl::StrCat("ERROR ", mine.size(), " own and ", theirs.size(),
+                       " opponent stones: not our turn"));
+      return;
+    }
+    NewGame();
+    for (size_t i = 0; i < black->size(); ++i) {
+      for (const auto* side : {black, white}) {
+        if (i >= side->size()) continue;
+        Gomoku::Move m = (*side)[i];
+        if (!game_->IsEmpty(m) || game_->GetOutcome() != Outcome::kOngoing) {
+          Say(absl::StrCat("ERROR the stone at ", Gomoku::XOf(m), ",", Gomoku::YOf(m),
+                           " cannot be placed"));
+          return;
+        }
+        Play(m);
+      }
+    }
+    Think();
+  }
+
+  void Info(const std::string& rest) {
+    std::string key, value;
+    SplitCommand(rest, &key, &value);
+    int64_t number = 0;
+    if (!absl::SimpleAtoi(value, &number)) return;
+    if (key == "TIMEOUT_TURN") timeout_turn_ms_ = number;
+    if (key == "TIMEOUT_MATCH") timeout_match_ms_ = number;
+    if (key == "TIME_LEFT") time_left_ms_ = number;
+    if (key == "RULE") {
+      bool exact = (number & 1) != 0;
+      if (exact != exact_five_) {
+        exact_five_ = exact;
+        Rebuild();
+      }
+    }
+  }
+
+  // The time for this move: the turn limit, or a share of what is left of the match, less a
+  // margin for the protocol's round trip.
+  int64_t MoveBudgetMs() const {
+    // A turn limit of 0 asks for moves as fast as possible.
+    int64_t budget = timeout_turn_ms_ > 0 ? timeout_turn_ms_ : 100;
+    if (timeout_match_ms_ > 0 && time_left_ms_ > 0) {
+      int64_t moves_left = std::max(10, (game_->size() * game_->size() - game_->stones()) / 4);
+      budget = std::min(budget, time_left_ms_ / moves_left);
+    }
+    return std::max<int64_t>(10, budget * 8 / 10 - 30);
+  }
+
+  void Think() {
+    if (game_->GetOutcome() != Outcome::kOngoing) {
+      Say("ERROR the game is over");
+      return;
+    }
+    SearchLimits limits{.time_ms = MoveBudgetMs(), .seed = game_->Hash()};
+    auto result = searcher_->Search(*game_, limits, [&](const SearchResult<Gomoku::Move>& r) {
+      std::vector<std::string> pv;
+      for (Gomoku::Move m : r.pv) pv.push_back(game_->MoveToText(m));
+      Say(absl::StrCat("MESSAGE depth ", r.depth, " score ", r.score, " nodes ", r.nodes, " nps ",
+                       static_cast<int64_t>(r.nodes_per_second()), " pv ", absl::StrJoin(pv, " ")));
+    });
+    Gomoku::Move m = result.best_move;
+    Play(m);
+    Say(absl::StrCat(Gomoku::XOf(m), ",", Gomoku::YOf(m)));
+  }
+
+  std::unique_ptr<Searcher<Gomoku>> searcher_;
+  std::optional<Gomoku> game_;
+  std::vector<Gomoku::Move> history_;
+  int size_ = 15;
+  bool exact_five_ = false;
+  int64_t timeout_turn_ms_ = 5000;
+  int64_t timeout_match_ms_ = 0;
+  int64_t time_left_ms_ = 0;
+};
+
+}  // namespace
+}  // namespace ply
+
+int main() {
+  std::ios::sync_with_stdio(false);
+  auto brain = std::make_unique<ply::Brain>();
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!brain->Handle(line)) break;
+  }
+  return 0;
+}

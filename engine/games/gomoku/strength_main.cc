@@ -1,0 +1,188 @@
+// gomoku-strength: the Gomoku strength and speed checks that are too slow for unit tests.
+//
+//   gomoku-strength match A B [games=100] [time_ms=0] [rule=freestyle]
+//       plays levels A and B against each other through the registry (colours alternate, each
+//       game opens with two random stones near the centre), prints wins, draws, losses, the
+//       score and the Elo difference; exits 1 when A scores below `--min` (see below).
+//   gomoku-strength check
+//       the documented acceptance run: medium wins >= 90% and hard >= 98% of 100 games each
+//       against greedy.
+//   gomoku-strength bench [time_ms=1000]
+//       nodes/s and depth reached by the hard level's search in `time_ms` on a few positions.
+//
+// SHOW_GAMES=1 prints every game's moves to stderr.
+//
+// time_ms = 0 keeps each level's own time budget. JOBS=n in the environment plays n games at
+// once (one thread each); keep n at most the number of idle cores, since the levels think on
+// the wall clock.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/core/random.h"
+#include "engine/games/gomoku/gomoku.h"
+#include "engine/registry/registry.h"
+#include "engine/search/search.h"
+
+namespace ply {
+namespace {
+
+struct Tally {
+  int wins = 0, draws = 0, losses = 0;
+  double Score() const {
+    int n = wins + draws + losses;
+    return n == 0 ? 0 : (wins + 0.5 * draws) / n;
+  }
+  double Elo() const {
+    double s = std::clamp(Score(), 0.001, 0.999);
+    return -400.0 * std::log10(1.0 / s - 1.0);
+  }
+};
+
+// One game from a random two-stone opening; the winner (0 = Black), or -1 for a draw.
+int PlayGame(const GameOptions& options, const Difficulty& black, const Difficulty& white,
+             uint64_t seed, int64_t time_ms) {
+  auto game = *CreateGame("gomoku", options);
+  SearchCache caches[2] = {SearchCache(16), SearchCache(16)};
+  Rng rng(seed);
+  int size = std::stoi(game->Options().at("size"));
+  int centre = size / 2;
+  while (game->History().size() < 2) {
+    int x = centre - 2 + static_cast<int>(rng.Below(5));
+    int row = size - centre - 2 + static_cast<int>(rng.Below(5));
+    (void)game->Play(absl::StrCat(std::string(1, static_cast<char>('a' + x)), row));
+  }
+  while (!game->Status().over) {
+    int side = game->SideToMove();
+    auto report = game->ChooseMove(
+        {.level = side == 0 ? black : white, .time_ms = time_ms, .seed = seed * 31 + side},
+        &caches[side]);
+    if (!report.ok() || !game->Play(report->move).ok()) {
+      std::fprintf(stderr, "bad move: %s\n", report.status().ToString().c_str());
+      return -1;
+    }
+  }
+  if (std::getenv("SHOW_GAMES") != nullptr) {
+    std::fprintf(stderr, "%s-%s seed %llu winner %d: %s\n", black.name.c_str(), white.name.c_str(),
+                 static_cast<unsigned long long>(seed), game->Status().winner,
+                 absl::StrJoin(game->History(), " ").c_str());
+  }
+  return game->Status().winner;
+}
+
+Tally Match(const std::string& a, const std::string& b, int games, int64_t time_ms,
+            const GameOptions& options, int jobs, bool verbose) {
+  const GameInfo* info = FindGame("gomoku");
+  const Difficulty* la = FindLevel(info->levels, a);
+  const Difficulty* lb = FindLevel(info->levels, b);
+  if (la == nullptr || lb == nullptr) {
+    std::fprintf(stderr, "unknown level %s or %s\n", a.c_str(), b.c_str());
+    std::exit(2);
+  }
+  Tally t;
+  std::mutex mu;
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int i = next++; i < games; i = next++) {
+      bool a_black = i % 2 == 0;
+      // Games 2k and 2k + 1 share an opening with colours swapped.
+      int winner = PlayGame(options, a_black ? *la : *lb, a_black ? *lb : *la,
+                            /*seed=*/1000 + static_cast<uint64_t>(i / 2), time_ms);
+      std::lock_guard<std::mutex> lock(mu);
+      if (winner < 0) {
+        ++t.draws;
+      } else if ((winner == 0) == a_black) {
+        ++t.wins;
+      } else {
+        ++t.losses;
+      }
+      if (verbose) {
+        std::printf("game %3d: %s %s -> +%d =%d -%d\n", i + 1, a.c_str(),
+                    a_black ? "(Black)" : "(White)", t.wins, t.draws, t.losses);
+        std::fflush(stdout);
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(jobs, 1); ++j) threads.emplace_back(worker);
+  for (std::thread& th : threads) th.join();
+  std::printf("%s vs %s, %d games: +%d =%d -%d, score %.1f%%, Elo %+.0f\n", a.c_str(), b.c_str(),
+              games, t.wins, t.draws, t.losses, 100 * t.Score(), t.Elo());
+  return t;
+}
+
+void Bench(int64_t time_ms) {
+  const std::vector<std::vector<std::string>> positions = {
+      {"h8"},
+      {"h8", "i9", "g9", "i7", "i8", "g7", "j7"},
+      {"h8", "h9", "i9", "g7", "j10", "k11", "i8", "i7", "g8", "f8", "j8", "k8"},
+  };
+  auto searcher = std::make_unique<Searcher<Gomoku>>(64);
+  double total_nodes = 0, total_ms = 0, total_cpu_ms = 0;
+  for (const auto& moves : positions) {
+    Gomoku g = *Gomoku::Create({});
+    for (const std::string& m : moves) {
+      Gomoku::UndoInfo u;
+      g.Make(*g.ParseMove(m), u);
+    }
+    searcher->Clear();
+    std::clock_t cpu_start = std::clock();
+    auto r = searcher->Search(g, {.time_ms = time_ms});
+    double cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    // Nodes per CPU second as well: on a shared machine the wall clock undercounts.
+    std::printf(
+        "%2zu stones: depth %2d, %9lld nodes, %6.0f ms (%6.0f ms CPU), %8.0f nodes/s "
+        "(%8.0f per CPU s), best %s\n",
+        moves.size(), r.depth, static_cast<long long>(r.nodes), r.elapsed_ms, cpu_ms,
+        r.nodes_per_second(), static_cast<double>(r.nodes) * 1000 / std::max(cpu_ms, 1.0),
+        g.MoveToText(r.best_move).c_str());
+    total_nodes += static_cast<double>(r.nodes);
+    total_ms += r.elapsed_ms;
+    total_cpu_ms += cpu_ms;
+  }
+  std::printf("overall: %.0f nodes/s, %.0f nodes per CPU second\n", total_nodes * 1000 / total_ms,
+              total_nodes * 1000 / total_cpu_ms);
+}
+
+}  // namespace
+}  // namespace ply
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "bench") {
+    ply::Bench(args.size() > 1 ? std::stoll(args[1]) : 1000);
+    return 0;
+  }
+  // Parallel games; each game's searches stay single-threaded.
+  int jobs = 1;
+  if (const char* env = std::getenv("JOBS")) jobs = std::max(1, std::atoi(env));
+  if (!args.empty() && args[0] == "check") {
+    auto medium = ply::Match("medium", "greedy", 100, 0, {}, jobs, false);
+    auto hard = ply::Match("hard", "greedy", 100, 0, {}, jobs, false);
+    bool ok = medium.Score() >= 0.90 && hard.Score() >= 0.98;
+    std::printf("%s\n", ok ? "PASS" : "FAIL");
+    return ok ? 0 : 1;
+  }
+  if (args.size() >= 3 && args[0] == "match") {
+    int games = args.size() > 3 ? std::stoi(args[3]) : 100;
+    int64_t time_ms = args.size() > 4 ? std::stoll(args[4]) : 0;
+    ply::GameOptions options;
+    if (args.size() > 5) options["rule"] = args[5];
+    ply::Match(args[1], args[2], games, time_ms, options, jobs, /*verbose=*/true);
+    return 0;
+  }
+  std::fprintf(stderr,
+               "usage: gomoku-strength match A B [games] [time_ms] [rule] | check | bench "
+               "[time_ms]\n");
+  return 2;
+}

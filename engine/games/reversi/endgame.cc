@@ -1,0 +1,650 @@
+#include "engine/games/reversi/endgame.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "engine/core/random.h"
+#include "engine/core/text.h"
+#include "engine/games/reversi/bitboard8.h"
+
+namespace ply::reversi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kInf = 127;
+constexpr uint64_t kCorners = 0x8100000000000081ULL;
+// Quadrants for the parity heuristic: in a region with an odd number of empty cells, the side
+// to move can usually take the last cell.
+constexpr uint64_t kQuadrants[4] = {0x000000000f0f0f0fULL, 0x00000000f0f0f0f0ULL,
+                                    0x0f0f0f0f00000000ULL, 0xf0f0f0f000000000ULL};
+// With this many empty cells or fewer the solver orders moves by parity only (no mobility
+// counts, no table); above it uses the full ordering.
+constexpr int kShallowEmpties = 5;
+// Positions with at least this many empty cells go into the transposition table, in buckets of
+// two entries.
+constexpr int kTableEmpties = 9;
+// Above this many empty cells a node first looks up its children in the table.
+constexpr int kEtcEmpties = 10;
+
+uint64_t OddQuadrants(uint64_t empty) {
+  uint64_t odd = 0;
+  for (uint64_t q : kQuadrants) {
+    if (std::popcount(empty & q) & 1) odd |= q;
+  }
+  return odd;
+}
+
+constexpr uint64_t kColumnA = 0x0101010101010101ULL;
+constexpr uint64_t kColumnH = 0x8080808080808080ULL;
+constexpr uint64_t kRow1 = 0xffULL;
+constexpr uint64_t kRow8 = 0xff00000000000000ULL;
+constexpr uint64_t kBorder = kColumnA | kColumnH | kRow1 | kRow8;
+
+struct Diagonals {
+  uint64_t down[15];  // a1-h8 direction (step +9)
+  uint64_t up[15];    // h1-a8 direction (step +7)
+};
+constexpr Diagonals MakeDiagonals() {
+  Diagonals d{};
+  for (int sq = 0; sq < 64; ++sq) {
+    const int r = sq / 8, c = sq % 8;
+    d.down[r - c + 7] |= uint64_t{1} << sq;
+    d.up[r + c] |= uint64_t{1} << sq;
+  }
+  return d;
+}
+constexpr Diagonals kDiagonals = MakeDiagonals();
+
+// Discs of `own` that can never be turned over: along each of the four axes the line is full, or
+// a neighbour on the axis is the edge, a wall or another such disc. `filled` holds the discs of
+// both sides and the walls.
+uint64_t StableDiscs(uint64_t own, uint64_t filled, uint64_t walls) {
+  uint64_t full_h = 0, full_d9 = 0, full_d7 = 0;
+  for (int r = 0; r < 8; ++r) {
+    const uint64_t row = kRow1 << (8 * r);
+    if ((filled & row) == row) full_h |= row;
+  }
+  uint64_t columns = filled;
+  columns &= columns >> 32;
+  columns &= columns >> 16;
+  columns &= columns >> 8;
+  const uint64_t full_v = (columns & kRow1) * kColumnA;
+  for (int i = 0; i < 15; ++i) {
+    if ((filled & kDiagonals.down[i]) == kDiagonals.down[i]) full_d9 |= kDiagonals.down[i];
+    if ((filled & kDiagonals.up[i]) == kDiagonals.up[i]) full_d7 |= kDiagonals.up[i];
+  }
+  const uint64_t base_h =
+      full_h | kColumnA | kColumnH | ((walls << 1) & ~kColumnA) | ((walls >> 1) & ~kColumnH);
+  const uint64_t base_v = full_v | kRow1 | kRow8 | (walls << 8) | (walls >> 8);
+  const uint64_t base_d9 =
+      full_d9 | kBorder | ((walls << 9) & ~kColumnA) | ((walls >> 9) & ~kColumnH);
+  const uint64_t base_d7 =
+      full_d7 | kBorder | ((walls << 7) & ~kColumnH) | ((walls >> 7) & ~kColumnA);
+  uint64_t stable = 0;
+  while (true) {
+    const uint64_t h = base_h | ((stable << 1) & ~kColumnA) | ((stable >> 1) & ~kColumnH);
+    const uint64_t v = base_v | (stable << 8) | (stable >> 8);
+    const uint64_t d9 = base_d9 | ((stable << 9) & ~kColumnA) | ((stable >> 9) & ~kColumnH);
+    const uint64_t d7 = base_d7 | ((stable << 7) & ~kColumnH) | ((stable >> 7) & ~kColumnA);
+    const uint64_t next = own & h & v & d9 & d7;
+    if (next == stable) return stable;
+    stable = next;
+  }
+}
+
+// The up to eight cells around each cell: a move flips nothing unless one of them is the
+// opponent's, a test far cheaper than computing the flips.
+constexpr std::array<uint64_t, 64> MakeNeighbours() {
+  std::array<uint64_t, 64> n{};
+  for (int sq = 0; sq < 64; ++sq) {
+    for (int dr = -1; dr <= 1; ++dr) {
+      for (int dc = -1; dc <= 1; ++dc) {
+        const int r = sq / 8 + dr, c = sq % 8 + dc;
+        if ((dr != 0 || dc != 0) && r >= 0 && r < 8 && c >= 0 && c < 8) {
+          n[sq] |= uint64_t{1} << (r * 8 + c);
+        }
+      }
+    }
+  }
+  return n;
+}
+constexpr std::array<uint64_t, 64> kNeighbours = MakeNeighbours();
+
+// Flips of a move of `own` on `cell`, 0 when illegal.
+inline uint64_t FlipsIfAny(uint64_t own, uint64_t opp, int cell) {
+  return (kNeighbours[cell] & opp) ? reversi8::Flips(own, opp, cell) : 0;
+}
+
+// Final score with `empties` cells left: the winner gets them.
+int FinalScore(uint64_t own, uint64_t opp, int empties) {
+  const int diff = std::popcount(own) - std::popcount(opp);
+  return diff > 0 ? diff + empties : diff < 0 ? diff - empties : 0;
+}
+
+}  // namespace
+
+class EndgameSolver::Impl {
+ public:
+  explicit Impl(size_t tt_megabytes) {
+    size_t entries = 1;
+    while (entries * 2 * sizeof(Entry) <= (std::max<size_t>(tt_megabytes, 1) << 20)) entries *= 2;
+    table_ = std::make_unique<Entry[]>(entries);
+    mask_ = entries - 1;
+    Clear();
+  }
+
+  void Clear() { std::memset(static_cast<void*>(table_.get()), 0, (mask_ + 1) * sizeof(Entry)); }
+
+  EndgameResult Solve(uint64_t own, uint64_t opp, uint64_t board, const SolverLimits& limits) {
+    start_ = Clock::now();
+    limits_ = limits;
+    nodes_ = 0;
+    stopped_ = false;
+    walls_ = ~board;
+    cells_ = std::popcount(board);
+    EndgameResult result;
+    const uint64_t empty = board & ~(own | opp);
+    const int n = std::popcount(empty);
+    uint64_t moves = reversi8::Moves(own, opp, empty);
+    if (moves == 0) {
+      if (reversi8::Moves(opp, own, empty) == 0) {
+        result.score = FinalScore(own, opp, n);
+        result.best_move = Reversi::kNoMove;
+      } else {
+        result.score = -Search(opp, own, empty, n, -kInf, kInf);
+        result.best_move = Reversi::kPass;
+      }
+    } else {
+      // Principal-variation search at the root, keeping the move.
+      MoveEntry list[32];
+      const int count = ListMoves(own, opp, empty, moves, NoMove(), list);
+      int best = -kInf;
+      int alpha = -kInf;
+      for (int i = 0; i < count; ++i) {
+        PickBest(list, i, count);
+        const MoveEntry& m = list[i];
+        const uint64_t bit = uint64_t{1} << m.cell;
+        const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
+        int score;
+        if (i == 0) {
+          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -kInf, kInf);
+        } else {
+          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
+          if (score > alpha && !stopped_) {
+            score = -Search(next_own, next_opp, empty ^ bit, n - 1, -kInf, -alpha);
+          }
+        }
+        if (stopped_) break;
+        if (score > best) {
+          best = score;
+          result.best_move = static_cast<Reversi::Move>(m.cell);
+          alpha = std::max(alpha, score);
+        }
+      }
+      result.score = best;
+    }
+    result.solved = !stopped_;
+    result.nodes = nodes_;
+    result.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+    return result;
+  }
+
+ private:
+  struct Entry {
+    uint64_t key;
+    int8_t lower;
+    int8_t upper;
+    uint8_t move;
+    uint8_t empties;
+  };
+  struct MoveEntry {
+    int cell;
+    int key;
+    uint64_t flips;
+  };
+
+  static constexpr int NoMove() { return 64; }
+
+  static uint64_t Key(uint64_t own, uint64_t opp) { return Mix64(own ^ Mix64(opp)); }
+
+  const Entry* Probe(uint64_t own, uint64_t opp) const {
+    const uint64_t key = Key(own, opp);
+    const Entry* bucket = &table_[key & mask_ & ~size_t{1}];
+    return bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
+  }
+
+  bool CheckStop() {
+    if (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed)) return true;
+    if (limits_.max_nodes > 0 && nodes_ >= limits_.max_nodes) return true;
+    if (limits_.time_ms > 0 &&
+        std::chrono::duration<double, std::milli>(Clock::now() - start_).count() >=
+            static_cast<double>(limits_.time_ms)) {
+      return true;
+    }
+    return false;
+  }
+
+  // Fills `list` with the moves in `moves` and their ordering keys: the table move first, then
+  // few replies for the opponent (corners counted twice), then odd quadrants.
+  int ListMoves(uint64_t own, uint64_t opp, uint64_t empty, uint64_t moves, int tt_move,
+                MoveEntry* list) const {
+    const uint64_t odd = OddQuadrants(empty);
+    int count = 0;
+    for (; moves != 0; moves &= moves - 1) {
+      const int cell = std::countr_zero(moves);
+      const uint64_t bit = uint64_t{1} << cell;
+      const uint64_t flips = reversi8::Flips(own, opp, cell);
+      const uint64_t replies = reversi8::Moves(opp ^ flips, own | flips | bit, empty ^ bit);
+      int key = -16 * (std::popcount(replies) + std::popcount(replies & kCorners));
+      if (bit & odd) key += 4;
+      if (bit & kCorners) key += 6;
+      if (cell == tt_move) key = 1 << 20;
+      list[count++] = {cell, key, flips};
+    }
+    return count;
+  }
+
+  static void PickBest(MoveEntry* list, int i, int count) {
+    int best = i;
+    for (int j = i + 1; j < count; ++j) {
+      if (list[j].key > list[best].key) best = j;
+    }
+    if (best != i) std::swap(list[i], list[best]);
+  }
+
+  // The one empty cell `cell` is all that is left.
+  int Last1(uint64_t own, uint64_t opp, int cell) {
+    ++nodes_;
+    const int diff = std::popcount(own) - std::popcount(opp);
+#if PLY_REVERSI_PEXT
+    if (walls_ == 0) {
+      if (const int k = reversi8::CountLastFlips(own, cell)) return diff + 2 * k + 1;
+      if (const int k = reversi8::CountLastFlips(opp, cell)) return diff - 2 * k - 1;
+      return diff > 0 ? diff + 1 : diff < 0 ? diff - 1 : 0;
+    }
+#endif
+    if (const uint64_t flips = FlipsIfAny(own, opp, cell)) {
+      return diff + 2 * std::popcount(flips) + 1;
+    }
+    if (const uint64_t flips = FlipsIfAny(opp, own, cell)) {
+      return diff - 2 * std::popcount(flips) - 1;
+    }
+    return diff > 0 ? diff + 1 : diff < 0 ? diff - 1 : 0;
+  }
+
+  // Few empty cells: no move generation or table, cells in odd quadrants first.
+  int Shallow(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
+    if (n == 1) return Last1(own, opp, std::countr_zero(empty));
+    ++nodes_;
+    int best = -kInf;
+    // With three cells or fewer the order hardly matters; skip the parity count.
+    const uint64_t odd = n > 3 ? OddQuadrants(empty) : empty;
+    for (uint64_t group : {empty & odd, empty & ~odd}) {
+      for (; group != 0; group &= group - 1) {
+        const int cell = std::countr_zero(group);
+        const uint64_t flips = FlipsIfAny(own, opp, cell);
+        if (flips == 0) continue;
+        const uint64_t bit = uint64_t{1} << cell;
+        const int score = -Shallow(opp ^ flips, own | flips | bit, empty ^ bit, n - 1, -beta,
+                                   -std::max(alpha, best));
+        if (score > best) {
+          best = score;
+          if (best >= beta) return best;
+        }
+      }
+    }
+    if (best == -kInf) {
+      if (reversi8::Moves(opp, own, empty) == 0) return FinalScore(own, opp, n);
+      return -Shallow(opp, own, empty, n, -beta, -alpha);
+    }
+    return best;
+  }
+
+  int Search(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
+    if (n <= kShallowEmpties) return Shallow(own, opp, empty, n, alpha, beta);
+    ++nodes_;
+    if ((nodes_ & 4095) == 0 && CheckStop()) stopped_ = true;
+    if (stopped_) return 0;
+
+    // Stability cutoff: the opponent's stable discs bound what we can still reach.
+    if (alpha >= 2 * n - 8) {
+      const int bound = cells_ - 2 * std::popcount(StableDiscs(opp, ~empty, walls_));
+      if (bound <= alpha) return bound;
+    }
+
+    const uint64_t moves = reversi8::Moves(own, opp, empty);
+    if (moves == 0) {
+      if (reversi8::Moves(opp, own, empty) == 0) return FinalScore(own, opp, n);
+      return -Search(opp, own, empty, n, -beta, -alpha);
+    }
+
+    int tt_move = NoMove();
+    Entry* bucket = nullptr;
+    Entry* entry = nullptr;
+    uint64_t key = 0;
+    if (n >= kTableEmpties) {
+      key = Key(own, opp);
+      bucket = &table_[key & mask_ & ~size_t{1}];
+      entry = bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
+      if (entry != nullptr) {
+        if (entry->lower >= beta) return entry->lower;
+        if (entry->upper <= alpha) return entry->upper;
+        alpha = std::max<int>(alpha, entry->lower);
+        beta = std::min<int>(beta, entry->upper);
+        tt_move = entry->move;
+      }
+    }
+
+    MoveEntry list[32];
+    const int count = ListMoves(own, opp, empty, moves, tt_move, list);
+    // Enhanced transposition cutoff: a reply already known to refute the opponent ends the
+    // node without searching anything.
+    if (n > kEtcEmpties) {
+      for (int i = 0; i < count; ++i) {
+        const uint64_t bit = uint64_t{1} << list[i].cell;
+        const Entry* child = Probe(opp ^ list[i].flips, own | list[i].flips | bit);
+        if (child != nullptr && -child->upper >= beta) return -child->upper;
+      }
+    }
+    const int alpha_orig = alpha;
+    int best = -kInf;
+    int best_move = NoMove();
+    for (int i = 0; i < count; ++i) {
+      PickBest(list, i, count);
+      const MoveEntry& m = list[i];
+      const uint64_t bit = uint64_t{1} << m.cell;
+      const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
+      int score;
+      if (i == 0) {
+        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+      } else {
+        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
+        if (score > alpha && score < beta && !stopped_) {
+          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+        }
+      }
+      if (stopped_) return 0;
+      if (score > best) {
+        best = score;
+        best_move = m.cell;
+        if (score > alpha) {
+          alpha = score;
+          if (alpha >= beta) break;
+        }
+      }
+    }
+
+    if (bucket != nullptr) {
+      // Bounds against the window this node was searched with (after the table narrowed it),
+      // merged with what the table knew. A new position goes to the first slot of its bucket
+      // if it took at least as much work as the one there (it has as many empty cells), else
+      // to the second slot, which always takes the newest.
+      Entry e{key, static_cast<int8_t>(-64), static_cast<int8_t>(64),
+              static_cast<uint8_t>(best_move), static_cast<uint8_t>(n)};
+      if (entry != nullptr) {
+        e.lower = entry->lower;
+        e.upper = entry->upper;
+      } else {
+        entry = n >= bucket[0].empties ? &bucket[0] : &bucket[1];
+      }
+      if (best >= beta) {
+        e.lower = static_cast<int8_t>(std::max<int>(e.lower, best));
+      } else if (best > alpha_orig) {
+        e.lower = e.upper = static_cast<int8_t>(best);
+      } else {
+        e.upper = static_cast<int8_t>(std::min<int>(e.upper, best));
+      }
+      *entry = e;
+    }
+    return best;
+  }
+
+  std::unique_ptr<Entry[]> table_;
+  size_t mask_ = 0;
+  SolverLimits limits_;
+  Clock::time_point start_;
+  int64_t nodes_ = 0;
+  bool stopped_ = false;
+  uint64_t walls_ = 0;
+  int cells_ = 64;
+};
+
+EndgameSolver::EndgameSolver(size_t tt_megabytes) : impl_(std::make_unique<Impl>(tt_megabytes)) {}
+EndgameSolver::~EndgameSolver() = default;
+void EndgameSolver::Clear() { impl_->Clear(); }
+
+namespace {
+
+// Plain alpha-beta over the game class for boards other than 8x8.
+struct GenericSolver {
+  const SolverLimits& limits;
+  Clock::time_point start = Clock::now();
+  int64_t nodes = 0;
+  bool stopped = false;
+
+  int Final(const Reversi& g) const {
+    const int diff = g.DiscDifference();
+    return diff > 0 ? diff + g.Empties() : diff < 0 ? diff - g.Empties() : 0;
+  }
+
+  int Search(Reversi& g, int alpha, int beta, Reversi::Move* best_move) {
+    ++nodes;
+    if ((nodes & 1023) == 0 &&
+        ((limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) ||
+         (limits.max_nodes > 0 && nodes >= limits.max_nodes) ||
+         (limits.time_ms > 0 &&
+          std::chrono::duration<double, std::milli>(Clock::now() - start).count() >=
+              static_cast<double>(limits.time_ms)))) {
+      stopped = true;
+    }
+    if (stopped) return 0;
+    if (g.GetOutcome() != Outcome::kOngoing) return Final(g);
+    MoveList<Reversi::Move, Reversi::kMaxMoves> moves;
+    g.GenerateMoves(moves);
+    int keys[Reversi::kMaxMoves];
+    for (int i = 0; i < moves.size(); ++i) keys[i] = g.MoveOrderScore(moves[i]);
+    int best = -kInf;
+    Reversi::UndoInfo undo;
+    for (int i = 0; i < moves.size(); ++i) {
+      int pick = i;
+      for (int j = i + 1; j < moves.size(); ++j) pick = keys[j] > keys[pick] ? j : pick;
+      std::swap(moves[i], moves[pick]);
+      std::swap(keys[i], keys[pick]);
+      g.Make(moves[i], undo);
+      const int score = -Search(g, -beta, -std::max(alpha, best), nullptr);
+      g.Unmake(moves[i], undo);
+      if (stopped) return 0;
+      if (score > best) {
+        best = score;
+        if (best_move != nullptr) *best_move = moves[i];
+        if (best >= beta) break;
+      }
+    }
+    return best;
+  }
+};
+
+}  // namespace
+
+EndgameResult EndgameSolver::Solve(const Reversi& game, const SolverLimits& limits) {
+  if (game.standard()) {
+    const Player me = game.SideToMove();
+    return impl_->Solve(game.discs(me).w[0], game.discs(me ^ 1).w[0], ~game.walls().w[0], limits);
+  }
+  GenericSolver solver{limits};
+  Reversi copy = game;
+  EndgameResult result;
+  if (copy.GetOutcome() != Outcome::kOngoing) {
+    result.score = solver.Final(copy);
+  } else {
+    result.score = solver.Search(copy, -kInf, kInf, &result.best_move);
+  }
+  result.solved = !solver.stopped;
+  result.nodes = solver.nodes;
+  result.elapsed_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - solver.start).count();
+  return result;
+}
+
+EndgameResult SolveEndgame(const Reversi& game, const SolverLimits& limits) {
+  thread_local EndgameSolver solver(64);
+  return solver.Solve(game, limits);
+}
+
+absl::StatusOr<ObfPosition> ParseObfLine(std::string_view line) {
+  std::vector<absl::string_view> parts = absl::StrSplit(Absl(line), ';');
+  std::vector<absl::string_view> head =
+      absl::StrSplit(parts[0], absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  if (head.size() != 2 || head[0].size() != 64 || head[1].size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", Absl(line), "' is not an .obf position: 64 cells, the side to move, then ';'"));
+  }
+  const char side = absl::ascii_toupper(static_cast<unsigned char>(head[1][0]));
+  if (side != 'X' && side != 'O') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the side to move must be X or O, not '", head[1], "'"));
+  }
+  absl::StatusOr<Reversi> game = Reversi::FromCells({}, Std(head[0]), side == 'X' ? 0 : 1);
+  if (!game.ok()) return game.status();
+  ObfPosition position{*std::move(game), 0, {}};
+  for (size_t i = 1; i < parts.size(); ++i) {
+    absl::string_view item = absl::StripAsciiWhitespace(parts[i]);
+    if (item.empty()) continue;
+    std::vector<absl::string_view> kv = absl::StrSplit(item, ':');
+    int score = 0;
+    absl::string_view score_text = absl::StripAsciiWhitespace(kv.size() == 2 ? kv[1] : "");
+    absl::ConsumePrefix(&score_text, "+");
+    if (kv.size() != 2 || !absl::SimpleAtoi(score_text, &score)) {
+      return absl::InvalidArgumentError(absl::StrCat("'", item, "' is not MOVE:SCORE"));
+    }
+    if (position.best_moves.empty() || score > position.best_score) {
+      position.best_moves.clear();
+      position.best_score = score;
+    }
+    if (score == position.best_score) {
+      position.best_moves.push_back(absl::AsciiStrToLower(absl::StripAsciiWhitespace(kv[0])));
+    }
+  }
+  if (position.best_moves.empty()) {
+    return absl::InvalidArgumentError("the position lists no move with its score");
+  }
+  return position;
+}
+
+absl::StatusOr<std::vector<ObfPosition>> ReadObfFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::vector<ObfPosition> positions;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string_view text = Trim(line);
+    if (text.empty() || text[0] == '%' || text[0] == '#') continue;
+    absl::StatusOr<ObfPosition> p = ParseObfLine(text);
+    if (!p.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", number, ": ", p.status().message()));
+    }
+    positions.push_back(*std::move(p));
+  }
+  return positions;
+}
+
+namespace {
+
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+ObfTableTotals SolveObfTable(const std::vector<ObfPosition>& positions, int first_number,
+                             EndgameSolver& solver, const SolverLimits& limits,
+                             const std::function<void(const std::string&)>& out) {
+  ObfTableTotals totals;
+  out(absl::StrFormat("%4s %7s %14s %14s %10s %10s %14s %10s", "#", "empties", "expected", "ply",
+                      "time", "cpu", "nodes", "nodes/s"));
+  for (const ObfPosition& p : positions) {
+    solver.Clear();
+    const double cpu_start = ThreadCpuSeconds();
+    const EndgameResult r = solver.Solve(p.game, limits);
+    const double cpu = ThreadCpuSeconds() - cpu_start;
+    const std::string move = p.game.MoveToText(r.best_move);
+    const bool right =
+        r.solved && r.score == p.best_score &&
+        std::find(p.best_moves.begin(), p.best_moves.end(), move) != p.best_moves.end();
+    const std::string found =
+        r.solved ? absl::StrFormat("%+d %s%s", r.score, move, right ? "" : " !") : "stopped";
+    out(absl::StrFormat("%4d %7d %14s %14s %9.3fs %9.3fs %14d %9.2fM",
+                        first_number + totals.positions, p.game.Empties(),
+                        absl::StrFormat("%+d %s", p.best_score, p.best_moves[0]), found,
+                        r.elapsed_ms / 1000, cpu, r.nodes, r.nodes_per_second() / 1e6));
+    ++totals.positions;
+    totals.wrong += right || !r.solved ? 0 : 1;
+    totals.unsolved += r.solved ? 0 : 1;
+    totals.seconds += r.elapsed_ms / 1000;
+    totals.cpu_seconds += cpu;
+    totals.nodes += r.nodes;
+  }
+  out(absl::StrFormat(
+      "total: %d positions, %.3f s (cpu %.3f s), %d nodes, %.2f M nodes/s (%.2f M per cpu "
+      "second), %d wrong, %d stopped",
+      totals.positions, totals.seconds, totals.cpu_seconds, totals.nodes,
+      totals.seconds > 0 ? totals.nodes / totals.seconds / 1e6 : 0.0,
+      totals.cpu_seconds > 0 ? totals.nodes / totals.cpu_seconds / 1e6 : 0.0, totals.wrong,
+      totals.unsolved));
+  return totals;
+}
+
+}  // namespace ply::reversi
+
+namespace ply {
+
+std::optional<SearchResult<Reversi::Move>> Reversi::Solve(Reversi& game,
+                                                          const SearchLimits& limits) {
+  if (game.GetOutcome() != Outcome::kOngoing) return std::nullopt;
+  // How many empty cells the budget can take: the 8x8 solver takes well under a second for 18
+  // empties and a few seconds for 21-22; the generic one is far slower.
+  int max_empties;
+  if (game.standard()) {
+    max_empties = limits.time_ms == 0 || limits.time_ms >= 4000 ? 21
+                  : limits.time_ms >= 900                       ? 18
+                                                                : 14;
+  } else {
+    max_empties = limits.time_ms == 0 || limits.time_ms >= 4000 ? 14 : 10;
+  }
+  if (game.Empties() > max_empties) return std::nullopt;
+  // Keep part of the budget for the fallback search when the solve does not finish.
+  reversi::SolverLimits solver_limits{
+      .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
+  if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
+  const reversi::EndgameResult solved = reversi::SolveEndgame(game, solver_limits);
+  if (!solved.solved || solved.best_move == kNoMove) return std::nullopt;
+  SearchResult<Move> result;
+  result.best_move = solved.best_move;
+  result.has_move = true;
+  result.pv = {result.best_move};
+  result.score = solved.score;
+  result.depth = game.Empties();
+  result.nodes = solved.nodes;
+  result.elapsed_ms = solved.elapsed_ms;
+  result.exact = true;
+  return result;
+}
+
+}  // namespace ply

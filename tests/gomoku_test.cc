@@ -1,0 +1,482 @@
+#include "engine/games/gomoku/gomoku.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/registry/registry.h"
+#include "engine/search/perft.h"
+#include "engine/search/search.h"
+#include "tests/conformance.h"
+
+namespace ply {
+namespace {
+
+Gomoku Make(const GameOptions& options = {}) { return *Gomoku::Create(options); }
+
+void PlayMoves(Gomoku& g, std::initializer_list<const char*> moves) {
+  for (const char* text : moves) {
+    auto m = g.ParseMove(text);
+    ASSERT_TRUE(m.ok()) << text << ": " << m.status();
+    ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing) << text;
+    Gomoku::UndoInfo u;
+    g.Make(*m, u);
+  }
+}
+
+Gomoku Position(std::initializer_list<const char*> moves, const GameOptions& options = {}) {
+  Gomoku g = Make(options);
+  PlayMoves(g, moves);
+  return g;
+}
+
+TEST(Gomoku, PerftCountsEveryEmptyCell) {
+  Gomoku g = Make();
+  EXPECT_EQ(Perft(g, 1), 225u);
+  EXPECT_EQ(Perft(g, 2), 225u * 224);
+  EXPECT_EQ(Perft(g, 3), 225u * 224 * 223);
+  Gomoku big = Make({{"size", "19"}});
+  EXPECT_EQ(Perft(big, 2), 361u * 360);
+}
+
+TEST(Gomoku, PerftOnFiveByFiveCountsFinishedGames) {
+  // No five can exist before the ninth stone, so the first eight plies are plain products.
+  Gomoku g = Make({{"size", "5"}});
+  uint64_t expected = 1;
+  for (int d = 1; d <= 5; ++d) {
+    expected *= static_cast<uint64_t>(26 - d);
+    EXPECT_EQ(Perft(g, d), expected) << "depth " << d;
+  }
+}
+
+TEST(Gomoku, PassesConformanceOnEveryVariant) {
+  testing::RunConformance(Make(), 3, 1);
+  testing::RunConformance(Make({{"rule", "exact"}}), 3, 2);
+  testing::RunConformance(Make({{"size", "5"}}), 40, 3);
+  testing::RunConformance(Make({{"size", "7"}, {"rule", "exact"}}), 20, 4);
+  testing::RunConformance(Make({{"size", "20"}}), 1, 5);
+}
+
+TEST(Gomoku, RejectsBadOptions) {
+  EXPECT_FALSE(Gomoku::Create({{"size", "4"}}).ok());
+  EXPECT_FALSE(Gomoku::Create({{"size", "21"}}).ok());
+  EXPECT_FALSE(Gomoku::Create({{"rule", "renju"}}).ok());
+  EXPECT_EQ(Make({{"size", "19"}, {"rule", "exact"}}).EffectiveOptions(),
+            (GameOptions{{"size", "19"}, {"rule", "exact"}}));
+}
+
+TEST(Gomoku, NotationNamesColumnsFromTheLeftAndRowsFromTheBottom) {
+  Gomoku g = Make();
+  EXPECT_EQ(*g.ParseMove("h8"), Gomoku::CellAt(7, 7));
+  EXPECT_EQ(*g.ParseMove("a1"), Gomoku::CellAt(0, 14));
+  EXPECT_EQ(*g.ParseMove("O15"), Gomoku::CellAt(14, 0));
+  EXPECT_EQ(g.MoveToText(Gomoku::CellAt(14, 0)), "o15");
+  for (const char* bad : {"", "h", "8h", "p1", "a0", "a16", "h8x", "-1", "h 8"}) {
+    EXPECT_EQ(g.ParseMove(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  PlayMoves(g, {"h8"});
+  auto taken = g.ParseMove("h8");
+  EXPECT_EQ(taken.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(taken.status().message().find("h8"), std::string_view::npos);
+}
+
+TEST(Gomoku, RenderShowsCoordinatesOnTheEdges) {
+  Gomoku g = Position({"h8", "a1"}, {{"size", "9"}});
+  EXPECT_EQ(g.Render(),
+            "    a b c d e f g h i\n"
+            "  9 . . . . . . . . . 9\n"
+            "  8 . . . . . . . X . 8\n"
+            "  7 . . . . . . . . . 7\n"
+            "  6 . . . . . . . . . 6\n"
+            "  5 . . . . . . . . . 5\n"
+            "  4 . . . . . . . . . 4\n"
+            "  3 . . . . . . . . . 3\n"
+            "  2 . . . . . . . . . 2\n"
+            "  1 O . . . . . . . . 1\n"
+            "    a b c d e f g h i\n");
+}
+
+TEST(Gomoku, FiveWinsInEveryDirection) {
+  struct Case {
+    std::initializer_list<const char*> black;
+  };
+  const std::vector<std::vector<const char*>> lines = {
+      {"d4", "e4", "f4", "g4", "h4"},  // row
+      {"d4", "d5", "d6", "d7", "d8"},  // column
+      {"d4", "e5", "f6", "g7", "h8"},  // diagonal up
+      {"d8", "e7", "f6", "g5", "h4"},  // diagonal down
+  };
+  const char* white[] = {"a15", "c15", "e15", "g15"};
+  for (const auto& line : lines) {
+    Gomoku g = Make();
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing);
+      Gomoku::UndoInfo u;
+      g.Make(*g.ParseMove(line[i]), u);
+      if (i < 4) g.Make(*g.ParseMove(white[i]), u);
+    }
+    EXPECT_EQ(g.GetOutcome(), Outcome::kLoss) << g.Render();
+    EXPECT_EQ(g.Status().winner, 0);
+    EXPECT_STREQ(g.Status().reason, "five in a row");
+  }
+}
+
+TEST(Gomoku, OverlinesWinOnlyInFreestyle) {
+  // Black a1 b1 c1 e1 f1, then d1 makes six.
+  for (const char* rule : {"freestyle", "exact"}) {
+    Gomoku g = Position({"a1", "a15", "b1", "b15", "c1", "c15", "e1", "e15", "f1", "f15"},
+                        {{"rule", rule}});
+    ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing);
+    PlayMoves(g, {"d1"});
+    EXPECT_EQ(g.GetOutcome() == Outcome::kLoss, std::string(rule) == "freestyle") << rule;
+  }
+}
+
+TEST(Gomoku, RecognisesLineShapes) {
+  const Gomoku::Move h8 = Gomoku::CellAt(7, 7);
+  // Black f8 g8 i8: playing h8 makes an open four along the row (direction 0).
+  Gomoku g = Position({"f8", "a1", "g8", "a3", "i8", "a5"});
+  EXPECT_EQ(g.ShapeAt(0, h8, 0), Gomoku::kOpenFour);
+  EXPECT_EQ(g.ClassAt(0, h8), Gomoku::kMakesWinningFour);
+  // Blocked on one side it is only a four.
+  Gomoku closed = Position({"f8", "e8", "g8", "a3", "i8", "a5"});
+  EXPECT_EQ(closed.ShapeAt(0, h8, 0), Gomoku::kFour);
+  // g8 i8 with space: h8 makes an open three; with a split, f8 h8 i8 (g8 empty) too.
+  Gomoku three = Position({"g8", "a1", "i8", "a3"});
+  EXPECT_EQ(three.ShapeAt(0, h8, 0), Gomoku::kOpenThree);
+  Gomoku split = Position({"f8", "a1", "i8", "a3"});
+  EXPECT_EQ(split.ShapeAt(0, h8, 0), Gomoku::kOpenThree);
+  Gomoku two = Position({"i8", "a1"});
+  EXPECT_EQ(two.ShapeAt(0, h8, 0), Gomoku::kOpenTwo);
+  EXPECT_EQ(two.ShapeAt(1, h8, 0), Gomoku::kOne);
+}
+
+TEST(Gomoku, ExactFiveIgnoresFoursThatOnlyMakeOverlines) {
+  // Black e8 f8 g8 . i8 j8 on row 8: h8 makes six. In freestyle that is a win (kFive); under
+  // exact five it is nothing, and d8 + e8..g8 is a four that can only grow into an overline
+  // when the next cell is taken by own stones.
+  for (const char* rule : {"freestyle", "exact"}) {
+    Gomoku g =
+        Position({"e8", "a1", "f8", "a3", "g8", "a5", "i8", "a7", "j8", "a9"}, {{"rule", rule}});
+    Gomoku::Shape s = g.ShapeAt(0, Gomoku::CellAt(7, 7), 0);
+    if (std::string(rule) == "freestyle") {
+      EXPECT_EQ(s, Gomoku::kFive);
+    } else {
+      EXPECT_NE(s, Gomoku::kFive);
+      EXPECT_LT(s, Gomoku::kFour);
+    }
+  }
+  // e8 f8 g8 h8 with j8 black and d8 white: i8 would make six; only under freestyle is i8 a
+  // five, so the four is a threat only there.
+  for (const char* rule : {"freestyle", "exact"}) {
+    Gomoku g = Position({"e8", "d8", "f8", "a3", "g8", "a5", "j8", "a7"}, {{"rule", rule}});
+    Gomoku::Shape s = g.ShapeAt(0, Gomoku::CellAt(7, 7), 0);
+    EXPECT_EQ(s == Gomoku::kFour || s == Gomoku::kOpenFour, std::string(rule) == "freestyle")
+        << rule << " " << int(s);
+  }
+}
+
+TEST(Gomoku, CandidateMovesStayNearTheStones) {
+  Gomoku g = Make();
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+  g.GenerateSearchMoves(moves);
+  ASSERT_EQ(moves.size(), 1);
+  EXPECT_EQ(g.MoveToText(moves[0]), "h8");
+  PlayMoves(g, {"h8"});
+  moves.clear();
+  g.GenerateSearchMoves(moves);
+  EXPECT_EQ(moves.size(), 24);
+  for (Gomoku::Move m : moves) {
+    EXPECT_LE(std::abs(Gomoku::XOf(m) - 7), 2);
+    EXPECT_LE(std::abs(Gomoku::YOf(m) - 7), 2);
+  }
+}
+
+TEST(Gomoku, CandidatesNarrowToBlocksWhenTheOpponentHasAFour) {
+  // Black has four on row 8 (e8..h8), closed by d8: White must take i8.
+  Gomoku g = Position({"e8", "d8", "f8", "a1", "g8", "a3", "h8"});
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+  g.GenerateSearchMoves(moves);
+  ASSERT_EQ(moves.size(), 1);
+  EXPECT_EQ(g.MoveToText(moves[0]), "i8");
+}
+
+TEST(Gomoku, EvaluationIsSymmetric) {
+  Gomoku a = Position({"h8", "h9", "i9", "g7"});
+  Gomoku b = Position({"h8", "h7", "i7", "g9"});  // mirrored top to bottom
+  EXPECT_EQ(a.Evaluate(), b.Evaluate());
+  // A side with an open three is better off than its opponent.
+  Gomoku three = Position({"g8", "a1", "h8", "a3", "i8"});  // White to move, Black has g8-i8
+  EXPECT_LT(three.Evaluate(), 0);
+}
+
+TEST(Gomoku, MoveOrderPutsWinsThenBlocksThenThreats) {
+  // Black (to move) has e8..h8 closed at d8: i8 wins. White has c3..e3 open: b3 / f3 block.
+  Gomoku g = Position({"e8", "d8", "f8", "c3", "g8", "d3", "h8", "e3"});
+  ASSERT_EQ(g.SideToMove(), 0);
+  const int win = g.MoveOrderScore(*g.ParseMove("i8"));
+  const int block = g.MoveOrderScore(*g.ParseMove("f3"));
+  const int quiet = g.MoveOrderScore(*g.ParseMove("m13"));
+  EXPECT_GT(win, block);
+  EXPECT_GT(block, quiet);
+  // The history heuristic adds at most 65536: a game order of 100000 and up dominates it.
+  EXPECT_GE(quiet, 100000);
+}
+
+TEST(Gomoku, LevelsIncludeTheGreedyBaseline) {
+  std::vector<Difficulty> levels = Gomoku::Levels();
+  for (const char* name : {"beginner", "easy", "medium", "hard", "greedy"}) {
+    EXPECT_NE(FindLevel(levels, name), nullptr) << name;
+  }
+  // Only the baseline goes through the game's own chooser.
+  for (const Difficulty& d : levels) EXPECT_EQ(d.perfect, d.name == "greedy") << d.name;
+}
+
+TEST(Gomoku, SearchWinsAtOnceAndBlocksFours) {
+  auto searcher = std::make_unique<Searcher<Gomoku>>(8);
+  Gomoku win = Position({"e8", "e9", "f8", "f9", "g8", "g9", "h8", "a1"});
+  auto r = searcher->Search(win, {.max_depth = 3});
+  EXPECT_TRUE(win.MoveToText(r.best_move) == "d8" || win.MoveToText(r.best_move) == "i8");
+  EXPECT_EQ(r.score, WinIn(1));
+  // White must stop Black's open three f8-h8 from growing into an open four.
+  Gomoku defend = Position({"f8", "a1", "g8", "a3", "h8"});
+  auto d = searcher->Search(defend, {.max_depth = 4});
+  std::string move = defend.MoveToText(d.best_move);
+  EXPECT_TRUE(move == "e8" || move == "i8" || move == "d8" || move == "j8") << move;
+}
+
+TEST(Gomoku, FindsAWinByContinuousFours) {
+  // From a game between noisy greedy players: Black to move wins with seven fours in a row,
+  // starting at i12 (the last one makes an open four).
+  Gomoku g =
+      Position({"h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10", "j8",  "j5",
+                "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",  "e7",  "e14", "f7",  "d7",
+                "c6",  "f4",  "g5",  "f6",  "g10", "f11", "c8",  "c5",  "g12", "k14", "i14", "f12",
+                "g11", "f10", "f9",  "g14", "f14", "g9",  "a10", "d12", "e8",  "l3"});
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(/*max_depth=*/6, /*max_nodes=*/10000), Gomoku::kNoMove);
+  Gomoku::Move first = copy.FindVcf(/*max_depth=*/8, /*max_nodes=*/10000);
+  EXPECT_EQ(g.MoveToText(first), "i12");
+  EXPECT_TRUE(copy == g);
+  // An opening position holds no such win.
+  Gomoku white = Position({"h8", "h9", "a1"});
+  EXPECT_EQ(white.FindVcf(/*max_depth=*/16, /*max_nodes=*/10000), Gomoku::kNoMove);
+  // The search proves the win within the hard level's budget.
+  auto searcher = std::make_unique<Searcher<Gomoku>>(8);
+  auto r = searcher->Search(g, {.time_ms = 1000});
+  EXPECT_EQ(g.MoveToText(r.best_move), "i12");
+  EXPECT_TRUE(r.exact);
+  EXPECT_EQ(r.score, WinIn(17)) << g.Render();
+}
+
+TEST(Gomoku, GreedyTakesFivesAndBlocksFours) {
+  Gomoku win = Position({"e8", "e9", "f8", "f9", "g8", "g9", "h8", "i9"});
+  std::string m = win.MoveToText(win.GreedyMove(1));
+  EXPECT_TRUE(m == "d8" || m == "i8") << m;
+  Gomoku block = Position({"e8", "e9", "f8", "f9", "g8", "a1", "h8"});  // White to move
+  std::string b = block.MoveToText(block.GreedyMove(1));
+  EXPECT_TRUE(b == "d8" || b == "i8") << b;
+}
+
+TEST(Gomoku, GreedyLevelIsReachableThroughTheRegistry) {
+  const GameInfo* info = FindGame("gomoku");
+  ASSERT_NE(info, nullptr);
+  const Difficulty* greedy = FindLevel(info->levels, "greedy");
+  ASSERT_NE(greedy, nullptr);
+  auto game = ReplayGame("gomoku", {}, {"h8", "h9"});
+  ASSERT_TRUE(game.ok()) << game.status();
+  auto report = (*game)->ChooseMove({.level = *greedy, .seed = 7});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->depth, 1);
+  ASSERT_EQ(report->pv.size(), 1u);
+  EXPECT_TRUE((*game)->Play(report->move).ok());
+}
+
+// Plays one game between two levels through the registry; returns the winner (-1 for a draw).
+int PlayOneGame(const std::string& black, const std::string& white, uint64_t seed,
+                int64_t max_nodes) {
+  const GameInfo* info = FindGame("gomoku");
+  auto game = *CreateGame("gomoku");
+  SearchCache caches[2] = {SearchCache(8), SearchCache(8)};
+  // A random opening of two stones near the centre, so that games differ.
+  Rng rng(seed);
+  for (int i = 0; i < 2; ++i) {
+    std::string move =
+        absl::StrCat(std::string(1, static_cast<char>('f' + rng.Below(5))), 6 + rng.Below(5));
+    if (!game->Play(move).ok()) --i;
+  }
+  while (!game->Status().over) {
+    int side = game->SideToMove();
+    const Difficulty* level = FindLevel(info->levels, side == 0 ? black : white);
+    // A node budget rather than the clock, so that the result does not depend on the load.
+    auto report = game->ChooseMove(
+        {.level = *level, .time_ms = 60000, .max_nodes = max_nodes, .seed = seed + 17},
+        &caches[side]);
+    EXPECT_TRUE(report.ok());
+    if (!report.ok() || !game->Play(report->move).ok()) return -1;
+  }
+  return game->Status().winner;
+}
+
+TEST(Gomoku, MediumBeatsGreedyClearly) {
+  int medium_wins = 0;
+  const int games = 10;
+  for (int i = 0; i < games; ++i) {
+    bool medium_black = i % 2 == 0;
+    int winner = PlayOneGame(medium_black ? "medium" : "greedy", medium_black ? "greedy" : "medium",
+                             /*seed=*/100 + i, /*max_nodes=*/20000);
+    if (winner == (medium_black ? 0 : 1)) ++medium_wins;
+  }
+  EXPECT_GE(medium_wins, 8);
+}
+
+#ifdef PBRAIN_PATH
+// A child process speaking the Gomocup protocol over two pipes.
+class Brain {
+ public:
+  Brain() {
+    int to_child[2], from_child[2];
+    EXPECT_EQ(pipe(to_child), 0);
+    EXPECT_EQ(pipe(from_child), 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      close(to_child[1]);
+      close(from_child[0]);
+      execl(PBRAIN_PATH, PBRAIN_PATH, static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = to_child[1];
+    out_ = from_child[0];
+  }
+  ~Brain() {
+    close(in_);
+    close(out_);
+    if (pid_ > 0) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == 0) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+      }
+    }
+  }
+  void Send(const std::string& line) {
+    std::string text = line + "\n";
+    ASSERT_EQ(write(in_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  // The next line that is not a MESSAGE, or "" after `timeout_ms`.
+  std::string Answer(int timeout_ms = 5000) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (true) {
+      size_t nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.rfind("MESSAGE", 0) == 0) continue;
+        return line;
+      }
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      deadline - std::chrono::steady_clock::now())
+                                      .count());
+      if (left <= 0) return "";
+      pollfd p{.fd = out_, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, left) <= 0) return "";
+      char chunk[4096];
+      ssize_t n = read(out_, chunk, sizeof(chunk));
+      if (n <= 0) return "";
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  // Waits for the process to exit; its exit status or -1.
+  int Wait() {
+    int status = 0;
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      usleep(20000);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string buffer_;
+};
+
+bool IsCell(const std::string& s, int size) {
+  int x = -1, y = -1;
+  return sscanf(s.c_str(), "%d,%d", &x, &y) == 2 && x >= 0 && y >= 0 && x < size && y < size;
+}
+
+TEST(Pbrain, PlaysAGameOverThePipe) {
+  Brain brain;
+  brain.Send("START 15");
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("INFO timeout_turn 200");
+  brain.Send("INFO timeout_match 100000");
+  brain.Send("INFO time_left 100000");
+  brain.Send("BEGIN");
+  std::string first = brain.Answer();
+  EXPECT_EQ(first, "7,7");
+  brain.Send("TURN 8,8");
+  std::string second = brain.Answer();
+  EXPECT_TRUE(IsCell(second, 15)) << second;
+  EXPECT_NE(second, "7,7");
+  EXPECT_NE(second, "8,8");
+  brain.Send("TAKEBACK " + second);
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("TURN 99,1");
+  EXPECT_EQ(brain.Answer().rfind("ERROR", 0), 0u);
+  brain.Send("ABOUT");
+  EXPECT_NE(brain.Answer().find("name=\"pbrain-ply\""), std::string::npos);
+  brain.Send("END");
+  EXPECT_EQ(brain.Wait(), 0);
+}
+
+TEST(Pbrain, AnswersABoardByCompletingFive) {
+  Brain brain;
+  brain.Send("START 20");
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("INFO timeout_turn 300");
+  brain.Send("INFO rule 1");
+  brain.Send("BOARD");
+  // Own stones at (3..6, 10) in a row; the opponent's scattered.
+  for (const char* line :
+       {"3,10,1", "0,0,2", "4,10,1", "0,2,2", "5,10,1", "0,4,2", "6,10,1", "0,6,2"}) {
+    brain.Send(line);
+  }
+  brain.Send("DONE");
+  std::string move = brain.Answer();
+  EXPECT_TRUE(move == "2,10" || move == "7,10") << move;
+  brain.Send("RESTART");
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("BOARD");
+  brain.Send("9,9,2");
+  brain.Send("DONE");
+  std::string reply = brain.Answer();
+  EXPECT_TRUE(IsCell(reply, 20)) << reply;
+  EXPECT_NE(reply, "9,9");
+  brain.Send("END");
+  EXPECT_EQ(brain.Wait(), 0);
+}
+#endif
+
+}  // namespace
+}  // namespace ply

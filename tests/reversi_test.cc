@@ -1,0 +1,422 @@
+#include "engine/games/reversi/reversi.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/games/reversi/endgame.h"
+#include "engine/search/perft.h"
+#include "engine/search/search.h"
+#include "tests/conformance.h"
+
+namespace ply {
+namespace {
+
+Reversi Make(const GameOptions& options = {}) {
+  absl::StatusOr<Reversi> g = Reversi::Create(options);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *g;
+}
+
+TEST(Reversi, PerftMatchesKnownCountsOnEightByEight) {
+  const uint64_t expected[] = {4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288};
+  Reversi g = Make();
+  for (int d = 1; d <= 9; ++d) EXPECT_EQ(Perft(g, d), expected[d - 1]) << "depth " << d;
+}
+
+TEST(Reversi, PerftMatchesKnownCountsOnSixBySix) {
+  const uint64_t expected[] = {4, 12, 56, 244, 1364, 7604, 47740, 308716};
+  Reversi g = Make({{"width", "6"}, {"height", "6"}});
+  for (int d = 1; d <= 8; ++d) EXPECT_EQ(Perft(g, d), expected[d - 1]) << "depth " << d;
+}
+
+// The generic code paths (one word and four words) must agree with the 8x8 one where they
+// describe the same board: a 16x16 board's centre plays like any other board's for a few plies.
+TEST(Reversi, GenericBoardsMatchTheOpeningCounts) {
+  const uint64_t expected[] = {4, 12, 56, 244, 1396, 8200};
+  Reversi big = Make({{"width", "16"}, {"height", "16"}});
+  Reversi wide = Make({{"width", "10"}, {"height", "8"}});
+  for (int d = 1; d <= 6; ++d) {
+    EXPECT_EQ(Perft(big, d), expected[d - 1]) << "16x16 depth " << d;
+    EXPECT_EQ(Perft(wide, d), expected[d - 1]) << "10x8 depth " << d;
+  }
+}
+
+TEST(Reversi, PassesConformanceOnEveryVariant) {
+  testing::RunConformance(Make(), 60, 1);
+  testing::RunConformance(Make({{"width", "6"}, {"height", "6"}}), 60, 2);
+  testing::RunConformance(Make({{"width", "4"}, {"height", "4"}}), 100, 3);
+  testing::RunConformance(Make({{"width", "10"}, {"height", "8"}}), 20, 4);
+  testing::RunConformance(Make({{"width", "4"}, {"height", "12"}}), 30, 5);
+  testing::RunConformance(Make({{"width", "16"}, {"height", "4"}}), 30, 9);
+  testing::RunConformance(Make({{"width", "16"}, {"height", "16"}}), 3, 6);
+  testing::RunConformance(Make({{"walls", "c3+f6+a8+h1+d1"}}), 40, 7);
+  testing::RunConformance(Make({{"width", "12"}, {"height", "10"}, {"walls", "a1;l10;f3"}}), 5, 8);
+}
+
+TEST(Reversi, StartsWithFourDiscsAndFourMoves) {
+  Reversi g = Make();
+  EXPECT_EQ(g.SideToMove(), 0);
+  EXPECT_EQ(g.Empties(), 60);
+  MoveListOf<Reversi> moves;
+  g.GenerateMoves(moves);
+  std::vector<std::string> texts;
+  for (Reversi::Move m : moves) texts.push_back(g.MoveToText(m));
+  EXPECT_EQ(texts, (std::vector<std::string>{"d3", "c4", "f5", "e6"}));
+  EXPECT_EQ(g.Render().substr(0, 20), "    a b c d e f g h\n");
+  EXPECT_NE(g.Render().find("  4 . . . O X . . .  4"), std::string::npos) << g.Render();
+}
+
+TEST(Reversi, ParsesCellsAndExplainsIllegalMoves) {
+  Reversi g = Make();
+  EXPECT_EQ(g.MoveToText(*g.ParseMove(" D3 ")), "d3");
+  EXPECT_EQ(g.ParseMove("d4").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(g.ParseMove("a1").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(g.ParseMove("pass").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(g.ParseMove("i1").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.ParseMove("a9").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.ParseMove("a0").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.ParseMove("d03").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.ParseMove("").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(g.ParseMove("a1").status().message().empty());
+  Reversi big = Make({{"width", "16"}, {"height", "16"}});
+  EXPECT_EQ(big.MoveToText(*big.ParseMove("h7")), "h7");
+  EXPECT_EQ(big.ParseMove("p16").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(big.ParseMove("q1").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Reversi, FlipsAllBracketedLines) {
+  // Black on d4 brackets c4-b4 (to a4), d3-d2 (to d1) and c3-b2 (to a1).
+  absl::StatusOr<Reversi> g = Reversi::FromCells({{"width", "4"}, {"height", "4"}},
+                                                 "X--X"
+                                                 "-O-O"
+                                                 "--OO"
+                                                 "XOO-",
+                                                 /*to_move=*/0);
+  ASSERT_TRUE(g.ok()) << g.status();
+  Reversi::UndoInfo undo;
+  g->Make(*g->ParseMove("d4"), undo);
+  EXPECT_EQ(reversi::PopCount(undo.flips), 6);
+  EXPECT_EQ(reversi::PopCount(g->discs(0)), 3 + 1 + 6);
+  EXPECT_EQ(reversi::PopCount(g->discs(1)), 0);
+  EXPECT_EQ(g->GetOutcome(), Outcome::kLoss);  // White, to move, has no disc left
+  EXPECT_EQ(g->Status().winner, 0);
+  EXPECT_EQ(g->ParseMove("pass").status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// Depth-first search for a game that is over after exactly `depth` plies.
+bool FindFinishedGame(Reversi& g, int depth) {
+  if (g.GetOutcome() != Outcome::kOngoing) return depth == 0;
+  if (depth == 0) return false;
+  MoveListOf<Reversi> moves;
+  g.GenerateMoves(moves);
+  for (Reversi::Move m : moves) {
+    Reversi::UndoInfo undo;
+    g.Make(m, undo);
+    if (FindFinishedGame(g, depth - 1)) return true;
+    g.Unmake(m, undo);
+  }
+  return false;
+}
+
+TEST(Reversi, ShortestGamesEndAfterNineMoves) {
+  Reversi g = Make();
+  EXPECT_FALSE(FindFinishedGame(g, 8));
+  ASSERT_TRUE(FindFinishedGame(g, 9));
+  EXPECT_TRUE(g.Status().over);
+  EXPECT_STREQ(g.Status().reason, "neither side can move");
+  EXPECT_EQ(g.GetOutcome(), Outcome::kLoss) << g.Render();
+  EXPECT_EQ(g.Status().winner, 1 - g.SideToMove());
+  EXPECT_NE(g.Render().find("game over"), std::string::npos);
+}
+
+TEST(Reversi, ForcedPassIsTheOnlyMove) {
+  // Black to move has no legal move; White has one (c1, over b1), so Black must pass.
+  absl::StatusOr<Reversi> g = Reversi::FromCells({{"width", "4"}, {"height", "4"}},
+                                                 "OX--"
+                                                 "----"
+                                                 "----"
+                                                 "----",
+                                                 /*to_move=*/0);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->GetOutcome(), Outcome::kOngoing);
+  MoveListOf<Reversi> moves;
+  g->GenerateMoves(moves);
+  ASSERT_EQ(moves.size(), 1);
+  EXPECT_EQ(moves[0], Reversi::kPass);
+  EXPECT_EQ(*g->ParseMove("pass"), Reversi::kPass);
+  EXPECT_EQ(g->ParseMove("c1").status().code(), absl::StatusCode::kFailedPrecondition);
+  Reversi::UndoInfo undo;
+  const Reversi before = *g;
+  g->Make(Reversi::kPass, undo);
+  EXPECT_EQ(g->SideToMove(), 1);
+  EXPECT_EQ(g->MoveToText(*g->ParseMove("c1")), "c1");
+  g->Unmake(Reversi::kPass, undo);
+  EXPECT_TRUE(*g == before);
+}
+
+TEST(Reversi, GameEndsWhenNeitherSideCanMove) {
+  absl::StatusOr<Reversi> g = Reversi::FromCells({{"width", "4"}, {"height", "4"}},
+                                                 "XX--"
+                                                 "----"
+                                                 "----"
+                                                 "---O",
+                                                 /*to_move=*/1);
+  ASSERT_TRUE(g.ok()) << g.status();
+  // Nobody can bracket anything: the game is over with empty cells left.
+  EXPECT_EQ(g->GetOutcome(), Outcome::kLoss);
+  EXPECT_EQ(g->Status().winner, 0);
+  EXPECT_STREQ(g->Status().reason, "neither side can move");
+}
+
+TEST(Reversi, WallsAreNeverPlayedAndStopLines) {
+  // Black to move: a1 would bracket b1 against d1, but the wall on c1 stops the line.
+  absl::StatusOr<Reversi> g = Reversi::FromCells({{"width", "4"}, {"height", "4"}},
+                                                 "-O#X"
+                                                 "-OX-"
+                                                 "----"
+                                                 "----",
+                                                 /*to_move=*/0);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->EffectiveOptions().at("walls"), "c1");
+  EXPECT_EQ(g->ParseMove("c1").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(g->ParseMove("a1").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(g->ParseMove("a2").ok());
+  EXPECT_NE(g->Render().find('#'), std::string::npos);
+
+  EXPECT_FALSE(Reversi::Create({{"walls", "d4"}}).ok());  // a starting disc
+  EXPECT_FALSE(Reversi::Create({{"walls", "z9"}}).ok());
+  EXPECT_FALSE(Reversi::Create({{"width", "7"}}).ok());
+  EXPECT_FALSE(Reversi::Create({{"width", "18"}}).ok());
+  EXPECT_FALSE(Reversi::Create({{"height", "2"}}).ok());
+  Reversi walled = Make({{"walls", "h1 a1;c3+c3"}});
+  EXPECT_EQ(walled.EffectiveOptions().at("walls"), "a1+h1+c3");
+  EXPECT_TRUE(Make(walled.EffectiveOptions()) == walled);
+}
+
+TEST(Reversi, HashSeparatesSideToMoveAndBoardShapes) {
+  absl::StatusOr<Reversi> black = Reversi::FromCells({{"width", "4"}, {"height", "4"}},
+                                                     "-OX-"
+                                                     "----"
+                                                     "----"
+                                                     "----",
+                                                     0);
+  absl::StatusOr<Reversi> white = Reversi::FromCells({{"width", "4"}, {"height", "4"}},
+                                                     "-OX-"
+                                                     "----"
+                                                     "----"
+                                                     "----",
+                                                     1);
+  EXPECT_NE(black->Hash(), white->Hash());
+  EXPECT_NE(Make().Hash(), Make({{"width", "6"}, {"height", "6"}}).Hash());
+}
+
+TEST(Reversi, EvaluationIsSymmetricAndPrefersCorners) {
+  EXPECT_EQ(Make().Evaluate(), 0);
+  // The same position with colours swapped evaluates the same for the side to move.
+  absl::StatusOr<Reversi> a = Reversi::FromCells({},
+                                                 "X--OOO--"
+                                                 "-XOOX---"
+                                                 "--XXO---"
+                                                 "--XOXO--"
+                                                 "---OXX--"
+                                                 "--------"
+                                                 "--------"
+                                                 "--------",
+                                                 0);
+  absl::StatusOr<Reversi> b = Reversi::FromCells({},
+                                                 "O--XXX--"
+                                                 "-OXXO---"
+                                                 "--OOX---"
+                                                 "--OXOX--"
+                                                 "---XOO--"
+                                                 "--------"
+                                                 "--------"
+                                                 "--------",
+                                                 1);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->Evaluate(), b->Evaluate());
+  // Ordering puts an available corner first.
+  absl::StatusOr<Reversi> c = Reversi::FromCells({},
+                                                 "-OX-----"
+                                                 "--------"
+                                                 "--------"
+                                                 "---OX---"
+                                                 "---XO---"
+                                                 "--------"
+                                                 "--------"
+                                                 "--------",
+                                                 0);
+  ASSERT_TRUE(c.ok());
+  MoveListOf<Reversi> moves;
+  c->GenerateMoves(moves);
+  Reversi::Move best = moves[0];
+  for (Reversi::Move m : moves) {
+    if (c->MoveOrderScore(m) > c->MoveOrderScore(best)) best = m;
+  }
+  EXPECT_EQ(c->MoveToText(best), "a1");
+}
+
+TEST(Reversi, SearchTakesAnOfferedCorner) {
+  absl::StatusOr<Reversi> c = Reversi::FromCells({},
+                                                 "-OX-----"
+                                                 "--------"
+                                                 "--------"
+                                                 "---OX---"
+                                                 "---XO---"
+                                                 "--------"
+                                                 "--------"
+                                                 "--------",
+                                                 0);
+  auto searcher = std::make_unique<Searcher<Reversi>>(4);
+  auto r = searcher->Search(*c, {.max_depth = 4});
+  EXPECT_EQ(c->MoveToText(r.best_move), "a1");
+}
+
+TEST(Reversi, SearchReachesDepthQuicklyOnTheStandardBoard) {
+  Reversi g = Make();
+  auto searcher = std::make_unique<Searcher<Reversi>>(16);
+  auto r = searcher->Search(g, {.max_depth = 7});
+  EXPECT_EQ(r.depth, 7);
+  EXPECT_TRUE(r.has_move);
+}
+
+TEST(Reversi, EndgameSolverMatchesPlainNegamax) {
+  // Random 8x8 positions a few moves from the end, half of them with walls: the bitboard
+  // solver against plain negamax over the game class.
+  Rng rng(7);
+  for (int game = 0; game < 24; ++game) {
+    Reversi g = game % 2 == 0 ? Make() : Make({{"walls", "a1+c6+h3"}});
+    std::vector<Reversi::UndoInfo> undo(70);
+    int ply = 0;
+    const int stop_at = 7 + static_cast<int>(rng.Below(3));
+    while (g.GetOutcome() == Outcome::kOngoing && g.Empties() > stop_at) {
+      MoveListOf<Reversi> moves;
+      g.GenerateMoves(moves);
+      g.Make(moves[static_cast<int>(rng.Below(moves.size()))], undo[ply++]);
+    }
+    if (g.GetOutcome() != Outcome::kOngoing) continue;
+    reversi::EndgameResult fast = reversi::SolveEndgame(g);
+    ASSERT_TRUE(fast.solved);
+    // Plain negamax over the game class as the reference.
+    std::function<int(Reversi&)> exact = [&](Reversi& p) -> int {
+      if (p.GetOutcome() != Outcome::kOngoing) {
+        int d = p.DiscDifference();
+        return d > 0 ? d + p.Empties() : d < 0 ? d - p.Empties() : 0;
+      }
+      MoveListOf<Reversi> moves;
+      p.GenerateMoves(moves);
+      int best = -1000;
+      for (Reversi::Move m : moves) {
+        Reversi::UndoInfo u;
+        p.Make(m, u);
+        best = std::max(best, -exact(p));
+        p.Unmake(m, u);
+      }
+      return best;
+    };
+    ASSERT_EQ(fast.score, exact(g)) << g.Render();
+    Reversi::UndoInfo u;
+    g.Make(fast.best_move, u);
+    EXPECT_EQ(-exact(g), fast.score) << "the best move must reach the score";
+  }
+}
+
+TEST(Reversi, GenericSolverSolvesSixBySixEndgames) {
+  Reversi g = Make({{"width", "6"}, {"height", "6"}});
+  Rng rng(3);
+  std::vector<Reversi::UndoInfo> undo(40);
+  int ply = 0;
+  while (g.GetOutcome() == Outcome::kOngoing && g.Empties() > 9) {
+    MoveListOf<Reversi> moves;
+    g.GenerateMoves(moves);
+    g.Make(moves[static_cast<int>(rng.Below(moves.size()))], undo[ply++]);
+  }
+  reversi::EndgameResult r = reversi::SolveEndgame(g);
+  ASSERT_TRUE(r.solved);
+  EXPECT_LE(std::abs(r.score), 36);
+  EXPECT_NE(r.best_move, Reversi::kNoMove);
+}
+
+TEST(Reversi, ParsesObfLines) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12; "
+      "H7:+6;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->best_score, 18);
+  EXPECT_EQ(p->best_moves, std::vector<std::string>{"g8"});
+  EXPECT_EQ(p->game.SideToMove(), 0);
+  EXPECT_EQ(p->game.Empties(), 14);
+  EXPECT_FALSE(reversi::ParseObfLine("XO X; A1:+2").ok());
+  EXPECT_FALSE(reversi::ParseObfLine(std::string(64, '-') + " Z; A1:+2").ok());
+}
+
+// The FFO endgame set: positions 1-19 (the easier ones) solved exactly, with a best move among
+// the listed best moves.
+TEST(Reversi, SolvesFfoEndgamePositionsExactly) {
+  auto positions = reversi::ReadObfFile(std::string(PLY_DATA_DIR) + "/reversi/fforum-1-19.obf");
+  if (!positions.ok()) GTEST_SKIP() << positions.status();
+  reversi::EndgameSolver solver(64);
+  const auto start = std::chrono::steady_clock::now();
+  int solved = 0;
+  for (size_t i = 0; i < positions->size(); ++i) {
+    const reversi::ObfPosition& p = (*positions)[i];
+    if (p.game.Empties() > 20) continue;
+    solver.Clear();
+    reversi::EndgameResult r = solver.Solve(p.game);
+    ASSERT_TRUE(r.solved);
+    EXPECT_EQ(r.score, p.best_score) << "FFO #" << i + 1;
+    const std::string move = p.game.MoveToText(r.best_move);
+    EXPECT_NE(std::find(p.best_moves.begin(), p.best_moves.end(), move), p.best_moves.end())
+        << "FFO #" << i + 1 << " played " << move;
+    ++solved;
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(15)) break;
+  }
+  EXPECT_GE(solved, 10);
+}
+
+TEST(Reversi, SolveTablePrintsOneRowPerPositionAndTotals) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12;");
+  ASSERT_TRUE(p.ok());
+  // The second copy claims a wrong score, which the table must flag.
+  reversi::ObfPosition wrong = *p;
+  wrong.best_score = 20;
+  reversi::EndgameSolver solver(4);
+  std::vector<std::string> lines;
+  reversi::ObfTableTotals totals = reversi::SolveObfTable(
+      {*p, wrong}, 1, solver, {}, [&](const std::string& line) { lines.push_back(line); });
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_NE(lines[1].find("+18 g8"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find('!'), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find('!'), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[3].rfind("total: 2 positions", 0), 0u) << lines[3];
+  EXPECT_EQ(totals.wrong, 1);
+  EXPECT_GT(totals.nodes, 0);
+}
+
+TEST(Reversi, LevelsUseTheSolverNearTheEnd) {
+  const std::vector<Difficulty> levels = Reversi::Levels();
+  const Difficulty* hard = FindLevel(levels, "hard");
+  ASSERT_NE(hard, nullptr);
+  EXPECT_TRUE(hard->perfect);
+  ASSERT_NE(FindLevel(levels, "perfect"), nullptr);
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12;");
+  ASSERT_TRUE(p.ok());
+  auto r = Reversi::Solve(p->game, {.time_ms = 1000});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->exact);
+  EXPECT_EQ(r->score, 18);
+  EXPECT_EQ(p->game.MoveToText(r->best_move), "g8");
+  // Far from the end the solver declines and the search plays.
+  Reversi start = Make();
+  EXPECT_FALSE(Reversi::Solve(start, {.time_ms = 1000}).has_value());
+}
+
+}  // namespace
+}  // namespace ply
