@@ -1,0 +1,362 @@
+#include "bot-service/bot_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "bot-service/proto_convert.h"
+#include "engine/core/text.h"
+#include "engine/registry/registry.h"
+
+namespace ply::bot {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double MsSince(SteadyClock::time_point t) {
+  return std::chrono::duration<double, std::milli>(SteadyClock::now() - t).count();
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch())
+      .count();
+}
+
+absl::Status CheckText(std::string_view what, const std::string& text) {
+  if (text.size() > kMaxTextBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Absl(what), " is ", text.size(), " bytes long; at most ", kMaxTextBytes, " are accepted"));
+  }
+  return absl::OkStatus();
+}
+
+// A stop flag that is always raised: the search returns the move order's first move at once.
+const std::atomic<bool> kStopNow{true};
+
+}  // namespace
+
+absl::StatusOr<LogLevel> ParseLogLevel(std::string_view text) {
+  std::string t = absl::AsciiStrToLower(Absl(text));
+  if (t == "error") return LogLevel::kError;
+  if (t == "warning" || t == "warn") return LogLevel::kWarning;
+  if (t == "info") return LogLevel::kInfo;
+  if (t == "debug") return LogLevel::kDebug;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown log level '", Absl(text), "' (use error, warning, info or debug)"));
+}
+
+int64_t SearchBudgetMs(int64_t level_ms, int64_t requested_ms, std::optional<int64_t> remaining_ms,
+                       int64_t margin_ms, int64_t max_budget_ms) {
+  int64_t budget = level_ms > 0 ? std::min(level_ms, max_budget_ms) : max_budget_ms;
+  if (requested_ms > 0) budget = std::min(budget, requested_ms);
+  if (remaining_ms) {
+    int64_t margin = std::min(margin_ms, *remaining_ms / 4);
+    budget = std::min(budget, *remaining_ms - margin);
+  }
+  return std::max<int64_t>(budget, 0);
+}
+
+absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& request,
+                                             int64_t max_budget_ms) {
+  const v1::GameSpec& spec = request.position().spec();
+  if (absl::Status s = CheckText("the game name", spec.name()); !s.ok()) return s;
+  if (spec.options_size() > kMaxOptions) {
+    return absl::InvalidArgumentError(absl::StrCat("the game spec has ", spec.options_size(),
+                                                   " options; at most ", kMaxOptions,
+                                                   " are accepted"));
+  }
+  for (const auto& [name, value] : spec.options()) {
+    if (absl::Status s = CheckText("an option name", name); !s.ok()) return s;
+    if (absl::Status s = CheckText(absl::StrCat("option '", name, "'"), value); !s.ok()) return s;
+  }
+  const auto& moves = request.position().moves();
+  if (moves.size() > kMaxHistoryMoves) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the position has ", moves.size(), " moves; at most ", kMaxHistoryMoves, " are accepted"));
+  }
+  for (int i = 0; i < moves.size(); ++i) {
+    if (absl::Status s = CheckText(absl::StrCat("move ", i + 1), moves[i]); !s.ok()) return s;
+  }
+  if (absl::Status s = CheckText("the difficulty", request.difficulty()); !s.ok()) return s;
+  if (request.budget_ms() < 0 || request.budget_ms() > max_budget_ms) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("budget_ms is ", request.budget_ms(),
+                     "; it must be 0 (the level's own) or between 1 and ", max_budget_ms));
+  }
+  if (request.max_nodes() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("max_nodes is ", request.max_nodes(),
+                                                   "; it must be 0 (no limit) or positive"));
+  }
+
+  const GameInfo* info = FindGame(spec.name());
+  std::string level_name = request.difficulty().empty() ? "medium" : request.difficulty();
+  if (info != nullptr && FindLevel(info->levels, level_name) == nullptr) {
+    std::vector<std::string> names;
+    for (const Difficulty& d : info->levels) names.push_back(d.name);
+    return absl::InvalidArgumentError(absl::StrCat("unknown difficulty '", level_name, "' for ",
+                                                   info->name,
+                                                   " (known: ", absl::StrJoin(names, ", "), ")"));
+  }
+  // Unknown games and options, and every bad move, are named by the replay.
+  absl::StatusOr<std::unique_ptr<AnyGame>> game = ReplayGame(
+      spec.name(), FromProto(spec), std::vector<std::string>(moves.begin(), moves.end()));
+  if (!game.ok()) return game.status();
+  if ((*game)->Status().over) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the position is finished (", (*game)->Status().reason, "): there is no move to choose"));
+  }
+  PreparedSearch prepared;
+  prepared.level = *FindLevel(info->levels, level_name);
+  prepared.game = *std::move(game);
+  prepared.requested_ms = request.budget_ms();
+  prepared.max_nodes = request.max_nodes();
+  prepared.seed = request.seed();
+  return prepared;
+}
+
+struct BotServiceImpl::Job {
+  PreparedSearch search;
+  std::string game_name;
+  std::optional<std::chrono::system_clock::time_point> deadline;
+  SteadyClock::time_point received;
+  // Raised by OnCancel; read by the search at every node.
+  std::atomic<bool> stop{false};
+  // When OnCancel ran (steady clock, ns); 0 while not cancelled.
+  std::atomic<int64_t> cancelled_at_ns{0};
+  ChooseMoveReactor* reactor = nullptr;
+  v1::ChooseMoveResponse* response = nullptr;
+};
+
+class BotServiceImpl::ChooseMoveReactor final : public grpc::ServerUnaryReactor {
+ public:
+  explicit ChooseMoveReactor(std::shared_ptr<Job> job) : job_(std::move(job)) {}
+
+  void OnCancel() override {
+    job_->cancelled_at_ns.store(NowNs());
+    job_->stop.store(true);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  // Shared with the worker, so that a late OnCancel never touches a freed job.
+  std::shared_ptr<Job> job_;
+};
+
+BotServiceImpl::BotServiceImpl(BotServiceOptions options, WorkerPool* pool)
+    : options_(std::move(options)), pool_(pool) {}
+
+void BotServiceImpl::SetInstance(std::string name) {
+  std::lock_guard lock(instance_mu_);
+  options_.instance = std::move(name);
+}
+
+std::string BotServiceImpl::Instance() const {
+  std::lock_guard lock(instance_mu_);
+  return options_.instance;
+}
+
+grpc::ServerUnaryReactor* BotServiceImpl::ChooseMove(grpc::CallbackServerContext* context,
+                                                     const v1::ChooseMoveRequest* request,
+                                                     v1::ChooseMoveResponse* response) {
+  ++metrics_.requests;
+  auto job = std::make_shared<Job>();
+  job->received = SteadyClock::now();
+  job->game_name = request->position().spec().name().substr(0, kMaxTextBytes);
+  job->response = response;
+  auto* reactor = new ChooseMoveReactor(job);
+  job->reactor = reactor;
+
+  if (draining_) {
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        absl::StrCat("instance ", Instance(), " is shutting down; ask another instance")));
+    return reactor;
+  }
+  absl::StatusOr<PreparedSearch> prepared = PrepareSearch(*request, options_.max_budget_ms);
+  if (!prepared.ok()) {
+    ++metrics_.invalid;
+    Log(LogLevel::kInfo,
+        absl::StrCat("game=", job->game_name,
+                     " level=", request->difficulty().substr(0, kMaxTextBytes),
+                     " outcome=", absl::StatusCodeToString(prepared.status().code()), " error=\"",
+                     prepared.status().message(), "\""));
+    reactor->Finish(ToGrpcStatus(prepared.status()));
+    return reactor;
+  }
+  job->search = *std::move(prepared);
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    job->deadline = context->deadline();
+  }
+  if (!pool_->TrySubmit([this, job](SearchCache& cache) { RunJob(*job, cache); })) {
+    ++metrics_.rejected;
+    Log(LogLevel::kInfo, absl::StrCat("game=", job->game_name, " level=", job->search.level.name,
+                                      " outcome=REJECTED"));
+    reactor->Finish(
+        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                     absl::StrCat("instance ", Instance(), " is full: all ", pool_->workers(),
+                                  " workers are searching and ", pool_->queue_capacity(),
+                                  " requests are waiting; ask another instance or retry later")));
+  }
+  return reactor;
+}
+
+void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
+  const double queue_ms = MsSince(job.received);
+  ++metrics_.in_flight;
+  auto finish = [&](const grpc::Status& status) {
+    --metrics_.in_flight;
+    job.reactor->Finish(status);
+  };
+  if (job.stop.load()) {
+    ++metrics_.cancelled;
+    Log(LogLevel::kInfo, absl::StrFormat("game=%s level=%s queue_ms=%.1f outcome=CANCELLED",
+                                         job.game_name, job.search.level.name, queue_ms));
+    finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled while waiting for a worker"));
+    return;
+  }
+
+  std::optional<int64_t> remaining_ms;
+  if (job.deadline) {
+    remaining_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       *job.deadline - std::chrono::system_clock::now())
+                       .count();
+  }
+  const int64_t budget_ms =
+      SearchBudgetMs(job.search.level.time_ms, job.search.requested_ms, remaining_ms,
+                     options_.deadline_margin_ms, options_.max_budget_ms);
+  SearchRequest search{
+      .level = job.search.level,
+      .time_ms = std::max<int64_t>(budget_ms, 1),
+      .max_nodes = job.search.max_nodes,
+      .seed = job.search.seed,
+      .stop = budget_ms > 0 ? &job.stop : &kStopNow,
+  };
+  const SteadyClock::time_point search_start = SteadyClock::now();
+  absl::StatusOr<SearchReport> report = job.search.game->ChooseMove(search, &cache);
+  // Wall time of the whole call: the search's own clock starts only once its tables are ready.
+  const double call_ms = MsSince(search_start);
+
+  const int64_t cancelled_at = job.cancelled_at_ns.load();
+  if (cancelled_at != 0) {
+    ++metrics_.cancelled;
+    double free_ms = static_cast<double>(NowNs() - cancelled_at) / 1e6;
+    metrics_.cancel_to_free_ms.Add(free_ms);
+    Log(LogLevel::kInfo, absl::StrFormat("game=%s level=%s budget_ms=%d call_ms=%.1f queue_ms=%.1f "
+                                         "outcome=CANCELLED freed_ms_after_cancel=%.2f",
+                                         job.game_name, job.search.level.name, budget_ms, call_ms,
+                                         queue_ms, free_ms));
+    finish(grpc::Status(grpc::StatusCode::CANCELLED, "the caller cancelled the request"));
+    return;
+  }
+  if (!report.ok()) {
+    ++metrics_.invalid;
+    finish(ToGrpcStatus(report.status()));
+    return;
+  }
+  metrics_.RecordSearch(report->elapsed_ms, report->nodes);
+  ++metrics_.succeeded;
+  v1::ChooseMoveResponse& r = *job.response;
+  r.set_move(report->move);
+  r.set_score(report->score);
+  r.set_score_text(report->ScoreText());
+  r.set_depth(report->depth);
+  r.set_nodes(report->nodes);
+  r.set_elapsed_ms(report->elapsed_ms);
+  for (const std::string& m : report->pv) r.add_pv(m);
+  r.set_exact(report->exact);
+  r.set_random_move(report->random_move);
+  r.set_stopped(report->stopped || budget_ms == 0);
+  r.set_budget_ms(budget_ms);
+  r.set_queue_ms(queue_ms);
+  r.set_instance(Instance());
+  Log(LogLevel::kInfo,
+      absl::StrFormat("game=%s level=%s budget_ms=%d depth=%d nodes=%d search_ms=%.1f "
+                      "call_ms=%.1f queue_ms=%.1f outcome=OK move=%s score=%s",
+                      job.game_name, job.search.level.name, budget_ms, report->depth, report->nodes,
+                      report->elapsed_ms, call_ms, queue_ms, report->move, report->ScoreText()));
+  finish(grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor* BotServiceImpl::ListGames(grpc::CallbackServerContext* context,
+                                                    const v1::ListGamesRequest* /*request*/,
+                                                    v1::ListGamesResponse* response) {
+  for (const GameInfo& info : ply::ListGames()) ToProto(info, response->add_games());
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
+  v1::GetMetricsResponse m;
+  m.set_requests(metrics_.requests);
+  m.set_succeeded(metrics_.succeeded);
+  m.set_invalid(metrics_.invalid);
+  m.set_rejected(metrics_.rejected);
+  m.set_cancelled(metrics_.cancelled);
+  m.set_in_flight(metrics_.in_flight);
+  m.set_queue_length(pool_->queued());
+  m.set_workers(pool_->workers());
+  m.set_queue_capacity(pool_->queue_capacity());
+  m.set_search_ms_mean(metrics_.search_ms.Mean());
+  m.set_search_ms_p50(metrics_.search_ms.Percentile(50));
+  m.set_search_ms_p90(metrics_.search_ms.Percentile(90));
+  m.set_search_ms_p99(metrics_.search_ms.Percentile(99));
+  m.set_nodes_per_second(metrics_.NodesPerSecond());
+  m.set_cancel_to_free_ms_mean(metrics_.cancel_to_free_ms.Mean());
+  m.set_cancel_to_free_ms_max(metrics_.cancel_to_free_ms.Max());
+
+  std::string text;
+  auto metric = [&text](std::string_view name, std::string_view type, std::string_view help,
+                        double value) {
+    absl::StrAppendFormat(&text, "# HELP %s %s\n# TYPE %s %s\n%s %g\n", Absl(name), Absl(help),
+                          Absl(name), Absl(type), Absl(name), value);
+  };
+  metric("ply_bot_requests_total", "counter", "ChooseMove calls received.", m.requests());
+  metric("ply_bot_succeeded_total", "counter", "Requests answered with a move.", m.succeeded());
+  metric("ply_bot_invalid_total", "counter", "Requests refused as invalid.", m.invalid());
+  metric("ply_bot_rejected_total", "counter", "Requests refused because the queue was full.",
+         m.rejected());
+  metric("ply_bot_cancelled_total", "counter", "Requests cancelled by their caller.",
+         m.cancelled());
+  metric("ply_bot_in_flight", "gauge", "Searches running now.", m.in_flight());
+  metric("ply_bot_queue_length", "gauge", "Requests waiting for a worker.", m.queue_length());
+  metric("ply_bot_workers", "gauge", "Search workers.", m.workers());
+  metric("ply_bot_queue_capacity", "gauge", "Requests that may wait for a worker.",
+         m.queue_capacity());
+  metric("ply_bot_nodes_per_second", "gauge", "Search speed over all answered requests.",
+         m.nodes_per_second());
+  absl::StrAppend(&text,
+                  "# HELP ply_bot_search_ms Search time of the last answered requests.\n"
+                  "# TYPE ply_bot_search_ms summary\n");
+  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.5\"} %g\n", m.search_ms_p50());
+  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.9\"} %g\n", m.search_ms_p90());
+  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.99\"} %g\n", m.search_ms_p99());
+  metric("ply_bot_cancel_to_free_ms_max", "gauge",
+         "Longest time from a cancellation to its worker being free.", m.cancel_to_free_ms_max());
+  m.set_prometheus_text(std::move(text));
+  return m;
+}
+
+grpc::ServerUnaryReactor* BotServiceImpl::GetMetrics(grpc::CallbackServerContext* context,
+                                                     const v1::GetMetricsRequest* /*request*/,
+                                                     v1::GetMetricsResponse* response) {
+  *response = MetricsSnapshot();
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+void BotServiceImpl::Log(LogLevel level, std::string_view line) const {
+  if (level > options_.log_level) return;
+  // One write per line, so that lines from different workers never interleave.
+  std::string out = absl::StrCat("ply-bot[", Instance(), "] ", Absl(line), "\n");
+  std::fwrite(out.data(), 1, out.size(), stderr);
+}
+
+}  // namespace ply::bot

@@ -1,0 +1,427 @@
+// ply-bot as its users see it: real ply-bot processes on free loopback ports, driven over gRPC.
+// Moves for every game, deadlines shorter than the budget, cancellation, a full queue, bad
+// input, draining on SIGTERM, and two instances behind one BotClient (one of them killed).
+#include "bot-service/bot_service.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "bot-service/bot_client.h"
+#include "engine/core/random.h"
+#include "engine/registry/registry.h"
+#include "tests/process_helper.h"
+
+namespace ply {
+namespace {
+
+using testing::ServerProcess;
+using Clock = std::chrono::steady_clock;
+
+std::unique_ptr<ServerProcess> StartBot(std::vector<std::string> flags = {}) {
+  std::vector<std::string> args = {"--host=127.0.0.1", "--port=0", "--log_level=warning",
+                                   "--tt_mb=4"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  absl::StatusOr<std::unique_ptr<ServerProcess>> bot = ServerProcess::Start(PLY_BOT_BINARY, args);
+  EXPECT_TRUE(bot.ok()) << bot.status();
+  return bot.ok() ? *std::move(bot) : nullptr;
+}
+
+v1::ChooseMoveRequest Request(const std::string& game, const std::vector<std::string>& moves,
+                              const std::string& level, int64_t budget_ms = 0) {
+  v1::ChooseMoveRequest r;
+  r.mutable_position()->mutable_spec()->set_name(game);
+  for (const std::string& m : moves) r.mutable_position()->add_moves(m);
+  r.set_difficulty(level);
+  r.set_budget_ms(budget_ms);
+  return r;
+}
+
+double MsSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// One call straight to one instance, no retries.
+grpc::Status Call(ServerProcess& bot, const v1::ChooseMoveRequest& request, int64_t deadline_ms,
+                  v1::ChooseMoveResponse* response) {
+  auto stub = v1::BotService::NewStub(bot.channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
+  return stub->ChooseMove(&context, request, response);
+}
+
+v1::GetMetricsResponse Metrics(ServerProcess& bot) {
+  auto stub = v1::BotService::NewStub(bot.channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  v1::GetMetricsResponse response;
+  EXPECT_TRUE(stub->GetMetrics(&context, v1::GetMetricsRequest(), &response).ok());
+  return response;
+}
+
+// A ChooseMove call running in the background, to be cancelled or awaited.
+class BackgroundCall {
+ public:
+  BackgroundCall(ServerProcess& bot, const v1::ChooseMoveRequest& request, int64_t deadline_ms)
+      : stub_(v1::BotService::NewStub(bot.channel())), request_(request) {
+    context_.set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(deadline_ms));
+    stub_->async()->ChooseMove(&context_, &request_, &response_, [this](grpc::Status s) {
+      std::lock_guard lock(mu_);
+      status_ = s;
+      done_ = true;
+      cv_.notify_all();
+    });
+  }
+  ~BackgroundCall() {
+    context_.TryCancel();
+    Wait();
+  }
+  void Cancel() { context_.TryCancel(); }
+  grpc::Status Wait() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return done_; });
+    return status_;
+  }
+  const v1::ChooseMoveResponse& response() const { return response_; }
+
+ private:
+  std::unique_ptr<v1::BotService::Stub> stub_;
+  grpc::ClientContext context_;
+  v1::ChooseMoveRequest request_;
+  v1::ChooseMoveResponse response_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  grpc::Status status_;
+};
+
+// Polls the instance's metrics until `ready` holds (searching/queued counts settle a little
+// after the calls are sent).
+template <class Pred>
+bool WaitForMetrics(ServerProcess& bot, Pred ready) {
+  for (int i = 0; i < 200; ++i) {
+    if (ready(Metrics(bot))) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// After SIGTERM: true once the instance reports NOT_SERVING (it drains).
+bool WaitForNotServing(ServerProcess& bot) {
+  for (int i = 0; i < 200; ++i) {
+    auto health = bot.Health(absl::Seconds(1));
+    if (health.ok() && *health == grpc::health::v1::HealthCheckResponse::NOT_SERVING) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+TEST(SearchBudget, IsTheSmallestOfLevelRequestAndDeadlineLessMargin) {
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 0, std::nullopt, 20, 30000), 1000);
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 300, std::nullopt, 20, 30000), 300);
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 5000, std::nullopt, 20, 30000), 1000);
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 0, 500, 20, 30000), 480);
+  EXPECT_EQ(bot::SearchBudgetMs(0, 0, std::nullopt, 20, 30000), 30000);
+  // Short deadlines keep most of their time: the margin is at most a quarter of it.
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 0, 40, 20, 30000), 30);
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 0, 0, 20, 30000), 0);
+  EXPECT_EQ(bot::SearchBudgetMs(1000, 0, -50, 20, 30000), 0);
+}
+
+TEST(BotService, ListsEveryRegisteredGameWithItsLevels) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  auto stub = v1::BotService::NewStub(bot->channel());
+  grpc::ClientContext context;
+  v1::ListGamesResponse response;
+  ASSERT_TRUE(stub->ListGames(&context, v1::ListGamesRequest(), &response).ok());
+  ASSERT_EQ(response.games_size(), static_cast<int>(ListGames().size()));
+  for (int i = 0; i < response.games_size(); ++i) {
+    const GameInfo& info = ListGames()[i];
+    const v1::GameInfo& wire = response.games(i);
+    EXPECT_EQ(wire.name(), info.name);
+    EXPECT_EQ(wire.options_size(), static_cast<int>(info.options.size()));
+    ASSERT_EQ(wire.levels_size(), static_cast<int>(info.levels.size()));
+    for (int l = 0; l < wire.levels_size(); ++l) {
+      EXPECT_EQ(wire.levels(l).name(), info.levels[l].name);
+      EXPECT_EQ(wire.levels(l).time_ms(), info.levels[l].time_ms);
+    }
+  }
+}
+
+TEST(BotService, AnswersALegalMoveForEveryGameAndLevel) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  Rng rng(7);
+  for (const GameInfo& info : ListGames()) {
+    // The initial position and one a few random moves in.
+    auto game = CreateGame(info.name);
+    ASSERT_TRUE(game.ok());
+    for (int position = 0; position < 2; ++position) {
+      for (const Difficulty& level : info.levels) {
+        SCOPED_TRACE(info.name + " " + level.name + " after " +
+                     std::to_string((*game)->History().size()) + " moves");
+        v1::ChooseMoveResponse response;
+        grpc::Status status =
+            Call(*bot, Request(info.name, (*game)->History(), level.name, /*budget_ms=*/30),
+                 /*deadline_ms=*/3000, &response);
+        ASSERT_TRUE(status.ok()) << status.error_message();
+        std::vector<std::string> legal = (*game)->LegalMoves();
+        EXPECT_NE(std::find(legal.begin(), legal.end(), response.move()), legal.end())
+            << response.move();
+        EXPECT_FALSE(response.instance().empty());
+        EXPECT_LE(response.budget_ms(), 30);
+        if (!response.random_move()) {
+          EXPECT_EQ(response.pv(0), response.move());
+        }
+      }
+      for (int i = 0; i < 3 && !(*game)->Status().over; ++i) {
+        std::vector<std::string> legal = (*game)->LegalMoves();
+        ASSERT_TRUE((*game)->Play(legal[rng.Below(legal.size())]).ok());
+        if ((*game)->Status().over) {
+          ASSERT_TRUE((*game)->Undo().ok());
+        }
+      }
+    }
+  }
+}
+
+TEST(BotService, FindsTheWinningMoveInConnect4AndTicTacToe) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  v1::ChooseMoveResponse c4;
+  ASSERT_TRUE(
+      Call(*bot, Request("connect4", {"1", "2", "1", "2", "1", "2"}, "hard", 200), 3000, &c4).ok());
+  EXPECT_EQ(c4.move(), "1");
+  EXPECT_EQ(c4.score_text(), "win in 1");
+  EXPECT_TRUE(c4.exact());
+
+  v1::ChooseMoveResponse ttt;
+  ASSERT_TRUE(
+      Call(*bot, Request("tictactoe", {"a1", "b1", "a2", "b2"}, "medium", 200), 3000, &ttt).ok());
+  EXPECT_EQ(ttt.move(), "a3");
+  EXPECT_GT(ttt.depth(), 0);
+}
+
+TEST(BotService, DeadlineShorterThanTheLevelBudgetStillAnswersInTime) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  // "hard" thinks for a second; the caller gives it 300 ms.
+  for (int64_t deadline_ms : {300, 100}) {
+    SCOPED_TRACE(deadline_ms);
+    v1::ChooseMoveResponse response;
+    auto sent = Clock::now();
+    grpc::Status status =
+        Call(*bot, Request("connect4", {"4", "4"}, "hard"), deadline_ms, &response);
+    double reply_ms = MsSince(sent);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_LT(reply_ms, static_cast<double>(deadline_ms));
+    EXPECT_LT(response.budget_ms(), deadline_ms);
+    EXPECT_GE(response.depth(), 1);
+    EXPECT_FALSE(response.move().empty());
+  }
+}
+
+TEST(BotService, CancelledSearchFreesItsWorkerAtOnce) {
+  auto bot = StartBot({"--workers=1", "--queue=1"});
+  ASSERT_NE(bot, nullptr);
+  {
+    BackgroundCall long_search(*bot, Request("connect4", {}, "hard"), /*deadline_ms=*/10000);
+    ASSERT_TRUE(WaitForMetrics(*bot, [](const auto& m) { return m.in_flight() == 1; }));
+    long_search.Cancel();
+    EXPECT_EQ(long_search.Wait().error_code(), grpc::StatusCode::CANCELLED);
+  }
+  // Without the cancellation the one worker would stay busy for at least 400 ms more ("hard"
+  // searches for a second and stops deepening after 40% of it). The bounds are loose because
+  // this machine is shared: scheduling, not the search, dominates the measured time.
+  v1::ChooseMoveResponse response;
+  auto sent = Clock::now();
+  ASSERT_TRUE(Call(*bot, Request("connect4", {}, "easy", 20), 3000, &response).ok());
+  EXPECT_LT(response.queue_ms(), 250.0);
+  EXPECT_LT(MsSince(sent), 300.0);
+
+  v1::GetMetricsResponse metrics = Metrics(*bot);
+  EXPECT_EQ(metrics.cancelled(), 1);
+  EXPECT_EQ(metrics.succeeded(), 1);
+  EXPECT_LT(metrics.cancel_to_free_ms_max(), 100.0);
+  std::printf("worker free %.3f ms after the cancellation reached the server\n",
+              metrics.cancel_to_free_ms_max());
+  EXPECT_NE(metrics.prometheus_text().find("ply_bot_cancelled_total 1"), std::string::npos)
+      << metrics.prometheus_text();
+}
+
+TEST(BotService, FullQueueIsRefusedAtOnceWithResourceExhausted) {
+  auto bot = StartBot({"--workers=1", "--queue=1"});
+  ASSERT_NE(bot, nullptr);
+  BackgroundCall running(*bot, Request("connect4", {}, "hard"), 10000);
+  ASSERT_TRUE(WaitForMetrics(*bot, [](const auto& m) { return m.in_flight() == 1; }));
+  BackgroundCall waiting(*bot, Request("connect4", {"4"}, "hard"), 10000);
+  ASSERT_TRUE(WaitForMetrics(*bot, [](const auto& m) { return m.queue_length() == 1; }));
+
+  v1::ChooseMoveResponse response;
+  auto sent = Clock::now();
+  grpc::Status status = Call(*bot, Request("connect4", {"3"}, "easy"), 5000, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_NE(status.error_message().find("full"), std::string::npos) << status.error_message();
+  EXPECT_LT(MsSince(sent), 200.0);
+  EXPECT_EQ(Metrics(*bot).rejected(), 1);
+}
+
+TEST(BotService, RejectsBadInputWithItsCodeAndASentence) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  struct Case {
+    std::string what;
+    v1::ChooseMoveRequest request;
+    grpc::StatusCode code;
+    std::string says;
+  };
+  std::vector<Case> cases;
+  cases.push_back(
+      {"unknown game", Request("chess", {}, "easy"), grpc::INVALID_ARGUMENT, "unknown game"});
+  {
+    auto r = Request("connect4", {}, "easy");
+    (*r.mutable_position()->mutable_spec()->mutable_options())["colour"] = "red";
+    cases.push_back({"unknown option", r, grpc::INVALID_ARGUMENT, "colour"});
+    (*r.mutable_position()->mutable_spec()->mutable_options()).clear();
+    (*r.mutable_position()->mutable_spec()->mutable_options())["width"] = "99";
+    cases.push_back({"option out of range", r, grpc::INVALID_ARGUMENT, "width"});
+  }
+  cases.push_back({"unparsable move", Request("connect4", {"4", "x"}, "easy"),
+                   grpc::INVALID_ARGUMENT, "move 2"});
+  cases.push_back({"illegal move", Request("connect4", {"1", "1", "1", "1", "1", "1", "1"}, "easy"),
+                   grpc::FAILED_PRECONDITION, "move 7"});
+  cases.push_back({"finished position",
+                   Request("tictactoe", {"a1", "b1", "a2", "b2", "a3"}, "easy"),
+                   grpc::FAILED_PRECONDITION, "finished"});
+  cases.push_back({"unknown difficulty", Request("connect4", {}, "grandmaster"),
+                   grpc::INVALID_ARGUMENT, "unknown difficulty 'grandmaster'"});
+  cases.push_back({"negative budget", Request("connect4", {}, "easy", -5), grpc::INVALID_ARGUMENT,
+                   "budget_ms"});
+  cases.push_back({"absurd budget", Request("connect4", {}, "easy", int64_t{1} << 40),
+                   grpc::INVALID_ARGUMENT, "budget_ms"});
+  {
+    auto r = Request("connect4", {}, "easy");
+    r.set_max_nodes(-1);
+    cases.push_back({"negative node budget", r, grpc::INVALID_ARGUMENT, "max_nodes"});
+  }
+  cases.push_back({"huge move text", Request("connect4", {std::string(5000, '4')}, "easy"),
+                   grpc::INVALID_ARGUMENT, "move 1 is 5000 bytes"});
+  cases.push_back({"too many moves",
+                   Request("connect4", std::vector<std::string>(20000, "4"), "easy"),
+                   grpc::INVALID_ARGUMENT, "at most"});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    v1::ChooseMoveResponse response;
+    grpc::Status status = Call(*bot, c.request, 3000, &response);
+    EXPECT_EQ(status.error_code(), c.code) << status.error_message();
+    EXPECT_NE(status.error_message().find(c.says), std::string::npos) << status.error_message();
+  }
+  // Past gRPC's own message limit the transport refuses it; the process lives on.
+  v1::ChooseMoveResponse response;
+  grpc::Status huge =
+      Call(*bot, Request("connect4", {std::string(2 << 20, '4')}, "easy"), 3000, &response);
+  EXPECT_EQ(huge.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << huge.error_message();
+  EXPECT_TRUE(Call(*bot, Request("connect4", {}, "easy", 20), 3000, &response).ok());
+  EXPECT_EQ(Metrics(*bot).invalid(), static_cast<int64_t>(cases.size()));
+}
+
+TEST(BotService, ServesPrometheusTextOverHttp) {
+  auto bot = StartBot({"--metrics_port=0"});
+  ASSERT_NE(bot, nullptr);
+  v1::ChooseMoveResponse response;
+  ASSERT_TRUE(Call(*bot, Request("tictactoe", {}, "easy", 20), 3000, &response).ok());
+  const std::string& line = bot->ready_line();
+  size_t at = line.find("http://");
+  ASSERT_NE(at, std::string::npos) << line;
+  std::string url = line.substr(at + 7);
+  url = url.substr(0, url.find('/'));
+  httplib::Client http(url.substr(0, url.rfind(':')), std::stoi(url.substr(url.rfind(':') + 1)));
+  httplib::Result result = http.Get("/metrics");
+  ASSERT_TRUE(result) << httplib::to_string(result.error());
+  EXPECT_EQ(result->status, 200);
+  EXPECT_NE(result->body.find("ply_bot_requests_total 1\n"), std::string::npos) << result->body;
+  EXPECT_NE(result->body.find("ply_bot_search_ms{quantile=\"0.99\"}"), std::string::npos);
+}
+
+TEST(BotService, SigtermDrainsInFlightSearchesThenExits) {
+  auto bot = StartBot({"--workers=1"});
+  ASSERT_NE(bot, nullptr);
+  BackgroundCall in_flight(*bot, Request("connect4", {}, "hard"), 10000);
+  ASSERT_TRUE(WaitForMetrics(*bot, [](const auto& m) { return m.in_flight() == 1; }));
+  bot->Signal(SIGTERM);
+  // Draining: the health service says NOT_SERVING and new searches are refused, while the one
+  // in flight goes on.
+  EXPECT_TRUE(WaitForNotServing(*bot));
+  v1::ChooseMoveResponse refused;
+  EXPECT_EQ(Call(*bot, Request("connect4", {"4"}, "easy"), 3000, &refused).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+  grpc::Status finished = in_flight.Wait();
+  EXPECT_TRUE(finished.ok()) << finished.error_message();
+  EXPECT_FALSE(in_flight.response().move().empty());
+  EXPECT_EQ(bot->WaitExit(absl::Seconds(10)), std::optional<int>(0));
+}
+
+TEST(BotClient, SpreadsRequestsOverInstancesAndSkipsAKilledOne) {
+  auto a = StartBot({"--workers=1"});
+  auto b = StartBot({"--workers=1"});
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  BotClient client(
+      BotClientOptions{.target = absl::StrCat("ipv4:", a->address(), ",", b->address())});
+  ASSERT_TRUE(client.WaitForReady(absl::Seconds(5)));
+  std::set<std::string> instances;
+  for (int i = 0; i < 20; ++i) {
+    auto reply = client.ChooseMove(Request("connect4", {"4"}, "easy", 10), absl::Seconds(3));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    instances.insert(reply->instance());
+  }
+  EXPECT_EQ(instances.size(), 2u);
+
+  a->Signal(SIGKILL);
+  a->WaitExit(absl::Seconds(5));
+  std::set<std::string> after;
+  for (int i = 0; i < 20; ++i) {
+    auto reply = client.ChooseMove(Request("connect4", {"4"}, "easy", 10), absl::Seconds(3));
+    ASSERT_TRUE(reply.ok()) << "request " << i << " after the kill: " << reply.status();
+    after.insert(reply->instance());
+  }
+  // Every later request was answered by the survivor.
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_TRUE(absl::EndsWith(*after.begin(), absl::StrCat(":", b->port()))) << *after.begin();
+}
+
+TEST(BotClient, SendsNothingToADrainingInstance) {
+  auto a = StartBot({"--workers=1"});
+  auto b = StartBot({"--workers=1"});
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  BotClient client(
+      BotClientOptions{.target = absl::StrCat("ipv4:", a->address(), ",", b->address())});
+  ASSERT_TRUE(client.WaitForReady(absl::Seconds(5)));
+  // `a` drains for as long as its one search runs (most of a second).
+  BackgroundCall in_flight(*a, Request("connect4", {}, "hard"), 10000);
+  ASSERT_TRUE(WaitForMetrics(*a, [](const auto& m) { return m.in_flight() == 1; }));
+  a->Signal(SIGTERM);
+  ASSERT_TRUE(WaitForNotServing(*a));
+  for (int i = 0; i < 10; ++i) {
+    auto reply = client.ChooseMove(Request("connect4", {"4"}, "easy", 10), absl::Seconds(3));
+    ASSERT_TRUE(reply.ok()) << "request " << i << ": " << reply.status();
+    EXPECT_TRUE(absl::EndsWith(reply->instance(), absl::StrCat(":", b->port())));
+  }
+  EXPECT_TRUE(in_flight.Wait().ok());
+  EXPECT_EQ(a->WaitExit(absl::Seconds(10)), std::optional<int>(0));
+}
+
+}  // namespace
+}  // namespace ply
