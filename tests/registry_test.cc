@@ -96,6 +96,29 @@ TEST(Registry, EveryLevelOfEveryGameChoosesALegalMove) {
   }
 }
 
+TEST(SearchCache, KeepsTheTablesOfRecentGameTypes) {
+  struct A : SearchCache::Slot {};
+  struct B : SearchCache::Slot {};
+  struct C : SearchCache::Slot {};
+  SearchCache cache(1, /*max_slots=*/2);
+  int made = 0;
+  auto make = [&made]<class T>(T*) {
+    return [&made] {
+      ++made;
+      return std::make_unique<T>();
+    };
+  };
+  A& a = cache.Get<A>(make(static_cast<A*>(nullptr)));
+  cache.Get<B>(make(static_cast<B*>(nullptr)));
+  EXPECT_EQ(&cache.Get<A>(make(static_cast<A*>(nullptr))), &a);
+  EXPECT_EQ(made, 2);
+  cache.Get<C>(make(static_cast<C*>(nullptr)));  // evicts B, the least recently used
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(&cache.Get<A>(make(static_cast<A*>(nullptr))), &a);
+  cache.Get<B>(make(static_cast<B*>(nullptr)));
+  EXPECT_EQ(made, 4);
+}
+
 TEST(Registry, ScoreTextSaysWinsLossesAndDraws) {
   EXPECT_EQ((SearchReport{.score = WinIn(7)}).ScoreText(), "win in 7");
   EXPECT_EQ((SearchReport{.score = LossIn(4)}).ScoreText(), "loss in 4");

@@ -5,6 +5,7 @@
 #ifndef PLY_ENGINE_REGISTRY_ANY_GAME_H_
 #define PLY_ENGINE_REGISTRY_ANY_GAME_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -62,32 +63,39 @@ struct SearchRequest {
   std::function<void(const SearchReport&)> on_iteration;
 };
 
-// Search tables kept between requests by one worker thread (transposition table, history).
-// Reused while the game type stays the same; replaced when it changes.
+// Search tables kept between requests by one worker thread (transposition table, history), one
+// set per game type. A worker serving several games keeps the tables of the `max_slots` most
+// recently used game types, so alternating requests do not rebuild a table each time.
 class SearchCache {
  public:
-  explicit SearchCache(size_t tt_megabytes = 16) : tt_megabytes_(tt_megabytes) {}
+  explicit SearchCache(size_t tt_megabytes = 16, size_t max_slots = 3)
+      : tt_megabytes_(tt_megabytes), max_slots_(max_slots < 1 ? 1 : max_slots) {}
   size_t tt_megabytes() const { return tt_megabytes_; }
 
   class Slot {
    public:
     virtual ~Slot() = default;
   };
-  // The slot of type T, created with `make` when absent or of another type.
+  // The slot of type T, created with `make` when absent (evicting the least recently used).
   template <class T, class Make>
   T& Get(Make make) {
-    T* t = dynamic_cast<T*>(slot_.get());
-    if (t == nullptr) {
-      slot_.reset();  // free the old tables before making new ones
-      slot_ = make();
-      t = static_cast<T*>(slot_.get());
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (T* t = dynamic_cast<T*>(slots_[i].get())) {
+        std::rotate(slots_.begin(), slots_.begin() + i, slots_.begin() + i + 1);
+        return *t;
+      }
     }
-    return *t;
+    // Free the evicted tables before making new ones.
+    if (slots_.size() >= max_slots_) slots_.pop_back();
+    slots_.insert(slots_.begin(), make());
+    return static_cast<T&>(*slots_.front());
   }
 
  private:
   size_t tt_megabytes_;
-  std::unique_ptr<Slot> slot_;
+  size_t max_slots_;
+  // Most recently used first.
+  std::vector<std::unique_ptr<Slot>> slots_;
 };
 
 class AnyGame {
