@@ -84,7 +84,8 @@ TEST(Connect4Levels, PerfectOpensInTheCentre) {
   const GameInfo* info = FindGame("connect4");
   auto game = CreateGame("connect4");
   ASSERT_TRUE(game.ok());
-  auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect"), .time_ms = 2000});
+  auto report =
+      (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect"), .time_ms = 2000});
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->move, "4");
 }

@@ -1,5 +1,3 @@
-#include "engine/games/connect4/solver.h"
-
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/games/connect4/solver.h"
 #include "gtest/gtest.h"
 
 #ifndef PLY_DATA_DIR
@@ -43,9 +42,9 @@ bool HaveData() {
   return std::filesystem::exists(std::string(PLY_DATA_DIR) + "/connect4/Test_L3_R1");
 }
 
-#define SKIP_WITHOUT_DATA()                                                         \
-  if (!HaveData()) {                                                                \
-    GTEST_SKIP() << "benchmark sets not found under " PLY_DATA_DIR "/connect4";     \
+#define SKIP_WITHOUT_DATA()                                                     \
+  if (!HaveData()) {                                                            \
+    GTEST_SKIP() << "benchmark sets not found under " PLY_DATA_DIR "/connect4"; \
   }
 
 // A position on a W x H board in the solver's layout, built by playing columns.
@@ -58,7 +57,9 @@ struct Board {
 
   int cells() const { return width * height; }
   uint64_t ColumnMask(int c) const { return ((uint64_t{1} << height) - 1) << (c * (height + 1)); }
-  bool CanPlay(int c) const { return (mask & (uint64_t{1} << (c * (height + 1) + height - 1))) == 0; }
+  bool CanPlay(int c) const {
+    return (mask & (uint64_t{1} << (c * (height + 1) + height - 1))) == 0;
+  }
   uint64_t Cell(int c) const { return (mask + (uint64_t{1} << c * (height + 1))) & ColumnMask(c); }
   bool HasFour(uint64_t p) const {
     for (int s : {1, height, height + 1, height + 2}) {

@@ -14,9 +14,7 @@ double EloFromScore(double p) {
   return -400.0 * std::log10(1.0 / p - 1.0);
 }
 
-double MatchResult::Score() const {
-  return games() == 0 ? 0.5 : (wins + 0.5 * draws) / games();
-}
+double MatchResult::Score() const { return games() == 0 ? 0.5 : (wins + 0.5 * draws) / games(); }
 
 double MatchResult::EloDifference() const { return EloFromScore(Score()); }
 
@@ -78,8 +76,8 @@ absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
       if (!report.ok()) return report.status();
       absl::Status played = game->Play(report->move);
       if (!played.ok()) {
-        return absl::InternalError(absl::StrCat("engine chose an illegal move '", report->move,
-                                                "': ", played.message()));
+        return absl::InternalError(
+            absl::StrCat("engine chose an illegal move '", report->move, "': ", played.message()));
       }
     }
     GameStatus status = game->Status();

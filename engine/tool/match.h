@@ -55,8 +55,8 @@ struct MatchResult {
 };
 
 // Plays the match; `on_game` (optional) is called after each game.
-absl::StatusOr<MatchResult> RunMatch(
-    const MatchConfig& config, const std::function<void(const GameRecord&)>& on_game = {});
+absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
+                                     const std::function<void(const GameRecord&)>& on_game = {});
 
 // Elo difference for a score fraction p (clamped away from 0 and 1).
 double EloFromScore(double p);

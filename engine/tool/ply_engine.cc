@@ -167,14 +167,14 @@ int Games() {
     std::cout << g.name << " - " << g.title << ": " << g.description << "\n";
     std::cout << "  players: " << absl::StrJoin(g.player_names, " (first), ") << "\n";
     for (const OptionInfo& o : g.options) {
-      std::cout << "  option " << o.name << " (default " << o.default_value << "): "
-                << o.description << "\n";
+      std::cout << "  option " << o.name << " (default " << o.default_value
+                << "): " << o.description << "\n";
     }
     for (const Difficulty& d : g.levels) {
-      std::cout << absl::StrFormat("  level %-9s depth %-3s random %3.0f%%  noise %-4d %5d ms  %s\n",
-                                   d.name, d.max_depth == 0 ? "-" : std::to_string(d.max_depth),
-                                   d.random_move_chance * 100, d.eval_noise, d.time_ms,
-                                   d.description);
+      std::cout << absl::StrFormat(
+          "  level %-9s depth %-3s random %3.0f%%  noise %-4d %5d ms  %s\n", d.name,
+          d.max_depth == 0 ? "-" : std::to_string(d.max_depth), d.random_move_chance * 100,
+          d.eval_noise, d.time_ms, d.description);
     }
   }
   return 0;
@@ -217,8 +217,8 @@ absl::StatusOr<SearchRequest> RequestFromFlags(const GameInfo& info, std::string
       std::vector<std::string> names;
       for (const Difficulty& d : info.levels) names.push_back(d.name);
       return absl::InvalidArgumentError(absl::StrCat("unknown level '", level_name, "' for ",
-                                                     info.name, " (known: ",
-                                                     absl::StrJoin(names, ", "), ")"));
+                                                     info.name,
+                                                     " (known: ", absl::StrJoin(names, ", "), ")"));
     }
     request.level = *level;
   }
@@ -240,8 +240,7 @@ int Analyze(const std::vector<std::string>& args, const GameOptions& options) {
     std::cout << (*game)->Render();
     request->on_iteration = [](const SearchReport& r) {
       std::cout << absl::StrFormat("depth %2d  score %-10s nodes %12d  %8.1f ms  pv %s\n", r.depth,
-                                   r.ScoreText(), r.nodes, r.elapsed_ms,
-                                   absl::StrJoin(r.pv, " "));
+                                   r.ScoreText(), r.nodes, r.elapsed_ms, absl::StrJoin(r.pv, " "));
     };
   }
   SearchCache cache(absl::GetFlag(FLAGS_tt_mb));
@@ -262,7 +261,8 @@ int Solve(const std::vector<std::string>& args, const GameOptions& options) {
   if (args.empty()) return Usage("solve needs GAME and a position");
   absl::StatusOr<std::string> out =
       SolveCommand(args, options, absl::GetFlag(FLAGS_json),
-                   {.time_ms = absl::GetFlag(FLAGS_time_ms), .max_nodes = absl::GetFlag(FLAGS_nodes),
+                   {.time_ms = absl::GetFlag(FLAGS_time_ms),
+                    .max_nodes = absl::GetFlag(FLAGS_nodes),
                     .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))});
   if (!out.ok()) return Fail(out.status());
   std::cout << *out;
@@ -288,7 +288,9 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
     if (!json) {
       std::cout << absl::StrFormat("game %3d  %s as %s: %-4s (%s, %d moves)\n", n, config.level_a,
                                    r.a_player == 0 ? "first " : "second",
-                                   r.result_for_a > 0 ? "win" : r.result_for_a < 0 ? "loss" : "draw",
+                                   r.result_for_a > 0   ? "win"
+                                   : r.result_for_a < 0 ? "loss"
+                                                        : "draw",
                                    r.reason, r.moves.size());
       std::cout.flush();
     }
@@ -351,8 +353,8 @@ int Bench(const std::vector<std::string>& args) {
       int sig_depth = 0;
       for (int d = 1; d <= 64; ++d) {
         SearchCache fresh(16);
-        auto r = (*game)->ChooseMove({.level = {.name = "sig", .time_ms = 0}, .max_depth = d},
-                                     &fresh);
+        auto r =
+            (*game)->ChooseMove({.level = {.name = "sig", .time_ms = 0}, .max_depth = d}, &fresh);
         if (!r.ok()) return Fail(r.status());
         signature = r->nodes;
         sig_depth = d;
@@ -415,19 +417,18 @@ int Demo(const std::vector<std::string>& args, const GameOptions& options) {
       moves.push_back(m);
       continue;
     }
-    std::cout << absl::StrFormat(
-        "%d. %s (%s) plays %s   depth %d  score %s%s  nodes %d  %.0f ms\n",
-        static_cast<int>((*game)->History().size()), info.player_names[side], levels[side],
-        report->move, report->depth, report->ScoreText(), report->exact ? " (exact)" : "",
-        report->nodes, report->elapsed_ms);
+    std::cout << absl::StrFormat("%d. %s (%s) plays %s   depth %d  score %s%s  nodes %d  %.0f ms\n",
+                                 static_cast<int>((*game)->History().size()),
+                                 info.player_names[side], levels[side], report->move, report->depth,
+                                 report->ScoreText(), report->exact ? " (exact)" : "",
+                                 report->nodes, report->elapsed_ms);
     std::cout << (*game)->Render() << "\n";
     std::cout.flush();
   }
   GameStatus status = (*game)->Status();
-  std::string result = status.winner < 0
-                           ? "draw"
-                           : absl::StrCat(info.player_names[status.winner], " (",
-                                          levels[status.winner], ") wins");
+  std::string result = status.winner < 0 ? "draw"
+                                         : absl::StrCat(info.player_names[status.winner], " (",
+                                                        levels[status.winner], ") wins");
   if (json) {
     std::cout << Json{{"game", name},
                       {"moves", moves},

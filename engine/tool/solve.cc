@@ -33,12 +33,9 @@ absl::StatusOr<std::string> SolveConnect4(const std::vector<std::string>& args,
         absl::StrCat("not solved within the budget (", r->nodes, " nodes)"));
   }
   if (json) {
-    return Json{{"game", "connect4"},
-                {"moves", moves},
-                {"score", r->score},
-                {"best_move", r->best_column + 1},
-                {"nodes", r->nodes},
-                {"time_ms", r->elapsed_ms}}
+    return Json{{"game", "connect4"}, {"moves", moves},
+                {"score", r->score},  {"best_move", r->best_column + 1},
+                {"nodes", r->nodes},  {"time_ms", r->elapsed_ms}}
                .dump() +
            "\n";
   }

@@ -63,8 +63,7 @@ SetStats RunSet(ply::connect4::Solver& solver, const std::string& path, int limi
     solver.Reset();
     const auto result = solver.SolveSequence(moves);
     const double us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     ++st.positions;
     if (!result.ok() || !result->solved) {
       ++st.errors;
@@ -75,8 +74,8 @@ SetStats RunSet(ply::connect4::Solver& solver, const std::string& path, int limi
     st.total_nodes += result->nodes;
     if (result->score != expected) {
       ++st.mismatches;
-      std::fprintf(stderr, "%s: %s expected %d got %d\n", st.name.c_str(), moves.c_str(),
-                   expected, result->score);
+      std::fprintf(stderr, "%s: %s expected %d got %d\n", st.name.c_str(), moves.c_str(), expected,
+                   result->score);
     }
   }
   return st;
@@ -109,8 +108,8 @@ int main(int argc, char** argv) {
   }
 
   ply::connect4::Solver solver(7, 6, tt_mb);
-  std::printf("%-12s %9s %12s %12s %14s %12s %10s\n", "set", "positions", "mean time",
-              "mean nodes", "nodes/s", "max time", "mismatches");
+  std::printf("%-12s %9s %12s %12s %14s %12s %10s\n", "set", "positions", "mean time", "mean nodes",
+              "nodes/s", "max time", "mismatches");
   bool ok = true;
   for (const std::string& file : files) {
     const SetStats st = RunSet(solver, file, limit);

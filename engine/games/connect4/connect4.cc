@@ -197,7 +197,7 @@ std::string Connect4::Render() const {
 }
 
 std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
-                                                           const SearchLimits& limits) {
+                                                            const SearchLimits& limits) {
   if (game.cylinder_ || !connect4::Solver::SupportsSize(game.width_, game.height_)) {
     return std::nullopt;
   }
@@ -207,9 +207,8 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
   auto& solver = solvers[{game.width_, game.height_}];
   if (!solver) solver = std::make_unique<connect4::Solver>(game.width_, game.height_, 64);
   // Leave part of the budget for the fallback search when the position is too hard to prove.
-  connect4::SolverLimits solver_limits{.max_nodes = limits.max_nodes,
-                                       .time_ms = limits.time_ms * 3 / 5,
-                                       .stop = limits.stop};
+  connect4::SolverLimits solver_limits{
+      .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
   if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
   const int me = game.SideToMove();
   connect4::SolveResult solved =

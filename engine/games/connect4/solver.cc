@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -22,9 +23,6 @@
 #endif
 #ifndef CLAIMEVEN
 #define CLAIMEVEN 0
-#endif
-#ifndef FORCE_WIDE
-#define FORCE_WIDE 0
 #endif
 #ifndef NOFOUR
 #define NOFOUR 1
@@ -93,13 +91,16 @@ inline uint64_t ColumnMask(const G& g, int col) {
   return g.column << (col * g.stride);
 }
 
+// Two bitboards in one SSE register: the shifts and masks below then serve two moves at once.
+using Bitboard2 = uint64_t __attribute__((vector_size(16)));
+
 // Cells (occupied or not, sentinels excluded) that would complete a four for stones `p`.
-template <class G>
-inline uint64_t WinningCells(const G& g, uint64_t p) {
+template <class G, class B>
+inline B WinningCells(const G& g, B p) {
   // Vertical: only the cell on top of three stacked stones.
-  uint64_t r = (p << 1) & (p << 2) & (p << 3);
+  B r = (p << 1) & (p << 2) & (p << 3);
   auto line = [&](int s) {
-    uint64_t t = (p << s) & (p << 2 * s);
+    B t = (p << s) & (p << 2 * s);
     r |= t & (p << 3 * s);
     r |= t & (p >> s);
     t = (p >> s) & (p >> 2 * s);
@@ -119,6 +120,31 @@ inline bool HasFour(const G& g, uint64_t p) {
     return (pairs & (pairs >> 2 * s)) != 0;
   };
   return line(1) || line(g.stride) || line(g.stride - 1) || line(g.stride + 1);
+}
+
+// For each of our moves, the empty cells where we would then complete four.
+template <class G>
+inline void MoveThreats(const G& g, uint64_t current, uint64_t mask, const uint64_t* moves, int n,
+                        uint64_t* threats) {
+  int k = 0;
+  for (; k + 1 < n; k += 2) {
+    const Bitboard2 w = WinningCells(g, Bitboard2{current | moves[k], current | moves[k + 1]});
+    threats[k] = w[0] & ~(mask | moves[k]);
+    threats[k + 1] = w[1] & ~(mask | moves[k + 1]);
+  }
+  if (k < n) threats[k] = WinningCells(g, current | moves[k]) & ~(mask | moves[k]);
+}
+
+// After our move `move` that creates `threats`, the opponent's replies that do not lose at
+// once: the forced block if there is one threat, nothing if there are two, and never the cell
+// right under one of our threats. The opponent cannot win at once itself when `move` came from
+// such a filtered set.
+template <class G>
+inline uint64_t SafeReplies(const G& g, uint64_t mask, uint64_t move, uint64_t threats) {
+  const uint64_t next_mask = mask | move;
+  uint64_t replies = (next_mask + g.bottom) & g.board;
+  if (const uint64_t forced = replies & threats) replies = (forced & (forced - 1)) ? 0 : forced;
+  return replies & ~(threats >> 1);
 }
 
 template <class G>
@@ -343,7 +369,7 @@ class Solver::Engine {
  public:
   Engine(int width, int height, size_t tt_megabytes) : dynamic_(width, height) {
     const int key_bits = width * (height + 1);
-    if (!FORCE_WIDE && key_bits <= CompactTable::kMaxKeyBits) {
+    if (key_bits <= CompactTable::kMaxKeyBits) {
       compact_ = std::make_unique<CompactTable>(tt_megabytes, key_bits);
     } else {
       wide_ = std::make_unique<WideTable>(tt_megabytes, key_bits);
@@ -366,16 +392,15 @@ class Solver::Engine {
     aborted_ = false;
     SolveResult r;
     if (wide_ != nullptr) {
-      r = SolveWith(dynamic_, *wide_, current, mask, moves);
+      r = SolveWith<DynamicGeometry, WideTable>(current, mask, moves);
     } else if (dynamic_.width == 7 && dynamic_.height == 6) {
-      r = SolveWith(Geometry7x6{}, *compact_, current, mask, moves);
+      r = SolveWith<Geometry7x6, CompactTable>(current, mask, moves);
     } else {
-      r = SolveWith(dynamic_, *compact_, current, mask, moves);
+      r = SolveWith<DynamicGeometry, CompactTable>(current, mask, moves);
     }
     r.nodes = nodes_;
     r.elapsed_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return r;
   }
 
@@ -392,8 +417,8 @@ class Solver::Engine {
     for (char ch : digits) {
       const int col = ch - '1';
       if (ch < '1' || ch > '9' || col >= g.width) {
-        return absl::InvalidArgumentError(absl::StrCat("bad column '", std::string(1, ch),
-                                                       "' at move ", moves + 1));
+        return absl::InvalidArgumentError(
+            absl::StrCat("bad column '", std::string(1, ch), "' at move ", moves + 1));
       }
       const uint64_t cell = (mask + (g.bottom & ColumnMask(g, col))) & ColumnMask(g, col);
       if (cell == 0) {
@@ -423,11 +448,31 @@ class Solver::Engine {
   }
 
   template <class G, class Table>
-  SolveResult SolveWith(const G& g, Table& tt, uint64_t current, uint64_t mask, int moves);
+  SolveResult SolveWith(uint64_t current, uint64_t mask, int moves);
 
   template <class G, class Table, bool kRoot>
-  int Negamax(const G& g, Table& tt, uint64_t current, uint64_t mask, int moves, int alpha,
-              int beta);
+  int Negamax(uint64_t current, uint64_t mask, int moves, int alpha, int beta, uint64_t opp_wins,
+              uint64_t possible);
+
+  // The board shape and table a search instance uses: the 7x6 shape is a compile-time
+  // constant.
+  template <class G>
+  const G& geometry() const {
+    if constexpr (std::is_same_v<G, DynamicGeometry>) {
+      return dynamic_;
+    } else {
+      static constexpr G kGeometry{};
+      return kGeometry;
+    }
+  }
+  template <class Table>
+  Table& table() {
+    if constexpr (std::is_same_v<Table, CompactTable>) {
+      return *compact_;
+    } else {
+      return *wide_;
+    }
+  }
 
   DynamicGeometry dynamic_;
   std::unique_ptr<CompactTable> compact_;
@@ -445,37 +490,31 @@ class Solver::Engine {
 };
 
 // Negamax with alpha-beta, fail-soft: a result <= alpha is an upper bound, >= beta a lower bound,
-// otherwise exact. Precondition: the side to move cannot win at once (the caller only plays
-// moves that leave the opponent no immediate win, and the root checks it).
+// otherwise exact. The caller has already worked out `opp_wins`, the empty cells where the
+// opponent would complete four, and `possible`, our moves that do not let the opponent win at
+// once (never empty: the caller scores such a position itself). Precondition: the side to move
+// cannot win with this stone.
 template <class G, class Table, bool kRoot>
-int Solver::Engine::Negamax(const G& g, Table& tt, uint64_t current, uint64_t mask, int moves,
-                            int alpha, int beta) {
+int Solver::Engine::Negamax(uint64_t current, uint64_t mask, int moves, int alpha, int beta,
+                            uint64_t opp_wins, uint64_t possible) {
+  const G& g = geometry<G>();
+  Table& tt = table<Table>();
   if (++nodes_ >= next_check_ && LimitReached()) {
     aborted_ = true;
     return 0;
   }
   const int cells = g.cells;
-  const uint64_t empty = g.board ^ mask;
-  const uint64_t opponent = current ^ mask;
-  const uint64_t opp_wins = WinningCells(g, opponent) & empty;
-  const uint64_t next_cells = (mask + g.bottom) & g.board;
-  uint64_t possible = next_cells;
-  if (const uint64_t forced = possible & opp_wins) {
-    if (forced & (forced - 1)) return -(cells - moves) / 2;
-    possible = forced;
-  }
-  // Never play right under a cell where the opponent would complete four.
-  possible &= ~(opp_wins >> 1);
-  if (possible == 0) return -(cells - moves) / 2;
   // Neither side can win with its next stone, and then the board is full.
   if (moves >= cells - 2) return 0;
+  const uint64_t empty = g.board ^ mask;
+  const uint64_t opponent = current ^ mask;
 
   // We cannot win with this stone nor the opponent with its next one.
   const int max_score = (cells - 1 - moves) / 2;
   int lo = -(cells - 2 - moves) / 2;
   int hi = max_score;
 #if CLAIMEVEN
-  if ((next_cells & ~g.mover_rows) == 0) {
+  if ((((mask + g.bottom) & g.board) & ~g.mover_rows) == 0) {
     // Every column has an even number of empty cells, so the opponent can answer each move in
     // the same column and take every other row (Allis's "claimeven"). If we cannot make four
     // on the rows we would get, we cannot win; if the opponent can on its rows, we lose.
@@ -515,54 +554,76 @@ int Solver::Engine::Negamax(const G& g, Table& tt, uint64_t current, uint64_t ma
 
   int best = -kInfinity;
   int best_column = -1;
-  struct Candidate {
-    uint64_t move;
-    int score;
-    int column;
-  };
-  Candidate list[kMaxWidth];
-  int n = 0;
+  // Children in the order generated (central columns first), and their search order.
+  uint64_t child_moves[kMaxWidth];
+  uint64_t child_threats[kMaxWidth];
+  uint64_t child_replies[kMaxWidth];
+  int child_columns[kMaxWidth];
+  int sorted[kMaxWidth];
+  uint64_t candidates[kMaxWidth];
+  uint64_t threats[kMaxWidth];
+  int candidate_columns[kMaxWidth];
+  int m = 0;
   for (int i = 0; i < g.width; ++i) {
-    const int col = order_[i];
-    const uint64_t move = possible & ColumnMask(g, col);
+    const uint64_t move = possible & ColumnMask(g, order_[i]);
     if (move == 0) continue;
-    const uint64_t next_mask = mask | move;
-    const uint64_t my_wins = WinningCells(g, current | move) & (empty ^ move);
-    // The opponent's replies, filtered as the child will: if none survives our next stone,
-    // this move wins as fast as anything can.
-    uint64_t replies = (next_mask + g.bottom) & g.board;
-    if (const uint64_t forced = replies & my_wins) replies = (forced & (forced - 1)) ? 0 : forced;
-    if ((replies & ~(my_wins >> 1)) == 0) {
+    candidates[m] = move;
+    candidate_columns[m++] = order_[i];
+  }
+  MoveThreats(g, current, mask, candidates, m, threats);
+  int n = 0;
+  for (int k = 0; k < m; ++k) {
+    const int col = candidate_columns[k];
+    const uint64_t move = candidates[k];
+    const uint64_t my_wins = threats[k];
+    const uint64_t replies = SafeReplies(g, mask, move, my_wins);
+    // If the opponent has no reply that survives our next stone, this move wins as fast as
+    // anything can.
+    if (replies == 0) {
       best = max_score;
       best_column = col;
       goto done;
     }
     // Enhanced transposition cut-off: a child already known to be bad enough for the opponent
-    // ends the search here.
-    if (int child_lower, child_upper; tt.Find(opponent + next_mask, child_lower, child_upper)) {
+    // ends the search here, and one known not to beat alpha needs no search.
+    if (int child_lower, child_upper; tt.Find(opponent + (mask | move), child_lower, child_upper)) {
       if (-child_upper >= beta) {
         best = -child_upper;
         best_column = col;
         goto done;
       }
+      if (-child_lower <= alpha) {
+        best = std::max(best, -child_lower);
+        continue;
+      }
     }
-    // Threats we would own first; a threat right above one of the opponent's is worthless, as
-    // the opponent's cell must be filled first.
-    const int score = std::popcount(my_wins & ~(opp_wins << 1));
+    // Order by the threats we would own; one right above an opponent's threat is worthless, as
+    // the cell below it is never played. Ties keep the central columns first.
+    const int score = std::popcount(my_wins & ~(opp_wins << 1)) * 16 + (kMaxWidth - n);
+    child_moves[n] = move;
+    child_threats[n] = my_wins;
+    child_replies[n] = replies;
+    child_columns[n] = col;
     int j = n++;
-    while (j > 0 && list[j - 1].score < score) {
-      list[j] = list[j - 1];
+    while (j > 0 && sorted[j - 1] < score) {
+      sorted[j] = sorted[j - 1];
       --j;
     }
-    list[j] = {move, score, col};
+    sorted[j] = score;
+  }
+  // No move wins with our next stone, so none scores more than a win with the one after.
+  if (const int bound = (cells - 3 - moves) / 2; bound <= alpha) {
+    best = std::max(best, bound);
+    n = 0;
   }
   for (int i = 0; i < n; ++i) {
-    const int v = -Negamax<G, Table, false>(g, tt, opponent, mask | list[i].move, moves + 1,
-                                            -beta, -alpha);
+    const int c = kMaxWidth - sorted[i] % 16;
+    const int v = -Negamax<G, Table, false>(opponent, mask | child_moves[c], moves + 1, -beta,
+                                            -alpha, child_threats[c], child_replies[c]);
     if (aborted_) return 0;
     if (v > best) {
       best = v;
-      best_column = list[i].column;
+      best_column = child_columns[c];
       if (v >= beta) break;
       if (v > alpha) alpha = v;
     }
@@ -581,8 +642,8 @@ done:
 }
 
 template <class G, class Table>
-SolveResult Solver::Engine::SolveWith(const G& g, Table& tt, uint64_t current, uint64_t mask,
-                                      int moves) {
+SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves) {
+  const G& g = geometry<G>();
   SolveResult r;
   const int cells = g.cells;
   if (moves >= cells) {
@@ -606,7 +667,8 @@ SolveResult Solver::Engine::SolveWith(const G& g, Table& tt, uint64_t current, u
   };
   const uint64_t opp_wins = WinningCells(g, opponent) & (g.board ^ mask);
   uint64_t non_losing = possible;
-  if (const uint64_t forced = possible & opp_wins) non_losing = (forced & (forced - 1)) ? 0 : forced;
+  if (const uint64_t forced = possible & opp_wins)
+    non_losing = (forced & (forced - 1)) ? 0 : forced;
   non_losing &= ~(opp_wins >> 1);
   if (non_losing == 0) {
     // Lost on the opponent's next stone whatever we do; block a threat at least.
@@ -634,7 +696,7 @@ SolveResult Solver::Engine::SolveWith(const G& g, Table& tt, uint64_t current, u
       med = max / 2;
     }
     root_column_ = -1;
-    const int v = Negamax<G, Table, true>(g, tt, current, mask, moves, med, med + 1);
+    const int v = Negamax<G, Table, true>(current, mask, moves, med, med + 1, opp_wins, non_losing);
     if (aborted_) return r;
     if (v <= med) {
       max = v;
@@ -648,8 +710,12 @@ SolveResult Solver::Engine::SolveWith(const G& g, Table& tt, uint64_t current, u
     for (int i = 0; i < g.width && best_column < 0; ++i) {
       const uint64_t move = non_losing & ColumnMask(g, order_[i]);
       if (move == 0) continue;
-      const int v =
-          -Negamax<G, Table, false>(g, tt, opponent, mask | move, moves + 1, -min, -min + 1);
+      uint64_t threats;
+      MoveThreats(g, current, mask, &move, 1, &threats);
+      const uint64_t replies = SafeReplies(g, mask, move, threats);
+      const int v = replies == 0 ? (cells - 1 - moves) / 2
+                                 : -Negamax<G, Table, false>(opponent, mask | move, moves + 1, -min,
+                                                             -min + 1, threats, replies);
       if (aborted_) return r;
       if (v >= min) best_column = order_[i];
     }
@@ -674,8 +740,7 @@ bool Solver::SupportsSize(int width, int height) {
   return width >= 4 && height >= 4 && width * (height + 1) <= 64;
 }
 
-SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves,
-                          const SolverLimits& limits) {
+SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves, const SolverLimits& limits) {
   return engine_->Solve(current, mask, moves, limits);
 }
 
