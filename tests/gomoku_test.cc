@@ -239,7 +239,10 @@ TEST(Gomoku, LevelsIncludeTheGreedyBaseline) {
     EXPECT_NE(FindLevel(levels, name), nullptr) << name;
   }
   // Only the baseline goes through the game's own chooser.
-  for (const Difficulty& d : levels) EXPECT_EQ(d.perfect, d.name == "greedy") << d.name;
+  for (const Difficulty& d : levels) {
+    EXPECT_FALSE(d.perfect) << d.name;
+    EXPECT_EQ(d.policy, d.name == "greedy" ? "greedy" : "") << d.name;
+  }
 }
 
 TEST(Gomoku, SearchWinsAtOnceAndBlocksFours) {

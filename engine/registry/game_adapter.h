@@ -74,6 +74,17 @@ class GameAdapter final : public AnyGame {
     }
     SearchLimits limits = ToLimits(request);
     std::optional<SearchResult<Move>> result;
+    if (!request.level.policy.empty()) {
+      if constexpr (requires { G::PlayPolicy(game_, request.level.policy, limits); }) {
+        result = G::PlayPolicy(game_, request.level.policy, limits);
+      }
+      if (!result) {
+        return absl::InvalidArgumentError(absl::StrCat("level '", request.level.name,
+                                                       "' asks for an unknown player '",
+                                                       request.level.policy, "'"));
+      }
+      return ToReport(*result);
+    }
     if constexpr (requires { G::Solve(game_, limits); }) {
       if (request.level.perfect) {
         auto start = std::chrono::steady_clock::now();

@@ -23,6 +23,11 @@ struct Difficulty {
   int time_ms = 1000;
   // Use the game's exact solver (if it has one) or search until the result is proven.
   bool perfect = false;
+  // Empty: the alpha-beta search with the dials above. Otherwise the name of a game-specific
+  // player that replaces the search (e.g. Gomoku's one-ply "greedy" baseline); the game offers
+  // it as `static std::optional<SearchResult<Move>> PlayPolicy(G&, std::string_view policy,
+  // const SearchLimits&)`.
+  std::string policy;
   std::string description;
 };
 

@@ -331,7 +331,7 @@ int Bench(const std::vector<std::string>& args) {
   }
   for (const GameInfo& info : ListGames()) {
     if (!args.empty() && std::find(args.begin(), args.end(), info.name) == args.end()) continue;
-    for (int plies : {0, 8}) {
+    for (int plies : {0, 6}) {
       auto game = CreateGame(info.name);
       if (!game.ok()) return Fail(game.status());
       Rng rng(12345);

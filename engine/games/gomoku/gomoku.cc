@@ -214,12 +214,12 @@ std::vector<OptionInfo> Gomoku::OptionInfos() {
 std::vector<Difficulty> Gomoku::Levels() {
   std::vector<Difficulty> levels = DefaultLevels();
   for (Difficulty& d : levels) {
-    if (d.name == "medium") d.max_depth = 6;
+    if (d.name == "medium") d.max_depth = 5;
   }
   levels.push_back({.name = "greedy",
                     .max_depth = 1,
                     .time_ms = 100,
-                    .perfect = true,
+                    .policy = "greedy",
                     .description = "baseline: the classic one-ply pattern-score Gomoku AI"});
   return levels;
 }
@@ -546,7 +546,9 @@ Gomoku::Move Gomoku::GreedyMove(uint64_t seed) const {
   return best;
 }
 
-std::optional<SearchResult<Gomoku::Move>> Gomoku::Solve(Gomoku& game, const SearchLimits& limits) {
+std::optional<SearchResult<Gomoku::Move>> Gomoku::PlayPolicy(Gomoku& game, std::string_view policy,
+                                                             const SearchLimits& limits) {
+  if (policy != "greedy") return std::nullopt;
   SearchResult<Move> result;
   if (game.GetOutcome() != Outcome::kOngoing) return result;
   result.best_move = game.GreedyMove(Mix64(limits.seed ^ game.Hash()));

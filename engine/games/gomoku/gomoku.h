@@ -91,7 +91,7 @@ class Gomoku {
   static absl::StatusOr<Gomoku> Create(const GameOptions& options);
   static std::vector<OptionInfo> OptionInfos();
   // The default levels, plus `greedy`: the classic one-ply pattern-score player (a baseline,
-  // reached through Solve below, not a search).
+  // reached through PlayPolicy below, not a search).
   static std::vector<Difficulty> Levels();
   GameOptions EffectiveOptions() const;
 
@@ -121,9 +121,10 @@ class Gomoku {
 
   bool operator==(const Gomoku&) const = default;
 
-  // The game-specific chooser behind levels flagged `perfect` (GameAdapter calls it for them).
-  // Gomoku has no exact solver; its one flagged level is `greedy`, answered by GreedyMove.
-  static std::optional<SearchResult<Move>> Solve(Gomoku& game, const SearchLimits& limits);
+  // The game-specific players named by a level's `policy`: "greedy" (GreedyMove); nullopt for
+  // any other name.
+  static std::optional<SearchResult<Move>> PlayPolicy(Gomoku& game, std::string_view policy,
+                                                      const SearchLimits& limits);
   // The classic greedy Gomoku AI: for every empty cell, the sum over the four directions of the
   // pattern weight it makes for the side to move plus that of the pattern it takes away from
   // the opponent; the best cell wins, ties broken by `seed`.
