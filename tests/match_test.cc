@@ -22,6 +22,15 @@ TEST(Elo, ErrorBarShrinksWithMoreGames) {
   EXPECT_GT(few.EloErrorBar(), many.EloErrorBar());
 }
 
+TEST(Elo, ASweepGivesAOneSidedBound) {
+  MatchResult sweep{.wins = 20};
+  EXPECT_EQ(sweep.EloText(), "> +317 (95%)");
+  MatchResult lost{.losses = 20};
+  EXPECT_EQ(lost.EloText(), "< -317 (95%)");
+  MatchResult mixed{.wins = 12, .draws = 2, .losses = 6};
+  EXPECT_EQ(mixed.EloText().substr(0, 4), "+108");
+}
+
 TEST(Match, AlternatesColoursAndCountsEveryGame) {
   auto r = RunMatch({.game = "tictactoe", .level_a = "hard", .level_b = "hard", .games = 4});
   ASSERT_TRUE(r.ok()) << r.status();

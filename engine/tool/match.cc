@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
 
@@ -26,6 +27,16 @@ double MatchResult::EloErrorBar() const {
   double se = std::sqrt(var / n);
   double lo = EloFromScore(p - 1.96 * se), hi = EloFromScore(p + 1.96 * se);
   return (hi - lo) / 2;
+}
+
+std::string MatchResult::EloText() const {
+  int n = games();
+  if (n > 0 && (wins == n || losses == n)) {
+    // All n games went one way: the score fraction is at least 0.05^(1/n) with 95% confidence.
+    double bound = EloFromScore(std::pow(0.05, 1.0 / n));
+    return absl::StrFormat("%s %+.0f (95%%)", wins == n ? ">" : "<", wins == n ? bound : -bound);
+  }
+  return absl::StrFormat("%+.0f +- %.0f (95%%)", EloDifference(), EloErrorBar());
 }
 
 absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,

@@ -52,6 +52,9 @@ struct MatchResult {
   // Elo difference of A over B and the half-width of its 95% confidence interval.
   double EloDifference() const;
   double EloErrorBar() const;
+  // "+108 +- 165 (95%)"; for a clean sweep, where the score says only that A is stronger, the
+  // one-sided 95% bound instead: "> +318 (95%)".
+  std::string EloText() const;
 };
 
 // Plays the match; `on_game` (optional) is called after each game.

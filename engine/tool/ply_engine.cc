@@ -306,14 +306,15 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
                       {"losses", result->losses},
                       {"score", result->Score()},
                       {"elo", result->EloDifference()},
-                      {"elo_error", result->EloErrorBar()}}
+                      {"elo_error", result->EloErrorBar()},
+                      {"elo_text", result->EloText()}}
                      .dump()
               << "\n";
   } else {
-    std::cout << absl::StrFormat(
-        "%s vs %s in %s: +%d =%d -%d  score %.1f%%  Elo %+.0f +- %.0f (95%%)\n", config.level_a,
-        config.level_b, config.game, result->wins, result->draws, result->losses,
-        100 * result->Score(), result->EloDifference(), result->EloErrorBar());
+    std::cout << absl::StrFormat("%s vs %s in %s: +%d =%d -%d  score %.1f%%  Elo %s\n",
+                                 config.level_a, config.level_b, config.game, result->wins,
+                                 result->draws, result->losses, 100 * result->Score(),
+                                 result->EloText());
   }
   return 0;
 }

@@ -1,3 +1,11 @@
+// How the solver works. Positions are two bitboards; the key current + mask is unique. The
+// score is found by null-window alpha-beta searches that narrow its possible range, each
+// reusing what the earlier ones stored. A node never considers moves that let the opponent
+// complete four at once (so a node where that is all we have is scored without a search),
+// scores a move whose replies all lose at once without searching it, bounds the score by the
+// moves left, and orders the rest by the threats they create, central columns first. The
+// transposition table keeps a lower and an upper bound per position; before searching the
+// children, their entries are looked up for a cut-off (enhanced transposition cut-off).
 #include "engine/games/connect4/solver.h"
 
 #include <algorithm>
@@ -6,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 #include <type_traits>
 
@@ -15,17 +22,6 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
-#endif
-
-// Tuning switches while the solver is being measured.
-#ifndef GROW_LOAD
-#define GROW_LOAD 4
-#endif
-#ifndef CLAIMEVEN
-#define CLAIMEVEN 0
-#endif
-#ifndef NOFOUR
-#define NOFOUR 1
 #endif
 
 namespace ply::connect4 {
@@ -45,14 +41,6 @@ constexpr uint64_t Board(int width, int height) {
   return BottomRow(width, height) * ((uint64_t{1} << height) - 1);
 }
 
-// Rows r with r % 2 == height % 2: when every column has an even number of empty cells, these
-// are the empty cells the side to move gets if the opponent always answers in the same column.
-constexpr uint64_t MoverRows(int width, int height) {
-  uint64_t column = 0;
-  for (int r = height % 2; r < height; r += 2) column |= uint64_t{1} << r;
-  return BottomRow(width, height) * column;
-}
-
 // Board shape for sizes known only at run time.
 struct DynamicGeometry {
   DynamicGeometry(int w, int h)
@@ -62,8 +50,7 @@ struct DynamicGeometry {
         cells(w * h),
         bottom(BottomRow(w, h)),
         board(Board(w, h)),
-        column(((uint64_t{1} << h) - 1)),
-        mover_rows(MoverRows(w, h)) {}
+        column((uint64_t{1} << h) - 1) {}
   int width;
   int height;
   int stride;
@@ -71,7 +58,6 @@ struct DynamicGeometry {
   uint64_t bottom;
   uint64_t board;
   uint64_t column;  // the playable cells of column 0
-  uint64_t mover_rows;
 };
 
 // The standard board with every shift a constant, which the compiler turns into immediates.
@@ -83,7 +69,6 @@ struct Geometry7x6 {
   static constexpr uint64_t bottom = BottomRow(7, 6);
   static constexpr uint64_t board = Board(7, 6);
   static constexpr uint64_t column = (uint64_t{1} << 6) - 1;
-  static constexpr uint64_t mover_rows = MoverRows(7, 6);
 };
 
 template <class G>
@@ -91,16 +76,13 @@ inline uint64_t ColumnMask(const G& g, int col) {
   return g.column << (col * g.stride);
 }
 
-// Two bitboards in one SSE register: the shifts and masks below then serve two moves at once.
-using Bitboard2 = uint64_t __attribute__((vector_size(16)));
-
 // Cells (occupied or not, sentinels excluded) that would complete a four for stones `p`.
-template <class G, class B>
-inline B WinningCells(const G& g, B p) {
+template <class G>
+inline uint64_t WinningCells(const G& g, uint64_t p) {
   // Vertical: only the cell on top of three stacked stones.
-  B r = (p << 1) & (p << 2) & (p << 3);
+  uint64_t r = (p << 1) & (p << 2) & (p << 3);
   auto line = [&](int s) {
-    B t = (p << s) & (p << 2 * s);
+    uint64_t t = (p << s) & (p << 2 * s);
     r |= t & (p << 3 * s);
     r |= t & (p >> s);
     t = (p >> s) & (p >> 2 * s);
@@ -122,26 +104,15 @@ inline bool HasFour(const G& g, uint64_t p) {
   return line(1) || line(g.stride) || line(g.stride - 1) || line(g.stride + 1);
 }
 
-// For each of our moves, the empty cells where we would then complete four.
+// After our move `move`, sets `threats` to the empty cells where we would complete four and
+// returns the opponent's replies that do not lose at once: the forced block if there is one
+// threat, nothing if there are two, and never the cell right under one of our threats. The
+// opponent cannot win at once itself when `move` came from such a filtered set.
 template <class G>
-inline void MoveThreats(const G& g, uint64_t current, uint64_t mask, const uint64_t* moves, int n,
-                        uint64_t* threats) {
-  int k = 0;
-  for (; k + 1 < n; k += 2) {
-    const Bitboard2 w = WinningCells(g, Bitboard2{current | moves[k], current | moves[k + 1]});
-    threats[k] = w[0] & ~(mask | moves[k]);
-    threats[k + 1] = w[1] & ~(mask | moves[k + 1]);
-  }
-  if (k < n) threats[k] = WinningCells(g, current | moves[k]) & ~(mask | moves[k]);
-}
-
-// After our move `move` that creates `threats`, the opponent's replies that do not lose at
-// once: the forced block if there is one threat, nothing if there are two, and never the cell
-// right under one of our threats. The opponent cannot win at once itself when `move` came from
-// such a filtered set.
-template <class G>
-inline uint64_t SafeReplies(const G& g, uint64_t mask, uint64_t move, uint64_t threats) {
+inline uint64_t SafeReplies(const G& g, uint64_t current, uint64_t mask, uint64_t move,
+                            uint64_t& threats) {
   const uint64_t next_mask = mask | move;
+  threats = WinningCells(g, current | move) & (g.board ^ next_mask);
   uint64_t replies = (next_mask + g.bottom) & g.board;
   if (const uint64_t forced = replies & threats) replies = (forced & (forced - 1)) ? 0 : forced;
   return replies & ~(threats >> 1);
@@ -160,10 +131,10 @@ inline int ColumnOf(const G& g, uint64_t cell) {
 //
 // Two entry formats share the table logic. Boards of up to 49 key bits (7x6 included) pack an
 // entry in 8 bytes, which halves the memory a search touches; larger boards keep the whole key.
-// Entries carry a generation so that clearing the table is constant time, and the remaining
-// empty cells, so that a bucket keeps its most expensive positions.
+// Entries carry a generation, so that clearing the table takes constant time, and the log2 of
+// the nodes their result cost, so that a full bucket keeps its most expensive positions.
 struct CompactSlot {
-  // [check: 40 | lower + 32: 6 | upper + 32: 6 | depth: 6 | generation: 6]
+  // [check: 40 | lower + 32: 6 | upper + 32: 6 | work: 6 | generation: 6]
   static constexpr int kCheckBits = 40;
   static constexpr uint32_t kMaxGeneration = 63;
 
@@ -173,12 +144,12 @@ struct CompactSlot {
   }
   uint64_t check() const { return bits >> 24; }
   uint32_t generation() const { return bits & 63; }
-  int depth() const { return (bits >> 6) & 63; }
+  int work() const { return (bits >> 6) & 63; }
   int upper() const { return static_cast<int>((bits >> 12) & 63) - 32; }
   int lower() const { return static_cast<int>((bits >> 18) & 63) - 32; }
-  void Set(uint64_t check, int lo, int up, int d, uint32_t generation) {
+  void Set(uint64_t check, int lo, int up, int w, uint32_t generation) {
     bits = check << 24 | static_cast<uint64_t>(lo + 32) << 18 |
-           static_cast<uint64_t>(up + 32) << 12 | static_cast<uint64_t>(d) << 6 | generation;
+           static_cast<uint64_t>(up + 32) << 12 | static_cast<uint64_t>(w) << 6 | generation;
   }
 
   uint64_t bits;
@@ -191,22 +162,22 @@ struct WideSlot {
   bool Holds(uint64_t c, uint32_t generation) const { return key == c && gen == generation; }
   uint64_t check() const { return key; }
   uint32_t generation() const { return gen; }
-  int depth() const { return depth_; }
+  int work() const { return work_; }
   int upper() const { return upper_; }
   int lower() const { return lower_; }
-  void Set(uint64_t c, int lo, int up, int d, uint32_t generation) {
+  void Set(uint64_t c, int lo, int up, int w, uint32_t generation) {
     key = c;
     gen = generation;
     lower_ = static_cast<int8_t>(lo);
     upper_ = static_cast<int8_t>(up);
-    depth_ = static_cast<uint8_t>(d);
+    work_ = static_cast<uint8_t>(w);
   }
 
   uint64_t key;
   uint32_t gen;
   int8_t lower_;
   int8_t upper_;
-  uint8_t depth_;
+  uint8_t work_;
 };
 
 // The table starts each generation small and doubles as it fills, up to its full size: a
@@ -217,11 +188,15 @@ class TranspositionTable {
  public:
   // Index bits of the smallest active region; the entry keeps the key bits above them.
   static constexpr int kMinIndexBits = 9;
+  // The region doubles once this many new keys per slot have been stored into it. Measured: a
+  // fuller region costs more re-searches, an emptier one more cache misses.
+  static constexpr int kGrowLoad = 2;
   static constexpr int kMaxKeyBits = Slot::kCheckBits + kMinIndexBits;
 
   TranspositionTable(size_t megabytes, int key_bits) : key_bits_(key_bits) {
     const size_t bytes = std::max<size_t>(megabytes, 1) << 20;
-    size_ = std::bit_floor(bytes / sizeof(Bucket));
+    // More buckets than keys would be wasted (and leave no bits below the index).
+    size_ = std::min(std::bit_floor(bytes / sizeof(Bucket)), size_t{1} << std::min(key_bits, 40));
     bytes_ = size_ * sizeof(Bucket);
     key_mask_ = key_bits_ == 64 ? ~uint64_t{0} : (uint64_t{1} << key_bits_) - 1;
     check_mask_ = Slot::kCheckBits == 64 ? ~uint64_t{0} : (uint64_t{1} << Slot::kCheckBits) - 1;
@@ -277,28 +252,28 @@ class TranspositionTable {
     return false;
   }
 
-  void Store(uint64_t key, int lower, int upper, int depth) {
+  void Store(uint64_t key, int lower, int upper, int work) {
     const uint64_t h = Mix(key);
     const uint64_t check = h & check_mask_;
     Bucket& b = buckets_[Index(h)];
     Slot* victim = nullptr;
     for (Slot& s : b.slot) {
       if (s.Holds(check, generation_)) {
-        s.Set(check, lower, upper, depth, generation_);
+        s.Set(check, lower, upper, work, generation_);
         return;
       }
-      // An empty or old slot first, else the shallowest position.
+      // An empty or old slot first, else the cheapest result.
       if (victim == nullptr || (victim->generation() == generation_ &&
-                                (s.generation() != generation_ || s.depth() < victim->depth()))) {
+                                (s.generation() != generation_ || s.work() < victim->work()))) {
         victim = &s;
       }
     }
     if (++new_keys_ > grow_at_ && active_ < size_) {
       Grow();
-      Store(key, lower, upper, depth);
+      Store(key, lower, upper, work);
       return;
     }
-    victim->Set(check, lower, upper, depth, generation_);
+    victim->Set(check, lower, upper, work, generation_);
   }
 
  private:
@@ -317,7 +292,7 @@ class TranspositionTable {
     high_water_ = std::max(high_water_, active_);
     index_shift_ = key_bits_ - std::countr_zero(active_);
     new_keys_ = 0;
-    grow_at_ = static_cast<int64_t>(active_ * kSlots * GROW_LOAD);
+    grow_at_ = static_cast<int64_t>(active_ * kSlots * kGrowLoad);
   }
 
   // Doubles the active region. The index is the top bits of the mix, so bucket i splits into
@@ -386,7 +361,7 @@ class Solver::Engine {
     nodes_ = 0;
     next_check_ = 0;
     node_limit_ = limits.max_nodes;
-    stop_ = limits.stop;
+    stop_ = limits.stop != nullptr ? limits.stop : &never_stop_;
     has_deadline_ = limits.time_ms > 0;
     deadline_ = start + std::chrono::milliseconds(limits.time_ms);
     aborted_ = false;
@@ -438,9 +413,9 @@ class Solver::Engine {
  private:
   static constexpr int64_t kCheckInterval = 4096;
 
+  // The node budget and the clock, looked at every kCheckInterval nodes.
   bool LimitReached() {
     if (node_limit_ > 0 && nodes_ > node_limit_) return true;
-    if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return true;
     if (has_deadline_ && std::chrono::steady_clock::now() >= deadline_) return true;
     next_check_ = nodes_ + kCheckInterval;
     if (node_limit_ > 0) next_check_ = std::min(next_check_, node_limit_ + 1);
@@ -482,7 +457,9 @@ class Solver::Engine {
   int64_t nodes_ = 0;
   int64_t next_check_ = 0;
   int64_t node_limit_ = 0;
+  // Read at every node; points to never_stop_ when the caller gave no flag.
   const std::atomic<bool>* stop_ = nullptr;
+  static inline const std::atomic<bool> never_stop_{false};
   bool has_deadline_ = false;
   std::chrono::steady_clock::time_point deadline_;
   bool aborted_ = false;
@@ -499,42 +476,20 @@ int Solver::Engine::Negamax(uint64_t current, uint64_t mask, int moves, int alph
                             uint64_t opp_wins, uint64_t possible) {
   const G& g = geometry<G>();
   Table& tt = table<Table>();
-  if (++nodes_ >= next_check_ && LimitReached()) {
+  if (stop_->load(std::memory_order_relaxed) || (++nodes_ >= next_check_ && LimitReached())) {
     aborted_ = true;
     return 0;
   }
   const int cells = g.cells;
+  const int64_t first_node = nodes_;
   // Neither side can win with its next stone, and then the board is full.
   if (moves >= cells - 2) return 0;
-  const uint64_t empty = g.board ^ mask;
   const uint64_t opponent = current ^ mask;
 
   // We cannot win with this stone nor the opponent with its next one.
   const int max_score = (cells - 1 - moves) / 2;
   int lo = -(cells - 2 - moves) / 2;
   int hi = max_score;
-#if CLAIMEVEN
-  if ((((mask + g.bottom) & g.board) & ~g.mover_rows) == 0) {
-    // Every column has an even number of empty cells, so the opponent can answer each move in
-    // the same column and take every other row (Allis's "claimeven"). If we cannot make four
-    // on the rows we would get, we cannot win; if the opponent can on its rows, we lose.
-    if (!HasFour(g, current | (empty & g.mover_rows))) {
-      hi = std::min(hi, HasFour(g, opponent | (empty & ~g.mover_rows)) ? -1 : 0);
-      if (hi <= alpha) return hi;
-    }
-  }
-#endif
-#if NOFOUR
-  // A side with no four left to make cannot win.
-  if (!HasFour(g, current | empty)) {
-    hi = std::min(hi, 0);
-    if (hi <= alpha) return hi;
-  }
-  if (!HasFour(g, opponent | empty)) {
-    lo = std::max(lo, 0);
-    if (lo >= beta) return lo;
-  }
-#endif
 
   const uint64_t key = current + mask;
   // The children's entries are read below for cut-offs; start those loads now so that they
@@ -560,23 +515,13 @@ int Solver::Engine::Negamax(uint64_t current, uint64_t mask, int moves, int alph
   uint64_t child_replies[kMaxWidth];
   int child_columns[kMaxWidth];
   int sorted[kMaxWidth];
-  uint64_t candidates[kMaxWidth];
-  uint64_t threats[kMaxWidth];
-  int candidate_columns[kMaxWidth];
-  int m = 0;
-  for (int i = 0; i < g.width; ++i) {
-    const uint64_t move = possible & ColumnMask(g, order_[i]);
-    if (move == 0) continue;
-    candidates[m] = move;
-    candidate_columns[m++] = order_[i];
-  }
-  MoveThreats(g, current, mask, candidates, m, threats);
   int n = 0;
-  for (int k = 0; k < m; ++k) {
-    const int col = candidate_columns[k];
-    const uint64_t move = candidates[k];
-    const uint64_t my_wins = threats[k];
-    const uint64_t replies = SafeReplies(g, mask, move, my_wins);
+  for (int i = 0; i < g.width; ++i) {
+    const int col = order_[i];
+    const uint64_t move = possible & ColumnMask(g, col);
+    if (move == 0) continue;
+    uint64_t my_wins;
+    const uint64_t replies = SafeReplies(g, current, mask, move, my_wins);
     // If the opponent has no reply that survives our next stone, this move wins as fast as
     // anything can.
     if (replies == 0) {
@@ -631,12 +576,14 @@ int Solver::Engine::Negamax(uint64_t current, uint64_t mask, int moves, int alph
 
 done:
   if constexpr (kRoot) root_column_ = best > alpha0 ? best_column : -1;
+  // What this result cost, on a log scale: the table keeps the dearest entries.
+  const int work = std::bit_width(static_cast<uint64_t>(nodes_ - first_node));
   if (best >= beta) {
-    tt.Store(key, best, hi, cells - moves);
+    tt.Store(key, best, hi, work);
   } else if (best <= alpha0) {
-    tt.Store(key, lo, best, cells - moves);
+    tt.Store(key, lo, best, work);
   } else {
-    tt.Store(key, best, best, cells - moves);
+    tt.Store(key, best, best, work);
   }
   return best;
 }
@@ -684,16 +631,17 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
   }
 
   // Null-window searches narrow [min, max] to the exact score. Early probes go halfway towards
-  // the extremes, where a wrong guess is refuted cheaply; the last ones close in by bisection.
+  // the extremes, where a wrong guess is refuted cheaply (the side to move's wins first, which
+  // measured slightly better); the last ones close in by bisection.
   int min = -(cells - 2 - moves) / 2;
   int max = (cells - 1 - moves) / 2;
   int best_column = -1;
   while (min < max) {
     int med = min + (max - min) / 2;
-    if (med <= 0 && min / 2 < med) {
-      med = min / 2;
-    } else if (med >= 0 && max / 2 > med) {
+    if (med >= 0 && max / 2 > med) {
       med = max / 2;
+    } else if (med <= 0 && min / 2 < med) {
+      med = min / 2;
     }
     root_column_ = -1;
     const int v = Negamax<G, Table, true>(current, mask, moves, med, med + 1, opp_wins, non_losing);
@@ -711,8 +659,7 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
       const uint64_t move = non_losing & ColumnMask(g, order_[i]);
       if (move == 0) continue;
       uint64_t threats;
-      MoveThreats(g, current, mask, &move, 1, &threats);
-      const uint64_t replies = SafeReplies(g, mask, move, threats);
+      const uint64_t replies = SafeReplies(g, current, mask, move, threats);
       const int v = replies == 0 ? (cells - 1 - moves) / 2
                                  : -Negamax<G, Table, false>(opponent, mask | move, moves + 1, -min,
                                                              -min + 1, threats, replies);

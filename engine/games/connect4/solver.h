@@ -52,8 +52,10 @@ constexpr int WinScore(int width, int height, int moves) {
 
 class Solver {
  public:
-  // Requires SupportsSize(width, height); aborts otherwise. The transposition table takes about
-  // `tt_megabytes` (at least 1 MiB), allocated here once; Solve itself never allocates.
+  // Requires SupportsSize(width, height); aborts otherwise. The transposition table reserves
+  // `tt_megabytes` (at least 1 MiB) here, once; each search uses a small region of it first and
+  // grows into the rest only as it needs to. Solve never allocates. A Solver is used by one
+  // thread at a time.
   explicit Solver(int width = 7, int height = 6, size_t tt_megabytes = 64);
   ~Solver();
   Solver(const Solver&) = delete;
@@ -72,15 +74,16 @@ class Solver {
   absl::StatusOr<SolveResult> SolveSequence(std::string_view digits,
                                             const SolverLimits& limits = {});
 
-  // Forgets everything in the transposition table (constant time).
+  // Forgets everything in the transposition table. Cheap: entries of older generations are
+  // ignored, and memory is only wiped now and then, when the small generation counter wraps.
   void Reset();
 
   int width() const { return width_; }
   int height() const { return height_; }
 
+ private:
   class Engine;
 
- private:
   int width_;
   int height_;
   std::unique_ptr<Engine> engine_;
