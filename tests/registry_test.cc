@@ -96,6 +96,51 @@ TEST(Registry, EveryLevelOfEveryGameChoosesALegalMove) {
   }
 }
 
+// Move texts and option values arrive from the network: garbage must get an error, never a crash,
+// and must leave the game as it was.
+TEST(Registry, GarbageMovesAndOptionsGetErrorsNotCrashes) {
+  std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCH0123456789-x:+ ,;=\xff";
+  alphabet += '\0';
+  Rng rng(99);
+  auto garbage = [&] {
+    std::string text;
+    int n = static_cast<int>(rng.Below(12));
+    for (int i = 0; i < n; ++i) text += alphabet[rng.Below(alphabet.size())];
+    return text;
+  };
+  for (const GameInfo& info : ListGames()) {
+    SCOPED_TRACE(info.name);
+    for (int i = 0; i < 300; ++i) {
+      GameOptions options;
+      for (const OptionInfo& o : info.options) {
+        if (rng.Below(3) == 0) options[o.name] = garbage();
+      }
+      auto game = CreateGame(info.name, options);
+      if (!game.ok()) continue;
+      for (int j = 0; j < 20 && !(*game)->Status().over; ++j) {
+        uint64_t before = (*game)->Hash();
+        // Half the time a near miss: a legal move with one character changed or added.
+        std::string text = garbage();
+        if (rng.Below(2) == 0) {
+          std::vector<std::string> legal = (*game)->LegalMoves();
+          text = legal[rng.Below(legal.size())];
+          char c = alphabet[rng.Below(alphabet.size())];
+          if (rng.Below(2) == 0) {
+            text += c;
+          } else {
+            text[rng.Below(text.size())] = c;
+          }
+        }
+        absl::Status played = (*game)->Play(text);
+        if (!played.ok()) {
+          EXPECT_EQ((*game)->Hash(), before);
+          EXPECT_FALSE(played.message().empty());
+        }
+      }
+    }
+  }
+}
+
 TEST(SearchCache, KeepsTheTablesOfRecentGameTypes) {
   struct A : SearchCache::Slot {};
   struct B : SearchCache::Slot {};
