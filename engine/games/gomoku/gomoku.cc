@@ -465,18 +465,18 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     }
   }
   if (class_count_[defender][kMakesFive] > 0 || depth == 0) return false;
+  // Four-threes first: they are the usual last blow. Two passes over the board rather than
+  // std::stable_partition, which takes a buffer from the heap.
   Move fours[kMaxMoves];
   int n = 0;
-  for (int y = 0; y < size_; ++y) {
-    for (int x = 0; x < size_; ++x) {
-      Move c = CellAt(x, y);
-      uint8_t cls = class_[attacker][c];
-      if (board_[c] == kEmptyCell && (cls == kMakesFour || cls == kMakesFourThree)) fours[n++] = c;
+  for (uint8_t wanted : {kMakesFourThree, kMakesFour}) {
+    for (int y = 0; y < size_; ++y) {
+      for (int x = 0; x < size_; ++x) {
+        Move c = CellAt(x, y);
+        if (board_[c] == kEmptyCell && class_[attacker][c] == wanted) fours[n++] = c;
+      }
     }
   }
-  // Four-threes first: they are the usual last blow.
-  std::stable_partition(fours, fours + n,
-                        [&](Move c) { return class_[attacker][c] == kMakesFourThree; });
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
     const Move attack = fours[i];
