@@ -75,6 +75,15 @@ TEST(Search, AStopBeforeDepthOneStillGivesALegalMove) {
   EXPECT_TRUE(r.has_move);
   EXPECT_EQ(r.depth, 0);
   EXPECT_TRUE(g.ParseMove(g.MoveToText(r.best_move)).ok());
+  // ... and it is the game's first choice: the move with the best order score (here the third
+  // disc on column 7, which makes a threat), not merely the first one generated.
+  Connect4 threat = *Connect4::Create({});
+  for (Connect4::Move m : {0, 6, 1, 6, 2}) {
+    Connect4::UndoInfo u;
+    threat.Make(m, u);
+  }
+  auto first_choice = s->Search(threat, {.stop = &stop});
+  EXPECT_EQ(first_choice.best_move, 6);
 }
 
 TEST(Search, LeavesTheGameAsItWas) {

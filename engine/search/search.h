@@ -117,6 +117,7 @@ class Searcher {
 
     // Until depth 1 completes, the answer is the first move in the game's order.
     OrderMoves(game, root_moves, G::kNoMove, 0);
+    PickNext(root_moves, 0, 0);
     result.best_move = root_moves[0];
     result.has_move = true;
     result.pv = {result.best_move};
