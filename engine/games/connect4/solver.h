@@ -24,15 +24,11 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "engine/search/solver_limits.h"
 
 namespace ply::connect4 {
 
-// Budgets for one Solve call; 0 (or null) means no limit.
-struct SolverLimits {
-  int64_t max_nodes = 0;
-  int64_t time_ms = 0;
-  const std::atomic<bool>* stop = nullptr;
-};
+using SolverLimits = ply::SolverLimits;
 
 struct SolveResult {
   // False when a budget or the stop flag ended the search; the other fields but `nodes` and

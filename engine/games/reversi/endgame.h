@@ -26,15 +26,11 @@
 
 #include "absl/status/statusor.h"
 #include "engine/games/reversi/reversi.h"
+#include "engine/search/solver_limits.h"
 
 namespace ply::reversi {
 
-// Budgets for one solve; 0 (or null) means no limit.
-struct SolverLimits {
-  int64_t max_nodes = 0;
-  int64_t time_ms = 0;
-  const std::atomic<bool>* stop = nullptr;
-};
+using SolverLimits = ply::SolverLimits;
 
 struct EndgameResult {
   // False when a budget or the stop flag ended the solve; then only `nodes` and `elapsed_ms`
