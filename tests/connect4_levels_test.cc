@@ -48,8 +48,11 @@ void ExpectValueKept(connect4::Solver& solver, const Line& line, const std::stri
   EXPECT_EQ(-after->score, line.score) << line.moves << " then " << move;
 }
 
-TEST(Connect4Levels, PerfectKeepsTheExactValueOfMiddleGamePositions) {
-  std::vector<Line> lines = ReadSet("Test_L2_R1", /*every=*/50, /*limit=*/20);
+// Plays `level` in every `every`-th position of a test set (at most `limit`) and checks that the
+// chosen move is proven and keeps the position's exact value.
+void ExpectLevelKeepsValues(const std::string& set, int every, int limit,
+                            const std::string& level) {
+  std::vector<Line> lines = ReadSet(set, every, limit);
   if (lines.empty()) GTEST_SKIP() << "reference data not found at " << PLY_DATA_DIR;
   const GameInfo* info = FindGame("connect4");
   SearchCache cache(8);
@@ -57,27 +60,19 @@ TEST(Connect4Levels, PerfectKeepsTheExactValueOfMiddleGamePositions) {
   for (const Line& line : lines) {
     auto game = ReplayGame("connect4", {}, Digits(line.moves));
     ASSERT_TRUE(game.ok()) << game.status();
-    auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect")}, &cache);
+    auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, level)}, &cache);
     ASSERT_TRUE(report.ok());
-    EXPECT_TRUE(report->exact) << line.moves;
+    ASSERT_TRUE(report->exact) << line.moves << ": the position is within " << level << "'s reach";
     ExpectValueKept(solver, line, report->move);
   }
 }
 
+TEST(Connect4Levels, PerfectKeepsTheExactValueOfMiddleGamePositions) {
+  ExpectLevelKeepsValues("Test_L2_R1", /*every=*/50, /*limit=*/20, "perfect");
+}
+
 TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
-  std::vector<Line> lines = ReadSet("Test_L3_R1", /*every=*/25, /*limit=*/40);
-  if (lines.empty()) GTEST_SKIP() << "reference data not found at " << PLY_DATA_DIR;
-  const GameInfo* info = FindGame("connect4");
-  SearchCache cache(8);
-  connect4::Solver solver(7, 6, 16);
-  for (const Line& line : lines) {
-    auto game = ReplayGame("connect4", {}, Digits(line.moves));
-    ASSERT_TRUE(game.ok());
-    auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "hard")}, &cache);
-    ASSERT_TRUE(report.ok());
-    ASSERT_TRUE(report->exact) << line.moves << ": the end game is within the search's reach";
-    ExpectValueKept(solver, line, report->move);
-  }
+  ExpectLevelKeepsValues("Test_L3_R1", /*every=*/25, /*limit=*/40, "hard");
 }
 
 // The solver cannot prove the empty board within a move's budget (that takes minutes), so the

@@ -215,6 +215,20 @@ TEST(Reversi, HashSeparatesSideToMoveAndBoardShapes) {
   EXPECT_NE(Make().Hash(), Make({{"width", "6"}, {"height", "6"}}).Hash());
 }
 
+// Black to move can take the a1 corner (O on b1 is flanked by X on c1).
+absl::StatusOr<Reversi> CornerOffered() {
+  return Reversi::FromCells({},
+                            "-OX-----"
+                            "--------"
+                            "--------"
+                            "---OX---"
+                            "---XO---"
+                            "--------"
+                            "--------"
+                            "--------",
+                            0);
+}
+
 TEST(Reversi, EvaluationIsSymmetricAndPrefersCorners) {
   EXPECT_EQ(Make().Evaluate(), 0);
   // The same position with colours swapped evaluates the same for the side to move.
@@ -241,16 +255,7 @@ TEST(Reversi, EvaluationIsSymmetricAndPrefersCorners) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->Evaluate(), b->Evaluate());
   // Ordering puts an available corner first.
-  absl::StatusOr<Reversi> c = Reversi::FromCells({},
-                                                 "-OX-----"
-                                                 "--------"
-                                                 "--------"
-                                                 "---OX---"
-                                                 "---XO---"
-                                                 "--------"
-                                                 "--------"
-                                                 "--------",
-                                                 0);
+  absl::StatusOr<Reversi> c = CornerOffered();
   ASSERT_TRUE(c.ok());
   MoveListOf<Reversi> moves;
   c->GenerateMoves(moves);
@@ -262,16 +267,7 @@ TEST(Reversi, EvaluationIsSymmetricAndPrefersCorners) {
 }
 
 TEST(Reversi, SearchTakesAnOfferedCorner) {
-  absl::StatusOr<Reversi> c = Reversi::FromCells({},
-                                                 "-OX-----"
-                                                 "--------"
-                                                 "--------"
-                                                 "---OX---"
-                                                 "---XO---"
-                                                 "--------"
-                                                 "--------"
-                                                 "--------",
-                                                 0);
+  absl::StatusOr<Reversi> c = CornerOffered();
   auto searcher = std::make_unique<Searcher<Reversi>>(4);
   auto r = searcher->Search(*c, {.max_depth = 4});
   EXPECT_EQ(c->MoveToText(r.best_move), "a1");
