@@ -1,0 +1,936 @@
+#include "lobby-server/lobby.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bot-service/proto_convert.h"
+#include "engine/core/random.h"
+#include "engine/registry/registry.h"
+#include "lobby-server/token.h"
+
+namespace ply::lobby {
+
+struct Lobby::Live {
+  std::mutex mu;
+  int64_t id = 0;
+  // False until the first load; true again when memory may disagree with the database.
+  bool loaded = false;
+  bool stale = false;
+  MatchRecord rec;
+  const GameInfo* info = nullptr;
+  std::unique_ptr<AnyGame> game;
+  std::vector<std::shared_ptr<EventSink>> watchers;
+  // The ply a bot request is out for (-1: none), and how its attempts went.
+  int bot_ply = -1;
+  int bot_attempts = 0;
+  absl::Time bot_first_failure = absl::InfinitePast();
+  std::shared_ptr<BotClient::PendingMove> bot_call;
+  // The ply whose flag check is scheduled (-1: none).
+  int flag_ply = -1;
+};
+
+namespace {
+
+constexpr int kMaxNameBytes = 40;
+constexpr int64_t kMaxInitialMs = 24LL * 3600 * 1000;
+constexpr int64_t kMinInitialMs = 100;
+constexpr int64_t kMaxIncrementMs = 3600 * 1000;
+
+int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
+
+absl::StatusOr<std::string> CleanName(const std::string& raw) {
+  std::string name;
+  for (char c : raw) {
+    // Control characters would garble other players' terminals.
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) continue;
+    name += c;
+  }
+  while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  if (name.empty()) return absl::InvalidArgumentError("a display name is required");
+  if (name.size() > kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a display name has at most ", kMaxNameBytes, " bytes"));
+  }
+  return name;
+}
+
+v1::MoveRecord MoveToProto(const MoveRecord& m) {
+  v1::MoveRecord p;
+  p.set_ply(m.ply);
+  p.set_seat(m.seat);
+  p.set_move(m.move);
+  p.set_think_ms(m.think_ms);
+  p.set_clock_ms(m.clock_ms);
+  p.set_time_ms(m.time_ms);
+  if (!m.bot_json.empty()) {
+    (void)google::protobuf::util::JsonStringToMessage(m.bot_json, p.mutable_bot());
+  }
+  return p;
+}
+
+v1::MatchResult ResultToProto(const MatchResult& r) {
+  v1::MatchResult p;
+  p.set_winner(r.winner);
+  p.set_reason(static_cast<v1::EndReason>(r.reason));
+  p.set_text(r.text);
+  return p;
+}
+
+v1::MatchEvent Event() {
+  v1::MatchEvent e;
+  e.set_time_ms(NowMs());
+  return e;
+}
+
+}  // namespace
+
+Lobby::Lobby(MatchStore* store, BotClient* bots, Executor* executor, LobbyOptions options)
+    : store_(store), bots_(bots), executor_(executor), options_(options) {}
+
+Lobby::~Lobby() { Shutdown(); }
+
+void Lobby::Shutdown() {
+  if (stopping_.exchange(true)) return;
+  std::vector<std::shared_ptr<Live>> lives;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    for (auto& [id, live] : matches_) lives.push_back(live);
+  }
+  for (auto& live : lives) {
+    std::lock_guard<std::mutex> l(live->mu);
+    if (live->bot_call) live->bot_call->Cancel();
+    for (auto& w : live->watchers) w->Close(absl::UnavailableError("the lobby is shutting down"));
+    live->watchers.clear();
+  }
+}
+
+absl::Status Lobby::Resume() {
+  absl::StatusOr<std::vector<int64_t>> ids = store_->UnfinishedMatches();
+  if (!ids.ok()) return ids.status();
+  for (int64_t id : *ids) {
+    // Loading arms the clock and asks the bot (AfterChange runs after every load).
+    absl::Status s = WithMatch(id, [](Live&) { return absl::OkStatus(); });
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+v1::ListGamesResponse Lobby::ListGames() const {
+  v1::ListGamesResponse response;
+  for (const GameInfo& info : ply::ListGames()) {
+    v1::GameInfo* g = response.add_games();
+    ply::ToProto(info, g);
+    // Levels a bot seat can use only when there are bots.
+    if (bots_ == nullptr) g->clear_levels();
+  }
+  return response;
+}
+
+absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn) {
+  if (id <= 0) return absl::InvalidArgumentError("a match id is a positive number");
+  std::shared_ptr<Live> live;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    auto it = matches_.find(id);
+    if (it == matches_.end()) {
+      if (matches_.size() >= options_.cache_size) {
+        for (auto i = matches_.begin(); i != matches_.end();) {
+          std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
+          const bool idle = l.owns_lock() && i->second->loaded &&
+                            i->second->rec.status == MatchStatus::kFinished &&
+                            i->second->watchers.empty();
+          l = {};
+          i = idle ? matches_.erase(i) : std::next(i);
+        }
+      }
+      live = std::make_shared<Live>();
+      live->id = id;
+      matches_.emplace(id, live);
+    } else {
+      live = it->second;
+    }
+  }
+  std::lock_guard<std::mutex> lock(live->mu);
+  if (!live->loaded || live->stale) {
+    absl::Status s = Reload(*live);
+    if (!s.ok()) {
+      if (!live->loaded) {
+        std::lock_guard<std::mutex> map_lock(map_mu_);
+        auto it = matches_.find(id);
+        if (it != matches_.end() && it->second == live) matches_.erase(it);
+      }
+      return s;
+    }
+    AfterChange(*live);
+  }
+  return fn(*live);
+}
+
+absl::Status Lobby::Reload(Live& live) {
+  absl::StatusOr<MatchRecord> rec = store_->LoadMatch(live.id);
+  if (!rec.ok()) return rec.status();
+  const GameInfo* info = FindGame(rec->game);
+  if (info == nullptr) {
+    return absl::InternalError(absl::StrCat("match ", live.id, " is of game '", rec->game,
+                                            "', which this lobby does not know"));
+  }
+  std::vector<std::string> moves;
+  for (const MoveRecord& m : rec->moves) moves.push_back(m.move);
+  absl::StatusOr<std::unique_ptr<AnyGame>> game = ReplayGame(rec->game, rec->options, moves);
+  if (!game.ok()) {
+    return absl::InternalError(absl::StrCat("match ", live.id,
+                                            " cannot be replayed: ", game.status().message()));
+  }
+  const int old_ply = live.loaded ? live.rec.ply : -1;
+  const bool was_finished = live.loaded && live.rec.status == MatchStatus::kFinished;
+  live.rec = *std::move(rec);
+  live.info = info;
+  live.game = *std::move(game);
+  live.loaded = true;
+  live.stale = false;
+  live.bot_ply = -1;
+  live.flag_ply = -1;
+  // Another writer (or an in-doubt commit) may have moved the match on: tell the watchers.
+  if (old_ply >= 0 && live.rec.ply > old_ply && !live.watchers.empty()) {
+    v1::MatchEvent e = Event();
+    *e.mutable_resync() = ToProto(live, NowMs());
+    Broadcast(live, std::move(e));
+  }
+  if (!was_finished && live.rec.status == MatchStatus::kFinished && !live.watchers.empty()) {
+    v1::MatchEvent e = Event();
+    *e.mutable_game_over()->mutable_result() = ResultToProto(live.rec.result);
+    Broadcast(live, std::move(e));
+  }
+  return absl::OkStatus();
+}
+
+std::string Lobby::SideName(const Live& live, int seat) const {
+  if (live.info != nullptr && seat >= 0 && seat < static_cast<int>(live.info->player_names.size())) {
+    return live.info->player_names[seat];
+  }
+  return absl::StrCat("seat ", seat);
+}
+
+int64_t Lobby::ClockNow(const Live& live, int seat, int64_t now_ms) const {
+  const SeatRecord& s = live.rec.seats[seat];
+  if (!live.rec.time_initial_ms) return 0;
+  if (live.rec.status == MatchStatus::kActive && live.game->SideToMove() == seat) {
+    return std::max<int64_t>(0, s.clock_ms - (now_ms - live.rec.turn_started_ms));
+  }
+  return s.clock_ms;
+}
+
+v1::Match Lobby::ToProto(const Live& live, int64_t now_ms) const {
+  const MatchRecord& r = live.rec;
+  v1::Match m;
+  m.set_id(r.id);
+  m.mutable_spec()->set_name(r.game);
+  for (const auto& [k, v] : r.options) (*m.mutable_spec()->mutable_options())[k] = v;
+  m.set_status(static_cast<v1::MatchStatus>(r.status));
+  for (size_t i = 0; i < r.seats.size(); ++i) {
+    const SeatRecord& s = r.seats[i];
+    v1::Seat* p = m.add_seats();
+    p->set_index(static_cast<int>(i));
+    p->set_kind(static_cast<v1::SeatKind>(s.kind));
+    p->set_difficulty(s.difficulty);
+    p->set_display_name(s.display_name);
+    p->set_taken(s.taken());
+    p->set_clock_ms(ClockNow(live, static_cast<int>(i), now_ms));
+    p->set_side(SideName(live, static_cast<int>(i)));
+  }
+  for (const MoveRecord& mv : r.moves) *m.add_moves() = MoveToProto(mv);
+  if (r.time_initial_ms) {
+    m.mutable_time_control()->set_initial_ms(*r.time_initial_ms);
+    m.mutable_time_control()->set_increment_ms(r.time_increment_ms);
+  }
+  m.set_bot_pacing_ms(r.bot_pacing_ms);
+  const bool active = r.status == MatchStatus::kActive;
+  m.set_to_move(active ? live.game->SideToMove() : -1);
+  if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r.result);
+  m.set_draw_offer(r.draw_offer);
+  m.set_created_ms(r.created_ms);
+  m.set_server_time_ms(now_ms);
+  m.set_board(live.game->Render());
+  if (active) {
+    for (std::string& mv : live.game->LegalMoves()) m.add_legal_moves(std::move(mv));
+  }
+  return m;
+}
+
+void Lobby::Broadcast(Live& live, v1::MatchEvent event) {
+  auto& ws = live.watchers;
+  for (size_t i = 0; i < ws.size();) {
+    if (ws[i]->Push(event)) {
+      ++i;
+    } else {
+      ++watchers_dropped_;
+      ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
+void Lobby::CloseWatchers(Live& live) {
+  for (auto& w : live.watchers) w->Close(absl::OkStatus());
+  live.watchers.clear();
+}
+
+absl::Status Lobby::CheckActive(const Live& live) const {
+  switch (live.rec.status) {
+    case MatchStatus::kWaiting:
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", live.id, " has not started: a seat is still open"));
+    case MatchStatus::kFinished:
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", live.id, " is over: ", live.rec.result.text));
+    case MatchStatus::kActive:
+      return absl::OkStatus();
+  }
+  return absl::InternalError("unknown match status");
+}
+
+absl::StatusOr<int> Lobby::Authenticate(Live& live, const std::string& token) {
+  if (token.empty()) {
+    return absl::UnauthenticatedError(
+        "no seat token: send it as 'authorization: Bearer <token>' metadata");
+  }
+  if (!IsWellFormedToken(token)) {
+    return absl::UnauthenticatedError("that is not a seat token of this lobby");
+  }
+  const std::string hash = TokenHash(token);
+  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+    if (live.rec.seats[i].token_hash == hash) return static_cast<int>(i);
+  }
+  absl::StatusOr<std::optional<std::pair<int64_t, int>>> owner = store_->FindToken(hash);
+  if (!owner.ok()) return owner.status();
+  if (!owner->has_value()) {
+    return absl::UnauthenticatedError("unknown seat token: no seat of this lobby has it");
+  }
+  return absl::PermissionDeniedError(absl::StrCat("that token holds a seat in match ",
+                                                  (*owner)->first, ", not in match ", live.id));
+}
+
+absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatchRequest& req) {
+  absl::StatusOr<std::unique_ptr<AnyGame>> game =
+      CreateGame(req.spec().name(), FromProto(req.spec()));
+  if (!game.ok()) return game.status();
+  const GameInfo& info = (*game)->Info();
+  const size_t players = info.player_names.size();
+  if (static_cast<size_t>(req.seats_size()) != players) {
+    return absl::InvalidArgumentError(absl::StrCat(info.title, " has ", players,
+                                                   " seats; the request names ",
+                                                   req.seats_size()));
+  }
+  MatchRecord rec;
+  rec.game = info.name;
+  rec.options = (*game)->Options();
+  rec.created_ms = NowMs();
+  if (req.has_time_control()) {
+    const v1::TimeControl& tc = req.time_control();
+    if (tc.initial_ms() < kMinInitialMs || tc.initial_ms() > kMaxInitialMs) {
+      return absl::InvalidArgumentError(absl::StrCat("initial time must be between ",
+                                                     kMinInitialMs, " ms and 24 hours"));
+    }
+    if (tc.increment_ms() < 0 || tc.increment_ms() > kMaxIncrementMs) {
+      return absl::InvalidArgumentError("the increment must be between 0 and one hour");
+    }
+    rec.time_initial_ms = tc.initial_ms();
+    rec.time_increment_ms = tc.increment_ms();
+  }
+  rec.bot_pacing_ms =
+      req.has_bot_pacing_ms() ? req.bot_pacing_ms() : options_.default_bot_pacing_ms;
+  if (rec.bot_pacing_ms < 0 || rec.bot_pacing_ms > options_.max_bot_pacing_ms) {
+    return absl::InvalidArgumentError(absl::StrCat("bot pacing must be between 0 and ",
+                                                   options_.max_bot_pacing_ms, " ms"));
+  }
+  for (int i = 0; i < req.seats_size(); ++i) {
+    const v1::SeatSpec& spec = req.seats(i);
+    SeatRecord seat;
+    seat.clock_ms = rec.time_initial_ms.value_or(0);
+    if (spec.kind() == v1::SEAT_KIND_BOT) {
+      if (bots_ == nullptr) {
+        return absl::FailedPreconditionError(
+            "this lobby has no bot service (--bot_target), so it cannot seat bots");
+      }
+      seat.kind = SeatKind::kBot;
+      seat.difficulty = spec.difficulty().empty() ? "medium" : spec.difficulty();
+      if (FindLevel(info.levels, seat.difficulty) == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(info.title, " has no difficulty '",
+                                                       seat.difficulty, "'"));
+      }
+      seat.display_name = absl::StrCat("bot (", seat.difficulty, ")");
+    } else if (spec.kind() == v1::SEAT_KIND_HUMAN) {
+      seat.kind = SeatKind::kHuman;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("seat ", i, " needs a kind: human or bot"));
+    }
+    rec.seats.push_back(std::move(seat));
+  }
+  std::string token;
+  if (req.has_take_seat() && req.take_seat() >= 0) {
+    const int s = req.take_seat();
+    if (s >= static_cast<int>(rec.seats.size()) || rec.seats[s].kind != SeatKind::kHuman) {
+      return absl::InvalidArgumentError(absl::StrCat("take_seat ", s, " is not a human seat"));
+    }
+    absl::StatusOr<std::string> name = CleanName(req.display_name());
+    if (!name.ok()) return name.status();
+    token = NewSeatToken();
+    rec.seats[s].display_name = *name;
+    rec.seats[s].token_hash = TokenHash(token);
+  }
+  const bool full = std::all_of(rec.seats.begin(), rec.seats.end(),
+                                [](const SeatRecord& s) { return s.taken(); });
+  rec.status = full ? MatchStatus::kActive : MatchStatus::kWaiting;
+  rec.turn_started_ms = rec.created_ms;
+  absl::StatusOr<int64_t> id = store_->CreateMatch(rec);
+  if (!id.ok()) return id.status();
+  v1::CreateMatchResponse response;
+  absl::Status s = WithMatch(*id, [&](Live& live) {
+    *response.mutable_match() = ToProto(live, NowMs());
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  response.set_seat_token(token);
+  return response;
+}
+
+absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(const v1::ListMatchesRequest& req) {
+  MatchFilter filter;
+  filter.game = req.game();
+  if (req.status() != v1::MATCH_STATUS_UNSPECIFIED) {
+    if (!v1::MatchStatus_IsValid(req.status())) {
+      return absl::InvalidArgumentError("unknown match status");
+    }
+    filter.status = static_cast<MatchStatus>(req.status());
+  }
+  filter.open_seats = req.open_seats();
+  filter.bots_only = req.bots_only();
+  filter.limit = req.page_size() <= 0 ? 20 : std::min(req.page_size(), 200);
+  if (!req.page_token().empty() &&
+      (!absl::SimpleAtoi(req.page_token(), &filter.before_id) || filter.before_id <= 0)) {
+    return absl::InvalidArgumentError("that page token did not come from ListMatches");
+  }
+  absl::StatusOr<std::vector<MatchRecord>> found = store_->ListMatches(filter);
+  if (!found.ok()) return found.status();
+  v1::ListMatchesResponse response;
+  for (const MatchRecord& r : *found) {
+    v1::MatchSummary* m = response.add_matches();
+    m->set_id(r.id);
+    m->mutable_spec()->set_name(r.game);
+    for (const auto& [k, v] : r.options) (*m->mutable_spec()->mutable_options())[k] = v;
+    m->set_status(static_cast<v1::MatchStatus>(r.status));
+    const GameInfo* info = FindGame(r.game);
+    for (size_t i = 0; i < r.seats.size(); ++i) {
+      const SeatRecord& s = r.seats[i];
+      v1::Seat* p = m->add_seats();
+      p->set_index(static_cast<int>(i));
+      p->set_kind(static_cast<v1::SeatKind>(s.kind));
+      p->set_difficulty(s.difficulty);
+      p->set_display_name(s.display_name);
+      p->set_taken(s.taken());
+      p->set_clock_ms(s.clock_ms);
+      if (info != nullptr && i < info->player_names.size()) p->set_side(info->player_names[i]);
+    }
+    m->set_moves_played(r.ply);
+    if (r.status == MatchStatus::kFinished) *m->mutable_result() = ResultToProto(r.result);
+    m->set_created_ms(r.created_ms);
+  }
+  if (static_cast<int>(found->size()) == filter.limit) {
+    response.set_next_page_token(absl::StrCat(found->back().id));
+  }
+  return response;
+}
+
+absl::StatusOr<v1::Match> Lobby::GetMatch(int64_t match_id) {
+  v1::Match match;
+  absl::Status s = WithMatch(match_id, [&](Live& live) {
+    match = ToProto(live, NowMs());
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return match;
+}
+
+absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchRequest& req) {
+  absl::StatusOr<std::string> name = CleanName(req.display_name());
+  if (!name.ok()) return name.status();
+  v1::JoinMatchResponse response;
+  absl::Status s = WithMatch(req.match_id(), [&](Live& live) -> absl::Status {
+    std::vector<SeatRecord>& seats = live.rec.seats;
+    int seat = req.seat();
+    if (seat == -1) {
+      for (size_t i = 0; i < seats.size() && seat == -1; ++i) {
+        if (!seats[i].taken()) seat = static_cast<int>(i);
+      }
+      if (seat == -1) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("every seat of match ", live.id, " is taken"));
+      }
+    }
+    if (seat < 0 || seat >= static_cast<int>(seats.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("match ", live.id, " has seats 0 to ", seats.size() - 1));
+    }
+    if (seats[seat].kind == SeatKind::kBot) {
+      return absl::InvalidArgumentError(absl::StrCat("seat ", seat, " is a bot's"));
+    }
+    if (seats[seat].taken()) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("seat ", seat, " of match ", live.id, " is already taken"));
+    }
+    if (live.rec.status != MatchStatus::kWaiting) return CheckActive(live);
+    const std::string token = NewSeatToken();
+    const std::string hash = TokenHash(token);
+    const int64_t now = NowMs();
+    absl::StatusOr<bool> started = store_->TakeSeat(live.id, seat, *name, hash, now);
+    if (!started.ok()) {
+      live.stale = true;
+      return started.status();
+    }
+    seats[seat].display_name = *name;
+    seats[seat].token_hash = hash;
+    if (*started) {
+      live.rec.status = MatchStatus::kActive;
+      live.rec.turn_started_ms = now;
+    }
+    v1::MatchEvent e = Event();
+    v1::Match snapshot = ToProto(live, now);
+    *e.mutable_seat_joined()->mutable_seat() = snapshot.seats(seat);
+    e.mutable_seat_joined()->set_status(snapshot.status());
+    Broadcast(live, std::move(e));
+    AfterChange(live);
+    *response.mutable_match() = std::move(snapshot);
+    response.set_seat(seat);
+    response.set_seat_token(token);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return response;
+}
+
+bool Lobby::FlagIfExpired(Live& live, int64_t now_ms) {
+  if (!live.rec.time_initial_ms || live.rec.status != MatchStatus::kActive) return false;
+  const int mover = live.game->SideToMove();
+  if (ClockNow(live, mover, now_ms) > 0) return false;
+  std::vector<int64_t> clocks;
+  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+    clocks.push_back(static_cast<int>(i) == mover ? 0 : live.rec.seats[i].clock_ms);
+  }
+  const int winner = 1 - mover;
+  (void)CommitFinish(live,
+                     {.winner = winner,
+                      .reason = EndReason::kTimeout,
+                      .text = absl::StrCat(SideName(live, mover), " ran out of time; ",
+                                           SideName(live, winner), " wins")},
+                     std::move(clocks));
+  return true;
+}
+
+absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& req,
+                                                     const std::string& token) {
+  v1::MakeMoveResponse response;
+  absl::Status s = WithMatch(req.match_id(), [&](Live& live) -> absl::Status {
+    absl::StatusOr<int> seat = Authenticate(live, token);
+    if (!seat.ok()) return seat.status();
+    if (absl::Status a = CheckActive(live); !a.ok()) return a;
+    const int mover = live.game->SideToMove();
+    if (*seat != mover) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "not your turn: ", SideName(live, mover), " (seat ", mover, ") is to move"));
+    }
+    if (req.expected_ply() != live.rec.ply) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the match is at ply ", live.rec.ply, ", not ", req.expected_ply(),
+                       ": your view is out of date"));
+    }
+    const int64_t now = NowMs();
+    if (FlagIfExpired(live, now)) {
+      return absl::FailedPreconditionError("your clock ran out before the move arrived");
+    }
+    std::unique_ptr<AnyGame> after = live.game->Clone();
+    if (absl::Status played = after->Play(req.move()); !played.ok()) {
+      return absl::InvalidArgumentError(played.message());
+    }
+    absl::StatusOr<MoveRecord> committed =
+        CommitMove(live, *seat, std::move(after), now - live.rec.turn_started_ms, "");
+    if (!committed.ok()) return committed.status();
+    *response.mutable_move() = MoveToProto(*committed);
+    *response.mutable_match() = ToProto(live, NowMs());
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
+                                             int64_t think_ms, std::string bot_json) {
+  const int64_t now = NowMs();
+  MoveCommit commit;
+  MoveRecord& mv = commit.move;
+  mv.ply = live.rec.ply + 1;
+  mv.seat = seat;
+  mv.move = after->History().back();
+  mv.think_ms = std::max<int64_t>(0, think_ms);
+  mv.time_ms = now;
+  mv.bot_json = std::move(bot_json);
+  if (live.rec.time_initial_ms) {
+    mv.clock_ms = std::max<int64_t>(0, live.rec.seats[seat].clock_ms - mv.think_ms) +
+                  live.rec.time_increment_ms;
+  }
+  commit.mover_clock_ms = mv.clock_ms;
+  commit.turn_started_ms = now;
+  commit.draw_offer = live.rec.draw_offer == seat ? seat : -1;
+  const GameStatus status = after->Status();
+  if (status.over) {
+    MatchResult r{.winner = status.winner, .reason = EndReason::kRules};
+    r.text = status.winner < 0
+                 ? absl::StrCat("draw: ", status.reason)
+                 : absl::StrCat(SideName(live, status.winner), " wins: ", status.reason);
+    commit.result = r;
+  }
+  if (absl::Status s = store_->AppendMove(live.id, commit); !s.ok()) {
+    // Nothing is acknowledged; whether or not the write landed, the next use reloads.
+    live.stale = true;
+    return s;
+  }
+  ++moves_committed_;
+  live.rec.moves.push_back(mv);
+  live.rec.ply = mv.ply;
+  live.rec.turn_started_ms = now;
+  live.rec.seats[seat].clock_ms = commit.mover_clock_ms;
+  live.rec.draw_offer = commit.draw_offer;
+  live.game = std::move(after);
+  live.bot_ply = -1;
+  live.bot_attempts = 0;
+  live.bot_first_failure = absl::InfinitePast();
+  if (commit.result) {
+    live.rec.status = MatchStatus::kFinished;
+    live.rec.result = *commit.result;
+  }
+  v1::MatchEvent e = Event();
+  v1::MoveApplied* applied = e.mutable_move_applied();
+  *applied->mutable_move() = MoveToProto(mv);
+  for (const SeatRecord& s : live.rec.seats) applied->add_clocks_ms(s.clock_ms);
+  applied->set_to_move(commit.result ? -1 : live.game->SideToMove());
+  applied->set_board(live.game->Render());
+  Broadcast(live, std::move(e));
+  AfterChange(live);
+  return mv;
+}
+
+absl::Status Lobby::CommitFinish(Live& live, MatchResult result, std::vector<int64_t> clocks) {
+  FinishCommit commit{.expected_ply = live.rec.ply, .result = result, .clocks_ms = clocks};
+  if (absl::Status s = store_->Finish(live.id, commit); !s.ok()) {
+    live.stale = true;
+    // A flag that could not be written is tried again shortly.
+    if (result.reason == EndReason::kTimeout) RetryLater(live.id, absl::Seconds(1));
+    return s;
+  }
+  live.rec.status = MatchStatus::kFinished;
+  live.rec.result = std::move(result);
+  live.rec.draw_offer = -1;
+  for (size_t i = 0; i < clocks.size() && i < live.rec.seats.size(); ++i) {
+    live.rec.seats[i].clock_ms = clocks[i];
+  }
+  if (live.bot_call) live.bot_call->Cancel();
+  AfterChange(live);
+  return absl::OkStatus();
+}
+
+void Lobby::AfterChange(Live& live) {
+  if (live.rec.status == MatchStatus::kFinished) {
+    if (!live.watchers.empty()) {
+      v1::MatchEvent e = Event();
+      *e.mutable_game_over()->mutable_result() = ResultToProto(live.rec.result);
+      Broadcast(live, std::move(e));
+      CloseWatchers(live);
+    }
+    return;
+  }
+  if (live.rec.status != MatchStatus::kActive || stopping_) return;
+  if (live.rec.time_initial_ms && live.flag_ply != live.rec.ply) {
+    live.flag_ply = live.rec.ply;
+    const int mover = live.game->SideToMove();
+    const absl::Time due = absl::FromUnixMillis(live.rec.turn_started_ms +
+                                                live.rec.seats[mover].clock_ms + 1);
+    const int64_t id = live.id;
+    const int ply = live.rec.ply;
+    executor_->PostAt(due, [this, id, ply] { CheckFlag(id, ply); });
+  }
+  RequestBot(live);
+}
+
+void Lobby::CheckFlag(int64_t id, int ply) {
+  if (stopping_) return;
+  absl::Status s = WithMatch(id, [&](Live& live) {
+    if (live.rec.ply == ply) FlagIfExpired(live, NowMs());
+    return absl::OkStatus();
+  });
+  if (!s.ok() && absl::IsUnavailable(s)) RetryLater(id, absl::Seconds(1));
+}
+
+void Lobby::RetryLater(int64_t id, absl::Duration delay) {
+  if (stopping_) return;
+  executor_->PostAt(absl::Now() + delay, [this, id] {
+    if (stopping_) return;
+    absl::Status s = WithMatch(id, [&](Live& live) {
+      if (live.rec.status == MatchStatus::kActive) {
+        // Re-arm from scratch: the flag check and the bot request of the current ply.
+        live.flag_ply = -1;
+        if (live.bot_call == nullptr) live.bot_ply = -1;
+        AfterChange(live);
+      }
+      return absl::OkStatus();
+    });
+    if (!s.ok() && absl::IsUnavailable(s)) RetryLater(id, absl::Seconds(1));
+  });
+}
+
+void Lobby::RequestBot(Live& live) {
+  if (bots_ == nullptr || stopping_ || live.rec.status != MatchStatus::kActive) return;
+  const int mover = live.game->SideToMove();
+  const SeatRecord& seat = live.rec.seats[mover];
+  if (seat.kind != SeatKind::kBot || live.bot_ply == live.rec.ply) return;
+  const Difficulty* level = FindLevel(live.info->levels, seat.difficulty);
+  if (level == nullptr) return;
+  live.bot_ply = live.rec.ply;
+  // The level's own time, cut so that the bot never loses on time: about a twentieth of what
+  // is left plus most of the increment.
+  int64_t budget = level->time_ms;
+  if (live.rec.time_initial_ms) {
+    const int64_t left = ClockNow(live, mover, NowMs());
+    budget = std::min<int64_t>(
+        budget, std::max<int64_t>(10, left / 20 + live.rec.time_increment_ms * 3 / 4));
+  }
+  v1::ChooseMoveRequest request;
+  request.mutable_position()->mutable_spec()->set_name(live.rec.game);
+  for (const auto& [k, v] : live.rec.options) {
+    (*request.mutable_position()->mutable_spec()->mutable_options())[k] = v;
+  }
+  for (const MoveRecord& m : live.rec.moves) request.mutable_position()->add_moves(m.move);
+  request.set_difficulty(seat.difficulty);
+  request.set_budget_ms(budget);
+  // Different games between the same levels, yet the same answer if a move is asked again.
+  request.set_seed(Mix64(static_cast<uint64_t>(live.id) * 1000003u + live.rec.ply) | 1);
+  const int64_t id = live.id;
+  const int ply = live.rec.ply;
+  const absl::Time asked = absl::Now();
+  live.bot_call = bots_->ChooseMoveAsync(
+      request, absl::Milliseconds(budget + options_.bot_deadline_margin_ms),
+      [this, id, ply, asked](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+        const int64_t think = absl::ToInt64Milliseconds(absl::Now() - asked);
+        // gRPC's thread must not block: the reply is handled on the executor.
+        executor_->PostAt(absl::Now(), [this, id, ply, think, reply = std::move(reply)] {
+          OnBotReply(id, ply, std::move(reply), think);
+        });
+      });
+}
+
+void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply,
+                       int64_t think_ms) {
+  if (stopping_) return;
+  absl::Status s = WithMatch(id, [&](Live& live) -> absl::Status {
+    // An answer for a position that is gone (a move, a result, a reload) is dropped.
+    if (live.rec.status != MatchStatus::kActive || live.rec.ply != ply || live.bot_ply != ply) {
+      return absl::OkStatus();
+    }
+    const int seat = live.game->SideToMove();
+    std::unique_ptr<AnyGame> after;
+    absl::Status problem = reply.status();
+    if (problem.ok()) {
+      after = live.game->Clone();
+      if (absl::Status played = after->Play(reply->move()); !played.ok()) {
+        problem = absl::InternalError(
+            absl::StrCat("ply-bot answered an illegal move: ", played.message()));
+      }
+    }
+    if (!problem.ok()) {
+      live.bot_call = nullptr;
+      const absl::Time now = absl::Now();
+      if (live.bot_attempts++ == 0) live.bot_first_failure = now;
+      v1::MatchEvent e = Event();
+      v1::BotTrouble* trouble = e.mutable_bot_trouble();
+      trouble->set_seat(seat);
+      trouble->set_attempts(live.bot_attempts);
+      trouble->set_message(absl::StrCat("no move from ply-bot: ",
+                                        absl::StatusCodeToString(problem.code()), ": ",
+                                        problem.message()));
+      Broadcast(live, std::move(e));
+      if (now - live.bot_first_failure > options_.bot_give_up_after) {
+        std::vector<int64_t> clocks;
+        for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+          clocks.push_back(ClockNow(live, static_cast<int>(i), NowMs()));
+        }
+        return CommitFinish(live,
+                            {.winner = 1 - seat,
+                             .reason = EndReason::kBotFailure,
+                             .text = absl::StrCat(SideName(live, seat),
+                                                  "'s bot could not move: ", problem.message())},
+                            std::move(clocks));
+      }
+      const absl::Duration backoff =
+          std::min(absl::Milliseconds(100) * (1 << std::min(live.bot_attempts, 6)),
+                   absl::Seconds(5));
+      // bot_ply stays reserved until the retry, so that no other path asks meanwhile.
+      executor_->PostAt(now + backoff, [this, id, ply] {
+        (void)WithMatch(id, [&](Live& l) {
+          if (l.rec.ply == ply && l.bot_ply == ply) {
+            l.bot_ply = -1;
+            RequestBot(l);
+          }
+          return absl::OkStatus();
+        });
+      });
+      return absl::OkStatus();
+    }
+    // Pacing: the move appears no earlier than pacing after the position arose.
+    const int64_t due = live.rec.turn_started_ms + live.rec.bot_pacing_ms;
+    if (NowMs() < due) {
+      executor_->PostAt(absl::FromUnixMillis(due), [this, id, ply, think_ms, reply] {
+        OnBotReply(id, ply, reply, think_ms);
+      });
+      return absl::OkStatus();
+    }
+    live.bot_call = nullptr;
+    v1::BotThinking thinking;
+    thinking.set_depth(reply->depth());
+    thinking.set_score(reply->score());
+    thinking.set_score_text(reply->score_text());
+    thinking.set_nodes(reply->nodes());
+    for (const std::string& m : reply->pv()) thinking.add_pv(m);
+    thinking.set_instance(reply->instance());
+    std::string json;
+    (void)google::protobuf::util::MessageToJsonString(thinking, &json);
+    absl::StatusOr<MoveRecord> committed =
+        CommitMove(live, seat, std::move(after), think_ms, std::move(json));
+    if (!committed.ok()) {
+      // The database is away: ask again once it may be back (the match reloads first).
+      live.bot_ply = -1;
+      RetryLater(id, absl::Milliseconds(500));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok() && (absl::IsUnavailable(s) || absl::IsInternal(s))) {
+    RetryLater(id, absl::Milliseconds(500));
+  }
+}
+
+absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& token) {
+  v1::Match match;
+  absl::Status s = WithMatch(match_id, [&](Live& live) -> absl::Status {
+    absl::StatusOr<int> seat = Authenticate(live, token);
+    if (!seat.ok()) return seat.status();
+    if (absl::Status a = CheckActive(live); !a.ok()) return a;
+    const int64_t now = NowMs();
+    if (FlagIfExpired(live, now)) return CheckActive(live);
+    std::vector<int64_t> clocks;
+    for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+      clocks.push_back(ClockNow(live, static_cast<int>(i), now));
+    }
+    const int winner = 1 - *seat;
+    absl::Status f = CommitFinish(
+        live,
+        {.winner = winner,
+         .reason = EndReason::kResignation,
+         .text = absl::StrCat(SideName(live, *seat), " resigned; ", SideName(live, winner),
+                              " wins")},
+        std::move(clocks));
+    if (!f.ok()) return f;
+    match = ToProto(live, now);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return match;
+}
+
+absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& token) {
+  v1::Match match;
+  absl::Status s = WithMatch(match_id, [&](Live& live) -> absl::Status {
+    absl::StatusOr<int> seat = Authenticate(live, token);
+    if (!seat.ok()) return seat.status();
+    if (absl::Status a = CheckActive(live); !a.ok()) return a;
+    const int64_t now = NowMs();
+    if (FlagIfExpired(live, now)) return CheckActive(live);
+    if (live.rec.draw_offer >= 0 && live.rec.draw_offer != *seat) {
+      std::vector<int64_t> clocks;
+      for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+        clocks.push_back(ClockNow(live, static_cast<int>(i), now));
+      }
+      absl::Status f = CommitFinish(
+          live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
+          std::move(clocks));
+      if (!f.ok()) return f;
+    } else if (live.rec.draw_offer != *seat) {
+      if (absl::Status d = store_->SetDrawOffer(live.id, live.rec.ply, *seat); !d.ok()) {
+        live.stale = true;
+        return d;
+      }
+      live.rec.draw_offer = *seat;
+      v1::MatchEvent e = Event();
+      e.mutable_draw_offered()->set_seat(*seat);
+      Broadcast(live, std::move(e));
+    }
+    match = ToProto(live, now);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return match;
+}
+
+absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
+                          std::shared_ptr<EventSink> sink) {
+  return WithMatch(match_id, [&](Live& live) -> absl::Status {
+    const int64_t now = NowMs();
+    if (!after_ply) {
+      v1::MatchEvent e = Event();
+      *e.mutable_snapshot() = ToProto(live, now);
+      sink->Push(std::move(e));
+    } else {
+      if (*after_ply < 0 || *after_ply > live.rec.ply) {
+        return absl::OutOfRangeError(absl::StrCat("match ", live.id, " has ", live.rec.ply,
+                                                  " moves; after_ply ", *after_ply,
+                                                  " is not one of them"));
+      }
+      // Replays the moves to rebuild each missed event as it was first sent.
+      absl::StatusOr<std::unique_ptr<AnyGame>> game = CreateGame(live.rec.game, live.rec.options);
+      if (!game.ok()) return game.status();
+      std::vector<int64_t> clocks;
+      for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+        clocks.push_back(live.rec.time_initial_ms.value_or(0));
+      }
+      for (const MoveRecord& mv : live.rec.moves) {
+        (void)(*game)->Play(mv.move);
+        if (mv.seat >= 0 && mv.seat < static_cast<int>(clocks.size())) {
+          clocks[mv.seat] = mv.clock_ms;
+        }
+        if (mv.ply <= *after_ply) continue;
+        v1::MatchEvent e = Event();
+        v1::MoveApplied* applied = e.mutable_move_applied();
+        *applied->mutable_move() = MoveToProto(mv);
+        for (int64_t c : clocks) applied->add_clocks_ms(c);
+        applied->set_to_move((*game)->Status().over ? -1 : (*game)->SideToMove());
+        applied->set_board((*game)->Render());
+        sink->Push(std::move(e));
+      }
+      v1::MatchEvent e = Event();
+      *e.mutable_resync() = ToProto(live, now);
+      sink->Push(std::move(e));
+    }
+    if (live.rec.status == MatchStatus::kFinished) {
+      v1::MatchEvent e = Event();
+      *e.mutable_game_over()->mutable_result() = ResultToProto(live.rec.result);
+      sink->Push(std::move(e));
+      sink->Close(absl::OkStatus());
+      return absl::OkStatus();
+    }
+    live.watchers.push_back(std::move(sink));
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,136 @@
+// The lobby's match logic, independent of gRPC: creating and joining matches, validating and
+// committing moves, clocks, draws and resignations, driving bot seats through ply-bot, and
+// feeding every watcher of a match the same event sequence.
+//
+// The database is the source of truth. A match in memory is a cache of its rows: a change is
+// written (one transaction) before memory changes and before anyone hears of it, and a match
+// whose last write failed or raced another writer is reloaded before it is used again. On start
+// every unfinished match is loaded, its clock re-armed and its bot (if one is to move) asked
+// again, so a restarted lobby continues where the database says it stopped.
+//
+// Locking: one mutex per match, held across that match's database writes (moves of one match
+// are sequential anyway); the map of matches has its own short-held mutex. Bot replies, clock
+// flags and retries run as tasks on the executor, never on gRPC threads.
+#ifndef PLY_LOBBY_SERVER_LOBBY_H_
+#define PLY_LOBBY_SERVER_LOBBY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "bot-service/bot_client.h"
+#include "engine/registry/any_game.h"
+#include "lobby-server/executor.h"
+#include "lobby-server/storage/store.h"
+#include "ply/v1/lobby.pb.h"
+
+namespace ply::lobby {
+
+struct LobbyOptions {
+  // Bot pacing when CreateMatch does not say.
+  int64_t default_bot_pacing_ms = 500;
+  int64_t max_bot_pacing_ms = 60000;
+  // The bot call's deadline is its search budget plus this.
+  int64_t bot_deadline_margin_ms = 1000;
+  // A bot seat that gets no move for this long (without a clock to end it first) forfeits.
+  absl::Duration bot_give_up_after = absl::Minutes(10);
+  // Events a watcher may have queued before it is dropped as too slow.
+  int watcher_queue = 1024;
+  // Matches kept in memory beyond the live ones (finished matches with no watcher are evicted).
+  size_t cache_size = 2000;
+};
+
+// One WatchMatch stream as the lobby sees it.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // Queues `event` (the sink numbers it). False when the sink is closed or cannot keep up; the
+  // lobby then forgets it.
+  virtual bool Push(v1::MatchEvent event) = 0;
+  // Ends the stream once the queued events are delivered.
+  virtual void Close(const absl::Status& status) = 0;
+};
+
+class Lobby {
+ public:
+  // `bots` may be null: bot seats are then refused.
+  Lobby(MatchStore* store, BotClient* bots, Executor* executor, LobbyOptions options);
+  ~Lobby();
+
+  // Resumes every unfinished match from the database.
+  absl::Status Resume();
+  // Stops scheduling bot calls and timers (the executor is stopped by its owner).
+  void Shutdown();
+
+  v1::ListGamesResponse ListGames() const;
+  absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request);
+  absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
+  absl::StatusOr<v1::Match> GetMatch(int64_t match_id);
+  absl::StatusOr<v1::JoinMatchResponse> JoinMatch(const v1::JoinMatchRequest& request);
+  // `token` is the seat token from the call's metadata ("" when there was none).
+  absl::StatusOr<v1::MakeMoveResponse> MakeMove(const v1::MakeMoveRequest& request,
+                                                const std::string& token);
+  absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
+  absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
+  // Sends the first events to `sink` and, unless the match is over, keeps it for later ones.
+  absl::Status Watch(int64_t match_id, std::optional<int> after_ply,
+                     std::shared_ptr<EventSink> sink);
+
+  // Counters for logs and tests.
+  int64_t moves_committed() const { return moves_committed_.load(); }
+  int64_t watchers_dropped() const { return watchers_dropped_.load(); }
+
+ private:
+  struct Live;
+  // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first.
+  absl::Status WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn);
+  absl::Status Reload(Live& live);
+  // The seat whose token this is, or the error to answer.
+  absl::StatusOr<int> Authenticate(Live& live, const std::string& token);
+  absl::Status CheckActive(const Live& live) const;
+
+  // Commits a move already validated on `after` (the game with the move played).
+  absl::StatusOr<MoveRecord> CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
+                                        int64_t think_ms, std::string bot_json);
+  absl::Status CommitFinish(Live& live, MatchResult result, std::vector<int64_t> clocks);
+  // What follows any change: watchers told of the end, the clock armed, a bot asked.
+  void AfterChange(Live& live);
+  // Time left on `seat`'s clock now.
+  int64_t ClockNow(const Live& live, int seat, int64_t now_ms) const;
+  // Ends the match on time if the side to move has flagged; returns whether it did.
+  bool FlagIfExpired(Live& live, int64_t now_ms);
+
+  void RequestBot(Live& live);
+  void OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply,
+                  int64_t think_ms);
+  void RetryLater(int64_t id, absl::Duration delay);
+  void CheckFlag(int64_t id, int ply);
+
+  v1::Match ToProto(const Live& live, int64_t now_ms) const;
+  void Broadcast(Live& live, v1::MatchEvent event);
+  void CloseWatchers(Live& live);
+  std::string SideName(const Live& live, int seat) const;
+
+  MatchStore* store_;
+  BotClient* bots_;
+  Executor* executor_;
+  const LobbyOptions options_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> moves_committed_{0};
+  std::atomic<int64_t> watchers_dropped_{0};
+
+  std::mutex map_mu_;
+  std::map<int64_t, std::shared_ptr<Live>> matches_;
+};
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_LOBBY_H_

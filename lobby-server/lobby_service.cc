@@ -1,0 +1,236 @@
+#include "lobby-server/lobby_service.h"
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "bot-service/proto_convert.h"
+
+namespace ply::lobby {
+
+std::string BearerToken(const grpc::CallbackServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) return "";
+  std::string value(it->second.data(), it->second.size());
+  constexpr char kBearer[] = "Bearer ";
+  constexpr size_t kBearerSize = sizeof(kBearer) - 1;
+  if (value.size() > kBearerSize && absl::StartsWithIgnoreCase(value, kBearer)) {
+    return value.substr(kBearerSize);
+  }
+  // Not a bearer credential: garbage, which Authenticate rejects with its message.
+  return value.empty() ? "-" : value;
+}
+
+template <class Work>
+grpc::ServerUnaryReactor* LobbyServiceImpl::Offload(grpc::CallbackServerContext* context,
+                                                    Work work) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // The request and response live until Finish, so the task may use them.
+  if (!executor_->Post([reactor, work = std::move(work)]() mutable {
+        reactor->Finish(ToGrpcStatus(work()));
+      })) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                 "the lobby is overloaded: try again shortly"));
+  }
+  return reactor;
+}
+
+// Copies a StatusOr's value into the response and returns its status.
+template <class T>
+absl::Status Into(absl::StatusOr<T> result, T* response) {
+  if (!result.ok()) return result.status();
+  *response = *std::move(result);
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContext* context,
+                                                      const v1::ListGamesRequest*,
+                                                      v1::ListGamesResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  *response = lobby_->ListGames();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::CreateMatch(grpc::CallbackServerContext* context,
+                                                        const v1::CreateMatchRequest* request,
+                                                        v1::CreateMatchResponse* response) {
+  return Offload(context, [=, this] { return Into(lobby_->CreateMatch(*request), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::ListMatches(grpc::CallbackServerContext* context,
+                                                        const v1::ListMatchesRequest* request,
+                                                        v1::ListMatchesResponse* response) {
+  return Offload(context, [=, this] { return Into(lobby_->ListMatches(*request), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::GetMatch(grpc::CallbackServerContext* context,
+                                                     const v1::GetMatchRequest* request,
+                                                     v1::Match* response) {
+  return Offload(context,
+                 [=, this] { return Into(lobby_->GetMatch(request->match_id()), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::JoinMatch(grpc::CallbackServerContext* context,
+                                                      const v1::JoinMatchRequest* request,
+                                                      v1::JoinMatchResponse* response) {
+  return Offload(context, [=, this] { return Into(lobby_->JoinMatch(*request), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext* context,
+                                                     const v1::MakeMoveRequest* request,
+                                                     v1::MakeMoveResponse* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, [=, this] {
+    return Into(lobby_->MakeMove(*request, token), response);
+  });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::Resign(grpc::CallbackServerContext* context,
+                                                   const v1::ResignRequest* request,
+                                                   v1::Match* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, [=, this] {
+    return Into(lobby_->Resign(request->match_id(), token), response);
+  });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::OfferDraw(grpc::CallbackServerContext* context,
+                                                      const v1::OfferDrawRequest* request,
+                                                      v1::Match* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, [=, this] {
+    return Into(lobby_->OfferDraw(request->match_id(), token), response);
+  });
+}
+
+namespace {
+
+// The lobby's side of one stream (shared with the lobby, which may outlive the RPC) and the
+// reactor that writes it. Events wait in a bounded queue; one write is in flight at a time.
+class WatchStream;
+
+class Watcher final : public EventSink {
+ public:
+  Watcher(WatchStream* stream, int capacity) : stream_(stream), capacity_(capacity) {}
+  bool Push(v1::MatchEvent event) override;
+  void Close(const absl::Status& status) override;
+  void OnWriteDone(bool ok);
+  void OnCancel();
+  void OnDone();
+
+ private:
+  // Ends the RPC now (mu_ held).
+  void FinishLocked(const grpc::Status& status);
+
+  std::mutex mu_;
+  WatchStream* stream_;  // null once the RPC is done
+  const int capacity_;
+  std::deque<v1::MatchEvent> queue_;
+  int64_t sequence_ = 0;
+  bool writing_ = false;
+  bool closing_ = false;  // no more events: finish once the queue is written
+  bool finished_ = false;
+  grpc::Status final_status_;
+};
+
+class WatchStream final : public grpc::ServerWriteReactor<v1::MatchEvent> {
+ public:
+  explicit WatchStream(int capacity) : watcher_(std::make_shared<Watcher>(this, capacity)) {}
+  const std::shared_ptr<Watcher>& watcher() { return watcher_; }
+  void OnWriteDone(bool ok) override { watcher_->OnWriteDone(ok); }
+  void OnCancel() override { watcher_->OnCancel(); }
+  void OnDone() override {
+    watcher_->OnDone();
+    delete this;
+  }
+
+ private:
+  std::shared_ptr<Watcher> watcher_;
+};
+
+bool Watcher::Push(v1::MatchEvent event) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (finished_ || closing_ || stream_ == nullptr) return false;
+  if (static_cast<int>(queue_.size()) >= capacity_) {
+    FinishLocked(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                              "this watcher fell too far behind; reconnect with after_ply"));
+    return false;
+  }
+  event.set_sequence(++sequence_);
+  queue_.push_back(std::move(event));
+  if (!writing_) {
+    writing_ = true;
+    stream_->StartWrite(&queue_.front());
+  }
+  return true;
+}
+
+void Watcher::Close(const absl::Status& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (finished_ || closing_ || stream_ == nullptr) return;
+  closing_ = true;
+  final_status_ = ToGrpcStatus(status);
+  if (!writing_) FinishLocked(final_status_);
+}
+
+void Watcher::OnWriteDone(bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  writing_ = false;
+  if (!queue_.empty()) queue_.pop_front();
+  if (!ok) {
+    // The client went away: nothing more can be written.
+    FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "the watcher went away"));
+    return;
+  }
+  if (finished_) return;
+  if (!queue_.empty()) {
+    writing_ = true;
+    stream_->StartWrite(&queue_.front());
+  } else if (closing_) {
+    FinishLocked(final_status_);
+  }
+}
+
+void Watcher::OnCancel() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closing_ = true;
+  FinishLocked(grpc::Status::CANCELLED);
+}
+
+void Watcher::OnDone() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stream_ = nullptr;
+  finished_ = true;
+  queue_.clear();
+}
+
+void Watcher::FinishLocked(const grpc::Status& status) {
+  if (finished_ || stream_ == nullptr) return;
+  finished_ = true;
+  stream_->Finish(status);
+}
+
+}  // namespace
+
+grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
+    grpc::CallbackServerContext*, const v1::WatchMatchRequest* request) {
+  auto* stream = new WatchStream(watcher_queue_);
+  std::shared_ptr<Watcher> watcher = stream->watcher();
+  std::optional<int> after;
+  if (request->has_after_ply()) after = request->after_ply();
+  const int64_t id = request->match_id();
+  if (!executor_->Post([this, watcher, id, after] {
+        absl::Status s = lobby_->Watch(id, after, watcher);
+        if (!s.ok()) watcher->Close(s);
+      })) {
+    watcher->Close(absl::ResourceExhaustedError("the lobby is overloaded: try again shortly"));
+  }
+  return stream;
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,62 @@
+// The gRPC front of the lobby: ply.v1.LobbyService over the callback API. Handlers never block a
+// gRPC thread: unary calls run on the lobby's executor (which talks to the database) and finish
+// their reactor from there; WatchMatch streams are write reactors fed by the lobby through a
+// bounded queue each.
+#ifndef PLY_LOBBY_SERVER_LOBBY_SERVICE_H_
+#define PLY_LOBBY_SERVER_LOBBY_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "lobby-server/executor.h"
+#include "lobby-server/lobby.h"
+#include "ply/v1/lobby.grpc.pb.h"
+
+namespace ply::lobby {
+
+class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
+ public:
+  LobbyServiceImpl(Lobby* lobby, Executor* executor, int watcher_queue)
+      : lobby_(lobby), executor_(executor), watcher_queue_(watcher_queue) {}
+
+  grpc::ServerUnaryReactor* ListGames(grpc::CallbackServerContext* context,
+                                      const v1::ListGamesRequest* request,
+                                      v1::ListGamesResponse* response) override;
+  grpc::ServerUnaryReactor* CreateMatch(grpc::CallbackServerContext* context,
+                                        const v1::CreateMatchRequest* request,
+                                        v1::CreateMatchResponse* response) override;
+  grpc::ServerUnaryReactor* ListMatches(grpc::CallbackServerContext* context,
+                                        const v1::ListMatchesRequest* request,
+                                        v1::ListMatchesResponse* response) override;
+  grpc::ServerUnaryReactor* GetMatch(grpc::CallbackServerContext* context,
+                                     const v1::GetMatchRequest* request,
+                                     v1::Match* response) override;
+  grpc::ServerUnaryReactor* JoinMatch(grpc::CallbackServerContext* context,
+                                      const v1::JoinMatchRequest* request,
+                                      v1::JoinMatchResponse* response) override;
+  grpc::ServerUnaryReactor* MakeMove(grpc::CallbackServerContext* context,
+                                     const v1::MakeMoveRequest* request,
+                                     v1::MakeMoveResponse* response) override;
+  grpc::ServerUnaryReactor* Resign(grpc::CallbackServerContext* context,
+                                   const v1::ResignRequest* request,
+                                   v1::Match* response) override;
+  grpc::ServerUnaryReactor* OfferDraw(grpc::CallbackServerContext* context,
+                                      const v1::OfferDrawRequest* request,
+                                      v1::Match* response) override;
+  grpc::ServerWriteReactor<v1::MatchEvent>* WatchMatch(
+      grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) override;
+
+ private:
+  template <class Work>
+  grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* context, Work work);
+
+  Lobby* lobby_;
+  Executor* executor_;
+  int watcher_queue_;
+};
+
+// The seat token of a call: the "authorization: Bearer <token>" metadata, or "".
+std::string BearerToken(const grpc::CallbackServerContext& context);
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_LOBBY_SERVICE_H_

@@ -1,0 +1,132 @@
+// ply-lobby: the lobby service. Owns matches and keeps them in PostgreSQL; asks ply-bot for bot
+// moves. Prints "ply-lobby listening on HOST:PORT" on stdout once it serves (with --port=0 the
+// system chooses the port); logs on stderr. On SIGTERM or SIGINT it reports NOT_SERVING, stops
+// taking calls and exits; every acknowledged move is already committed.
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bot-service/bot_client.h"
+#include "lobby-server/executor.h"
+#include "lobby-server/lobby.h"
+#include "lobby-server/lobby_service.h"
+#include "lobby-server/storage/postgres/postgres_store.h"
+
+ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(int, port, 50050, "Port to listen on; 0 lets the system choose a free one.");
+ABSL_FLAG(std::string, database_url, "host=127.0.0.1 port=5432 dbname=ply user=postgres",
+          "PostgreSQL connection string or URI.");
+ABSL_FLAG(int, db_connections, 8, "Database connections kept open at most.");
+ABSL_FLAG(int, db_wait_s, 30,
+          "At start, how long to wait for the database to accept connections before giving up.");
+ABSL_FLAG(std::string, bot_target, "",
+          "ply-bot instances: host:port, ipv4:A:P,B:P or dns:///name:port. Empty: no bot seats.");
+ABSL_FLAG(int64_t, bot_pacing_ms, 500,
+          "Default minimum time before a bot moves, so people can follow (0: as fast as they go).");
+ABSL_FLAG(int, bot_give_up_s, 600,
+          "A bot seat that gets no move for this long (and has no clock to lose on) forfeits.");
+ABSL_FLAG(int, threads, 8, "Threads for database work and match logic.");
+ABSL_FLAG(int, max_queued_calls, 10000,
+          "Calls that may wait for a thread; past that RESOURCE_EXHAUSTED.");
+ABSL_FLAG(int, watcher_queue, 1024,
+          "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
+
+namespace ply::lobby {
+namespace {
+
+int Main() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  PostgresStore store({.url = absl::GetFlag(FLAGS_database_url),
+                       .pool_size = absl::GetFlag(FLAGS_db_connections)});
+  const absl::Time db_deadline = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_db_wait_s));
+  for (;;) {
+    absl::Status migrated = store.Migrate();
+    if (migrated.ok()) break;
+    if (!absl::IsUnavailable(migrated) || absl::Now() > db_deadline) {
+      std::fprintf(stderr, "ply-lobby: database: %s\n", std::string(migrated.message()).c_str());
+      return 1;
+    }
+    absl::SleepFor(absl::Milliseconds(500));
+  }
+
+  std::unique_ptr<BotClient> bots;
+  if (const std::string target = absl::GetFlag(FLAGS_bot_target); !target.empty()) {
+    bots = std::make_unique<BotClient>(BotClientOptions{.target = target});
+  }
+  Executor executor(absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_max_queued_calls));
+  Lobby lobby(&store, bots.get(), &executor,
+              {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
+               .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
+               .watcher_queue = absl::GetFlag(FLAGS_watcher_queue)});
+  if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
+    std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
+                 std::string(resumed.message()).c_str());
+    return 1;
+  }
+
+  LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue));
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  const std::string address =
+      absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
+  int port = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Watch streams may sit idle for minutes between moves: pings keep them (and the NATs and
+  // proxies on the way) alive, and tell a dead client from a quiet one.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  builder.SetMaxReceiveMessageSize(64 << 10);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::fprintf(stderr, "ply-lobby: cannot listen on %s\n", address.c_str());
+    return 1;
+  }
+  std::printf("ply-lobby listening on %s:%d (bots: %s)\n", absl::GetFlag(FLAGS_host).c_str(),
+              port, bots ? absl::GetFlag(FLAGS_bot_target).c_str() : "none");
+  std::fflush(stdout);
+
+  int signo = 0;
+  sigwait(&signals, &signo);
+  std::fprintf(stderr, "ply-lobby: signal %d: shutting down\n", signo);
+  server->GetHealthCheckService()->SetServingStatus(false);
+  lobby.Shutdown();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Wait();
+  executor.Stop();
+  return 0;
+}
+
+}  // namespace
+}  // namespace ply::lobby
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "ply-lobby: the gRPC lobby (ply.v1.LobbyService). Example: ply-lobby --port=50050 "
+      "--database_url='host=127.0.0.1 port=5432 dbname=ply user=postgres' "
+      "--bot_target=ipv4:127.0.0.1:50051,127.0.0.1:50052");
+  absl::ParseCommandLine(argc, argv);
+  return ply::lobby::Main();
+}

@@ -1,0 +1,490 @@
+#include "lobby-server/storage/postgres/postgres_store.h"
+
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace ply::lobby {
+namespace {
+
+// Schema versions, oldest first. A released entry is never edited: a change is a new entry.
+const std::vector<std::string>& Migrations() {
+  static const std::vector<std::string> migrations = {
+      // 1: matches, their seats, and an append-only move list.
+      R"sql(
+CREATE TABLE matches (
+  id bigserial PRIMARY KEY,
+  game text NOT NULL,
+  options jsonb NOT NULL DEFAULT '{}',
+  status smallint NOT NULL,
+  ply integer NOT NULL DEFAULT 0,
+  time_initial_ms bigint,
+  time_increment_ms bigint NOT NULL DEFAULT 0,
+  bot_pacing_ms bigint NOT NULL DEFAULT 0,
+  turn_started_ms bigint NOT NULL DEFAULT 0,
+  draw_offer smallint NOT NULL DEFAULT -1,
+  winner smallint NOT NULL DEFAULT -1,
+  end_reason smallint NOT NULL DEFAULT 0,
+  result_text text NOT NULL DEFAULT '',
+  open_seats smallint NOT NULL,
+  bots_only boolean NOT NULL,
+  created_ms bigint NOT NULL
+);
+CREATE INDEX matches_by_status ON matches (status, id DESC);
+CREATE INDEX matches_by_game ON matches (game, id DESC);
+CREATE TABLE seats (
+  match_id bigint NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+  seat smallint NOT NULL,
+  kind smallint NOT NULL,
+  difficulty text NOT NULL DEFAULT '',
+  display_name text NOT NULL DEFAULT '',
+  token_hash text UNIQUE,
+  clock_ms bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (match_id, seat)
+);
+CREATE TABLE moves (
+  match_id bigint NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+  ply integer NOT NULL,
+  seat smallint NOT NULL,
+  move text NOT NULL,
+  think_ms bigint NOT NULL,
+  clock_ms bigint NOT NULL,
+  time_ms bigint NOT NULL,
+  bot jsonb,
+  PRIMARY KEY (match_id, ply)
+);
+)sql",
+  };
+  return migrations;
+}
+
+constexpr char kMatchColumns[] =
+    "id, game, options::text, status, ply, COALESCE(time_initial_ms, -1), time_increment_ms, "
+    "bot_pacing_ms, turn_started_ms, draw_offer, winner, end_reason, result_text, created_ms";
+
+// Every statement the store runs, by name. Parameters are $n: no SQL is built from values.
+const std::vector<std::pair<std::string, std::string>>& Statements() {
+  static const std::vector<std::pair<std::string, std::string>> statements = {
+      {"insert_match",
+       "INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms, "
+       "bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms) "
+       "VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10) RETURNING id"},
+      {"insert_seat",
+       "INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms) "
+       "VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7)"},
+      {"take_seat",
+       "UPDATE seats SET display_name = $3, token_hash = $4 "
+       "WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"},
+      {"seat_filled",
+       "UPDATE matches SET open_seats = open_seats - 1, "
+       "status = CASE WHEN open_seats = 1 THEN 2 ELSE status END, "
+       "turn_started_ms = CASE WHEN open_seats = 1 THEN $2 ELSE turn_started_ms END "
+       "WHERE id = $1 AND status = 1 RETURNING status"},
+      {"match_status", "SELECT status FROM matches WHERE id = $1"},
+      {"advance_match",
+       "UPDATE matches SET ply = $2, turn_started_ms = $3, draw_offer = $4, status = $5, "
+       "winner = $6, end_reason = $7, result_text = $8 "
+       "WHERE id = $1 AND status = 2 AND ply = $2 - 1"},
+      {"insert_move",
+       "INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot) "
+       "VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::jsonb)"},
+      {"set_clock", "UPDATE seats SET clock_ms = $3 WHERE match_id = $1 AND seat = $2"},
+      {"finish_match",
+       "UPDATE matches SET status = 3, winner = $3, end_reason = $4, result_text = $5, "
+       "draw_offer = -1 WHERE id = $1 AND status = 2 AND ply = $2"},
+      {"set_draw_offer",
+       "UPDATE matches SET draw_offer = $3 WHERE id = $1 AND status = 2 AND ply = $2"},
+      {"load_match", absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = $1")},
+      {"load_seats",
+       "SELECT match_id, seat, kind, difficulty, display_name, COALESCE(token_hash, ''), "
+       "clock_ms FROM seats WHERE match_id = ANY($1::bigint[]) ORDER BY match_id, seat"},
+      {"load_moves",
+       "SELECT ply, seat, move, think_ms, clock_ms, time_ms, COALESCE(bot::text, '') "
+       "FROM moves WHERE match_id = $1 ORDER BY ply"},
+      {"list_matches",
+       absl::StrCat("SELECT ", kMatchColumns,
+                    " FROM matches WHERE ($1::text = '' OR game = $1) "
+                    "AND ($2::integer = 0 OR status = $2) "
+                    "AND (NOT $3::boolean OR open_seats > 0) AND (NOT $4::boolean OR bots_only) "
+                    "AND ($5::bigint = 0 OR id < $5) ORDER BY id DESC LIMIT $6::integer")},
+      {"unfinished", "SELECT id FROM matches WHERE status <> 3 ORDER BY id"},
+      {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
+      {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
+  };
+  return statements;
+}
+
+MatchRecord MatchFromRow(const pqxx::row& r) {
+  MatchRecord m;
+  m.id = r[0].as<int64_t>();
+  m.game = r[1].as<std::string>();
+  const nlohmann::json options = nlohmann::json::parse(r[2].as<std::string>());
+  for (const auto& [k, v] : options.items()) {
+    m.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  m.status = static_cast<MatchStatus>(r[3].as<int>());
+  m.ply = r[4].as<int>();
+  if (int64_t t = r[5].as<int64_t>(); t >= 0) m.time_initial_ms = t;
+  m.time_increment_ms = r[6].as<int64_t>();
+  m.bot_pacing_ms = r[7].as<int64_t>();
+  m.turn_started_ms = r[8].as<int64_t>();
+  m.draw_offer = r[9].as<int>();
+  m.result.winner = r[10].as<int>();
+  m.result.reason = static_cast<EndReason>(r[11].as<int>());
+  m.result.text = r[12].as<std::string>();
+  m.created_ms = r[13].as<int64_t>();
+  return m;
+}
+
+// Attaches the seats of `matches` with one query.
+void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
+  if (matches.empty()) return;
+  std::vector<std::string> ids;
+  for (const MatchRecord& m : matches) ids.push_back(absl::StrCat(m.id));
+  pqxx::result rows = tx.exec_prepared("load_seats", absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
+  for (const pqxx::row& r : rows) {
+    int64_t id = r[0].as<int64_t>();
+    for (MatchRecord& m : matches) {
+      if (m.id != id) continue;
+      SeatRecord s;
+      s.kind = static_cast<SeatKind>(r[2].as<int>());
+      s.difficulty = r[3].as<std::string>();
+      s.display_name = r[4].as<std::string>();
+      s.token_hash = r[5].as<std::string>();
+      s.clock_ms = r[6].as<int64_t>();
+      m.seats.push_back(std::move(s));
+    }
+  }
+}
+
+}  // namespace
+
+struct PostgresStore::Connection {
+  explicit Connection(const std::string& conninfo) : c(conninfo) {}
+  pqxx::connection c;
+};
+
+// A connection borrowed from the pool; it goes back on destruction unless it broke.
+class PostgresStore::Lease {
+ public:
+  Lease(PostgresStore* store, std::unique_ptr<Connection> c)
+      : store_(store), c_(std::move(c)) {}
+  ~Lease() {
+    std::lock_guard<std::mutex> lock(store_->mu_);
+    if (c_ != nullptr && !broken_ && c_->c.is_open()) {
+      store_->idle_.push_back(std::move(c_));
+    } else {
+      --store_->open_;
+    }
+    store_->released_.notify_one();
+  }
+  pqxx::connection& connection() { return c_->c; }
+  Connection& wrapper() { return *c_; }
+  void MarkBroken() { broken_ = true; }
+
+ private:
+  PostgresStore* store_;
+  std::unique_ptr<Connection> c_;
+  bool broken_ = false;
+};
+
+PostgresStore::PostgresStore(PostgresOptions options) : options_(std::move(options)) {
+  // Bound connection attempts and notice a dead server between calls.
+  const std::string extra = absl::StrCat("connect_timeout=", options_.connect_timeout_s,
+                                         " keepalives_idle=10 keepalives_interval=5");
+  if (options_.url.find("://") != std::string::npos) {
+    std::string query = extra;
+    std::replace(query.begin(), query.end(), ' ', '&');
+    conninfo_ = absl::StrCat(options_.url,
+                             options_.url.find('?') == std::string::npos ? "?" : "&", query);
+  } else {
+    conninfo_ = absl::StrCat(options_.url, " ", extra);
+  }
+}
+
+PostgresStore::~PostgresStore() = default;
+
+int PostgresStore::SchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect() {
+  auto conn = std::make_unique<Connection>(conninfo_);
+  for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
+  pqxx::nontransaction n(conn->c);
+  n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
+  return conn;
+}
+
+absl::Status PostgresStore::WithConnection(
+    const std::function<absl::Status(Connection&)>& work) {
+  std::unique_ptr<Connection> c;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    const bool got = released_.wait_for(
+        lock, absl::ToChronoNanoseconds(options_.acquire_timeout),
+        [this] { return !idle_.empty() || open_ < options_.pool_size; });
+    if (!got) return absl::UnavailableError("every database connection is busy");
+    if (!idle_.empty()) {
+      c = std::move(idle_.back());
+      idle_.pop_back();
+    } else {
+      ++open_;
+    }
+  }
+  if (c == nullptr) {
+    try {
+      c = Connect();
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu_);
+      --open_;
+      released_.notify_one();
+      return absl::UnavailableError(absl::StrCat("the database cannot be reached: ", e.what()));
+    }
+  }
+  Lease lease(this, std::move(c));
+  try {
+    return work(lease.wrapper());
+  } catch (const pqxx::broken_connection& e) {
+    lease.MarkBroken();
+    return absl::UnavailableError(absl::StrCat("the database connection broke: ", e.what()));
+  } catch (const pqxx::in_doubt_error& e) {
+    lease.MarkBroken();
+    return absl::UnavailableError(
+        absl::StrCat("the database connection broke during a commit: ", e.what()));
+  } catch (const pqxx::unique_violation& e) {
+    return absl::AbortedError(absl::StrCat("a concurrent write got there first: ", e.what()));
+  } catch (const pqxx::sql_error& e) {
+    // Class 08 (connection exception) and 57 (operator intervention: shutdown, cancelled by
+    // the statement timeout) mean the database is going away or too slow, not a bug here.
+    const std::string& state = e.sqlstate();
+    if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 ||
+        !lease.connection().is_open()) {
+      lease.MarkBroken();
+      return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+    }
+    return absl::InternalError(absl::StrCat("database error: ", e.what()));
+  } catch (const std::exception& e) {
+    if (!lease.connection().is_open()) {
+      lease.MarkBroken();
+      return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+    }
+    return absl::InternalError(absl::StrCat("database error: ", e.what()));
+  }
+}
+
+absl::Status PostgresStore::Migrate() {
+  return WithConnection([](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::work tx(c);
+    // Several lobbies may start at once: one migrates, the others wait and find it done.
+    tx.exec("SELECT pg_advisory_xact_lock(7140001)");
+    tx.exec(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
+        "applied_at timestamptz NOT NULL DEFAULT now())");
+    const int current = tx.exec1("SELECT COALESCE(max(version), 0) FROM schema_migrations")[0]
+                            .as<int>();
+    const std::vector<std::string>& migrations = Migrations();
+    if (current > static_cast<int>(migrations.size())) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the database schema is version ", current, ", newer than this lobby's ",
+                       migrations.size(), ": upgrade the lobby"));
+    }
+    for (int v = current + 1; v <= static_cast<int>(migrations.size()); ++v) {
+      tx.exec(migrations[v - 1]);
+      tx.exec_params("INSERT INTO schema_migrations (version) VALUES ($1)", v);
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
+  int64_t id = 0;
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [k, v] : m.options) options[k] = v;
+  int open = 0;
+  bool bots_only = true;
+  for (const SeatRecord& s : m.seats) {
+    if (!s.taken()) ++open;
+    if (s.kind != SeatKind::kBot) bots_only = false;
+  }
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::work tx(c);
+    id = tx.exec_prepared1("insert_match", m.game, options.dump(), static_cast<int>(m.status),
+                           m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
+                           m.turn_started_ms, open, bots_only, m.created_ms)[0]
+             .as<int64_t>();
+    for (size_t i = 0; i < m.seats.size(); ++i) {
+      const SeatRecord& s = m.seats[i];
+      tx.exec_prepared("insert_seat", id, static_cast<int>(i), static_cast<int>(s.kind),
+                       s.difficulty, s.display_name, s.token_hash, s.clock_ms);
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
+                                             const std::string& token_hash, int64_t now_ms) {
+  bool started = false;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::work tx(c);
+    pqxx::result taken = tx.exec_prepared("take_seat", match_id, seat, name, token_hash);
+    if (taken.affected_rows() == 0) {
+      pqxx::result exists = tx.exec_prepared("match_status", match_id);
+      if (exists.empty()) {
+        return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+      }
+      return absl::AlreadyExistsError(
+          absl::StrCat("seat ", seat, " of match ", match_id, " is already taken"));
+    }
+    pqxx::result filled = tx.exec_prepared("seat_filled", match_id, now_ms);
+    if (filled.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", match_id, " is no longer waiting for players"));
+    }
+    started = filled[0][0].as<int>() == static_cast<int>(MatchStatus::kActive);
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return started;
+}
+
+absl::Status PostgresStore::AppendMove(int64_t match_id, const MoveCommit& commit) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::work tx(c);
+    const MoveRecord& mv = commit.move;
+    const MatchResult result = commit.result.value_or(MatchResult{});
+    const int status = static_cast<int>(commit.result.has_value() ? MatchStatus::kFinished
+                                                                  : MatchStatus::kActive);
+    pqxx::result advanced = tx.exec_prepared(
+        "advance_match", match_id, mv.ply, commit.turn_started_ms, commit.draw_offer, status,
+        result.winner, static_cast<int>(result.reason), result.text);
+    if (advanced.affected_rows() == 0) {
+      return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
+                                             mv.ply - 1, ": another move or result came first"));
+    }
+    tx.exec_prepared("insert_move", match_id, mv.ply, mv.seat, mv.move, mv.think_ms, mv.clock_ms,
+                     mv.time_ms, mv.bot_json);
+    tx.exec_prepared("set_clock", match_id, mv.seat, commit.mover_clock_ms);
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::work tx(c);
+    pqxx::result done =
+        tx.exec_prepared("finish_match", match_id, commit.expected_ply, commit.result.winner,
+                         static_cast<int>(commit.result.reason), commit.result.text);
+    if (done.affected_rows() == 0) {
+      return absl::AbortedError(
+          absl::StrCat("match ", match_id, " is no longer active at ply ", commit.expected_ply));
+    }
+    for (size_t i = 0; i < commit.clocks_ms.size(); ++i) {
+      tx.exec_prepared("set_clock", match_id, static_cast<int>(i), commit.clocks_ms[i]);
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresStore::SetDrawOffer(int64_t match_id, int expected_ply, int seat) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::work tx(c);
+    pqxx::result r = tx.exec_prepared("set_draw_offer", match_id, expected_ply, seat);
+    if (r.affected_rows() == 0) {
+      return absl::AbortedError(
+          absl::StrCat("match ", match_id, " is no longer active at ply ", expected_ply));
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<MatchRecord> PostgresStore::LoadMatch(int64_t match_id) {
+  std::vector<MatchRecord> found;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    // One snapshot for the match, its seats and its moves.
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
+    pqxx::result r = tx.exec_prepared("load_match", match_id);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+    found.push_back(MatchFromRow(r[0]));
+    LoadSeats(tx, found);
+    for (const pqxx::row& row : tx.exec_prepared("load_moves", match_id)) {
+      MoveRecord mv;
+      mv.ply = row[0].as<int>();
+      mv.seat = row[1].as<int>();
+      mv.move = row[2].as<std::string>();
+      mv.think_ms = row[3].as<int64_t>();
+      mv.clock_ms = row[4].as<int64_t>();
+      mv.time_ms = row[5].as<int64_t>();
+      mv.bot_json = row[6].as<std::string>();
+      found[0].moves.push_back(std::move(mv));
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return std::move(found[0]);
+}
+
+absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchFilter& f) {
+  std::vector<MatchRecord> matches;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
+    for (const pqxx::row& r :
+         tx.exec_prepared("list_matches", f.game, f.status ? static_cast<int>(*f.status) : 0,
+                          f.open_seats, f.bots_only, f.before_id, f.limit)) {
+      matches.push_back(MatchFromRow(r));
+    }
+    LoadSeats(tx, matches);
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return matches;
+}
+
+absl::StatusOr<std::vector<int64_t>> PostgresStore::UnfinishedMatches() {
+  std::vector<int64_t> ids;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::nontransaction tx(c);
+    for (const pqxx::row& r : tx.exec_prepared("unfinished")) ids.push_back(r[0].as<int64_t>());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return ids;
+}
+
+absl::StatusOr<std::optional<std::pair<int64_t, int>>> PostgresStore::FindToken(
+    const std::string& token_hash) {
+  std::optional<std::pair<int64_t, int>> found;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::connection& c = conn.c;
+    pqxx::nontransaction tx(c);
+    pqxx::result r = tx.exec_prepared("find_token", token_hash);
+    if (!r.empty()) found = std::make_pair(r[0][0].as<int64_t>(), r[0][1].as<int>());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return found;
+}
+
+}  // namespace ply::lobby

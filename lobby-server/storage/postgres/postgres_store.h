@@ -1,0 +1,73 @@
+// MatchStore on PostgreSQL through libpqxx 6.4: a small pool of connections, each with the
+// lobby's prepared statements; versioned migrations applied at start-up under an advisory lock.
+// A connection that breaks (the server restarted, the network dropped) is thrown away and a new
+// one is opened on the next call, so the lobby reconnects by itself; meanwhile calls answer
+// UNAVAILABLE.
+#ifndef PLY_LOBBY_SERVER_STORAGE_POSTGRES_POSTGRES_STORE_H_
+#define PLY_LOBBY_SERVER_STORAGE_POSTGRES_POSTGRES_STORE_H_
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "lobby-server/storage/store.h"
+
+namespace ply::lobby {
+
+struct PostgresOptions {
+  // A libpq connection string or URI: "host=127.0.0.1 port=5432 dbname=ply user=postgres" or
+  // "postgresql://postgres@127.0.0.1:5432/ply".
+  std::string url;
+  // Connections kept open at most (one per concurrent database call).
+  int pool_size = 8;
+  // How long a call waits for a free connection before answering UNAVAILABLE.
+  absl::Duration acquire_timeout = absl::Seconds(5);
+  // Bounds connecting and each statement, so a hung database turns into UNAVAILABLE.
+  int connect_timeout_s = 3;
+  int statement_timeout_ms = 5000;
+};
+
+class PostgresStore final : public MatchStore {
+ public:
+  explicit PostgresStore(PostgresOptions options);
+  ~PostgresStore() override;
+
+  // The schema version this build migrates to.
+  static int SchemaVersion();
+
+  absl::Status Migrate() override;
+  absl::StatusOr<int64_t> CreateMatch(const MatchRecord& match) override;
+  absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
+                                const std::string& token_hash, int64_t now_ms) override;
+  absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) override;
+  absl::Status Finish(int64_t match_id, const FinishCommit& commit) override;
+  absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) override;
+  absl::StatusOr<MatchRecord> LoadMatch(int64_t match_id) override;
+  absl::StatusOr<std::vector<MatchRecord>> ListMatches(const MatchFilter& filter) override;
+  absl::StatusOr<std::vector<int64_t>> UnfinishedMatches() override;
+  absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
+      const std::string& token_hash) override;
+
+ private:
+  // A libpqxx connection (defined in the .cc file, the only one that includes libpqxx).
+  struct Connection;
+  class Lease;
+  // Runs `work` on a pooled connection, turning libpqxx exceptions into statuses.
+  absl::Status WithConnection(const std::function<absl::Status(Connection&)>& work);
+  std::unique_ptr<Connection> Connect();
+
+  const PostgresOptions options_;
+  std::string conninfo_;
+  std::mutex mu_;
+  std::condition_variable released_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  int open_ = 0;
+};
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_STORAGE_POSTGRES_POSTGRES_STORE_H_

@@ -1,0 +1,145 @@
+// What the lobby keeps in its database, and the one interface through which match logic reads
+// and writes it. Every write is one transaction; a call that returns OK has committed. Only
+// storage/postgres/ knows that the database is PostgreSQL.
+//
+// Error codes: NOT_FOUND (no such match), ALREADY_EXISTS (the seat was taken meanwhile), ABORTED
+// (the match moved on meanwhile: another writer stored that ply or changed the status first;
+// reload it), UNAVAILABLE (the database cannot be reached; nothing was written, or for a commit
+// whose outcome is unknown, reload before trusting memory).
+#ifndef PLY_LOBBY_SERVER_STORAGE_STORE_H_
+#define PLY_LOBBY_SERVER_STORAGE_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/core/options.h"
+
+namespace ply::lobby {
+
+// Values as in ply.v1 (SeatKind, MatchStatus, EndReason), so conversions are casts.
+enum class SeatKind : int { kHuman = 1, kBot = 2 };
+enum class MatchStatus : int { kWaiting = 1, kActive = 2, kFinished = 3 };
+enum class EndReason : int {
+  kNone = 0,
+  kRules = 1,
+  kResignation = 2,
+  kTimeout = 3,
+  kAgreement = 4,
+  kBotFailure = 5
+};
+
+struct SeatRecord {
+  SeatKind kind = SeatKind::kHuman;
+  std::string difficulty;
+  std::string display_name;
+  // Hex SHA-256 of the seat token; empty while a human seat is open (always empty for bots).
+  std::string token_hash;
+  // Time left when the seat's last turn ended (the initial time before its first move).
+  int64_t clock_ms = 0;
+  bool taken() const { return kind == SeatKind::kBot || !token_hash.empty(); }
+};
+
+struct MoveRecord {
+  // 1-based.
+  int ply = 0;
+  int seat = 0;
+  std::string move;
+  int64_t think_ms = 0;
+  int64_t clock_ms = 0;
+  // Commit time, ms since the Unix epoch.
+  int64_t time_ms = 0;
+  // For a bot's move: what its search saw, as JSON (ply.v1.BotThinking); empty otherwise.
+  std::string bot_json;
+};
+
+struct MatchResult {
+  int winner = -1;
+  EndReason reason = EndReason::kNone;
+  std::string text;
+};
+
+struct MatchRecord {
+  int64_t id = 0;
+  std::string game;
+  GameOptions options;
+  MatchStatus status = MatchStatus::kWaiting;
+  std::vector<SeatRecord> seats;
+  // Loaded by LoadMatch; ListMatches leaves it empty and sets `ply` alone.
+  std::vector<MoveRecord> moves;
+  int ply = 0;
+  // No clocks when nullopt.
+  std::optional<int64_t> time_initial_ms;
+  int64_t time_increment_ms = 0;
+  int64_t bot_pacing_ms = 0;
+  // When the side to move's clock started (the match start, or the last move's commit).
+  int64_t turn_started_ms = 0;
+  int draw_offer = -1;
+  MatchResult result;
+  int64_t created_ms = 0;
+};
+
+struct MatchFilter {
+  std::string game;
+  std::optional<MatchStatus> status;
+  bool open_seats = false;
+  bool bots_only = false;
+  // Matches with an id below this one (paging, newest first); 0 for the first page.
+  int64_t before_id = 0;
+  int limit = 20;
+};
+
+// A move and the match's new state, written together.
+struct MoveCommit {
+  MoveRecord move;
+  // The mover's clock after the move.
+  int64_t mover_clock_ms = 0;
+  int64_t turn_started_ms = 0;
+  // The open draw offer after the move (-1: none).
+  int draw_offer = -1;
+  // Set when the move ends the match.
+  std::optional<MatchResult> result;
+};
+
+// The end of a match for a reason other than a move (resignation, timeout, agreement, ...).
+struct FinishCommit {
+  // The match must still be active at this ply.
+  int expected_ply = 0;
+  MatchResult result;
+  // Clocks to store, by seat (the loser's time at the flag fall, for instance).
+  std::vector<int64_t> clocks_ms;
+};
+
+class MatchStore {
+ public:
+  virtual ~MatchStore() = default;
+
+  // Creates or upgrades the schema (idempotent; safe with several lobbies starting at once).
+  virtual absl::Status Migrate() = 0;
+  // Stores a new match with its seats; returns its id.
+  virtual absl::StatusOr<int64_t> CreateMatch(const MatchRecord& match) = 0;
+  // Puts a person in an open human seat. When it was the last open seat, the match becomes
+  // active with its first turn starting at `now_ms`; returns whether that happened.
+  virtual absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
+                                        const std::string& token_hash, int64_t now_ms) = 0;
+  // Appends move number commit.move.ply; ABORTED when the match is not active at ply - 1.
+  virtual absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) = 0;
+  virtual absl::Status Finish(int64_t match_id, const FinishCommit& commit) = 0;
+  // Records an open draw offer (or -1 to clear it) at `expected_ply`.
+  virtual absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) = 0;
+  virtual absl::StatusOr<MatchRecord> LoadMatch(int64_t match_id) = 0;
+  virtual absl::StatusOr<std::vector<MatchRecord>> ListMatches(const MatchFilter& filter) = 0;
+  // Ids of every match that is not finished.
+  virtual absl::StatusOr<std::vector<int64_t>> UnfinishedMatches() = 0;
+  // Which match and seat hold this token hash, if any.
+  virtual absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
+      const std::string& token_hash) = 0;
+};
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_STORAGE_STORE_H_

@@ -1,0 +1,42 @@
+#include "lobby-server/token.h"
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+
+namespace ply::lobby {
+namespace {
+constexpr std::string_view kPrefix = "ply_";
+}
+
+std::string NewSeatToken() {
+  unsigned char bytes[16];
+  // RAND_bytes draws from the OS entropy source; failure means no safe token can be made.
+  if (RAND_bytes(bytes, sizeof(bytes)) != 1) throw std::runtime_error("no random bytes");
+  return std::string(kPrefix) +
+         absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(bytes), sizeof(bytes)));
+}
+
+bool IsWellFormedToken(std::string_view token) {
+  if (token.size() != kPrefix.size() + 32 || token.substr(0, kPrefix.size()) != kPrefix) {
+    return false;
+  }
+  for (char c : token.substr(kPrefix.size())) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::string TokenHash(std::string_view token) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<char*>(digest), sizeof(digest)));
+}
+
+}  // namespace ply::lobby

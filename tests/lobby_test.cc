@@ -1,0 +1,769 @@
+// ply-lobby end to end: a real PostgreSQL cluster (throwaway, started here), real ply-bot
+// processes and a real ply-lobby process, talked to over gRPC on loopback. Each test gets its
+// own database and its own lobby.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lobby-server/token.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/postgres_helper.h"
+#include "tests/process_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::testing::PostgresCluster;
+using ::ply::testing::ServerProcess;
+
+// Collects one WatchMatch stream on its own thread.
+class Watch {
+ public:
+  Watch(v1::LobbyService::Stub* stub, int64_t match_id, std::optional<int> after_ply = {}) {
+    v1::WatchMatchRequest request;
+    request.set_match_id(match_id);
+    if (after_ply) request.set_after_ply(*after_ply);
+    reader_ = stub->WatchMatch(&context_, request);
+    thread_ = std::thread([this] {
+      v1::MatchEvent e;
+      while (reader_->Read(&e)) {
+        std::lock_guard<std::mutex> lock(mu_);
+        events_.push_back(e);
+        changed_.notify_all();
+      }
+      grpc::Status s = reader_->Finish();
+      std::lock_guard<std::mutex> lock(mu_);
+      status_ = s;
+      done_ = true;
+      changed_.notify_all();
+    });
+  }
+  ~Watch() {
+    context_.TryCancel();
+    thread_.join();
+  }
+  // Waits until the stream has ended; false on timeout.
+  bool WaitDone(absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [this] { return done_; });
+  }
+  bool WaitFor(const std::function<bool(const std::vector<v1::MatchEvent>&)>& ready,
+               absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
+                             [&] { return ready(events_); });
+  }
+  std::vector<v1::MatchEvent> events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+  grpc::Status status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return status_;
+  }
+  void Cancel() { context_.TryCancel(); }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::MatchEvent>> reader_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<v1::MatchEvent> events_;
+  grpc::Status status_;
+  bool done_ = false;
+};
+
+// Every move a watcher has seen, from its snapshot or resync plus the moves applied after.
+std::vector<std::string> MovesSeen(const std::vector<v1::MatchEvent>& events) {
+  std::vector<std::string> moves;
+  for (const v1::MatchEvent& e : events) {
+    if (e.has_snapshot()) {
+      moves.clear();
+      for (const auto& m : e.snapshot().moves()) moves.push_back(m.move());
+    } else if (e.has_move_applied()) {
+      moves.push_back(e.move_applied().move().move());
+    }
+  }
+  return moves;
+}
+
+bool HasGameOver(const std::vector<v1::MatchEvent>& events) {
+  return !events.empty() && events.back().has_game_over();
+}
+
+class LobbyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto cluster = PostgresCluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+    for (int i = 0; i < 2; ++i) {
+      auto bot = ServerProcess::Start(PLY_BOT_BINARY,
+                                      {"--port=0", "--host=127.0.0.1", "--workers=1",
+                                       "--queue=8", "--tt_mb=4", "--log_level=error",
+                                       absl::StrCat("--instance=bot", i)});
+      ASSERT_TRUE(bot.ok()) << bot.status();
+      bots_[i] = bot->release();
+    }
+  }
+  static void TearDownTestSuite() {
+    for (ServerProcess*& b : bots_) {
+      delete b;
+      b = nullptr;
+    }
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_NE(cluster_, nullptr);
+    db_ = absl::StrCat("lobby_", ++databases_);
+    auto url = cluster_->CreateDatabase(db_);
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+    StartLobby();
+  }
+
+  void StartLobby(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {
+        "--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_),
+        absl::StrCat("--bot_target=ipv4:", bots_[0]->address(), ",", bots_[1]->address()),
+        "--bot_pacing_ms=0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, args);
+    ASSERT_TRUE(lobby.ok()) << lobby.status();
+    lobby_ = *std::move(lobby);
+    stub_ = v1::LobbyService::NewStub(lobby_->channel());
+  }
+
+  grpc::Status Create(const std::string& game, std::vector<v1::SeatKind> kinds,
+                      std::vector<std::string> levels, v1::CreateMatchResponse* out,
+                      std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
+    v1::CreateMatchRequest request;
+    request.mutable_spec()->set_name(game);
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      v1::SeatSpec* s = request.add_seats();
+      s->set_kind(kinds[i]);
+      if (i < levels.size()) s->set_difficulty(levels[i]);
+    }
+    if (more) more(request);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    return stub_->CreateMatch(&context, request, out);
+  }
+
+  // A human-vs-human match with both seats taken: the two tokens.
+  std::pair<int64_t, std::pair<std::string, std::string>> HumanMatch(
+      const std::string& game, std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
+    v1::CreateMatchResponse created;
+    grpc::Status s = Create(game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                            [&](v1::CreateMatchRequest& r) {
+                              r.set_take_seat(0);
+                              r.set_display_name("alice");
+                              if (more) more(r);
+                            });
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    v1::JoinMatchResponse joined;
+    s = Join(created.match().id(), 1, "bob", &joined);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
+    return {created.match().id(), {created.seat_token(), joined.seat_token()}};
+  }
+
+  grpc::Status Join(int64_t id, int seat, const std::string& name, v1::JoinMatchResponse* out) {
+    v1::JoinMatchRequest request;
+    request.set_match_id(id);
+    request.set_seat(seat);
+    request.set_display_name(name);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    return stub_->JoinMatch(&context, request, out);
+  }
+
+  grpc::Status Move(int64_t id, int ply, const std::string& move, const std::string& token,
+                    v1::MakeMoveResponse* out = nullptr) {
+    v1::MakeMoveRequest request;
+    request.set_match_id(id);
+    request.set_expected_ply(ply);
+    request.set_move(move);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    v1::MakeMoveResponse ignored;
+    return stub_->MakeMove(&context, request, out != nullptr ? out : &ignored);
+  }
+
+  v1::Match Get(int64_t id) {
+    v1::GetMatchRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    v1::Match match;
+    grpc::Status s = stub_->GetMatch(&context, request, &match);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return match;
+  }
+
+  // Polls GetMatch until `done` holds.
+  v1::Match WaitMatch(int64_t id, const std::function<bool(const v1::Match&)>& done,
+                      absl::Duration timeout = absl::Seconds(60)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    v1::Match m = Get(id);
+    while (!done(m) && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+      m = Get(id);
+    }
+    return m;
+  }
+
+  std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
+
+  static PostgresCluster* cluster_;
+  static ServerProcess* bots_[2];
+  static int databases_;
+  std::string db_;
+  std::string url_;
+  std::unique_ptr<ServerProcess> lobby_;
+  std::unique_ptr<v1::LobbyService::Stub> stub_;
+};
+
+PostgresCluster* LobbyTest::cluster_ = nullptr;
+ServerProcess* LobbyTest::bots_[2] = {nullptr, nullptr};
+int LobbyTest::databases_ = 0;
+
+TEST_F(LobbyTest, ListsEveryGameWithLevels) {
+  v1::ListGamesResponse games;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->ListGames(&context, v1::ListGamesRequest(), &games).ok());
+  ASSERT_GE(games.games_size(), 7);
+  for (const v1::GameInfo& g : games.games()) {
+    EXPECT_GE(g.levels_size(), 3) << g.name();
+    EXPECT_EQ(g.player_names_size(), 2) << g.name();
+  }
+}
+
+TEST_F(LobbyTest, HumanVsHumanPlaysToAWinAndStoresOnlyTokenHashes) {
+  auto [id, tokens] = HumanMatch("tictactoe");
+  Watch spectator(stub_.get(), id);
+  const std::vector<std::string> moves = {"a1", "b1", "a2", "b2", "a3"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    v1::MakeMoveResponse r;
+    grpc::Status s = Move(id, static_cast<int>(i), moves[i], i % 2 ? tokens.second : tokens.first,
+                          &r);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(r.move().ply(), static_cast<int>(i) + 1);
+  }
+  v1::Match m = Get(id);
+  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().winner(), 0);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_RULES);
+  EXPECT_NE(m.result().text().find("three in a row"), std::string::npos) << m.result().text();
+  EXPECT_EQ(m.moves_size(), 5);
+  ASSERT_TRUE(spectator.WaitDone(absl::Seconds(10)));
+  EXPECT_TRUE(spectator.status().ok()) << spectator.status().error_message();
+  EXPECT_EQ(MovesSeen(spectator.events()), moves);
+  EXPECT_TRUE(HasGameOver(spectator.events()));
+
+  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "5");
+  EXPECT_EQ(Sql(absl::StrCat("SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE match_id = ", id)),
+            "a1 b1 a2 b2 a3");
+  // The database has the hash of each token, never the token.
+  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM seats WHERE token_hash = '", tokens.first,
+                             "'")),
+            "0");
+  EXPECT_EQ(Sql(absl::StrCat("SELECT token_hash FROM seats WHERE match_id = ", id,
+                             " AND seat = 0")),
+            lobby::TokenHash(tokens.first));
+}
+
+TEST_F(LobbyTest, HumanVsHumanPlaysToADraw) {
+  auto [id, tokens] = HumanMatch("tictactoe");
+  const std::vector<std::string> moves = {"b2", "a1", "a2", "c2", "b1", "b3", "c3", "a3", "c1"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    ASSERT_TRUE(Move(id, static_cast<int>(i), moves[i], i % 2 ? tokens.second : tokens.first).ok());
+  }
+  v1::Match m = Get(id);
+  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().winner(), -1);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_RULES);
+}
+
+TEST_F(LobbyTest, DrawByAgreementAndResignation) {
+  auto [id, tokens] = HumanMatch("connect4");
+  ASSERT_TRUE(Move(id, 0, "4", tokens.first).ok());
+  v1::OfferDrawRequest offer;
+  offer.set_match_id(id);
+  {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer " + tokens.first);
+    v1::Match m;
+    ASSERT_TRUE(stub_->OfferDraw(&c, offer, &m).ok());
+    EXPECT_EQ(m.draw_offer(), 0);
+  }
+  {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer " + tokens.second);
+    v1::Match m;
+    ASSERT_TRUE(stub_->OfferDraw(&c, offer, &m).ok());
+    EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+    EXPECT_EQ(m.result().winner(), -1);
+    EXPECT_EQ(m.result().reason(), v1::END_REASON_AGREEMENT);
+  }
+  auto [id2, tokens2] = HumanMatch("connect4");
+  v1::ResignRequest resign;
+  resign.set_match_id(id2);
+  grpc::ClientContext c;
+  c.AddMetadata("authorization", "Bearer " + tokens2.first);
+  v1::Match m;
+  ASSERT_TRUE(stub_->Resign(&c, resign, &m).ok());
+  EXPECT_EQ(m.result().winner(), 1);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_RESIGNATION);
+}
+
+// A person (here: the first legal move each turn) against a bot, to the end.
+v1::Match PlayAgainstBot(LobbyTest* t, v1::LobbyService::Stub* stub,
+                         const std::function<grpc::Status(int64_t, int, const std::string&,
+                                                          const std::string&)>& move,
+                         const std::function<v1::Match(int64_t)>& wait_turn, int64_t id,
+                         const std::string& token, int seat) {
+  (void)t;
+  (void)stub;
+  for (;;) {
+    v1::Match m = wait_turn(id);
+    if (m.status() == v1::MATCH_STATUS_FINISHED) return m;
+    EXPECT_EQ(m.to_move(), seat);
+    EXPECT_GT(m.legal_moves_size(), 0);
+    grpc::Status s = move(id, m.moves_size(), m.legal_moves(0), token);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    if (!s.ok()) return m;
+  }
+}
+
+TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
+  struct Case {
+    std::string game, level;
+  };
+  for (const Case& c : {Case{"connect4", "beginner"}, Case{"tictactoe", "hard"}}) {
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create(c.game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", c.level}, &created,
+                       [](v1::CreateMatchRequest& r) {
+                         r.set_take_seat(0);
+                         r.set_display_name("carol");
+                       })
+                    .ok());
+    EXPECT_EQ(created.match().status(), v1::MATCH_STATUS_ACTIVE);
+    const int64_t id = created.match().id();
+    v1::Match end = PlayAgainstBot(
+        this, stub_.get(),
+        [this](int64_t i, int ply, const std::string& mv, const std::string& tok) {
+          return Move(i, ply, mv, tok);
+        },
+        [this](int64_t i) {
+          return WaitMatch(i, [](const v1::Match& m) {
+            return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == 0;
+          });
+        },
+        id, created.seat_token(), 0);
+    ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED) << c.game;
+    int bot_moves = 0;
+    for (const v1::MoveRecord& mv : end.moves()) {
+      if (mv.seat() != 1) continue;
+      ++bot_moves;
+      EXPECT_TRUE(mv.has_bot());
+      EXPECT_FALSE(mv.bot().instance().empty());
+    }
+    EXPECT_GT(bot_moves, 0);
+    // Tic-Tac-Toe's hard level never loses.
+    if (c.game == "tictactoe") {
+      EXPECT_NE(end.result().winner(), 0);
+    }
+  }
+}
+
+TEST_F(LobbyTest, TwoSpectatorsSeeTheSameBotGame) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"easy", "medium"},
+                     &created,
+                     [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(30); })
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch a(stub_.get(), id);
+  Watch b(stub_.get(), id);
+  ASSERT_TRUE(a.WaitDone(absl::Seconds(120)));
+  ASSERT_TRUE(b.WaitDone(absl::Seconds(10)));
+  EXPECT_TRUE(a.status().ok()) << a.status().error_message();
+  EXPECT_TRUE(b.status().ok()) << b.status().error_message();
+  v1::Match end = Get(id);
+  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  std::vector<std::string> stored;
+  for (const auto& m : end.moves()) stored.push_back(m.move());
+  EXPECT_EQ(MovesSeen(a.events()), stored);
+  EXPECT_EQ(MovesSeen(b.events()), stored);
+  ASSERT_TRUE(HasGameOver(a.events()));
+  ASSERT_TRUE(HasGameOver(b.events()));
+  EXPECT_EQ(a.events().back().game_over().result().SerializeAsString(),
+            b.events().back().game_over().result().SerializeAsString());
+  EXPECT_EQ(a.events().back().game_over().result().winner(), end.result().winner());
+  // Sequence numbers count every event of a stream.
+  const std::vector<v1::MatchEvent> events = a.events();
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].sequence(), int64_t(i + 1));
+  // Pacing: bot moves come at least 30 ms apart.
+  for (int i = 1; i < end.moves_size(); ++i) {
+    EXPECT_GE(end.moves(i).time_ms() - end.moves(i - 1).time_ms(), 29) << i;
+  }
+}
+
+TEST_F(LobbyTest, RejectsBadRequestsWithTheirCodes) {
+  auto [id, tokens] = HumanMatch("tictactoe");
+  auto [other, other_tokens] = HumanMatch("tictactoe");
+  auto code = [](const grpc::Status& s) { return s.error_code(); };
+  auto has_message = [](const grpc::Status& s) { return !s.error_message().empty(); };
+
+  grpc::Status s = Move(id, 0, "z9", tokens.first);
+  EXPECT_EQ(code(s), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(has_message(s));
+  s = Move(id, 0, "a1", tokens.second);
+  EXPECT_EQ(code(s), grpc::StatusCode::FAILED_PRECONDITION) << "out of turn";
+  EXPECT_NE(s.error_message().find("not your turn"), std::string::npos) << s.error_message();
+  s = Move(id, 3, "a1", tokens.first);
+  EXPECT_EQ(code(s), grpc::StatusCode::FAILED_PRECONDITION) << "wrong ply";
+  EXPECT_NE(s.error_message().find("ply"), std::string::npos) << s.error_message();
+  EXPECT_EQ(code(Move(id, 0, "a1", "")), grpc::StatusCode::UNAUTHENTICATED) << "spectator";
+  EXPECT_EQ(code(Move(id, 0, "a1", "not-a-token")), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(code(Move(id, 0, "a1", lobby::NewSeatToken())), grpc::StatusCode::UNAUTHENTICATED);
+  s = Move(id, 0, "a1", other_tokens.first);
+  EXPECT_EQ(code(s), grpc::StatusCode::PERMISSION_DENIED) << "foreign token";
+  EXPECT_EQ(code(Move(987654, 0, "a1", tokens.first)), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(code(Move(-1, 0, "a1", tokens.first)), grpc::StatusCode::INVALID_ARGUMENT);
+
+  v1::JoinMatchResponse joined;
+  EXPECT_EQ(code(Join(id, 1, "mallory", &joined)), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(code(Join(id, 5, "mallory", &joined)), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(Join(id, 1, "   ", &joined)), grpc::StatusCode::INVALID_ARGUMENT);
+
+  v1::CreateMatchResponse created;
+  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                        [](v1::CreateMatchRequest& r) {
+                          (*r.mutable_spec()->mutable_options())["width"] = "99";
+                        })),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(Create("chess", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created)),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN}, {}, &created)),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "godlike"},
+                        &created)),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                        [](v1::CreateMatchRequest& r) {
+                          r.mutable_time_control()->set_initial_ms(-5);
+                        })),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  // A match still waiting for its second player takes no moves.
+  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("dave");
+                     })
+                  .ok());
+  EXPECT_EQ(code(Move(created.match().id(), 0, "a1", created.seat_token())),
+            grpc::StatusCode::FAILED_PRECONDITION);
+
+  // After the end, every move is refused.
+  const std::vector<std::string> moves = {"a1", "b1", "a2", "b2", "a3"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    ASSERT_TRUE(Move(id, static_cast<int>(i), moves[i], i % 2 ? tokens.second : tokens.first).ok());
+  }
+  s = Move(id, 5, "c3", tokens.second);
+  EXPECT_EQ(code(s), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(s.error_message().find("over"), std::string::npos) << s.error_message();
+  // Nothing refused was stored.
+  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "5");
+  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", other)), "0");
+}
+
+TEST_F(LobbyTest, ConcurrentMovesForOnePlyStoreExactlyOne) {
+  for (int round = 0; round < 10; ++round) {
+    auto [id, tokens] = HumanMatch("connect4");
+    // The same seat from two devices, each sending a different move for ply 0.
+    std::atomic<int> ok{0}, refused{0};
+    std::vector<std::thread> clients;
+    for (const std::string move : {"3", "5"}) {
+      clients.emplace_back([&, move, id = id, token = tokens.first] {
+        grpc::Status s = Move(id, 0, move, token);
+        if (s.ok()) {
+          ++ok;
+        } else if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+                   s.error_code() == grpc::StatusCode::ABORTED) {
+          ++refused;
+        }
+      });
+    }
+    for (std::thread& t : clients) t.join();
+    EXPECT_EQ(ok.load(), 1);
+    EXPECT_EQ(refused.load(), 1);
+    EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "1");
+    EXPECT_EQ(Get(id).moves_size(), 1);
+  }
+}
+
+TEST_F(LobbyTest, ClockRunsOutAndTheFlagLoses) {
+  auto [id, tokens] = HumanMatch("tictactoe", [](v1::CreateMatchRequest& r) {
+    r.mutable_time_control()->set_initial_ms(400);
+    r.mutable_time_control()->set_increment_ms(0);
+  });
+  Watch w(stub_.get(), id);
+  ASSERT_TRUE(Move(id, 0, "b2", tokens.first).ok());
+  // Seat 1 never moves: its flag falls on its own, without any call.
+  ASSERT_TRUE(w.WaitDone(absl::Seconds(5)));
+  v1::Match m = Get(id);
+  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_TIMEOUT);
+  EXPECT_EQ(m.result().winner(), 0);
+  EXPECT_EQ(m.seats(1).clock_ms(), 0);
+  EXPECT_GT(m.seats(0).clock_ms(), 0);
+  EXPECT_TRUE(HasGameOver(w.events()));
+  EXPECT_EQ(Move(id, 1, "a1", tokens.second).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(LobbyTest, BotsWithClocksDoNotLoseOnTime) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"hard", "hard"},
+                     &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.mutable_time_control()->set_initial_ms(3000);
+                       r.mutable_time_control()->set_increment_ms(20);
+                     })
+                  .ok());
+  v1::Match end = WaitMatch(created.match().id(), [](const v1::Match& m) {
+    return m.status() == v1::MATCH_STATUS_FINISHED;
+  });
+  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_NE(end.result().reason(), v1::END_REASON_TIMEOUT) << end.result().text();
+}
+
+TEST_F(LobbyTest, WatcherResumesAfterTheLastPlyItSaw) {
+  auto [id, tokens] = HumanMatch("connect4");
+  const std::vector<std::string> moves = {"4", "4", "3", "5"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    ASSERT_TRUE(Move(id, static_cast<int>(i), moves[i], i % 2 ? tokens.second : tokens.first).ok());
+  }
+  Watch w(stub_.get(), id, /*after_ply=*/2);
+  ASSERT_TRUE(w.WaitFor([](const auto& e) { return !e.empty() && e.back().has_resync(); },
+                        absl::Seconds(5)));
+  std::vector<v1::MatchEvent> events = w.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].move_applied().move().ply(), 3);
+  EXPECT_EQ(events[0].move_applied().move().move(), "3");
+  EXPECT_EQ(events[1].move_applied().move().ply(), 4);
+  EXPECT_EQ(events[2].resync().moves_size(), 4);
+  // Then live events.
+  ASSERT_TRUE(Move(id, 4, "2", tokens.first).ok());
+  ASSERT_TRUE(w.WaitFor([](const auto& e) { return e.size() == 4; }, absl::Seconds(5)));
+  EXPECT_EQ(w.events()[3].move_applied().move().move(), "2");
+
+  Watch bad(stub_.get(), id, /*after_ply=*/99);
+  ASSERT_TRUE(bad.WaitDone(absl::Seconds(5)));
+  EXPECT_EQ(bad.status().error_code(), grpc::StatusCode::OUT_OF_RANGE);
+  Watch missing(stub_.get(), 424242);
+  ASSERT_TRUE(missing.WaitDone(absl::Seconds(5)));
+  EXPECT_EQ(missing.status().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(LobbyTest, ListsMatchesWithFiltersAndPages) {
+  v1::CreateMatchResponse created;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created).ok());
+  }
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"beginner", "beginner"},
+                     &created)
+                  .ok());
+  auto list = [&](std::function<void(v1::ListMatchesRequest&)> f) {
+    v1::ListMatchesRequest r;
+    f(r);
+    grpc::ClientContext c;
+    v1::ListMatchesResponse out;
+    EXPECT_TRUE(stub_->ListMatches(&c, r, &out).ok());
+    return out;
+  };
+  v1::ListMatchesResponse open = list([](auto& r) { r.set_open_seats(true); });
+  EXPECT_EQ(open.matches_size(), 5);
+  v1::ListMatchesResponse bots = list([](auto& r) { r.set_bots_only(true); });
+  ASSERT_EQ(bots.matches_size(), 1);
+  EXPECT_EQ(bots.matches(0).spec().name(), "connect4");
+  v1::ListMatchesResponse page1 = list([](auto& r) {
+    r.set_game("tictactoe");
+    r.set_page_size(3);
+  });
+  ASSERT_EQ(page1.matches_size(), 3);
+  ASSERT_FALSE(page1.next_page_token().empty());
+  v1::ListMatchesResponse page2 = list([&](auto& r) {
+    r.set_game("tictactoe");
+    r.set_page_size(3);
+    r.set_page_token(page1.next_page_token());
+  });
+  ASSERT_EQ(page2.matches_size(), 2);
+  EXPECT_LT(page2.matches(0).id(), page1.matches(2).id());
+  EXPECT_EQ(list([](auto& r) { r.set_status(v1::MATCH_STATUS_WAITING); }).matches_size(), 5);
+}
+
+TEST_F(LobbyTest, SigkilledLobbyResumesEveryMatchFromTheDatabase) {
+  // Two human matches part-way, two bot matches running, one person against a bot.
+  std::vector<std::pair<int64_t, std::pair<std::string, std::string>>> humans;
+  std::vector<int> acknowledged;
+  for (int i = 0; i < 2; ++i) {
+    humans.push_back(HumanMatch("connect4"));
+    const std::vector<std::string> moves = {"1", "2", "1", "2"};
+    int ply = 0;
+    for (; ply < 2 + 2 * i; ++ply) {
+      ASSERT_TRUE(Move(humans.back().first, ply, moves[ply],
+                       ply % 2 ? humans.back().second.second : humans.back().second.first)
+                      .ok());
+    }
+    acknowledged.push_back(ply);
+  }
+  std::vector<int64_t> bot_matches;
+  for (int i = 0; i < 2; ++i) {
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"beginner", "easy"},
+                       &created, [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(40); })
+                    .ok());
+    bot_matches.push_back(created.match().id());
+  }
+  v1::CreateMatchResponse vs_bot;
+  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"medium", ""},
+                     &vs_bot,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(1);
+                       r.set_display_name("erin");
+                       r.set_bot_pacing_ms(0);
+                     })
+                  .ok());
+  auto watch = std::make_unique<Watch>(stub_.get(), bot_matches[0]);
+  // Let the bots get some moves in, then kill the lobby without warning.
+  WaitMatch(bot_matches[0], [](const v1::Match& m) { return m.moves_size() >= 4; });
+  ASSERT_TRUE(watch->WaitFor([](const auto& e) { return MovesSeen(e).size() >= 4; },
+                             absl::Seconds(10)));
+  lobby_->Signal(SIGKILL);
+  ASSERT_TRUE(lobby_->WaitExit(absl::Seconds(5)).has_value());
+  ASSERT_TRUE(watch->WaitDone(absl::Seconds(5)));
+  const std::vector<std::string> seen_before = MovesSeen(watch->events());
+  watch.reset();
+
+  StartLobby();
+  // Every acknowledged move is there.
+  for (size_t i = 0; i < humans.size(); ++i) {
+    EXPECT_EQ(Get(humans[i].first).moves_size(), acknowledged[i]);
+  }
+  // The watcher reconnects from the last ply it saw and gets the rest.
+  Watch resumed(stub_.get(), bot_matches[0], static_cast<int>(seen_before.size()));
+  // The human matches continue to their end: Red plays column 1 four times.
+  for (size_t i = 0; i < humans.size(); ++i) {
+    auto& [id, tokens] = humans[i];
+    int ply = acknowledged[i];
+    while (Get(id).status() == v1::MATCH_STATUS_ACTIVE) {
+      const std::string move = ply % 2 ? "2" : "1";
+      ASSERT_TRUE(Move(id, ply, move, ply % 2 ? tokens.second : tokens.first).ok());
+      ++ply;
+    }
+    EXPECT_EQ(Get(id).result().winner(), 0);
+  }
+  // The person against the bot finishes too.
+  v1::Match end = PlayAgainstBot(
+      this, stub_.get(),
+      [this](int64_t i, int ply, const std::string& mv, const std::string& tok) {
+        return Move(i, ply, mv, tok);
+      },
+      [this](int64_t i) {
+        return WaitMatch(i, [](const v1::Match& m) {
+          return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == 1;
+        });
+      },
+      vs_bot.match().id(), vs_bot.seat_token(), 1);
+  EXPECT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  // The bot matches finish by themselves.
+  for (int64_t id : bot_matches) {
+    v1::Match m = WaitMatch(id, [](const v1::Match& m) {
+      return m.status() == v1::MATCH_STATUS_FINISHED;
+    });
+    EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  }
+  ASSERT_TRUE(resumed.WaitDone(absl::Seconds(30)));
+  std::vector<std::string> all = seen_before;
+  for (const std::string& m : MovesSeen(resumed.events())) all.push_back(m);
+  std::vector<std::string> stored;
+  const v1::Match final_match = Get(bot_matches[0]);
+  for (const auto& m : final_match.moves()) stored.push_back(m.move());
+  EXPECT_EQ(all, stored);
+  EXPECT_TRUE(HasGameOver(resumed.events()));
+}
+
+TEST_F(LobbyTest, DatabaseOutageAnswersUnavailableThenPlayContinues) {
+  auto [id, tokens] = HumanMatch("connect4");
+  ASSERT_TRUE(Move(id, 0, "4", tokens.first).ok());
+  v1::CreateMatchResponse bots;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"beginner", "beginner"},
+                     &bots, [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(50); })
+                  .ok());
+  ASSERT_TRUE(cluster_->StopServer().ok());
+  grpc::Status s = Move(id, 1, "4", tokens.second);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  s = Move(id, 1, "4", tokens.second);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  ASSERT_TRUE(cluster_->StartServer().ok());
+  // The lobby reconnects by itself; a client retries UNAVAILABLE.
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  do {
+    s = Move(id, 1, "4", tokens.second);
+    if (s.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  } while (absl::Now() < deadline);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_TRUE(Move(id, 2, "3", tokens.first).ok());
+  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "3");
+  // The bot match carries on to its end.
+  v1::Match m = WaitMatch(bots.match().id(), [](const v1::Match& m) {
+    return m.status() == v1::MATCH_STATUS_FINISHED;
+  });
+  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(lobby_->WaitExit(absl::Milliseconds(1)), std::nullopt) << "the lobby must not exit";
+}
+
+TEST_F(LobbyTest, DeadBotInstancesShowAsBotTroubleNotAHang) {
+  // A lobby whose bot target has no server behind it.
+  lobby_.reset();
+  StartLobby({absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()),
+              "--bot_give_up_s=2"});
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""},
+                     &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(1);
+                       r.set_display_name("frank");
+                     })
+                  .ok());
+  Watch w(stub_.get(), created.match().id());
+  ASSERT_TRUE(w.WaitDone(absl::Seconds(30)));
+  bool trouble = false;
+  for (const auto& e : w.events()) trouble |= e.has_bot_trouble();
+  EXPECT_TRUE(trouble);
+  v1::Match m = Get(created.match().id());
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_BOT_FAILURE);
+  EXPECT_EQ(m.result().winner(), 1);
+}
+
+}  // namespace
+}  // namespace ply
