@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bot-service/bot_client.h"
+#include "engine/core/percentile.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
 
@@ -56,13 +57,6 @@ struct Sample {
   int64_t nodes = 0;
   double search_ms = 0;
 };
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t rank = static_cast<size_t>(p / 100.0 * static_cast<double>(v.size()) + 0.999999);
-  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
-}
 
 int Main() {
   const std::string game = absl::GetFlag(FLAGS_game);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
+
+#include "engine/core/percentile.h"
 
 namespace ply::bot {
 
@@ -29,11 +32,7 @@ double SampleWindow::Percentile(double p) const {
     std::lock_guard lock(mu_);
     sorted = samples_;
   }
-  if (sorted.empty()) return 0;
-  std::sort(sorted.begin(), sorted.end());
-  // Nearest rank.
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+  return ply::Percentile(std::move(sorted), p);
 }
 
 double SampleWindow::Max() const {

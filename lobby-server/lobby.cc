@@ -184,8 +184,8 @@ absl::Status Lobby::Reload(Live& live) {
   for (const MoveRecord& m : rec->moves) moves.push_back(m.move);
   absl::StatusOr<std::unique_ptr<AnyGame>> game = ReplayGame(rec->game, rec->options, moves);
   if (!game.ok()) {
-    return absl::InternalError(absl::StrCat("match ", live.id,
-                                            " cannot be replayed: ", game.status().message()));
+    return absl::InternalError(
+        absl::StrCat("match ", live.id, " cannot be replayed: ", game.status().message()));
   }
   const int old_ply = live.loaded ? live.rec.ply : -1;
   const bool was_finished = live.loaded && live.rec.status == MatchStatus::kFinished;
@@ -211,7 +211,8 @@ absl::Status Lobby::Reload(Live& live) {
 }
 
 std::string Lobby::SideName(const Live& live, int seat) const {
-  if (live.info != nullptr && seat >= 0 && seat < static_cast<int>(live.info->player_names.size())) {
+  if (live.info != nullptr && seat >= 0 &&
+      seat < static_cast<int>(live.info->player_names.size())) {
     return live.info->player_names[seat];
   }
   return absl::StrCat("seat ", seat);
@@ -322,9 +323,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   const GameInfo& info = (*game)->Info();
   const size_t players = info.player_names.size();
   if (static_cast<size_t>(req.seats_size()) != players) {
-    return absl::InvalidArgumentError(absl::StrCat(info.title, " has ", players,
-                                                   " seats; the request names ",
-                                                   req.seats_size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(info.title, " has ", players, " seats; the request names ", req.seats_size()));
   }
   MatchRecord rec;
   rec.game = info.name;
@@ -333,8 +333,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   if (req.has_time_control()) {
     const v1::TimeControl& tc = req.time_control();
     if (tc.initial_ms() < kMinInitialMs || tc.initial_ms() > kMaxInitialMs) {
-      return absl::InvalidArgumentError(absl::StrCat("initial time must be between ",
-                                                     kMinInitialMs, " ms and 24 hours"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("initial time must be between ", kMinInitialMs, " ms and 24 hours"));
     }
     if (tc.increment_ms() < 0 || tc.increment_ms() > kMaxIncrementMs) {
       return absl::InvalidArgumentError("the increment must be between 0 and one hour");
@@ -345,8 +345,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   rec.bot_pacing_ms =
       req.has_bot_pacing_ms() ? req.bot_pacing_ms() : options_.default_bot_pacing_ms;
   if (rec.bot_pacing_ms < 0 || rec.bot_pacing_ms > options_.max_bot_pacing_ms) {
-    return absl::InvalidArgumentError(absl::StrCat("bot pacing must be between 0 and ",
-                                                   options_.max_bot_pacing_ms, " ms"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bot pacing must be between 0 and ", options_.max_bot_pacing_ms, " ms"));
   }
   for (int i = 0; i < req.seats_size(); ++i) {
     const v1::SeatSpec& spec = req.seats(i);
@@ -360,8 +360,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
       seat.kind = SeatKind::kBot;
       seat.difficulty = spec.difficulty().empty() ? "medium" : spec.difficulty();
       if (FindLevel(info.levels, seat.difficulty) == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(info.title, " has no difficulty '",
-                                                       seat.difficulty, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(info.title, " has no difficulty '", seat.difficulty, "'"));
       }
       seat.display_name = absl::StrCat("bot (", seat.difficulty, ")");
     } else if (spec.kind() == v1::SEAT_KIND_HUMAN) {
@@ -468,8 +468,7 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
         if (!seats[i].taken()) seat = static_cast<int>(i);
       }
       if (seat == -1) {
-        return absl::AlreadyExistsError(
-            absl::StrCat("every seat of match ", live.id, " is taken"));
+        return absl::AlreadyExistsError(absl::StrCat("every seat of match ", live.id, " is taken"));
       }
     }
     if (seat < 0 || seat >= static_cast<int>(seats.size())) {
@@ -540,13 +539,13 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
     if (absl::Status a = CheckActive(live); !a.ok()) return a;
     const int mover = live.game->SideToMove();
     if (*seat != mover) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "not your turn: ", SideName(live, mover), " (seat ", mover, ") is to move"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("not your turn: ", SideName(live, mover), " (seat ", mover, ") is to move"));
     }
     if (req.expected_ply() != live.rec.ply) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the match is at ply ", live.rec.ply, ", not ", req.expected_ply(),
-                       ": your view is out of date"));
+      return absl::FailedPreconditionError(absl::StrCat("the match is at ply ", live.rec.ply,
+                                                        ", not ", req.expected_ply(),
+                                                        ": your view is out of date"));
     }
     const int64_t now = NowMs();
     if (FlagIfExpired(live, now)) {
@@ -656,8 +655,8 @@ void Lobby::AfterChange(Live& live) {
   if (live.rec.time_initial_ms && live.flag_ply != live.rec.ply) {
     live.flag_ply = live.rec.ply;
     const int mover = live.game->SideToMove();
-    const absl::Time due = absl::FromUnixMillis(live.rec.turn_started_ms +
-                                                live.rec.seats[mover].clock_ms + 1);
+    const absl::Time due =
+        absl::FromUnixMillis(live.rec.turn_started_ms + live.rec.seats[mover].clock_ms + 1);
     const int64_t id = live.id;
     const int ply = live.rec.ply;
     executor_->PostAt(due, [this, id, ply] { CheckFlag(id, ply); });
@@ -757,9 +756,9 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
       v1::BotTrouble* trouble = e.mutable_bot_trouble();
       trouble->set_seat(seat);
       trouble->set_attempts(live.bot_attempts);
-      trouble->set_message(absl::StrCat("no move from ply-bot: ",
-                                        absl::StatusCodeToString(problem.code()), ": ",
-                                        problem.message()));
+      trouble->set_message(
+          absl::StrCat("no move from ply-bot: ", absl::StatusCodeToString(problem.code()), ": ",
+                       problem.message()));
       Broadcast(live, std::move(e));
       if (now - live.bot_first_failure > options_.bot_give_up_after) {
         std::vector<int64_t> clocks;
@@ -773,9 +772,8 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
                                                   "'s bot could not move: ", problem.message())},
                             std::move(clocks));
       }
-      const absl::Duration backoff =
-          std::min(absl::Milliseconds(100) * (1 << std::min(live.bot_attempts, 6)),
-                   absl::Seconds(5));
+      const absl::Duration backoff = std::min(
+          absl::Milliseconds(100) * (1 << std::min(live.bot_attempts, 6)), absl::Seconds(5));
       // bot_ply stays reserved until the retry, so that no other path asks meanwhile.
       executor_->PostAt(now + backoff, [this, id, ply] {
         (void)WithMatch(id, [&](Live& l) {
@@ -791,9 +789,8 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
     // Pacing: the move appears no earlier than pacing after the position arose.
     const int64_t due = live.rec.turn_started_ms + live.rec.bot_pacing_ms;
     if (NowMs() < due) {
-      executor_->PostAt(absl::FromUnixMillis(due), [this, id, ply, think_ms, reply] {
-        OnBotReply(id, ply, reply, think_ms);
-      });
+      executor_->PostAt(absl::FromUnixMillis(due),
+                        [this, id, ply, think_ms, reply] { OnBotReply(id, ply, reply, think_ms); });
       return absl::OkStatus();
     }
     live.bot_call = nullptr;
@@ -833,13 +830,12 @@ absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& tok
       clocks.push_back(ClockNow(live, static_cast<int>(i), now));
     }
     const int winner = 1 - *seat;
-    absl::Status f = CommitFinish(
-        live,
-        {.winner = winner,
-         .reason = EndReason::kResignation,
-         .text = absl::StrCat(SideName(live, *seat), " resigned; ", SideName(live, winner),
-                              " wins")},
-        std::move(clocks));
+    absl::Status f = CommitFinish(live,
+                                  {.winner = winner,
+                                   .reason = EndReason::kResignation,
+                                   .text = absl::StrCat(SideName(live, *seat), " resigned; ",
+                                                        SideName(live, winner), " wins")},
+                                  std::move(clocks));
     if (!f.ok()) return f;
     match = ToProto(live, now);
     return absl::OkStatus();

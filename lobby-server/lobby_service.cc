@@ -30,9 +30,8 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::Offload(grpc::CallbackServerContext*
                                                     Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   // The request and response live until Finish, so the task may use them.
-  if (!executor_->Post([reactor, work = std::move(work)]() mutable {
-        reactor->Finish(ToGrpcStatus(work()));
-      })) {
+  if (!executor_->Post(
+          [reactor, work = std::move(work)]() mutable { reactor->Finish(ToGrpcStatus(work())); })) {
     reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                                  "the lobby is overloaded: try again shortly"));
   }
@@ -85,27 +84,23 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext
                                                      const v1::MakeMoveRequest* request,
                                                      v1::MakeMoveResponse* response) {
   std::string token = BearerToken(*context);
-  return Offload(context, [=, this] {
-    return Into(lobby_->MakeMove(*request, token), response);
-  });
+  return Offload(context, [=, this] { return Into(lobby_->MakeMove(*request, token), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::Resign(grpc::CallbackServerContext* context,
                                                    const v1::ResignRequest* request,
                                                    v1::Match* response) {
   std::string token = BearerToken(*context);
-  return Offload(context, [=, this] {
-    return Into(lobby_->Resign(request->match_id(), token), response);
-  });
+  return Offload(context,
+                 [=, this] { return Into(lobby_->Resign(request->match_id(), token), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::OfferDraw(grpc::CallbackServerContext* context,
                                                       const v1::OfferDrawRequest* request,
                                                       v1::Match* response) {
   std::string token = BearerToken(*context);
-  return Offload(context, [=, this] {
-    return Into(lobby_->OfferDraw(request->match_id(), token), response);
-  });
+  return Offload(
+      context, [=, this] { return Into(lobby_->OfferDraw(request->match_id(), token), response); });
 }
 
 namespace {

@@ -37,8 +37,7 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
                                      const v1::MakeMoveRequest* request,
                                      v1::MakeMoveResponse* response) override;
   grpc::ServerUnaryReactor* Resign(grpc::CallbackServerContext* context,
-                                   const v1::ResignRequest* request,
-                                   v1::Match* response) override;
+                                   const v1::ResignRequest* request, v1::Match* response) override;
   grpc::ServerUnaryReactor* OfferDraw(grpc::CallbackServerContext* context,
                                       const v1::OfferDrawRequest* request,
                                       v1::Match* response) override;

@@ -53,8 +53,8 @@ int Main() {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  PostgresStore store({.url = absl::GetFlag(FLAGS_database_url),
-                       .pool_size = absl::GetFlag(FLAGS_db_connections)});
+  PostgresStore store(
+      {.url = absl::GetFlag(FLAGS_database_url), .pool_size = absl::GetFlag(FLAGS_db_connections)});
   const absl::Time db_deadline = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_db_wait_s));
   for (;;) {
     absl::Status migrated = store.Migrate();
@@ -104,8 +104,8 @@ int Main() {
     std::fprintf(stderr, "ply-lobby: cannot listen on %s\n", address.c_str());
     return 1;
   }
-  std::printf("ply-lobby listening on %s:%d (bots: %s)\n", absl::GetFlag(FLAGS_host).c_str(),
-              port, bots ? absl::GetFlag(FLAGS_bot_target).c_str() : "none");
+  std::printf("ply-lobby listening on %s:%d (bots: %s)\n", absl::GetFlag(FLAGS_host).c_str(), port,
+              bots ? absl::GetFlag(FLAGS_bot_target).c_str() : "none");
   std::fflush(stdout);
 
   int signo = 0;

@@ -35,8 +35,7 @@ bool IsWellFormedToken(std::string_view token) {
 std::string TokenHash(std::string_view token) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<char*>(digest), sizeof(digest)));
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), sizeof(digest)));
 }
 
 }  // namespace ply::lobby

@@ -110,10 +110,9 @@ class LobbyTest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = cluster->release();
     for (int i = 0; i < 2; ++i) {
-      auto bot = ServerProcess::Start(PLY_BOT_BINARY,
-                                      {"--port=0", "--host=127.0.0.1", "--workers=1",
-                                       "--queue=8", "--tt_mb=4", "--log_level=error",
-                                       absl::StrCat("--instance=bot", i)});
+      auto bot = ServerProcess::Start(
+          PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=1", "--queue=8", "--tt_mb=4",
+                           "--log_level=error", absl::StrCat("--instance=bot", i)});
       ASSERT_TRUE(bot.ok()) << bot.status();
       bots_[i] = bot->release();
     }
@@ -260,8 +259,8 @@ TEST_F(LobbyTest, HumanVsHumanPlaysToAWinAndStoresOnlyTokenHashes) {
   const std::vector<std::string> moves = {"a1", "b1", "a2", "b2", "a3"};
   for (size_t i = 0; i < moves.size(); ++i) {
     v1::MakeMoveResponse r;
-    grpc::Status s = Move(id, static_cast<int>(i), moves[i], i % 2 ? tokens.second : tokens.first,
-                          &r);
+    grpc::Status s =
+        Move(id, static_cast<int>(i), moves[i], i % 2 ? tokens.second : tokens.first, &r);
     ASSERT_TRUE(s.ok()) << s.error_message();
     EXPECT_EQ(r.move().ply(), static_cast<int>(i) + 1);
   }
@@ -277,15 +276,15 @@ TEST_F(LobbyTest, HumanVsHumanPlaysToAWinAndStoresOnlyTokenHashes) {
   EXPECT_TRUE(HasGameOver(spectator.events()));
 
   EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "5");
-  EXPECT_EQ(Sql(absl::StrCat("SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE match_id = ", id)),
+  EXPECT_EQ(Sql(absl::StrCat(
+                "SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE match_id = ", id)),
             "a1 b1 a2 b2 a3");
   // The database has the hash of each token, never the token.
-  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM seats WHERE token_hash = '", tokens.first,
-                             "'")),
+  EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM seats WHERE token_hash = '", tokens.first, "'")),
             "0");
-  EXPECT_EQ(Sql(absl::StrCat("SELECT token_hash FROM seats WHERE match_id = ", id,
-                             " AND seat = 0")),
-            lobby::TokenHash(tokens.first));
+  EXPECT_EQ(
+      Sql(absl::StrCat("SELECT token_hash FROM seats WHERE match_id = ", id, " AND seat = 0")),
+      lobby::TokenHash(tokens.first));
 }
 
 TEST_F(LobbyTest, HumanVsHumanPlaysToADraw) {
@@ -333,11 +332,11 @@ TEST_F(LobbyTest, DrawByAgreementAndResignation) {
 }
 
 // A person (here: the first legal move each turn) against a bot, to the end.
-v1::Match PlayAgainstBot(LobbyTest* t, v1::LobbyService::Stub* stub,
-                         const std::function<grpc::Status(int64_t, int, const std::string&,
-                                                          const std::string&)>& move,
-                         const std::function<v1::Match(int64_t)>& wait_turn, int64_t id,
-                         const std::string& token, int seat) {
+v1::Match PlayAgainstBot(
+    LobbyTest* t, v1::LobbyService::Stub* stub,
+    const std::function<grpc::Status(int64_t, int, const std::string&, const std::string&)>& move,
+    const std::function<v1::Match(int64_t)>& wait_turn, int64_t id, const std::string& token,
+    int seat) {
   (void)t;
   (void)stub;
   for (;;) {
@@ -395,8 +394,7 @@ TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
 TEST_F(LobbyTest, TwoSpectatorsSeeTheSameBotGame) {
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"easy", "medium"},
-                     &created,
-                     [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(30); })
+                     &created, [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(30); })
                   .ok());
   const int64_t id = created.match().id();
   Watch a(stub_.get(), id);
@@ -463,14 +461,13 @@ TEST_F(LobbyTest, RejectsBadRequestsWithTheirCodes) {
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN}, {}, &created)),
             grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "godlike"},
-                        &created)),
-            grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
-                        [](v1::CreateMatchRequest& r) {
-                          r.mutable_time_control()->set_initial_ms(-5);
-                        })),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "godlike"}, &created)),
+      grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                  [](v1::CreateMatchRequest& r) { r.mutable_time_control()->set_initial_ms(-5); })),
+      grpc::StatusCode::INVALID_ARGUMENT);
 
   // A match still waiting for its second player takes no moves.
   ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
@@ -541,8 +538,7 @@ TEST_F(LobbyTest, ClockRunsOutAndTheFlagLoses) {
 
 TEST_F(LobbyTest, BotsWithClocksDoNotLoseOnTime) {
   v1::CreateMatchResponse created;
-  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"hard", "hard"},
-                     &created,
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"hard", "hard"}, &created,
                      [](v1::CreateMatchRequest& r) {
                        r.mutable_time_control()->set_initial_ms(3000);
                        r.mutable_time_control()->set_increment_ms(20);
@@ -588,9 +584,9 @@ TEST_F(LobbyTest, ListsMatchesWithFiltersAndPages) {
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created).ok());
   }
-  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"beginner", "beginner"},
-                     &created)
-                  .ok());
+  ASSERT_TRUE(
+      Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"beginner", "beginner"}, &created)
+          .ok());
   auto list = [&](std::function<void(v1::ListMatchesRequest&)> f) {
     v1::ListMatchesRequest r;
     f(r);
@@ -644,8 +640,7 @@ TEST_F(LobbyTest, SigkilledLobbyResumesEveryMatchFromTheDatabase) {
     bot_matches.push_back(created.match().id());
   }
   v1::CreateMatchResponse vs_bot;
-  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"medium", ""},
-                     &vs_bot,
+  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"medium", ""}, &vs_bot,
                      [](v1::CreateMatchRequest& r) {
                        r.set_take_seat(1);
                        r.set_display_name("erin");
@@ -655,8 +650,8 @@ TEST_F(LobbyTest, SigkilledLobbyResumesEveryMatchFromTheDatabase) {
   auto watch = std::make_unique<Watch>(stub_.get(), bot_matches[0]);
   // Let the bots get some moves in, then kill the lobby without warning.
   WaitMatch(bot_matches[0], [](const v1::Match& m) { return m.moves_size() >= 4; });
-  ASSERT_TRUE(watch->WaitFor([](const auto& e) { return MovesSeen(e).size() >= 4; },
-                             absl::Seconds(10)));
+  ASSERT_TRUE(
+      watch->WaitFor([](const auto& e) { return MovesSeen(e).size() >= 4; }, absl::Seconds(10)));
   lobby_->Signal(SIGKILL);
   ASSERT_TRUE(lobby_->WaitExit(absl::Seconds(5)).has_value());
   ASSERT_TRUE(watch->WaitDone(absl::Seconds(5)));
@@ -696,9 +691,8 @@ TEST_F(LobbyTest, SigkilledLobbyResumesEveryMatchFromTheDatabase) {
   EXPECT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
   // The bot matches finish by themselves.
   for (int64_t id : bot_matches) {
-    v1::Match m = WaitMatch(id, [](const v1::Match& m) {
-      return m.status() == v1::MATCH_STATUS_FINISHED;
-    });
+    v1::Match m =
+        WaitMatch(id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; });
     EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
   }
   ASSERT_TRUE(resumed.WaitDone(absl::Seconds(30)));
@@ -745,11 +739,10 @@ TEST_F(LobbyTest, DatabaseOutageAnswersUnavailableThenPlayContinues) {
 TEST_F(LobbyTest, DeadBotInstancesShowAsBotTroubleNotAHang) {
   // A lobby whose bot target has no server behind it.
   lobby_.reset();
-  StartLobby({absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()),
-              "--bot_give_up_s=2"});
+  StartLobby(
+      {absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()), "--bot_give_up_s=2"});
   v1::CreateMatchResponse created;
-  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""},
-                     &created,
+  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""}, &created,
                      [](v1::CreateMatchRequest& r) {
                        r.set_take_seat(1);
                        r.set_display_name("frank");

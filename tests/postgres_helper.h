@@ -74,8 +74,8 @@ class PostgresCluster {
   // Starts the server again after StopServer (same data, same port).
   absl::Status StartServer() {
     // fsync off: tests need durability against a killed lobby, not against a power cut.
-    const std::string options = absl::StrCat("-p ", port_, " -k ", dir_,
-                                             " -c listen_addresses=127.0.0.1 -c fsync=off");
+    const std::string options =
+        absl::StrCat("-p ", port_, " -k ", dir_, " -c listen_addresses=127.0.0.1 -c fsync=off");
     if (Run(absl::StrCat(bin_, "/pg_ctl -D ", dir_, "/data -o '", options, "' -l ", dir_,
                          "/server.log -w -t 30 start >/dev/null 2>&1")) != 0) {
       return absl::InternalError(absl::StrCat("pg_ctl start failed (see ", dir_, "/server.log)"));
@@ -84,8 +84,8 @@ class PostgresCluster {
   }
   // A fast shutdown: clients are disconnected at once.
   absl::Status StopServer() {
-    if (Run(absl::StrCat(bin_, "/pg_ctl -D ", dir_,
-                         "/data -m fast -w stop >/dev/null 2>&1")) != 0) {
+    if (Run(absl::StrCat(bin_, "/pg_ctl -D ", dir_, "/data -m fast -w stop >/dev/null 2>&1")) !=
+        0) {
       return absl::InternalError("pg_ctl stop failed");
     }
     return absl::OkStatus();

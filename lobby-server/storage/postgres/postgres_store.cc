@@ -1,9 +1,8 @@
 #include "lobby-server/storage/postgres/postgres_store.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
-
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -86,13 +85,23 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "turn_started_ms = CASE WHEN open_seats = 1 THEN $2 ELSE turn_started_ms END "
        "WHERE id = $1 AND status = 1 RETURNING status"},
       {"match_status", "SELECT status FROM matches WHERE id = $1"},
-      {"advance_match",
-       "UPDATE matches SET ply = $2, turn_started_ms = $3, draw_offer = $4, status = $5, "
-       "winner = $6, end_reason = $7, result_text = $8 "
-       "WHERE id = $1 AND status = 2 AND ply = $2 - 1"},
-      {"insert_move",
-       "INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot) "
-       "VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, '')::jsonb)"},
+      // A move in one statement (one round trip, atomic on its own): the match advances only
+      // if it is still active at the previous ply, and the move row and the mover's clock are
+      // written only if it did.
+      {"append_move",
+       "WITH advanced AS ("
+       "  UPDATE matches SET ply = $2, turn_started_ms = $3, draw_offer = $4, status = $5,"
+       "    winner = $6, end_reason = $7, result_text = $8"
+       "  WHERE id = $1 AND status = 2 AND ply = $2 - 1 RETURNING id),"
+       " inserted AS ("
+       "  INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot)"
+       "  SELECT id, $2, $9, $10, $11, $12, $13, NULLIF($14, '')::jsonb FROM advanced"
+       "  RETURNING 1),"
+       " clocked AS ("
+       "  UPDATE seats SET clock_ms = $15 WHERE match_id = $1 AND seat = $9"
+       "  AND EXISTS (SELECT 1 FROM advanced) RETURNING 1)"
+       " SELECT (SELECT count(*) FROM advanced), (SELECT count(*) FROM inserted),"
+       "  (SELECT count(*) FROM clocked)"},
       {"set_clock", "UPDATE seats SET clock_ms = $3 WHERE match_id = $1 AND seat = $2"},
       {"finish_match",
        "UPDATE matches SET status = 3, winner = $3, end_reason = $4, result_text = $5, "
@@ -146,7 +155,8 @@ void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
   if (matches.empty()) return;
   std::vector<std::string> ids;
   for (const MatchRecord& m : matches) ids.push_back(absl::StrCat(m.id));
-  pqxx::result rows = tx.exec_prepared("load_seats", absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
+  pqxx::result rows =
+      tx.exec_prepared("load_seats", absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
   for (const pqxx::row& r : rows) {
     int64_t id = r[0].as<int64_t>();
     for (MatchRecord& m : matches) {
@@ -172,8 +182,7 @@ struct PostgresStore::Connection {
 // A connection borrowed from the pool; it goes back on destruction unless it broke.
 class PostgresStore::Lease {
  public:
-  Lease(PostgresStore* store, std::unique_ptr<Connection> c)
-      : store_(store), c_(std::move(c)) {}
+  Lease(PostgresStore* store, std::unique_ptr<Connection> c) : store_(store), c_(std::move(c)) {}
   ~Lease() {
     std::lock_guard<std::mutex> lock(store_->mu_);
     if (c_ != nullptr && !broken_ && c_->c.is_open()) {
@@ -200,8 +209,8 @@ PostgresStore::PostgresStore(PostgresOptions options) : options_(std::move(optio
   if (options_.url.find("://") != std::string::npos) {
     std::string query = extra;
     std::replace(query.begin(), query.end(), ' ', '&');
-    conninfo_ = absl::StrCat(options_.url,
-                             options_.url.find('?') == std::string::npos ? "?" : "&", query);
+    conninfo_ =
+        absl::StrCat(options_.url, options_.url.find('?') == std::string::npos ? "?" : "&", query);
   } else {
     conninfo_ = absl::StrCat(options_.url, " ", extra);
   }
@@ -219,14 +228,13 @@ std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect() {
   return conn;
 }
 
-absl::Status PostgresStore::WithConnection(
-    const std::function<absl::Status(Connection&)>& work) {
+absl::Status PostgresStore::WithConnection(const std::function<absl::Status(Connection&)>& work) {
   std::unique_ptr<Connection> c;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    const bool got = released_.wait_for(
-        lock, absl::ToChronoNanoseconds(options_.acquire_timeout),
-        [this] { return !idle_.empty() || open_ < options_.pool_size; });
+    const bool got =
+        released_.wait_for(lock, absl::ToChronoNanoseconds(options_.acquire_timeout),
+                           [this] { return !idle_.empty() || open_ < options_.pool_size; });
     if (!got) return absl::UnavailableError("every database connection is busy");
     if (!idle_.empty()) {
       c = std::move(idle_.back());
@@ -261,8 +269,7 @@ absl::Status PostgresStore::WithConnection(
     // Class 08 (connection exception) and 57 (operator intervention: shutdown, cancelled by
     // the statement timeout) mean the database is going away or too slow, not a bug here.
     const std::string& state = e.sqlstate();
-    if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 ||
-        !lease.connection().is_open()) {
+    if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 || !lease.connection().is_open()) {
       lease.MarkBroken();
       return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
     }
@@ -285,13 +292,13 @@ absl::Status PostgresStore::Migrate() {
     tx.exec(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
         "applied_at timestamptz NOT NULL DEFAULT now())");
-    const int current = tx.exec1("SELECT COALESCE(max(version), 0) FROM schema_migrations")[0]
-                            .as<int>();
+    const int current =
+        tx.exec1("SELECT COALESCE(max(version), 0) FROM schema_migrations")[0].as<int>();
     const std::vector<std::string>& migrations = Migrations();
     if (current > static_cast<int>(migrations.size())) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the database schema is version ", current, ", newer than this lobby's ",
-                       migrations.size(), ": upgrade the lobby"));
+      return absl::FailedPreconditionError(absl::StrCat("the database schema is version ", current,
+                                                        ", newer than this lobby's ",
+                                                        migrations.size(), ": upgrade the lobby"));
     }
     for (int v = current + 1; v <= static_cast<int>(migrations.size()); ++v) {
       tx.exec(migrations[v - 1]);
@@ -361,23 +368,19 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
 
 absl::Status PostgresStore::AppendMove(int64_t match_id, const MoveCommit& commit) {
   return WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    pqxx::work tx(c);
+    pqxx::nontransaction tx(conn.c);
     const MoveRecord& mv = commit.move;
     const MatchResult result = commit.result.value_or(MatchResult{});
-    const int status = static_cast<int>(commit.result.has_value() ? MatchStatus::kFinished
-                                                                  : MatchStatus::kActive);
-    pqxx::result advanced = tx.exec_prepared(
-        "advance_match", match_id, mv.ply, commit.turn_started_ms, commit.draw_offer, status,
-        result.winner, static_cast<int>(result.reason), result.text);
-    if (advanced.affected_rows() == 0) {
+    const int status =
+        static_cast<int>(commit.result.has_value() ? MatchStatus::kFinished : MatchStatus::kActive);
+    pqxx::row r = tx.exec_prepared1(
+        "append_move", match_id, mv.ply, commit.turn_started_ms, commit.draw_offer, status,
+        result.winner, static_cast<int>(result.reason), result.text, mv.seat, mv.move, mv.think_ms,
+        mv.clock_ms, mv.time_ms, mv.bot_json, commit.mover_clock_ms);
+    if (r[0].as<int>() == 0) {
       return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
                                              mv.ply - 1, ": another move or result came first"));
     }
-    tx.exec_prepared("insert_move", match_id, mv.ply, mv.seat, mv.move, mv.think_ms, mv.clock_ms,
-                     mv.time_ms, mv.bot_json);
-    tx.exec_prepared("set_clock", match_id, mv.seat, commit.mover_clock_ms);
-    tx.commit();
     return absl::OkStatus();
   });
 }

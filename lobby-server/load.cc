@@ -1,0 +1,352 @@
+// ply-lobby-load: the lobby's two benchmarks, against a running lobby and its database.
+//
+// 1. Throughput: --clients concurrent human-vs-human matches, each driven over gRPC as fast as
+//    the lobby answers (random legal moves, a new match when one ends), for --seconds. Prints
+//    committed moves per second and MakeMove latency percentiles. With --pgbench_url it then
+//    runs pgbench on the same database with the same number of clients, each transaction
+//    inserting one row shaped like a stored move, and prints the lobby/pgbench ratio.
+// 2. Fan-out: one match watched by --spectators WatchMatch streams; --fanout_moves moves are
+//    played, and for every (spectator, move) the time from the MakeMove reply reaching the
+//    mover to the event reaching the spectator is measured (p50/p99/max).
+//
+//   ply-lobby-load --lobby=127.0.0.1:50050 --clients=16 --seconds=10 \
+//       --pgbench_url="host=127.0.0.1 port=55432 dbname=ply user=postgres" --spectators=500
+#include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "engine/core/percentile.h"
+#include "engine/core/random.h"
+#include "ply/v1/lobby.grpc.pb.h"
+
+ABSL_FLAG(std::string, lobby, "127.0.0.1:50050", "The lobby's address.");
+ABSL_FLAG(std::string, game, "connect4", "Game of the throughput matches.");
+ABSL_FLAG(int, clients, 16, "Matches driven at once (one thread each).");
+ABSL_FLAG(int, seconds, 10, "Length of the throughput run.");
+ABSL_FLAG(std::string, pgbench_url, "",
+          "Connection string of the lobby's database; when set, pgbench runs there for comparison.");
+ABSL_FLAG(std::string, pgbench, "/usr/lib/postgresql/15/bin/pgbench", "The pgbench program.");
+ABSL_FLAG(int, spectators, 500, "Watchers of the fan-out match (0 skips the fan-out run).");
+ABSL_FLAG(int, fanout_moves, 30, "Moves played in the fan-out match.");
+ABSL_FLAG(int, fanout_gap_ms, 50, "Pause between fan-out moves.");
+
+namespace ply {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+struct Seats {
+  int64_t id = 0;
+  std::string tokens[2];
+};
+
+grpc::Status NewHumanMatch(v1::LobbyService::Stub& stub, const std::string& game, Seats* out) {
+  v1::CreateMatchRequest create;
+  create.mutable_spec()->set_name(game);
+  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  create.set_take_seat(0);
+  create.set_display_name("load-a");
+  v1::CreateMatchResponse created;
+  grpc::ClientContext c1;
+  c1.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  if (grpc::Status s = stub.CreateMatch(&c1, create, &created); !s.ok()) return s;
+  v1::JoinMatchRequest join;
+  join.set_match_id(created.match().id());
+  join.set_seat(1);
+  join.set_display_name("load-b");
+  v1::JoinMatchResponse joined;
+  grpc::ClientContext c2;
+  c2.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  if (grpc::Status s = stub.JoinMatch(&c2, join, &joined); !s.ok()) return s;
+  out->id = created.match().id();
+  out->tokens[0] = created.seat_token();
+  out->tokens[1] = joined.seat_token();
+  return grpc::Status::OK;
+}
+
+grpc::Status Move(v1::LobbyService::Stub& stub, const Seats& seats, int ply, int seat,
+                  const std::string& move, v1::MakeMoveResponse* out) {
+  v1::MakeMoveRequest request;
+  request.set_match_id(seats.id);
+  request.set_expected_ply(ply);
+  request.set_move(move);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  context.AddMetadata("authorization", "Bearer " + seats.tokens[seat]);
+  return stub.MakeMove(&context, request, out);
+}
+
+// Throughput: returns committed moves per second.
+double RunThroughput(const std::shared_ptr<grpc::Channel>& channel) {
+  const int clients = absl::GetFlag(FLAGS_clients);
+  const auto end = Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_seconds));
+  std::atomic<int64_t> moves{0}, errors{0}, matches{0};
+  std::mutex mu;
+  std::vector<double> latency;
+  std::vector<std::thread> threads;
+  const auto start = Clock::now();
+  for (int t = 0; t < clients; ++t) {
+    threads.emplace_back([&, t] {
+      // One channel per client spreads the load over connections like real users would.
+      grpc::ChannelArguments args;
+      args.SetInt("ply.client", t);
+      auto stub = v1::LobbyService::NewStub(grpc::CreateCustomChannel(
+          absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials(), args));
+      Rng rng(static_cast<uint64_t>(t) + 1);
+      std::vector<double> mine;
+      while (Clock::now() < end) {
+        Seats seats;
+        if (!NewHumanMatch(*stub, absl::GetFlag(FLAGS_game), &seats).ok()) {
+          ++errors;
+          continue;
+        }
+        ++matches;
+        v1::Match match;
+        // The first move from the creation's legal moves: ask the match once.
+        {
+          grpc::ClientContext c;
+          v1::GetMatchRequest get;
+          get.set_match_id(seats.id);
+          if (!stub->GetMatch(&c, get, &match).ok()) {
+            ++errors;
+            continue;
+          }
+        }
+        while (Clock::now() < end && match.status() == v1::MATCH_STATUS_ACTIVE) {
+          const int ply = match.moves_size();
+          const std::string move =
+              match.legal_moves(static_cast<int>(rng.Below(match.legal_moves_size())));
+          v1::MakeMoveResponse r;
+          const auto sent = Clock::now();
+          grpc::Status s = Move(*stub, seats, ply, match.to_move(), move, &r);
+          if (!s.ok()) {
+            ++errors;
+            break;
+          }
+          mine.push_back(MsSince(sent));
+          ++moves;
+          match = std::move(*r.mutable_match());
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      latency.insert(latency.end(), mine.begin(), mine.end());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const double seconds = MsSince(start) / 1000.0;
+  const double rate = static_cast<double>(moves.load()) / seconds;
+  std::printf("lobby: %d clients, %.1f s: %lld moves committed in %lld matches, %.0f moves/s, "
+              "%lld errors\n",
+              clients, seconds, static_cast<long long>(moves.load()),
+              static_cast<long long>(matches.load()), rate, static_cast<long long>(errors.load()));
+  std::printf("MakeMove latency ms: p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
+              Percentile(latency, 50), Percentile(latency, 90), Percentile(latency, 99),
+              Percentile(latency, 100));
+  return rate;
+}
+
+// pgbench with one-row inserts shaped like the lobby's moves; returns transactions per second.
+double RunPgbench(const std::string& url) {
+  const int clients = absl::GetFlag(FLAGS_clients);
+  char path[] = "/tmp/ply-pgbench-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return 0;
+  const std::string script =
+      "\\set m random(1, 1000000000)\n"
+      "INSERT INTO ply_bench_moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms) "
+      "VALUES (:m, :client_id, 0, '4', 12, 0, 1700000000000);\n";
+  if (write(fd, script.data(), script.size()) != static_cast<ssize_t>(script.size())) return 0;
+  close(fd);
+  chmod(path, 0644);
+  const std::string psql = absl::StrCat(
+      absl::GetFlag(FLAGS_pgbench).substr(0, absl::GetFlag(FLAGS_pgbench).rfind('/') + 1),
+      "psql");
+  const std::string table =
+      "CREATE TABLE IF NOT EXISTS ply_bench_moves (match_id bigint, ply integer, seat smallint, "
+      "move text, think_ms bigint, clock_ms bigint, time_ms bigint, PRIMARY KEY (match_id, "
+      "ply))";
+  std::string command = absl::StrCat(psql, " -X -q \"", url, "\" -c \"", table, "\"");
+  if (std::system(command.c_str()) != 0) {
+    std::fprintf(stderr, "ply-lobby-load: cannot create the pgbench table with psql\n");
+    return 0;
+  }
+  command = absl::StrCat(absl::GetFlag(FLAGS_pgbench), " -n -M prepared -c ", clients, " -j ",
+                         clients, " -T ", absl::GetFlag(FLAGS_seconds), " -f ", path, " \"", url,
+                         "\" 2>&1");
+  FILE* p = popen(command.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while (p != nullptr && (n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  if (p != nullptr) pclose(p);
+  unlink(path);
+  (void)std::system(
+      absl::StrCat(psql, " -X -q \"", url, "\" -c \"DROP TABLE ply_bench_moves\"").c_str());
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex(R"(tps = ([0-9.]+))"))) {
+    std::fprintf(stderr, "ply-lobby-load: pgbench said:\n%s\n", out.c_str());
+    return 0;
+  }
+  const double tps = std::stod(m[1]);
+  std::smatch lat;
+  std::string latency = std::regex_search(out, lat, std::regex(R"(latency average = ([0-9.]+) ms)"))
+                            ? lat[1].str()
+                            : "?";
+  std::printf("pgbench: %d clients, one-row insert transactions: %.0f tps, latency avg %s ms\n",
+              clients, tps, latency.c_str());
+  return tps;
+}
+
+// One spectator stream, read on the client's callback threads.
+class Spectator final : public grpc::ClientReadReactor<v1::MatchEvent> {
+ public:
+  Spectator(v1::LobbyService::Stub* stub, int64_t id, std::vector<Clock::time_point>* arrivals)
+      : arrivals_(arrivals) {
+    request_.set_match_id(id);
+    stub->async()->WatchMatch(&context_, &request_, this);
+    StartRead(&event_);
+    StartCall();
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) return;
+    if (event_.has_snapshot()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      subscribed_ = true;
+      cv_.notify_all();
+    } else if (event_.has_move_applied()) {
+      const size_t ply = static_cast<size_t>(event_.move_applied().move().ply());
+      if (ply < arrivals_->size()) (*arrivals_)[ply] = Clock::now();
+    }
+    StartRead(&event_);
+  }
+  void OnDone(const grpc::Status&) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    subscribed_ = true;
+    cv_.notify_all();
+  }
+  void WaitSubscribed() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return subscribed_; });
+  }
+  void Cancel() { context_.TryCancel(); }
+  void WaitDone() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return done_; });
+  }
+
+ private:
+  grpc::ClientContext context_;
+  v1::WatchMatchRequest request_;
+  v1::MatchEvent event_;
+  std::vector<Clock::time_point>* arrivals_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool subscribed_ = false;
+  bool done_ = false;
+};
+
+void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
+  const int watchers = absl::GetFlag(FLAGS_spectators);
+  const int moves = absl::GetFlag(FLAGS_fanout_moves);
+  auto stub = v1::LobbyService::NewStub(channel);
+  Seats seats;
+  // Gomoku leaves room for many moves in the middle of the board.
+  if (grpc::Status s = NewHumanMatch(*stub, "gomoku", &seats); !s.ok()) {
+    std::fprintf(stderr, "ply-lobby-load: %s\n", s.error_message().c_str());
+    return;
+  }
+  std::vector<std::vector<Clock::time_point>> arrivals(
+      watchers, std::vector<Clock::time_point>(moves + 1));
+  std::vector<std::unique_ptr<Spectator>> spectators;
+  for (int i = 0; i < watchers; ++i) {
+    spectators.push_back(std::make_unique<Spectator>(stub.get(), seats.id, &arrivals[i]));
+  }
+  for (auto& s : spectators) s->WaitSubscribed();
+  std::vector<Clock::time_point> acked(moves + 1);
+  for (int ply = 0; ply < moves; ++ply) {
+    // A diagonal-free walk: no five in a row within 30 moves.
+    const int x = ply % 10, y = ply / 10 * 2 + (ply % 2);
+    const std::string move = absl::StrCat(std::string(1, static_cast<char>('c' + x)), 3 + y);
+    v1::MakeMoveResponse r;
+    grpc::Status s = Move(*stub, seats, ply, ply % 2, move, &r);
+    acked[ply + 1] = Clock::now();
+    if (!s.ok()) {
+      std::fprintf(stderr, "ply-lobby-load: fan-out move %s: %s\n", move.c_str(),
+                   s.error_message().c_str());
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(absl::GetFlag(FLAGS_fanout_gap_ms)));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::vector<double> delay;
+  int missing = 0;
+  for (int i = 0; i < watchers; ++i) {
+    for (int ply = 1; ply <= moves; ++ply) {
+      if (arrivals[i][ply] == Clock::time_point() || acked[ply] == Clock::time_point()) {
+        ++missing;
+        continue;
+      }
+      // An event may even beat the reply to the mover; that counts as no delay.
+      delay.push_back(std::max(
+          0.0, std::chrono::duration<double, std::milli>(arrivals[i][ply] - acked[ply]).count()));
+    }
+  }
+  for (auto& s : spectators) s->Cancel();
+  for (auto& s : spectators) s->WaitDone();
+  std::printf("fan-out: %d spectators x %d moves: ack-to-delivery ms p50 %.2f  p99 %.2f  max %.2f"
+              "  (%d deliveries missing)\n",
+              watchers, moves, Percentile(delay, 50), Percentile(delay, 99),
+              Percentile(delay, 100), missing);
+}
+
+int Main() {
+  auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials());
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
+    std::fprintf(stderr, "ply-lobby-load: no lobby at %s\n", absl::GetFlag(FLAGS_lobby).c_str());
+    return 1;
+  }
+  if (absl::GetFlag(FLAGS_clients) > 0 && absl::GetFlag(FLAGS_seconds) > 0) {
+    const double lobby = RunThroughput(channel);
+    if (const std::string url = absl::GetFlag(FLAGS_pgbench_url); !url.empty()) {
+      const double pg = RunPgbench(url);
+      if (pg > 0) {
+        std::printf("ratio: the lobby commits %.2f moves per pgbench insert transaction "
+                    "(goal >= 0.5)\n",
+                    lobby / pg);
+      }
+    }
+  }
+  if (absl::GetFlag(FLAGS_spectators) > 0) RunFanout(channel);
+  return 0;
+}
+
+}  // namespace
+}  // namespace ply
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "ply-lobby-load: lobby throughput (with a pgbench comparison) and spectator fan-out.");
+  absl::ParseCommandLine(argc, argv);
+  return ply::Main();
+}
