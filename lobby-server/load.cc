@@ -38,8 +38,9 @@ ABSL_FLAG(std::string, lobby, "127.0.0.1:50050", "The lobby's address.");
 ABSL_FLAG(std::string, game, "connect4", "Game of the throughput matches.");
 ABSL_FLAG(int, clients, 16, "Matches driven at once (one thread each).");
 ABSL_FLAG(int, seconds, 10, "Length of the throughput run.");
-ABSL_FLAG(std::string, pgbench_url, "",
-          "Connection string of the lobby's database; when set, pgbench runs there for comparison.");
+ABSL_FLAG(
+    std::string, pgbench_url, "",
+    "Connection string of the lobby's database; when set, pgbench runs there for comparison.");
 ABSL_FLAG(std::string, pgbench, "/usr/lib/postgresql/15/bin/pgbench", "The pgbench program.");
 ABSL_FLAG(int, spectators, 500, "Watchers of the fan-out match (0 skips the fan-out run).");
 ABSL_FLAG(int, fanout_moves, 30, "Moves played in the fan-out match.");
@@ -155,10 +156,11 @@ double RunThroughput(const std::shared_ptr<grpc::Channel>& channel) {
   for (std::thread& t : threads) t.join();
   const double seconds = MsSince(start) / 1000.0;
   const double rate = static_cast<double>(moves.load()) / seconds;
-  std::printf("lobby: %d clients, %.1f s: %lld moves committed in %lld matches, %.0f moves/s, "
-              "%lld errors\n",
-              clients, seconds, static_cast<long long>(moves.load()),
-              static_cast<long long>(matches.load()), rate, static_cast<long long>(errors.load()));
+  std::printf(
+      "lobby: %d clients, %.1f s: %lld moves committed in %lld matches, %.0f moves/s, "
+      "%lld errors\n",
+      clients, seconds, static_cast<long long>(moves.load()),
+      static_cast<long long>(matches.load()), rate, static_cast<long long>(errors.load()));
   std::printf("MakeMove latency ms: p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
               Percentile(latency, 50), Percentile(latency, 90), Percentile(latency, 99),
               Percentile(latency, 100));
@@ -179,8 +181,7 @@ double RunPgbench(const std::string& url) {
   close(fd);
   chmod(path, 0644);
   const std::string psql = absl::StrCat(
-      absl::GetFlag(FLAGS_pgbench).substr(0, absl::GetFlag(FLAGS_pgbench).rfind('/') + 1),
-      "psql");
+      absl::GetFlag(FLAGS_pgbench).substr(0, absl::GetFlag(FLAGS_pgbench).rfind('/') + 1), "psql");
   const std::string table =
       "CREATE TABLE IF NOT EXISTS ply_bench_moves (match_id bigint, ply integer, seat smallint, "
       "move text, think_ms bigint, clock_ms bigint, time_ms bigint, PRIMARY KEY (match_id, "
@@ -190,9 +191,9 @@ double RunPgbench(const std::string& url) {
     std::fprintf(stderr, "ply-lobby-load: cannot create the pgbench table with psql\n");
     return 0;
   }
-  command = absl::StrCat(absl::GetFlag(FLAGS_pgbench), " -n -M prepared -c ", clients, " -j ",
-                         clients, " -T ", absl::GetFlag(FLAGS_seconds), " -f ", path, " \"", url,
-                         "\" 2>&1");
+  command =
+      absl::StrCat(absl::GetFlag(FLAGS_pgbench), " -n -M prepared -c ", clients, " -j ", clients,
+                   " -T ", absl::GetFlag(FLAGS_seconds), " -f ", path, " \"", url, "\" 2>&1");
   FILE* p = popen(command.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -276,8 +277,8 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
     std::fprintf(stderr, "ply-lobby-load: %s\n", s.error_message().c_str());
     return;
   }
-  std::vector<std::vector<Clock::time_point>> arrivals(
-      watchers, std::vector<Clock::time_point>(moves + 1));
+  std::vector<std::vector<Clock::time_point>> arrivals(watchers,
+                                                       std::vector<Clock::time_point>(moves + 1));
   std::vector<std::unique_ptr<Spectator>> spectators;
   for (int i = 0; i < watchers; ++i) {
     spectators.push_back(std::make_unique<Spectator>(stub.get(), seats.id, &arrivals[i]));
@@ -314,14 +315,16 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
   }
   for (auto& s : spectators) s->Cancel();
   for (auto& s : spectators) s->WaitDone();
-  std::printf("fan-out: %d spectators x %d moves: ack-to-delivery ms p50 %.2f  p99 %.2f  max %.2f"
-              "  (%d deliveries missing)\n",
-              watchers, moves, Percentile(delay, 50), Percentile(delay, 99),
-              Percentile(delay, 100), missing);
+  std::printf(
+      "fan-out: %d spectators x %d moves: ack-to-delivery ms p50 %.2f  p99 %.2f  max %.2f"
+      "  (%d deliveries missing)\n",
+      watchers, moves, Percentile(delay, 50), Percentile(delay, 99), Percentile(delay, 100),
+      missing);
 }
 
 int Main() {
-  auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials());
+  auto channel =
+      grpc::CreateChannel(absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials());
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
     std::fprintf(stderr, "ply-lobby-load: no lobby at %s\n", absl::GetFlag(FLAGS_lobby).c_str());
     return 1;
@@ -331,9 +334,10 @@ int Main() {
     if (const std::string url = absl::GetFlag(FLAGS_pgbench_url); !url.empty()) {
       const double pg = RunPgbench(url);
       if (pg > 0) {
-        std::printf("ratio: the lobby commits %.2f moves per pgbench insert transaction "
-                    "(goal >= 0.5)\n",
-                    lobby / pg);
+        std::printf(
+            "ratio: the lobby commits %.2f moves per pgbench insert transaction "
+            "(goal >= 0.5)\n",
+            lobby / pg);
       }
     }
   }

@@ -36,7 +36,10 @@ struct Lobby::Live {
 
 namespace {
 
-constexpr int kMaxNameBytes = 40;
+constexpr size_t kMaxNameBytes = 40;
+// Bounds on what a request may carry, so that errors never echo a huge text back.
+constexpr int kMaxOptions = 32;
+constexpr size_t kMaxTextBytes = 64;
 constexpr int64_t kMaxInitialMs = 24LL * 3600 * 1000;
 constexpr int64_t kMinInitialMs = 100;
 constexpr int64_t kMaxIncrementMs = 3600 * 1000;
@@ -50,9 +53,9 @@ absl::StatusOr<std::string> CleanName(const std::string& raw) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) continue;
     name += c;
   }
-  while (!name.empty() && name.front() == ' ') name.erase(name.begin());
-  while (!name.empty() && name.back() == ' ') name.pop_back();
-  if (name.empty()) return absl::InvalidArgumentError("a display name is required");
+  const size_t first = name.find_first_not_of(' ');
+  if (first == std::string::npos) return absl::InvalidArgumentError("a display name is required");
+  name = name.substr(first, name.find_last_not_of(' ') - first + 1);
   if (name.size() > kMaxNameBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("a display name has at most ", kMaxNameBytes, " bytes"));
@@ -305,7 +308,7 @@ absl::StatusOr<int> Lobby::Authenticate(Live& live, const std::string& token) {
   }
   const std::string hash = TokenHash(token);
   for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-    if (live.rec.seats[i].token_hash == hash) return static_cast<int>(i);
+    if (SameTokenHash(live.rec.seats[i].token_hash, hash)) return static_cast<int>(i);
   }
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> owner = store_->FindToken(hash);
   if (!owner.ok()) return owner.status();
@@ -317,6 +320,18 @@ absl::StatusOr<int> Lobby::Authenticate(Live& live, const std::string& token) {
 }
 
 absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatchRequest& req) {
+  if (req.spec().options_size() > kMaxOptions) {
+    return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxOptions, " game options"));
+  }
+  for (const auto& [k, v] : req.spec().options()) {
+    if (k.size() > kMaxTextBytes || v.size() > kMaxTextBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("option names and values have at most ", kMaxTextBytes, " bytes"));
+    }
+  }
+  if (req.spec().name().size() > kMaxTextBytes || req.seats_size() > 16) {
+    return absl::InvalidArgumentError("that is not a game this lobby offers");
+  }
   absl::StatusOr<std::unique_ptr<AnyGame>> game =
       CreateGame(req.spec().name(), FromProto(req.spec()));
   if (!game.ok()) return game.status();
@@ -532,6 +547,10 @@ bool Lobby::FlagIfExpired(Live& live, int64_t now_ms) {
 
 absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& req,
                                                      const std::string& token) {
+  if (req.move().size() > kMaxTextBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a move is at most ", kMaxTextBytes, " bytes of text"));
+  }
   v1::MakeMoveResponse response;
   absl::Status s = WithMatch(req.match_id(), [&](Live& live) -> absl::Status {
     absl::StatusOr<int> seat = Authenticate(live, token);
@@ -582,6 +601,7 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
                   live.rec.time_increment_ms;
   }
   commit.mover_clock_ms = mv.clock_ms;
+  commit.clocked = live.rec.time_initial_ms.has_value();
   commit.turn_started_ms = now;
   commit.draw_offer = live.rec.draw_offer == seat ? seat : -1;
   const GameStatus status = after->Status();

@@ -1,5 +1,6 @@
 #include "lobby-server/token.h"
 
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
@@ -36,6 +37,10 @@ std::string TokenHash(std::string_view token) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
   return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), sizeof(digest)));
+}
+
+bool SameTokenHash(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && !a.empty() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace ply::lobby

@@ -14,6 +14,8 @@ std::string NewSeatToken();
 bool IsWellFormedToken(std::string_view token);
 // Hex SHA-256 of the token text.
 std::string TokenHash(std::string_view token);
+// Compares two token hashes in time that does not depend on where they differ.
+bool SameTokenHash(std::string_view a, std::string_view b);
 
 }  // namespace ply::lobby
 

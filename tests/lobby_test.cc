@@ -444,6 +444,12 @@ TEST_F(LobbyTest, RejectsBadRequestsWithTheirCodes) {
   s = Move(id, 0, "a1", other_tokens.first);
   EXPECT_EQ(code(s), grpc::StatusCode::PERMISSION_DENIED) << "foreign token";
   EXPECT_EQ(code(Move(987654, 0, "a1", tokens.first)), grpc::StatusCode::NOT_FOUND);
+  s = Move(id, 0, std::string(2000, 'a'), tokens.first);
+  EXPECT_EQ(code(s), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(s.error_message().size(), 200u);
+  // A message over the lobby's size limit is refused by gRPC before it is parsed.
+  EXPECT_EQ(code(Move(id, 0, std::string(100000, 'a'), tokens.first)),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(code(Move(-1, 0, "a1", tokens.first)), grpc::StatusCode::INVALID_ARGUMENT);
 
   v1::JoinMatchResponse joined;
@@ -459,6 +465,17 @@ TEST_F(LobbyTest, RejectsBadRequestsWithTheirCodes) {
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(code(Create("chess", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created)),
             grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                        [](v1::CreateMatchRequest& r) {
+                          for (int i = 0; i < 100; ++i) {
+                            (*r.mutable_spec()->mutable_options())[absl::StrCat("k", i)] = "v";
+                          }
+                        })),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      code(Create("connect4", {v1::SEAT_KIND_HUMAN, static_cast<v1::SeatKind>(77)}, {}, &created)),
+      grpc::StatusCode::INVALID_ARGUMENT)
+      << "unknown enum value";
   EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN}, {}, &created)),
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(

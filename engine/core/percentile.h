@@ -13,7 +13,8 @@ namespace ply {
 inline double Percentile(std::vector<double> samples, double p) {
   if (samples.empty()) return 0;
   std::sort(samples.begin(), samples.end());
-  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
+  const size_t rank =
+      static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
   return samples[std::clamp<size_t>(rank, 1, samples.size()) - 1];
 }
 

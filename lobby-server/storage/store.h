@@ -96,8 +96,9 @@ struct MatchFilter {
 // A move and the match's new state, written together.
 struct MoveCommit {
   MoveRecord move;
-  // The mover's clock after the move.
+  // The mover's clock after the move, stored when `clocked` (the match has a time control).
   int64_t mover_clock_ms = 0;
+  bool clocked = false;
   int64_t turn_started_ms = 0;
   // The open draw offer after the move (-1: none).
   int draw_offer = -1;

@@ -58,6 +58,11 @@ CREATE TABLE moves (
   PRIMARY KEY (match_id, ply)
 );
 )sql",
+      // 2: room on each page for the in-place (HOT) updates every move makes to its match row.
+      R"sql(
+ALTER TABLE matches SET (fillfactor = 70);
+ALTER TABLE seats SET (fillfactor = 70);
+)sql",
   };
   return migrations;
 }
@@ -98,7 +103,7 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "  SELECT id, $2, $9, $10, $11, $12, $13, NULLIF($14, '')::jsonb FROM advanced"
        "  RETURNING 1),"
        " clocked AS ("
-       "  UPDATE seats SET clock_ms = $15 WHERE match_id = $1 AND seat = $9"
+       "  UPDATE seats SET clock_ms = $15 WHERE $16 AND match_id = $1 AND seat = $9"
        "  AND EXISTS (SELECT 1 FROM advanced) RETURNING 1)"
        " SELECT (SELECT count(*) FROM advanced), (SELECT count(*) FROM inserted),"
        "  (SELECT count(*) FROM clocked)"},
@@ -376,7 +381,7 @@ absl::Status PostgresStore::AppendMove(int64_t match_id, const MoveCommit& commi
     pqxx::row r = tx.exec_prepared1(
         "append_move", match_id, mv.ply, commit.turn_started_ms, commit.draw_offer, status,
         result.winner, static_cast<int>(result.reason), result.text, mv.seat, mv.move, mv.think_ms,
-        mv.clock_ms, mv.time_ms, mv.bot_json, commit.mover_clock_ms);
+        mv.clock_ms, mv.time_ms, mv.bot_json, commit.mover_clock_ms, commit.clocked);
     if (r[0].as<int>() == 0) {
       return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
                                              mv.ply - 1, ": another move or result came first"));
