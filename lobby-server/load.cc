@@ -7,9 +7,11 @@
 //    inserting one row shaped like a stored move, and prints the lobby/pgbench ratio.
 // 2. Fan-out: one match watched by --spectators WatchMatch streams; --fanout_moves moves are
 //    played, and for every (spectator, move) the time from the MakeMove reply reaching the
-//    mover to the event reaching the spectator is measured (p50/p99/max).
+//    mover to the event reaching the spectator is measured (p50/p99/max), and from the mover
+//    sending the move (which includes its commit).
 //
-//   ply-lobby-load --lobby=127.0.0.1:50050 --clients=16 --seconds=10 \
+// Example (the local stack's ports):
+//   ply-lobby-load --lobby=127.0.0.1:50050 --clients=16 --seconds=10
 //       --pgbench_url="host=127.0.0.1 port=55432 dbname=ply user=postgres" --spectators=500
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
@@ -98,7 +100,7 @@ grpc::Status Move(v1::LobbyService::Stub& stub, const Seats& seats, int ply, int
 }
 
 // Throughput: returns committed moves per second.
-double RunThroughput(const std::shared_ptr<grpc::Channel>& channel) {
+double RunThroughput() {
   const int clients = absl::GetFlag(FLAGS_clients);
   const auto end = Clock::now() + std::chrono::seconds(absl::GetFlag(FLAGS_seconds));
   std::atomic<int64_t> moves{0}, errors{0}, matches{0};
@@ -284,12 +286,13 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
     spectators.push_back(std::make_unique<Spectator>(stub.get(), seats.id, &arrivals[i]));
   }
   for (auto& s : spectators) s->WaitSubscribed();
-  std::vector<Clock::time_point> acked(moves + 1);
+  std::vector<Clock::time_point> sent(moves + 1), acked(moves + 1);
   for (int ply = 0; ply < moves; ++ply) {
     // A diagonal-free walk: no five in a row within 30 moves.
     const int x = ply % 10, y = ply / 10 * 2 + (ply % 2);
     const std::string move = absl::StrCat(std::string(1, static_cast<char>('c' + x)), 3 + y);
     v1::MakeMoveResponse r;
+    sent[ply + 1] = Clock::now();
     grpc::Status s = Move(*stub, seats, ply, ply % 2, move, &r);
     acked[ply + 1] = Clock::now();
     if (!s.ok()) {
@@ -300,7 +303,7 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
     std::this_thread::sleep_for(std::chrono::milliseconds(absl::GetFlag(FLAGS_fanout_gap_ms)));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  std::vector<double> delay;
+  std::vector<double> delay, from_send;
   int missing = 0;
   for (int i = 0; i < watchers; ++i) {
     for (int ply = 1; ply <= moves; ++ply) {
@@ -311,6 +314,8 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
       // An event may even beat the reply to the mover; that counts as no delay.
       delay.push_back(std::max(
           0.0, std::chrono::duration<double, std::milli>(arrivals[i][ply] - acked[ply]).count()));
+      from_send.push_back(
+          std::chrono::duration<double, std::milli>(arrivals[i][ply] - sent[ply]).count());
     }
   }
   for (auto& s : spectators) s->Cancel();
@@ -330,7 +335,7 @@ int Main() {
     return 1;
   }
   if (absl::GetFlag(FLAGS_clients) > 0 && absl::GetFlag(FLAGS_seconds) > 0) {
-    const double lobby = RunThroughput(channel);
+    const double lobby = RunThroughput();
     if (const std::string url = absl::GetFlag(FLAGS_pgbench_url); !url.empty()) {
       const double pg = RunPgbench(url);
       if (pg > 0) {

@@ -93,7 +93,7 @@ v1::MatchEvent Event() {
 
 }  // namespace
 
-Lobby::Lobby(MatchStore* store, BotClient* bots, Executor* executor, LobbyOptions options)
+Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptions options)
     : store_(store), bots_(bots), executor_(executor), options_(options) {}
 
 Lobby::~Lobby() { Shutdown(); }
@@ -739,9 +739,11 @@ void Lobby::RequestBot(Live& live) {
   const int64_t id = live.id;
   const int ply = live.rec.ply;
   const absl::Time asked = absl::Now();
-  live.bot_call = bots_->ChooseMoveAsync(
+  // The client stays alive until its call is done, even if the instance list changes meanwhile.
+  std::shared_ptr<BotClient> client = bots_->Current();
+  live.bot_call = client->ChooseMoveAsync(
       request, absl::Milliseconds(budget + options_.bot_deadline_margin_ms),
-      [this, id, ply, asked](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+      [this, id, ply, asked, client](absl::StatusOr<v1::ChooseMoveResponse> reply) {
         const int64_t think = absl::ToInt64Milliseconds(absl::Now() - asked);
         // gRPC's thread must not block: the reply is handled on the executor.
         executor_->PostAt(absl::Now(), [this, id, ply, think, reply = std::move(reply)] {

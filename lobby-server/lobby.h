@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "bot-service/bot_client.h"
 #include "engine/registry/any_game.h"
+#include "lobby-server/bot_targets.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/storage/store.h"
 #include "ply/v1/lobby.pb.h"
@@ -62,7 +63,7 @@ class EventSink {
 class Lobby {
  public:
   // `bots` may be null: bot seats are then refused.
-  Lobby(MatchStore* store, BotClient* bots, Executor* executor, LobbyOptions options);
+  Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptions options);
   ~Lobby();
 
   // Resumes every unfinished match from the database.
@@ -120,7 +121,7 @@ class Lobby {
   std::string SideName(const Live& live, int seat) const;
 
   MatchStore* store_;
-  BotClient* bots_;
+  BotTargets* bots_;
   Executor* executor_;
   const LobbyOptions options_;
   std::atomic<bool> stopping_{false};

@@ -32,7 +32,8 @@ ABSL_FLAG(int, db_connections, 8, "Database connections kept open at most.");
 ABSL_FLAG(int, db_wait_s, 30,
           "At start, how long to wait for the database to accept connections before giving up.");
 ABSL_FLAG(std::string, bot_target, "",
-          "ply-bot instances: host:port, ipv4:A:P,B:P or dns:///name:port. Empty: no bot seats.");
+          "ply-bot instances: host:port, ipv4:A:P,B:P, dns:///name:port, or file:PATH (a list "
+          "of host:port re-read every second). Empty: no bot seats.");
 ABSL_FLAG(int64_t, bot_pacing_ms, 500,
           "Default minimum time before a bot moves, so people can follow (0: as fast as they go).");
 ABSL_FLAG(int, bot_give_up_s, 600,
@@ -66,9 +67,15 @@ int Main() {
     absl::SleepFor(absl::Milliseconds(500));
   }
 
-  std::unique_ptr<BotClient> bots;
+  std::unique_ptr<BotTargets> bots;
   if (const std::string target = absl::GetFlag(FLAGS_bot_target); !target.empty()) {
-    bots = std::make_unique<BotClient>(BotClientOptions{.target = target});
+    absl::StatusOr<std::unique_ptr<BotTargets>> made = BotTargets::Create(target);
+    if (!made.ok()) {
+      std::fprintf(stderr, "ply-lobby: --bot_target: %s\n",
+                   std::string(made.status().message()).c_str());
+      return 1;
+    }
+    bots = *std::move(made);
   }
   Executor executor(absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_max_queued_calls));
   Lobby lobby(&store, bots.get(), &executor,

@@ -16,7 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "lobby-server/bot_targets.h"
 #include "lobby-server/token.h"
+#include "ply/v1/bot.grpc.pb.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"
@@ -199,7 +201,7 @@ class LobbyTest : public ::testing::Test {
     request.set_move(move);
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
     v1::MakeMoveResponse ignored;
     return stub_->MakeMove(&context, request, out != nullptr ? out : &ignored);
   }
@@ -306,14 +308,14 @@ TEST_F(LobbyTest, DrawByAgreementAndResignation) {
   offer.set_match_id(id);
   {
     grpc::ClientContext c;
-    c.AddMetadata("authorization", "Bearer " + tokens.first);
+    c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens.first));
     v1::Match m;
     ASSERT_TRUE(stub_->OfferDraw(&c, offer, &m).ok());
     EXPECT_EQ(m.draw_offer(), 0);
   }
   {
     grpc::ClientContext c;
-    c.AddMetadata("authorization", "Bearer " + tokens.second);
+    c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens.second));
     v1::Match m;
     ASSERT_TRUE(stub_->OfferDraw(&c, offer, &m).ok());
     EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
@@ -324,7 +326,7 @@ TEST_F(LobbyTest, DrawByAgreementAndResignation) {
   v1::ResignRequest resign;
   resign.set_match_id(id2);
   grpc::ClientContext c;
-  c.AddMetadata("authorization", "Bearer " + tokens2.first);
+  c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens2.first));
   v1::Match m;
   ASSERT_TRUE(stub_->Resign(&c, resign, &m).ok());
   EXPECT_EQ(m.result().winner(), 1);
@@ -468,7 +470,8 @@ TEST_F(LobbyTest, RejectsBadRequestsWithTheirCodes) {
   EXPECT_EQ(code(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
                         [](v1::CreateMatchRequest& r) {
                           for (int i = 0; i < 100; ++i) {
-                            (*r.mutable_spec()->mutable_options())[absl::StrCat("k", i)] = "v";
+                            (*r.mutable_spec()->mutable_options())[absl::StrCat("k", i)] =
+                                std::string(1, 'v');
                           }
                         })),
             grpc::StatusCode::INVALID_ARGUMENT);
@@ -773,6 +776,58 @@ TEST_F(LobbyTest, DeadBotInstancesShowAsBotTroubleNotAHang) {
   v1::Match m = Get(created.match().id());
   EXPECT_EQ(m.result().reason(), v1::END_REASON_BOT_FAILURE);
   EXPECT_EQ(m.result().winner(), 1);
+}
+
+TEST(BotTargetsTest, ReadsInstanceLists) {
+  EXPECT_EQ(lobby::TargetFromList("127.0.0.1:1\n# a comment\n127.0.0.1:2, 127.0.0.1:3\n"),
+            "ipv4:127.0.0.1:1,127.0.0.1:2,127.0.0.1:3");
+  EXPECT_EQ(lobby::TargetFromList("  \n# nothing\n"), "");
+}
+
+int64_t BotRequests(ServerProcess* bot) {
+  auto stub = v1::BotService::NewStub(bot->channel());
+  grpc::ClientContext context;
+  v1::GetMetricsResponse metrics;
+  EXPECT_TRUE(stub->GetMetrics(&context, v1::GetMetricsRequest(), &metrics).ok());
+  return metrics.requests();
+}
+
+TEST_F(LobbyTest, TakesNewBotInstancesFromItsTargetFileWithoutARestart) {
+  const std::string path = absl::StrCat("/tmp/ply-bots-", getpid(), ".txt");
+  auto write = [&](ServerProcess* bot) {
+    const std::string tmp = path + ".new";
+    FILE* f = fopen(tmp.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "%s\n", bot->address().c_str());
+    fclose(f);
+    // Renamed into place, so the lobby never reads half a file.
+    ASSERT_EQ(rename(tmp.c_str(), path.c_str()), 0);
+  };
+  write(bots_[0]);
+  lobby_.reset();
+  StartLobby({absl::StrCat("--bot_target=file:", path)});
+  auto play_bot_match = [&] {
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(
+        Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"easy", "easy"}, &created)
+            .ok());
+    v1::Match end = WaitMatch(created.match().id(), [](const v1::Match& m) {
+      return m.status() == v1::MATCH_STATUS_FINISHED;
+    });
+    EXPECT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  };
+  int64_t before = BotRequests(bots_[1]);
+  play_bot_match();
+  EXPECT_EQ(BotRequests(bots_[1]), before) << "bot 1 is not listed yet";
+  write(bots_[1]);
+  // The lobby re-reads the file every second: within a few matches bot 1 takes the requests.
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (BotRequests(bots_[1]) == before && absl::Now() < deadline) play_bot_match();
+  ASSERT_GT(BotRequests(bots_[1]), before);
+  const int64_t before0 = BotRequests(bots_[0]);
+  play_bot_match();
+  EXPECT_EQ(BotRequests(bots_[0]), before0) << "bot 0 was removed from the list";
+  unlink(path.c_str());
 }
 
 }  // namespace

@@ -41,9 +41,9 @@ class PostgresCluster {
     auto c = std::unique_ptr<PostgresCluster>(new PostgresCluster());
     const char* env_bin = std::getenv("PLY_PG_BIN");
     c->bin_ = env_bin != nullptr ? env_bin : "/usr/lib/postgresql/15/bin";
-    if (!std::filesystem::exists(c->bin_ + "/initdb")) {
-      return absl::FailedPreconditionError("no PostgreSQL server binaries in " + c->bin_ +
-                                           " (install the postgresql package)");
+    if (!std::filesystem::exists(absl::StrCat(c->bin_, "/initdb"))) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "no PostgreSQL server binaries in ", c->bin_, " (install the postgresql package)"));
     }
     char dir[] = "/tmp/ply-pg-XXXXXX";
     if (mkdtemp(dir) == nullptr) return absl::InternalError("mkdtemp failed");
@@ -95,7 +95,7 @@ class PostgresCluster {
   absl::StatusOr<std::string> CreateDatabase(const std::string& name) {
     if (Run(absl::StrCat(bin_, "/createdb -h 127.0.0.1 -p ", port_, " -U postgres ", name,
                          " >/dev/null 2>&1")) != 0) {
-      return absl::InternalError("createdb " + name + " failed");
+      return absl::InternalError(absl::StrCat("createdb ", name, " failed"));
     }
     return Url(name);
   }
@@ -106,7 +106,7 @@ class PostgresCluster {
   std::string Query(const std::string& db, const std::string& sql) const {
     std::string out;
     const std::string psql =
-        std::filesystem::exists(bin_ + "/psql") ? bin_ + "/psql" : std::string("psql");
+        std::filesystem::exists(absl::StrCat(bin_, "/psql")) ? absl::StrCat(bin_, "/psql") : "psql";
     const std::string cmd = absl::StrCat(psql, " -X -A -t -h 127.0.0.1 -p ", port_,
                                          " -U postgres -d ", db, " -c \"", sql, "\" 2>&1");
     FILE* p = popen(cmd.c_str(), "r");
