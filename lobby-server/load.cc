@@ -10,6 +10,10 @@
 //    mover to the event reaching the spectator is measured (p50/p99/max), and from the mover
 //    sending the move (which includes its commit).
 //
+// 3. Bots: --bot_matches bot-vs-bot matches kept running, bot moves per second reported every
+//    --report_s, and at the end how the matches ended (none may end for a bot failure or be
+//    left without a move for 10 s).
+//
 // Example (the local stack's ports):
 //   ply-lobby-load --lobby=127.0.0.1:50050 --clients=16 --seconds=10
 //       --pgbench_url="host=127.0.0.1 port=55432 dbname=ply user=postgres" --spectators=500
@@ -47,6 +51,12 @@ ABSL_FLAG(std::string, pgbench, "/usr/lib/postgresql/15/bin/pgbench", "The pgben
 ABSL_FLAG(int, spectators, 500, "Watchers of the fan-out match (0 skips the fan-out run).");
 ABSL_FLAG(int, fanout_moves, 30, "Moves played in the fan-out match.");
 ABSL_FLAG(int, fanout_gap_ms, 50, "Pause between fan-out moves.");
+ABSL_FLAG(int, bot_matches, 0,
+          "Bot-vs-bot matches kept running for --seconds (a new one when one ends); prints bot "
+          "moves per second every --report_s. 0 skips this run.");
+ABSL_FLAG(std::string, bot_game, "connect4", "Game of the bot matches.");
+ABSL_FLAG(std::string, bot_level, "hard", "Level of both bots.");
+ABSL_FLAG(int, report_s, 2, "Seconds between reports of the bot-match run.");
 
 namespace ply {
 namespace {
@@ -327,6 +337,100 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
       missing);
 }
 
+// Keeps `--bot_matches` bot-vs-bot matches going; returns false when one failed or got stuck.
+bool RunBotMatches(const std::shared_ptr<grpc::Channel>& channel) {
+  auto stub = v1::LobbyService::NewStub(channel);
+  const int wanted = absl::GetFlag(FLAGS_bot_matches);
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::seconds(absl::GetFlag(FLAGS_seconds));
+  struct Running {
+    int64_t id = 0;
+    int moves = 0;
+    Clock::time_point last_move;
+  };
+  std::vector<Running> running;
+  int64_t finished = 0, failures = 0, stuck = 0, moves_total = 0, moves_at_report = 0;
+  auto create = [&]() -> bool {
+    v1::CreateMatchRequest r;
+    r.mutable_spec()->set_name(absl::GetFlag(FLAGS_bot_game));
+    for (int i = 0; i < 2; ++i) {
+      v1::SeatSpec* seat = r.add_seats();
+      seat->set_kind(v1::SEAT_KIND_BOT);
+      seat->set_difficulty(absl::GetFlag(FLAGS_bot_level));
+    }
+    r.set_bot_pacing_ms(0);
+    grpc::ClientContext c;
+    c.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::CreateMatchResponse created;
+    grpc::Status s = stub->CreateMatch(&c, r, &created);
+    if (!s.ok()) {
+      std::fprintf(stderr, "ply-lobby-load: CreateMatch: %s\n", s.error_message().c_str());
+      return false;
+    }
+    running.push_back({created.match().id(), 0, Clock::now()});
+    return true;
+  };
+  while (static_cast<int>(running.size()) < wanted) {
+    if (!create()) return false;
+  }
+  auto next_report = start + std::chrono::seconds(absl::GetFlag(FLAGS_report_s));
+  auto last_report = start;
+  while (Clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (size_t i = 0; i < running.size();) {
+      grpc::ClientContext c;
+      c.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      v1::GetMatchRequest get;
+      get.set_match_id(running[i].id);
+      v1::Match m;
+      if (!stub->GetMatch(&c, get, &m).ok()) {
+        ++i;
+        continue;
+      }
+      if (m.moves_size() > running[i].moves) {
+        moves_total += m.moves_size() - running[i].moves;
+        running[i].moves = m.moves_size();
+        running[i].last_move = Clock::now();
+      } else if (MsSince(running[i].last_move) > 10000) {
+        ++stuck;
+        std::fprintf(stderr, "ply-lobby-load: match %lld has had no move for 10 s\n",
+                     static_cast<long long>(running[i].id));
+        running[i].last_move = Clock::now();
+      }
+      if (m.status() == v1::MATCH_STATUS_FINISHED) {
+        ++finished;
+        if (m.result().reason() == v1::END_REASON_BOT_FAILURE ||
+            m.result().reason() == v1::END_REASON_TIMEOUT) {
+          ++failures;
+          std::fprintf(stderr, "ply-lobby-load: match %lld: %s\n", static_cast<long long>(m.id()),
+                       m.result().text().c_str());
+        }
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        if (Clock::now() < end && !create()) return false;
+        continue;
+      }
+      ++i;
+    }
+    if (Clock::now() >= next_report) {
+      const double seconds = MsSince(last_report) / 1000.0;
+      std::printf("t=%5.1fs  bot moves/s %7.1f  (matches running %zu, finished %lld)\n",
+                  MsSince(start) / 1000.0,
+                  static_cast<double>(moves_total - moves_at_report) / seconds, running.size(),
+                  static_cast<long long>(finished));
+      std::fflush(stdout);
+      moves_at_report = moves_total;
+      last_report = Clock::now();
+      next_report += std::chrono::seconds(absl::GetFlag(FLAGS_report_s));
+    }
+  }
+  std::printf(
+      "bot matches: %lld finished, %lld ended by a bot failure or flag, %lld stalls of "
+      "10 s, %lld bot moves\n",
+      static_cast<long long>(finished), static_cast<long long>(failures),
+      static_cast<long long>(stuck), static_cast<long long>(moves_total));
+  return failures == 0 && stuck == 0;
+}
+
 int Main() {
   auto channel =
       grpc::CreateChannel(absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials());
@@ -347,6 +451,7 @@ int Main() {
     }
   }
   if (absl::GetFlag(FLAGS_spectators) > 0) RunFanout(channel);
+  if (absl::GetFlag(FLAGS_bot_matches) > 0 && !RunBotMatches(channel)) return 1;
   return 0;
 }
 

@@ -36,6 +36,9 @@ ABSL_FLAG(std::string, bot_target, "",
           "of host:port re-read every second). Empty: no bot seats.");
 ABSL_FLAG(int64_t, bot_pacing_ms, 500,
           "Default minimum time before a bot moves, so people can follow (0: as fast as they go).");
+ABSL_FLAG(int64_t, bot_deadline_margin_ms, 1000,
+          "A bot call's deadline is its search budget plus this: time for the reply, and for "
+          "waiting in a busy instance's queue.");
 ABSL_FLAG(int, bot_give_up_s, 600,
           "A bot seat that gets no move for this long (and has no clock to lose on) forfeits.");
 ABSL_FLAG(int, threads, 8, "Threads for database work and match logic.");
@@ -80,6 +83,7 @@ int Main() {
   Executor executor(absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_max_queued_calls));
   Lobby lobby(&store, bots.get(), &executor,
               {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
+               .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
                .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
                .watcher_queue = absl::GetFlag(FLAGS_watcher_queue)});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {

@@ -1,0 +1,81 @@
+# Shared by deploy/local/{up,down,scale}: where things are, and how bot instances come and go.
+# Sourced, not run.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${BUILD:-build}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+DIR="${PLY_LOCAL_DIR:-$ROOT/.ply-local}"
+PG_PORT="${PLY_PG_PORT:-55432}"
+LOBBY_PORT="${PLY_LOBBY_PORT:-50050}"
+# Bot instance i (1, 2, ...) listens on BOT_BASE_PORT + i - 1, its metrics on METRICS_BASE_PORT + i - 1.
+BOT_BASE_PORT="${PLY_BOT_BASE_PORT:-50051}"
+METRICS_BASE_PORT="${PLY_METRICS_BASE_PORT:-9151}"
+PG_BIN="${PLY_PG_BIN:-/usr/lib/postgresql/15/bin}"
+TARGETS="$DIR/run/bots.txt"
+
+as_pg=()
+[ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
+
+running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# Starts a server in the background and waits for its "listening on" line.
+start_server() {
+  local name="$1"; shift
+  "$@" >"$DIR/logs/$name.out" 2>"$DIR/logs/$name.log" &
+  echo $! >"$DIR/run/$name.pid"
+  for _ in $(seq 1 300); do
+    grep -q "listening on" "$DIR/logs/$name.out" 2>/dev/null && return 0
+    kill -0 "$(cat "$DIR/run/$name.pid")" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "$name did not start; see $DIR/logs/$name.log" >&2
+  tail -5 "$DIR/logs/$name.log" >&2 || true
+  return 1
+}
+
+# SIGTERM (a ply server drains: in-flight work finishes), then SIGKILL after 5 s.
+stop_server() {
+  local pidfile="$DIR/run/$1.pid"
+  [ -f "$pidfile" ] || return 0
+  local pid
+  pid="$(cat "$pidfile")"
+  if kill -TERM "$pid" 2>/dev/null; then
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}
+
+bot_count() {
+  local n=0
+  for f in "$DIR"/run/bot*.pid; do running "$f" && n=$((n + 1)); done
+  echo "$n"
+}
+
+start_bot() {
+  local i="$1"
+  running "$DIR/run/bot$i.pid" && return 0
+  start_server "bot$i" "$BUILD/bot-service/ply-bot" --host=127.0.0.1 \
+    --port=$((BOT_BASE_PORT + i - 1)) --metrics_port=$((METRICS_BASE_PORT + i - 1)) \
+    --instance="bot$i" ${PLY_BOT_FLAGS:-}
+}
+
+# The lobby re-reads this file every second; written whole, then renamed into place.
+write_targets() {
+  local n="$1" i
+  : >"$TARGETS.new"
+  for i in $(seq 1 "$n"); do echo "127.0.0.1:$((BOT_BASE_PORT + i - 1))" >>"$TARGETS.new"; done
+  mv "$TARGETS.new" "$TARGETS"
+}
+
+# Brings the number of bot instances to $1: new ones start before the lobby hears of them;
+# removed ones leave the lobby's list first, then drain.
+scale_bots() {
+  local n="$1" have i
+  have="$(bot_count)"
+  for i in $(seq 1 "$n"); do start_bot "$i" || return 1; done
+  write_targets "$n"
+  if [ "$have" -gt "$n" ]; then
+    sleep 1.5
+    for i in $(seq $((n + 1)) "$have"); do stop_server "bot$i"; done
+  fi
+}
