@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -26,8 +27,10 @@
 
 ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
 ABSL_FLAG(int, port, 50050, "Port to listen on; 0 lets the system choose a free one.");
-ABSL_FLAG(std::string, database_url, "host=127.0.0.1 port=5432 dbname=ply user=postgres",
-          "PostgreSQL connection string or URI.");
+ABSL_FLAG(std::string, database_url, "",
+          "PostgreSQL connection string or URI. Empty: the PLY_DATABASE_URL environment variable "
+          "(where secrets such as a password belong), else "
+          "\"host=127.0.0.1 port=5432 dbname=ply user=postgres\".");
 ABSL_FLAG(int, db_connections, 8, "Database connections kept open at most.");
 ABSL_FLAG(int, db_wait_s, 30,
           "At start, how long to wait for the database to accept connections before giving up.");

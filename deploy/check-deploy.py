@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Static checks of the deployment files, so that they cannot rot where no Docker engine or
+Kubernetes cluster runs (this project's CI).
+
+Checks that docker-compose.yml and deploy/k8s/*.yaml parse; that every build target, stage,
+binary, flag, port, service name, secret and file they name exists in the project; and that the
+image build installs only packages the project's own setup script knows.
+
+    python3 deploy/check-deploy.py            # exit 1 and one line per problem
+    python3 deploy/check-deploy.py --selftest # also checks that broken files are caught
+"""
+import copy
+import os
+import re
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Each image runs one program; its flags are the ABSL_FLAGs defined in its folder.
+PROGRAMS = {
+    "ply-bot": "bot-service",
+    "ply-lobby": "lobby-server",
+    "ply": "client-cli",
+}
+
+
+def read(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return f.read()
+
+
+def flags_of(folder):
+    names = set()
+    base = os.path.join(ROOT, folder)
+    if not os.path.isdir(base):
+        return names
+    for dirpath, _, files in os.walk(base):
+        for name in files:
+            if name.endswith(".cc"):
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    names.update(re.findall(r"ABSL_FLAG\(\s*[\w:<>]+\s*,\s*(\w+)\s*,", f.read()))
+    return names
+
+
+def executables():
+    """Executable target name -> folder, from every CMakeLists.txt."""
+    found = {}
+    for dirpath, dirnames, files in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "build"))]
+        if "CMakeLists.txt" in files:
+            text = open(os.path.join(dirpath, "CMakeLists.txt"), encoding="utf-8").read()
+            for name in re.findall(r"add_executable\(\s*([\w-]+)", text):
+                found[name] = os.path.relpath(dirpath, ROOT)
+    return found
+
+
+def check_flags(program, args, where, problems):
+    known = flags_of(PROGRAMS[program])
+    for arg in args:
+        m = re.match(r"--([\w]+)(=|$)", str(arg))
+        if m and m.group(1) not in known:
+            problems.append(f"{where}: {program} has no flag --{m.group(1)}")
+
+
+def flag_value(args, name):
+    for arg in args:
+        if str(arg).startswith(f"--{name}="):
+            return str(arg).split("=", 1)[1]
+    return None
+
+
+def parse_dockerfile(text):
+    """Stage name -> {'entrypoint': [...], 'expose': [ports]} and the build stage's packages."""
+    stages, current = {}, None
+    packages = set()
+    joined = re.sub(r"\\\n", " ", text)
+    for line in joined.splitlines():
+        line = line.strip()
+        m = re.match(r"FROM\s+\S+\s+AS\s+(\w+)", line, re.I)
+        if m:
+            current = m.group(1)
+            stages[current] = {"entrypoint": [], "expose": [], "apt": set()}
+            continue
+        if current is None:
+            continue
+        if line.startswith("ENTRYPOINT"):
+            stages[current]["entrypoint"] = yaml.safe_load(line[len("ENTRYPOINT"):].strip())
+        elif line.startswith("EXPOSE"):
+            stages[current]["expose"] += [int(p) for p in line.split()[1:]]
+        elif "apt-get install" in line:
+            words = line.split("apt-get install", 1)[1].split("&&")[0].split()
+            stages[current]["apt"].update(w for w in words if not w.startswith("-"))
+    return stages
+
+
+def check_dockerfile(text, problems):
+    stages = parse_dockerfile(text)
+    exes = executables()
+    m = re.search(r"cmake --build \S+ --target ([\w\- ]+?)(?:\\|&&|$)", re.sub(r"\\\n", " ", text))
+    if not m:
+        problems.append("deploy/Dockerfile: no `cmake --build ... --target` line")
+    else:
+        for target in m.group(1).split():
+            if target not in exes:
+                problems.append(f"deploy/Dockerfile: builds {target}, which no CMakeLists defines")
+    for folder, name in re.findall(r"/build/([\w\-/]+)/([\w\-]+)\b", text):
+        if exes.get(name) != folder:
+            problems.append(f"deploy/Dockerfile: copies /build/{folder}/{name}, but {name} is "
+                            f"built in {exes.get(name, 'no folder')}")
+    deps = read("deploy/install-deps.sh")
+    build_packages = stages.get("build", {}).get("apt", set())
+    for package in sorted(build_packages):
+        if not re.search(rf"(^|\s){re.escape(package)}(\s|$)", deps, re.M):
+            problems.append(f"deploy/Dockerfile: build stage installs {package}, which "
+                            "deploy/install-deps.sh does not")
+    for stage, info in stages.items():
+        entry = info["entrypoint"]
+        if not entry:
+            continue
+        program = entry[0]
+        if program in PROGRAMS:
+            check_flags(program, entry[1:], f"deploy/Dockerfile stage {stage}", problems)
+            port = flag_value(entry[1:], "port")
+            if port and int(port) not in info["expose"]:
+                problems.append(f"deploy/Dockerfile stage {stage}: listens on {port} but "
+                                f"exposes {info['expose']}")
+    return stages
+
+
+def check_compose(compose, stages, problems):
+    services = compose.get("services", {})
+    for name, svc in services.items():
+        where = f"docker-compose.yml service {name}"
+        build = svc.get("build")
+        program = None
+        if build:
+            dockerfile = build.get("dockerfile", "Dockerfile")
+            if not os.path.exists(os.path.join(ROOT, build.get("context", "."), dockerfile)):
+                problems.append(f"{where}: no {dockerfile}")
+            target = build.get("target")
+            if target not in stages:
+                problems.append(f"{where}: the Dockerfile has no stage {target}")
+                continue
+            entry = stages[target]["entrypoint"]
+            program = entry[0] if entry else None
+            args = entry[1:] + list(svc.get("command", []))
+            if program in PROGRAMS:
+                check_flags(program, svc.get("command", []), where, problems)
+            # A dns:/// target must name a Compose service, on the port that service listens on.
+            for arg in args:
+                m = re.match(r"--bot_target=dns:///([\w\-]+):(\d+)", str(arg))
+                if m:
+                    other = services.get(m.group(1))
+                    if other is None:
+                        problems.append(f"{where}: --bot_target names no service {m.group(1)}")
+                        continue
+                    other_entry = stages.get(other.get("build", {}).get("target"), {}).get(
+                        "entrypoint", [])
+                    port = flag_value(other_entry[1:] + list(other.get("command", [])), "port")
+                    if port != m.group(2):
+                        problems.append(f"{where}: --bot_target port {m.group(2)} but "
+                                        f"{m.group(1)} listens on {port}")
+                    if not flag_value(list(other.get("command", [])), "max_connection_age_ms"):
+                        problems.append(f"{m.group(1)}: bots need --max_connection_age_ms so "
+                                        "the lobby re-resolves and sees new instances")
+            if "container_name" in svc and name == "bot":
+                problems.append(f"{where}: container_name prevents --scale")
+        health = svc.get("healthcheck", {}).get("test", [])
+        if isinstance(health, list) and "ply-healthcheck" in health:
+            port = health[-1].rsplit(":", 1)[-1]
+            entry = stages.get((build or {}).get("target"), {}).get("entrypoint", [])
+            listens = flag_value(entry[1:] + list(svc.get("command", [])), "port")
+            if listens and port != listens:
+                problems.append(f"{where}: health check on port {port}, but it listens on "
+                                f"{listens}")
+        for dep in svc.get("depends_on", {}):
+            if dep not in services:
+                problems.append(f"{where}: depends on unknown service {dep}")
+    if "bot" not in services:
+        problems.append("docker-compose.yml: no `bot` service to scale")
+
+
+def check_k8s(docs, problems):
+    by_kind = {}
+    for doc in docs:
+        by_kind.setdefault(doc["kind"], {})[doc["metadata"]["name"]] = doc
+    services = by_kind.get("Service", {})
+    secrets = by_kind.get("Secret", {})
+    for kind in ("Deployment", "StatefulSet"):
+        for name, d in by_kind.get(kind, {}).items():
+            spec = d["spec"]
+            labels = spec["template"]["metadata"]["labels"]
+            if spec["selector"]["matchLabels"] != labels:
+                problems.append(f"k8s {kind} {name}: selector does not match the pod labels")
+            for c in spec["template"]["spec"]["containers"]:
+                where = f"k8s {kind} {name} container {c['name']}"
+                image = c["image"].split(":")[0]
+                ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+                args = c.get("args", [])
+                if image in PROGRAMS:
+                    check_flags(image, args, where, problems)
+                    entry_port = {"ply-bot": 50051, "ply-lobby": 50050}.get(image)
+                    if entry_port and entry_port not in ports.values():
+                        problems.append(f"{where}: the image listens on {entry_port}, not among "
+                                        f"the container ports {sorted(ports.values())}")
+                    metrics = flag_value(args, "metrics_port")
+                    if metrics and int(metrics) not in ports.values():
+                        problems.append(f"{where}: --metrics_port {metrics} is not a container "
+                                        "port")
+                    workers = flag_value(args, "workers")
+                    cpu = c.get("resources", {}).get("requests", {}).get("cpu")
+                    if workers and cpu and str(workers) != str(cpu):
+                        problems.append(f"{where}: {workers} workers for {cpu} requested CPUs")
+                for probe in ("readinessProbe", "livenessProbe"):
+                    p = c.get(probe, {})
+                    port = p.get("grpc", {}).get("port")
+                    if port is not None and port not in ports.values():
+                        problems.append(f"{where}: {probe} on port {port}, not a container port")
+                for env in c.get("env", []):
+                    ref = env.get("valueFrom", {}).get("secretKeyRef")
+                    if ref and (ref["name"] not in secrets or
+                                ref["key"] not in secrets[ref["name"]].get("stringData", {})):
+                        problems.append(f"{where}: secret {ref['name']}/{ref['key']} is not "
+                                        "defined")
+                for arg in args:
+                    m = re.match(r"--bot_target=dns:///([\w\-]+):(\d+)", str(arg))
+                    if m:
+                        svc = services.get(m.group(1))
+                        if svc is None:
+                            problems.append(f"{where}: --bot_target names no Service "
+                                            f"{m.group(1)}")
+                        else:
+                            if svc["spec"].get("clusterIP") != "None":
+                                problems.append(f"k8s Service {m.group(1)}: must be headless "
+                                                "for per-pod round robin")
+                            if int(m.group(2)) not in [p["port"] for p in svc["spec"]["ports"]]:
+                                problems.append(f"{where}: --bot_target port {m.group(2)} is "
+                                                f"not a port of Service {m.group(1)}")
+    for name, svc in services.items():
+        selector = svc["spec"]["selector"]
+        targets = [d for k in ("Deployment", "StatefulSet") for d in by_kind.get(k, {}).values()
+                   if all(d["spec"]["template"]["metadata"]["labels"].get(a) == b
+                          for a, b in selector.items())]
+        if not targets:
+            problems.append(f"k8s Service {name}: selects no pods")
+            continue
+        names = {p.get("name") for d in targets
+                 for c in d["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+        for p in svc["spec"]["ports"]:
+            if isinstance(p.get("targetPort"), str) and p["targetPort"] not in names:
+                problems.append(f"k8s Service {name}: targetPort {p['targetPort']} is not a "
+                                "named container port")
+    for kind in ("HorizontalPodAutoscaler",):
+        for name, h in by_kind.get(kind, {}).items():
+            ref = h["spec"]["scaleTargetRef"]
+            if ref["name"] not in by_kind.get(ref["kind"], {}):
+                problems.append(f"k8s {kind} {name}: scales unknown {ref['kind']} {ref['name']}")
+
+
+def load_all():
+    compose = yaml.safe_load(read("docker-compose.yml"))
+    docs = []
+    kustomization = yaml.safe_load(read("deploy/k8s/kustomization.yaml"))
+    for resource in kustomization["resources"]:
+        docs += [d for d in yaml.safe_load_all(read(os.path.join("deploy/k8s", resource))) if d]
+    return read("deploy/Dockerfile"), compose, docs
+
+
+def run(dockerfile, compose, docs):
+    problems = []
+    stages = check_dockerfile(dockerfile, problems)
+    check_compose(compose, stages, problems)
+    check_k8s(docs, problems)
+    return problems
+
+
+def selftest(dockerfile, compose, docs):
+    """Each mutation must be reported: the checks above can fail."""
+    failures = []
+
+    def expect(label, d, c, k):
+        if not run(d, c, k):
+            failures.append(f"selftest: a broken file passed: {label}")
+
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["command"] = ["--bot_targett=dns:///bot:50051"]
+    expect("unknown lobby flag in Compose", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["command"] = ["--bot_target=dns:///bots:50051"]
+    expect("bot target naming no service", dockerfile, c, docs)
+    expect("unknown build target", dockerfile.replace("--target ply-bot", "--target ply-bott"),
+           compose, docs)
+    k = copy.deepcopy(docs)
+    for d in k:
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":
+            d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpc"]["port"] = 1
+    expect("probe on an undeclared port", dockerfile, compose, k)
+    return failures
+
+
+def main():
+    dockerfile, compose, docs = load_all()
+    problems = run(dockerfile, compose, docs)
+    if "--selftest" in sys.argv:
+        problems += selftest(dockerfile, compose, docs)
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(f"deploy files: ok (Dockerfile, docker-compose.yml, {len(docs)} Kubernetes objects)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
