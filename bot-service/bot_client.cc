@@ -44,7 +44,9 @@ BotClient::BotClient(const BotClientOptions& options) {
   // Reconnect quickly to an instance that comes back.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  channel_ = grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+  channel_ = grpc::CreateCustomChannel(
+      options.target,
+      options.credentials ? options.credentials : grpc::InsecureChannelCredentials(), args);
   stub_ = v1::BotService::NewStub(channel_);
 }
 

@@ -27,6 +27,8 @@ struct BotClientOptions {
   int max_attempts = 4;
   // Skip instances whose health service does not say SERVING.
   bool health_check = true;
+  // Plaintext when null (see credentials.h for TLS).
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
 };
 
 class BotClient {

@@ -21,6 +21,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "bot-service/bot_service.h"
+#include "bot-service/credentials.h"
 #include "bot-service/worker_pool.h"
 #include "engine/registry/registry.h"
 
@@ -41,6 +42,11 @@ ABSL_FLAG(int, metrics_port, -1,
           "Port of the Prometheus text endpoint (GET /metrics); 0 picks a free one, -1 turns it "
           "off. The same numbers are always available through the GetMetrics RPC.");
 ABSL_FLAG(std::string, log_level, "info", "error, warning, info (one line per request) or debug.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate (chain) to serve TLS with; empty: plaintext.");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert.");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA that clients' certificates must chain to (mutual TLS); empty: any client.");
 ABSL_FLAG(std::string, instance, "",
           "Name of this instance in replies and logs; default host:port.");
 
@@ -89,7 +95,15 @@ int Main() {
   const std::string address =
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials({.cert_file = absl::GetFlag(FLAGS_tls_cert),
+                             .key_file = absl::GetFlag(FLAGS_tls_key),
+                             .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)});
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "ply-bot: TLS: %s\n", std::string(credentials.status().message()).c_str());
+    return 2;
+  }
+  builder.AddListeningPort(address, *credentials, &port);
   // Two instances must never share a port by accident.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);

@@ -24,14 +24,17 @@ std::string TargetFromList(const std::string& text) {
   return absl::StrCat("ipv4:", absl::StrJoin(instances, ","));
 }
 
-absl::StatusOr<std::unique_ptr<BotTargets>> BotTargets::Create(const std::string& target) {
+absl::StatusOr<std::unique_ptr<BotTargets>> BotTargets::Create(
+    const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials) {
   if (target.rfind("file:", 0) != 0) {
-    auto fixed = std::unique_ptr<BotTargets>(new BotTargets(""));
+    auto fixed = std::unique_ptr<BotTargets>(new BotTargets("", credentials));
     fixed->target_ = target;
-    fixed->client_ = std::make_shared<BotClient>(BotClientOptions{.target = target});
+    fixed->client_ = std::make_shared<BotClient>(
+        BotClientOptions{.target = target, .credentials = std::move(credentials)});
     return fixed;
   }
-  auto watched = std::unique_ptr<BotTargets>(new BotTargets(target.substr(5)));
+  auto watched =
+      std::unique_ptr<BotTargets>(new BotTargets(target.substr(5), std::move(credentials)));
   if (std::ifstream(watched->file_).fail()) {
     return absl::InvalidArgumentError(absl::StrCat("cannot read ", watched->file_));
   }
@@ -69,7 +72,8 @@ bool BotTargets::Reload() {
   // An empty or half-written file keeps the instances we had.
   if (target.empty() || target == target_) return false;
   target_ = target;
-  client_ = std::make_shared<BotClient>(BotClientOptions{.target = target});
+  client_ =
+      std::make_shared<BotClient>(BotClientOptions{.target = target, .credentials = credentials_});
   return true;
 }
 

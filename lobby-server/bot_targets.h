@@ -22,7 +22,9 @@ namespace ply::lobby {
 
 class BotTargets {
  public:
-  static absl::StatusOr<std::unique_ptr<BotTargets>> Create(const std::string& target);
+  // `credentials`: plaintext when null.
+  static absl::StatusOr<std::unique_ptr<BotTargets>> Create(
+      const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
   ~BotTargets();
 
   // The client for the instances known now. Calls already made on an older client go on.
@@ -31,12 +33,14 @@ class BotTargets {
   std::string Describe();
 
  private:
-  explicit BotTargets(std::string file) : file_(std::move(file)) {}
+  BotTargets(std::string file, std::shared_ptr<grpc::ChannelCredentials> credentials)
+      : file_(std::move(file)), credentials_(std::move(credentials)) {}
   // Reads the file; true when the instance list changed.
   bool Reload();
   void Watch();
 
   const std::string file_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;

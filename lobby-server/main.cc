@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
+#include "bot-service/credentials.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/lobby_service.h"
@@ -37,6 +38,16 @@ ABSL_FLAG(int, db_wait_s, 30,
 ABSL_FLAG(std::string, bot_target, "",
           "ply-bot instances: host:port, ipv4:A:P,B:P, dns:///name:port, or file:PATH (a list "
           "of host:port re-read every second). Empty: no bot seats.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate (chain) to serve TLS with; empty: plaintext.");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert.");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA that clients' certificates must chain to (mutual TLS); empty: any client.");
+ABSL_FLAG(std::string, bot_tls_ca, "",
+          "PEM CA that ply-bot instances' certificates must chain to; empty: plaintext to bots.");
+ABSL_FLAG(std::string, bot_tls_cert, "",
+          "PEM certificate the lobby presents to ply-bot (mutual TLS), with --bot_tls_key.");
+ABSL_FLAG(std::string, bot_tls_key, "", "PEM private key of --bot_tls_cert.");
 ABSL_FLAG(int64_t, bot_pacing_ms, 500,
           "Default minimum time before a bot moves, so people can follow (0: as fast as they go).");
 ABSL_FLAG(int64_t, bot_deadline_margin_ms, 1000,
@@ -75,7 +86,16 @@ int Main() {
 
   std::unique_ptr<BotTargets> bots;
   if (const std::string target = absl::GetFlag(FLAGS_bot_target); !target.empty()) {
-    absl::StatusOr<std::unique_ptr<BotTargets>> made = BotTargets::Create(target);
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> bot_credentials =
+        MakeChannelCredentials({.ca_file = absl::GetFlag(FLAGS_bot_tls_ca),
+                                .cert_file = absl::GetFlag(FLAGS_bot_tls_cert),
+                                .key_file = absl::GetFlag(FLAGS_bot_tls_key)});
+    if (!bot_credentials.ok()) {
+      std::fprintf(stderr, "ply-lobby: bot TLS: %s\n",
+                   std::string(bot_credentials.status().message()).c_str());
+      return 2;
+    }
+    absl::StatusOr<std::unique_ptr<BotTargets>> made = BotTargets::Create(target, *bot_credentials);
     if (!made.ok()) {
       std::fprintf(stderr, "ply-lobby: --bot_target: %s\n",
                    std::string(made.status().message()).c_str());
@@ -102,7 +122,16 @@ int Main() {
   const std::string address =
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials({.cert_file = absl::GetFlag(FLAGS_tls_cert),
+                             .key_file = absl::GetFlag(FLAGS_tls_key),
+                             .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)});
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "ply-lobby: TLS: %s\n",
+                 std::string(credentials.status().message()).c_str());
+    return 2;
+  }
+  builder.AddListeningPort(address, *credentials, &port);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Watch streams may sit idle for minutes between moves: pings keep them (and the NATs and
   // proxies on the way) alive, and tell a dead client from a quiet one.

@@ -34,10 +34,12 @@ class ServerProcess {
   using ServingStatus = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
   // Starts `binary` with `args`; ready once it has printed "listening on HOST:PORT" and its
-  // health service answers SERVING, all within `timeout`.
+  // health service answers SERVING, all within `timeout`. `credentials` are for a server that
+  // speaks TLS (plaintext when null).
   static absl::StatusOr<std::unique_ptr<ServerProcess>> Start(
       const std::string& binary, const std::vector<std::string>& args,
-      absl::Duration timeout = absl::Seconds(15)) {
+      absl::Duration timeout = absl::Seconds(15),
+      std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr) {
     // Built before fork: the child of a threaded process may only make async-signal-safe calls.
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(binary.c_str()));
@@ -67,7 +69,8 @@ class ServerProcess {
     if (colon == std::string::npos) return absl::InternalError("no port in: " + *line);
     server->port_ = std::stoi(rest.substr(colon + 1));
     server->address_ = absl::StrCat("127.0.0.1:", server->port_);
-    server->channel_ = grpc::CreateChannel(server->address_, grpc::InsecureChannelCredentials());
+    server->channel_ = grpc::CreateChannel(
+        server->address_, credentials ? credentials : grpc::InsecureChannelCredentials());
     while (absl::Now() < deadline) {
       absl::StatusOr<ServingStatus> health = server->Health(absl::Milliseconds(500));
       if (health.ok() && *health == grpc::health::v1::HealthCheckResponse::SERVING) {

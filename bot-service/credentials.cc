@@ -1,0 +1,74 @@
+#include "bot-service/credentials.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace ply {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (text.str().find("-----BEGIN") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a PEM file"));
+  }
+  return text.str();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const ServerTls& tls) {
+  if (!tls.enabled()) {
+    if (!tls.key_file.empty() || !tls.client_ca_file.empty()) {
+      return absl::InvalidArgumentError("a TLS key or client CA needs a certificate too");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  if (tls.key_file.empty()) return absl::InvalidArgumentError("a TLS certificate needs its key");
+  absl::StatusOr<std::string> cert = ReadPem(tls.cert_file);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadPem(tls.key_file);
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions options;
+  options.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!tls.client_ca_file.empty()) {
+    absl::StatusOr<std::string> ca = ReadPem(tls.client_ca_file);
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *ca;
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    const ClientTls& tls) {
+  if (!tls.enabled()) {
+    if (!tls.cert_file.empty() || !tls.key_file.empty()) {
+      return absl::InvalidArgumentError("a client certificate needs the server's CA too");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  grpc::SslCredentialsOptions options;
+  absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
+  if (!ca.ok()) return ca.status();
+  options.pem_root_certs = *ca;
+  if (!tls.cert_file.empty() || !tls.key_file.empty()) {
+    if (tls.cert_file.empty() || tls.key_file.empty()) {
+      return absl::InvalidArgumentError("a client certificate and its key go together");
+    }
+    absl::StatusOr<std::string> cert = ReadPem(tls.cert_file);
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem(tls.key_file);
+    if (!key.ok()) return key.status();
+    options.pem_cert_chain = *cert;
+    options.pem_private_key = *key;
+  }
+  return grpc::SslCredentials(options);
+}
+
+}  // namespace ply

@@ -1,0 +1,43 @@
+// Transport security for every ply gRPC endpoint, from PEM files named by flags: a server with
+// a certificate and key (and, for mutual TLS, the CA its clients' certificates must chain to),
+// and a client that verifies its server against a CA (and presents its own certificate for
+// mutual TLS). Empty file names mean plaintext, for loopback and trusted networks.
+#ifndef PLY_BOT_SERVICE_CREDENTIALS_H_
+#define PLY_BOT_SERVICE_CREDENTIALS_H_
+
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace ply {
+
+struct ServerTls {
+  std::string cert_file;
+  std::string key_file;
+  // When set, clients must present a certificate signed by this CA.
+  std::string client_ca_file;
+  bool enabled() const { return !cert_file.empty(); }
+};
+
+struct ClientTls {
+  // The CA the server's certificate must chain to; empty means plaintext.
+  std::string ca_file;
+  // This client's certificate and key, for servers that require mutual TLS.
+  std::string cert_file;
+  std::string key_file;
+  bool enabled() const { return !ca_file.empty(); }
+};
+
+// Errors name the file that could not be read or the flag that is missing.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const ServerTls& tls);
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    const ClientTls& tls);
+
+}  // namespace ply
+
+#endif  // PLY_BOT_SERVICE_CREDENTIALS_H_
