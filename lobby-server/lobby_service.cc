@@ -1,6 +1,7 @@
 #include "lobby-server/lobby_service.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -25,10 +26,20 @@ std::string BearerToken(const grpc::CallbackServerContext& context) {
   return value.empty() ? "-" : value;
 }
 
+bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context) {
+  return limits_ == nullptr || limits_->AllowCall(ClientLimits::ClientOf(context->peer()));
+}
+
+constexpr char kSlowDown[] = "too many calls from this client: slow down and retry";
+
 template <class Work>
 grpc::ServerUnaryReactor* LobbyServiceImpl::Offload(grpc::CallbackServerContext* context,
                                                     Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!Admit(context)) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
+    return reactor;
+  }
   // The request and response live until Finish, so the task may use them.
   if (!executor_->Post(
           [reactor, work = std::move(work)]() mutable { reactor->Finish(ToGrpcStatus(work())); })) {
@@ -50,6 +61,10 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContex
                                                       const v1::ListGamesRequest*,
                                                       v1::ListGamesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!Admit(context)) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
+    return reactor;
+  }
   *response = lobby_->ListGames();
   reactor->Finish(grpc::Status::OK);
   return reactor;
@@ -135,17 +150,21 @@ class Watcher final : public EventSink {
 
 class WatchStream final : public grpc::ServerWriteReactor<v1::MatchEvent> {
  public:
-  explicit WatchStream(int capacity) : watcher_(std::make_shared<Watcher>(this, capacity)) {}
+  // `on_done` runs once the RPC is over (it releases the client's stream slot).
+  WatchStream(int capacity, std::function<void()> on_done)
+      : watcher_(std::make_shared<Watcher>(this, capacity)), on_done_(std::move(on_done)) {}
   const std::shared_ptr<Watcher>& watcher() { return watcher_; }
   void OnWriteDone(bool ok) override { watcher_->OnWriteDone(ok); }
   void OnCancel() override { watcher_->OnCancel(); }
   void OnDone() override {
     watcher_->OnDone();
+    if (on_done_) on_done_();
     delete this;
   }
 
  private:
   std::shared_ptr<Watcher> watcher_;
+  std::function<void()> on_done_;
 };
 
 bool Watcher::Push(v1::MatchEvent event) {
@@ -213,9 +232,24 @@ void Watcher::FinishLocked(const grpc::Status& status) {
 }  // namespace
 
 grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
-    grpc::CallbackServerContext*, const v1::WatchMatchRequest* request) {
-  auto* stream = new WatchStream(watcher_queue_);
+    grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) {
+  const std::string client = ClientLimits::ClientOf(context->peer());
+  const bool admitted = Admit(context);
+  const bool slot = admitted && (limits_ == nullptr || limits_->OpenStream(client));
+  std::function<void()> release;
+  if (slot && limits_ != nullptr)
+    release = [limits = limits_, client] { limits->CloseStream(client); };
+  auto* stream = new WatchStream(watcher_queue_, std::move(release));
   std::shared_ptr<Watcher> watcher = stream->watcher();
+  if (!admitted) {
+    watcher->Close(absl::ResourceExhaustedError(kSlowDown));
+    return stream;
+  }
+  if (!slot) {
+    watcher->Close(absl::ResourceExhaustedError(
+        "this client has too many watch streams open: close some first"));
+    return stream;
+  }
   std::optional<int> after;
   if (request->has_after_ply()) after = request->after_ply();
   const int64_t id = request->match_id();

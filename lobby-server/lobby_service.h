@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "lobby-server/client_limits.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "ply/v1/lobby.grpc.pb.h"
@@ -15,8 +16,9 @@ namespace ply::lobby {
 
 class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
  public:
-  LobbyServiceImpl(Lobby* lobby, Executor* executor, int watcher_queue)
-      : lobby_(lobby), executor_(executor), watcher_queue_(watcher_queue) {}
+  // `limits` may be null (no per-client limits).
+  LobbyServiceImpl(Lobby* lobby, Executor* executor, int watcher_queue, ClientLimits* limits)
+      : lobby_(lobby), executor_(executor), watcher_queue_(watcher_queue), limits_(limits) {}
 
   grpc::ServerUnaryReactor* ListGames(grpc::CallbackServerContext* context,
                                       const v1::ListGamesRequest* request,
@@ -48,9 +50,13 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   template <class Work>
   grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* context, Work work);
 
+  // Whether the calling client is within its rate; finishes the call when it is not.
+  bool Admit(grpc::CallbackServerContext* context);
+
   Lobby* lobby_;
   Executor* executor_;
   int watcher_queue_;
+  ClientLimits* limits_;
 };
 
 // The seat token of a call: the "authorization: Bearer <token>" metadata, or "".

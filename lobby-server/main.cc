@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -58,6 +60,13 @@ ABSL_FLAG(int, bot_give_up_s, 600,
 ABSL_FLAG(int, threads, 8, "Threads for database work and match logic.");
 ABSL_FLAG(int, max_queued_calls, 10000,
           "Calls that may wait for a thread; past that RESOURCE_EXHAUSTED.");
+ABSL_FLAG(double, client_calls_per_s, 500,
+          "Calls per second one client (IP address) may make, sustained; beyond: "
+          "RESOURCE_EXHAUSTED. 0: no limit.");
+ABSL_FLAG(double, client_burst, 1000, "Calls one client may make at once above its rate.");
+ABSL_FLAG(int, client_streams, 100, "WatchMatch streams one client may have open; 0: no limit.");
+ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
+          "Client addresses the per-client limits do not apply to (comma-separated).");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -115,7 +124,12 @@ int Main() {
     return 1;
   }
 
-  LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue));
+  const std::vector<std::string> exempt = absl::GetFlag(FLAGS_client_limit_exempt);
+  ClientLimits limits({.calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
+                       .burst = absl::GetFlag(FLAGS_client_burst),
+                       .max_streams = absl::GetFlag(FLAGS_client_streams),
+                       .exempt = std::set<std::string>(exempt.begin(), exempt.end())});
+  LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue), &limits);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "lobby-server/bot_targets.h"
+#include "lobby-server/client_limits.h"
 #include "lobby-server/token.h"
 #include "ply/v1/bot.grpc.pb.h"
 #include "ply/v1/lobby.grpc.pb.h"
@@ -828,6 +829,61 @@ TEST_F(LobbyTest, TakesNewBotInstancesFromItsTargetFileWithoutARestart) {
   play_bot_match();
   EXPECT_EQ(BotRequests(bots_[0]), before0) << "bot 0 was removed from the list";
   unlink(path.c_str());
+}
+
+TEST(ClientLimitsTest, NamesClientsByAddress) {
+  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv4:10.1.2.3:5678"), "10.1.2.3");
+  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv6:[::1]:5678"), "::1");
+  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv6:[::ffff:127.0.0.1]:80"), "127.0.0.1");
+  lobby::ClientLimits limits({.calls_per_second = 10, .burst = 3, .max_streams = 1});
+  const absl::Time t = absl::Now();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(limits.AllowCall("a", t));
+  EXPECT_FALSE(limits.AllowCall("a", t));
+  EXPECT_TRUE(limits.AllowCall("b", t)) << "another client is not slowed";
+  EXPECT_TRUE(limits.AllowCall("a", t + absl::Milliseconds(150))) << "the bucket refills";
+  EXPECT_TRUE(limits.OpenStream("a"));
+  EXPECT_FALSE(limits.OpenStream("a"));
+  limits.CloseStream("a");
+  EXPECT_TRUE(limits.OpenStream("a"));
+}
+
+TEST_F(LobbyTest, AFloodingClientIsRefusedWithoutHurtingOthers) {
+  lobby_.reset();
+  // Dual-stack: this test's IPv4 calls and IPv6 calls count as two clients.
+  StartLobby({"--host=[::]", "--client_calls_per_s=20", "--client_burst=20", "--client_streams=2"});
+  auto [id, tokens] = HumanMatch("tictactoe");
+  int refused = 0;
+  for (int i = 0; i < 100; ++i) {
+    v1::GetMatchRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    v1::Match m;
+    grpc::Status s = stub_->GetMatch(&context, request, &m);
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+      EXPECT_NE(s.error_message().find("slow down"), std::string::npos);
+    }
+  }
+  EXPECT_GT(refused, 50);
+  // Another client (over IPv6) is served at once.
+  auto other = v1::LobbyService::NewStub(grpc::CreateChannel(absl::StrCat("[::1]:", lobby_->port()),
+                                                             grpc::InsecureChannelCredentials()));
+  {
+    v1::GetMatchRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    v1::Match m;
+    grpc::Status s = other->GetMatch(&context, request, &m);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+  }
+  // Streams: two per client; the third is refused, the other client's are not.
+  absl::SleepFor(absl::Seconds(1));  // the flooding client's bucket refills
+  Watch w1(other.get(), id), w2(other.get(), id), w3(other.get(), id);
+  ASSERT_TRUE(w3.WaitDone(absl::Seconds(5)));
+  EXPECT_EQ(w3.status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  Watch mine(stub_.get(), id);
+  ASSERT_TRUE(mine.WaitFor([](const auto& e) { return !e.empty(); }, absl::Seconds(5)));
+  EXPECT_TRUE(mine.events()[0].has_snapshot());
 }
 
 }  // namespace

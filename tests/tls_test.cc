@@ -55,23 +55,23 @@ class TlsTest : public ::testing::Test {
 
   static std::shared_ptr<grpc::ChannelCredentials> Client(const std::string& ca,
                                                           bool with_cert = false) {
-    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c = MakeChannelCredentials(
-        {.ca_file = Path(ca),
-         .cert_file = with_cert ? Path("client.pem") : "",
-         .key_file = with_cert ? Path("client.key") : ""});
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c =
+        MakeChannelCredentials({.ca_file = Path(ca),
+                                .cert_file = with_cert ? Path("client.pem") : "",
+                                .key_file = with_cert ? Path("client.key") : ""});
     EXPECT_TRUE(c.ok()) << c.status();
     return *c;
   }
 
   // A ply-bot that requires client certificates from the test CA.
   std::unique_ptr<ServerProcess> StartBot() {
-    auto bot = ServerProcess::Start(
-        PLY_BOT_BINARY,
-        {"--port=0", "--host=127.0.0.1", "--workers=1", "--tt_mb=4", "--log_level=error",
-         absl::StrCat("--tls_cert=", Path("server.pem")),
-         absl::StrCat("--tls_key=", Path("server.key")),
-         absl::StrCat("--tls_client_ca=", Path("ca.pem"))},
-        absl::Seconds(15), Client("ca.pem", /*with_cert=*/true));
+    auto bot =
+        ServerProcess::Start(PLY_BOT_BINARY,
+                             {"--port=0", "--host=127.0.0.1", "--workers=1", "--tt_mb=4",
+                              "--log_level=error", absl::StrCat("--tls_cert=", Path("server.pem")),
+                              absl::StrCat("--tls_key=", Path("server.key")),
+                              absl::StrCat("--tls_client_ca=", Path("ca.pem"))},
+                             absl::Seconds(15), Client("ca.pem", /*with_cert=*/true));
     EXPECT_TRUE(bot.ok()) << bot.status();
     return bot.ok() ? *std::move(bot) : nullptr;
   }
@@ -106,16 +106,16 @@ TEST_F(TlsTest, LobbyServesTlsAndReachesBotsWithMutualTls) {
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   auto url = (*cluster)->CreateDatabase("tls");
   ASSERT_TRUE(url.ok());
-  auto lobby = ServerProcess::Start(
-      PLY_LOBBY_BINARY,
-      {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", *url),
-       absl::StrCat("--bot_target=", bot->address()), "--bot_pacing_ms=0",
-       absl::StrCat("--tls_cert=", Path("server.pem")),
-       absl::StrCat("--tls_key=", Path("server.key")),
-       absl::StrCat("--bot_tls_ca=", Path("ca.pem")),
-       absl::StrCat("--bot_tls_cert=", Path("client.pem")),
-       absl::StrCat("--bot_tls_key=", Path("client.key"))},
-      absl::Seconds(20), Client("ca.pem"));
+  auto lobby =
+      ServerProcess::Start(PLY_LOBBY_BINARY,
+                           {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", *url),
+                            absl::StrCat("--bot_target=", bot->address()), "--bot_pacing_ms=0",
+                            absl::StrCat("--tls_cert=", Path("server.pem")),
+                            absl::StrCat("--tls_key=", Path("server.key")),
+                            absl::StrCat("--bot_tls_ca=", Path("ca.pem")),
+                            absl::StrCat("--bot_tls_cert=", Path("client.pem")),
+                            absl::StrCat("--bot_tls_key=", Path("client.key"))},
+                           absl::Seconds(20), Client("ca.pem"));
   ASSERT_TRUE(lobby.ok()) << lobby.status();
 
   // A client that verifies the lobby plays a bot match to its end over TLS; the bots' moves
