@@ -189,10 +189,12 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
   for (int i = 0; i < m.seats_size(); ++i) {
     const bool to_move = view.active() && m.to_move() == i;
     std::string name = view.Player(i) + (i == o.my_seat ? " (you)" : "");
-    std::string line = absl::StrCat(to_move ? (look == Look::kPlain ? "> " : "▶ ") : "  ",
-                                    SideGlyph(m.spec().name(), i, look), " ", view.Side(i),
-                                    std::string(side_width - view.Side(i).size() + 2, ' '),
-                                    to_move ? Bold(name, look) : name);
+    // The piece, unless the side's name already is it ("X").
+    const std::string glyph = SideGlyph(m.spec().name(), i, look);
+    std::string line = absl::StrCat(
+        to_move ? (look == Look::kPlain ? "> " : "▶ ") : "  ",
+        StripAnsi(glyph) == view.Side(i) ? "" : glyph + " ", view.Side(i),
+        std::string(side_width - view.Side(i).size() + 2, ' '), to_move ? Bold(name, look) : name);
     if (m.has_time_control()) {
       absl::StrAppend(&line, std::string(name_width - name.size() + 2, ' '),
                       FormatClock(view.ClockMs(i, o.now)));
@@ -216,8 +218,9 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
   // Whose turn, and what is going on.
   static const char* kSpinFancy[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
   static const char* kSpinPlain[] = {"|", "/", "-", "\\"};
-  const std::string spin =
-      look == Look::kPlain ? kSpinPlain[o.spinner % 4] : kSpinFancy[o.spinner % 10];
+  const std::string spin = o.spinner < 0          ? ""
+                           : look == Look::kPlain ? kSpinPlain[o.spinner % 4]
+                                                  : kSpinFancy[o.spinner % 10];
   if (view.over()) {
     for (const std::string& l : GameOverLines(m, o.my_seat)) {
       lines.push_back(l.rfind("Game over", 0) == 0 ? Bold(l, look) : l);
@@ -232,9 +235,9 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
                       " Type a move, 'moves' or 'help'.");
     } else if (view.BotToMove()) {
       lines.push_back(
-          absl::StrCat(view.Side(seat), " (", view.Player(seat), ") is thinking ", spin));
+          absl::StrCat(view.Side(seat), ": ", view.Player(seat), " is thinking ", spin));
     } else {
-      lines.push_back(absl::StrCat(view.Side(seat), " (", view.Player(seat), ") to move"));
+      lines.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
     }
     if (m.draw_offer() >= 0) {
       lines.push_back(m.draw_offer() == o.my_seat

@@ -57,7 +57,7 @@ struct ScreenOptions {
   std::vector<std::string> notices;
   // The input line ("" for none), shown last.
   std::string prompt;
-  // Frame of the thinking spinner.
+  // Frame of the thinking spinner; -1 for none (output that is not redrawn).
   int spinner = 0;
   absl::Time now;
   // The terminal's height; the move log shrinks to fit. 0: no limit.

@@ -208,7 +208,7 @@ class Session {
     s.my_seat = my_seat();
     s.move_log = !playing();
     s.notices = notices_;
-    s.spinner = spinner_;
+    s.spinner = o_.tty ? spinner_ : -1;
     s.now = absl::Now();
     s.rows = o_.tty ? TerminalRows() : 0;
     if (!final) {
