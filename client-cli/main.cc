@@ -40,6 +40,8 @@ ABSL_FLAG(std::string, seat2, "", "new: the second seat: me, open or bot:LEVEL."
 ABSL_FLAG(std::string, opt, "", "new: game options, k=v[,k=v] (also accepted as k=v arguments).");
 ABSL_FLAG(std::string, clock, "",
           "new: time control MINUTES[+SECONDS], e.g. 5+3 (none: no clocks).");
+ABSL_FLAG(bool, detach, false,
+          "new: only create the match and print its number (for scripts); join or watch later.");
 ABSL_FLAG(int64_t, pacing_ms, -1, "new: minimum time before a bot moves (default: the lobby's).");
 ABSL_FLAG(std::string, game, "", "list: only this game.");
 ABSL_FLAG(std::string, status, "", "list: only waiting, active or finished matches.");
@@ -63,10 +65,11 @@ struct CommandHelp {
 const std::vector<CommandHelp>& Commands() {
   static const auto* commands = new std::vector<CommandHelp>{
       {"games", "ply games [--json]", "The games the lobby offers, their options and bot levels."},
-      {"new", "ply new GAME [k=v ...] [--seat1 S] [--seat2 S] [--clock 5+3] [--name N]",
+      {"new", "ply new GAME [k=v ...] [--seat1 S] [--seat2 S] [--clock 5+3] [--name N] [--detach]",
        "Creates a match. A seat is `me` (you play it), `open` (someone joins it) or `bot:LEVEL`.\n"
        "Unset seats: the first becomes `me`, the other `open`. With a seat for you it goes\n"
-       "straight into play; a bot-vs-bot match is watched. Examples:\n"
+       "straight into play; a bot-vs-bot match is watched. --detach only prints the match\n"
+       "number. Examples:\n"
        "  ply new connect4 --seat2 bot:medium\n"
        "  ply new reversi --seat1 bot:easy --seat2 bot:hard\n"
        "  ply new connect4 width=8 cylinder=true --clock 5+3"},
@@ -241,6 +244,10 @@ class Cli {
     }
     if (absl::GetFlag(FLAGS_json)) {
       std::cout << ToJson(created->match()) << std::endl;
+      return 0;
+    }
+    if (absl::GetFlag(FLAGS_detach)) {
+      std::cout << id << std::endl;
       return 0;
     }
     if (mine < 0) {

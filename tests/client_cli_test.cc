@@ -197,18 +197,23 @@ class ClientCliTest : public ::testing::Test {
     ASSERT_NE(cluster_, nullptr);
     auto url = cluster_->CreateDatabase(absl::StrCat("client_", ++databases_));
     ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+    StartLobby(/*port=*/0);
+    char dir[] = "/tmp/ply-client-test-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    home_ = dir;
+  }
+  void StartLobby(int port) {
     auto lobby = ServerProcess::Start(
         PLY_LOBBY_BINARY,
-        {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", *url),
+        {absl::StrCat("--port=", port), "--host=127.0.0.1", absl::StrCat("--database_url=", url_),
          absl::StrCat("--bot_target=ipv4:", bots_[0]->address(), ",", bots_[1]->address()),
          "--bot_pacing_ms=0"});
     ASSERT_TRUE(lobby.ok()) << lobby.status();
     lobby_ = *std::move(lobby);
     stub_ = v1::LobbyService::NewStub(lobby_->channel());
-    char dir[] = "/tmp/ply-client-test-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    home_ = dir;
   }
+
   void TearDown() override {
     std::error_code ignored;
     std::filesystem::remove_all(home_, ignored);
@@ -259,6 +264,7 @@ class ClientCliTest : public ::testing::Test {
   static PostgresCluster* cluster_;
   static ServerProcess* bots_[2];
   static int databases_;
+  std::string url_;
   std::unique_ptr<ServerProcess> lobby_;
   std::unique_ptr<v1::LobbyService::Stub> stub_;
   std::string home_;
@@ -381,6 +387,35 @@ TEST_F(ClientCliTest, ABadMoveIsExplainedAndTheGameGoesOnAndResumes) {
   auto stranger = Ply("mallory", {"move", absl::StrCat(id), "4"});
   EXPECT_EQ(stranger->WaitExit(), 1);
   EXPECT_NE(stranger->Output().find("you hold no seat"), std::string::npos) << stranger->Output();
+}
+
+TEST_F(ClientCliTest, APlayerSeesTheConnectionDropAndComeBackWithTheMovesItMissed) {
+  auto alice = Ply("alice", {"new", "connect4"});
+  ASSERT_TRUE(alice->WaitScreen({"Waiting for an opponent"})) << alice->Output();
+  const std::string id = absl::StrCat(LatestMatch());
+  // Bob plays from a script: join (the token is stored), then single moves.
+  auto bob_join = Ply("bob", {"join", id, "--json"});
+  ASSERT_EQ(bob_join->WaitExit(), 0) << bob_join->Output();
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)"})) << alice->Screen();
+  alice->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Last move: 1. Red 4"})) << alice->Screen();
+
+  const int port = lobby_->port();
+  lobby_->Signal(SIGKILL);
+  ASSERT_TRUE(lobby_->WaitExit(absl::Seconds(10)).has_value());
+  ASSERT_TRUE(alice->WaitScreen({"Connection to the lobby lost", "retrying in"}))
+      << alice->Screen();
+
+  // A new lobby on the same address resumes the match from the database.
+  StartLobby(port);
+  auto bob_move = Ply("bob", {"move", id, "3"});
+  ASSERT_EQ(bob_move->WaitExit(), 0) << bob_move->Output();
+  ASSERT_TRUE(
+      alice->WaitScreen({"Reconnected to the lobby.", "Last move: 2. Yellow 3", "Your move (Red)"}))
+      << alice->Screen();
+  alice->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Last move: 3. Red 4"})) << alice->Screen();
+  EXPECT_EQ(Get(std::stoll(id)).moves_size(), 3);
 }
 
 }  // namespace
