@@ -77,7 +77,8 @@ const std::vector<CommandHelp>& Commands() {
        "Matches, newest first; open seats are marked."},
       {"join", "ply join MATCH [--seat N] [--name NAME]",
        "Takes a seat and plays. If you already hold a seat in MATCH (its token is kept in\n"
-       "~/.config/ply/seats.json), resumes it. A full match is watched instead."},
+       "~/.config/ply/seats.json), resumes it. A full match is watched instead. With --json:\n"
+       "take the seat and print the match without playing (then `ply move`)."},
       {"watch", "ply watch MATCH [--json]",
        "Watches a match live to its end: the board, each move, and for bots the depth, score\n"
        "and nodes their search reached. q stops watching."},
@@ -125,6 +126,8 @@ std::string ToJson(const google::protobuf::Message& m) {
   std::string out;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
+  // Empty lists and zero values too, so that scripts find every field.
+  options.always_print_primitive_fields = true;
   (void)google::protobuf::util::MessageToJsonString(m, &out, options);
   return out;
 }
@@ -310,6 +313,12 @@ class Cli {
 
   int Join(int64_t id) {
     std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
+    if (ticket && absl::GetFlag(FLAGS_json)) {
+      absl::StatusOr<v1::Match> match = lobby_.GetMatch(id);
+      if (!match.ok()) return Fail(match.status());
+      std::cout << ToJson(*match) << std::endl;
+      return 0;
+    }
     if (!ticket) {
       absl::StatusOr<v1::Match> match = lobby_.GetMatch(id);
       if (!match.ok()) return Fail(match.status());

@@ -115,6 +115,12 @@ class Session {
         stream_ended_ = true;
       }
       if (!item.event) continue;
+      if (item.event->has_bot_trouble()) {
+        const v1::BotTrouble& t = item.event->bot_trouble();
+        Notice(absl::StrCat(view_.loaded() ? view_.Side(t.seat()) : "A", " bot has no move yet (",
+                            t.attempts(), t.attempts() == 1 ? " try" : " tries",
+                            "; the lobby keeps trying): ", t.message()));
+      }
       if (absl::Status s = view_.Apply(*item.event, absl::Now()); !s.ok()) Reload();
     }
   }
@@ -248,9 +254,11 @@ class Session {
         WriteOut(absl::StrCat(mv.ply(), ". ", view_.Side(mv.seat()), " ", mv.move(),
                               bot.empty() ? "" : "  (" + bot + ")", "\n"));
       }
-      for (; printed_notices_ < notice_version_; ++printed_notices_) {
-        if (!notices_.empty()) WriteOut(notices_.back() + "\n");
+      const size_t fresh = std::min<size_t>(notice_version_ - printed_notices_, notices_.size());
+      for (size_t i = notices_.size() - fresh; i < notices_.size(); ++i) {
+        WriteOut(notices_[i] + "\n");
       }
+      printed_notices_ = notice_version_;
       return;
     }
     const auto key = std::make_tuple(view_.plies(), static_cast<int>(view_.match().status()),

@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "client-cli/match_view.h"
 #include "client-cli/render.h"
 #include "engine/registry/registry.h"
 #include "ply/v1/lobby.grpc.pb.h"
@@ -297,8 +298,27 @@ TEST_F(ClientCliTest, HumanPlaysTicTacToeAgainstABeginnerBotToTheEnd) {
   EXPECT_NE(screen.find("Game over: " + end.result().text()), std::string::npos) << screen;
   EXPECT_NE(screen.find(absl::StrCat("ply record ", id)), std::string::npos) << screen;
   EXPECT_NE(screen.find(Board(end)), std::string::npos) << screen << "\nwant:\n" << Board(end);
-  const int bot_moves = end.moves_size() / 2;
-  EXPECT_GT(bot_moves, 0);
+  ASSERT_GE(end.moves_size(), 2);
+  ASSERT_TRUE(end.moves(1).has_bot());
+
+  // Afterwards: a watcher's screen lists what the bot's search saw for each of its moves, and
+  // the record lists the moves.
+  auto watcher = Ply("carol", {"watch", absl::StrCat(id)});
+  ASSERT_EQ(watcher->WaitExit(), 0) << watcher->Output();
+  EXPECT_NE(watcher->Screen().find(absl::StrCat("   2. O ", end.moves(1).move(), " ")),
+            std::string::npos)
+      << watcher->Screen();
+  // "depth 9, draw, 2.1k nodes"
+  const std::string thinking = client::BotSummary(end.moves(1));
+  EXPECT_NE(thinking.find("depth "), std::string::npos);
+  EXPECT_NE(watcher->Screen().find(thinking), std::string::npos) << watcher->Screen();
+  auto record = Ply("carol", {"record", absl::StrCat(id)});
+  ASSERT_EQ(record->WaitExit(), 0) << record->Output();
+  EXPECT_NE(
+      record->Output().find(absl::StrCat("1. ", end.moves(0).move(), " ", end.moves(1).move())),
+      std::string::npos)
+      << record->Output();
+  EXPECT_NE(record->Output().find("Result: " + end.result().text()), std::string::npos);
 }
 
 TEST_F(ClientCliTest, TwoPeoplePlayConnectFourToAWinWhileASpectatorWatches) {

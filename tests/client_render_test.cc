@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct Position {
   std::string options;
   int plies;
 };
+
+// For test names and messages.
+void PrintTo(const Position& p, std::ostream* os) { *os << p.name; }
 
 // A few plies into each game (and two variants), chosen by a fixed rule from the legal moves, so
 // that pieces of both sides are on the board and the last move has something to highlight.
