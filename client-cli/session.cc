@@ -94,6 +94,13 @@ class Session {
   }
 
   void Notice(std::string text) {
+    // Each retry (and the reconnection) replaces the previous word on the connection.
+    auto about_connection = [](const std::string& n) {
+      return n.rfind("Connection to the lobby lost", 0) == 0 || n.rfind("Reconnected", 0) == 0;
+    };
+    if (!notices_.empty() && about_connection(notices_.back()) && about_connection(text)) {
+      notices_.pop_back();
+    }
     notices_.push_back(std::move(text));
     if (notices_.size() > kMaxNotices) notices_.erase(notices_.begin());
     ++notice_version_;
