@@ -178,6 +178,7 @@ class Session {
     } else if (word == "resign") {
       absl::StatusOr<v1::Match> m = lobby_.Resign(o_.match_id, o_.seat->token);
       if (!m.ok()) return Answer({"Cannot resign: " + Describe(m.status(), lobby_.address())});
+      Answer({});
       Adopt(*m);
     } else if (word == "draw") {
       absl::StatusOr<v1::Match> m = lobby_.OfferDraw(o_.match_id, o_.seat->token);
