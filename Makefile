@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SOURCES = $(shell git ls-files '*.h' '*.cc' 2>/dev/null)
 
-.PHONY: deps configure build test demo bench format format-check clean
+.PHONY: deps configure build test demo up down bench format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -18,8 +18,22 @@ build: configure
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-demo: build
-	@$(BUILD)/engine/ply-engine demo connect4 --a hard --b medium
+# The local stack (PostgreSQL, two ply-bot, ply-lobby on 127.0.0.1:50050), then two bots play
+# Connect Four on it while `ply watch` shows every move.
+PLY = $(BUILD)/client-cli/ply
+LOCAL_LOBBY = --server=127.0.0.1:$${PLY_LOBBY_PORT:-50050}
+demo: up
+	@id=$$($(PLY) new connect4 --seat1 bot:hard --seat2 bot:medium --detach $(LOCAL_LOBBY)) && \
+	  $(PLY) watch $$id $(LOCAL_LOBBY)
+	@echo
+	@echo "Your turn: $(PLY) new connect4 --seat2 bot:medium   ($(PLY) help for more)"
+	@echo "Stop the stack: make down   (or deploy/local/down)"
+
+up: build
+	@BUILD=$(BUILD) deploy/local/up
+
+down:
+	@deploy/local/down
 
 bench: build
 	@$(BUILD)/engine/ply-engine bench

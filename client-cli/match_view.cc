@@ -1,0 +1,276 @@
+#include "client-cli/match_view.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bot-service/proto_convert.h"
+#include "engine/registry/registry.h"
+
+namespace ply::client {
+
+absl::Status MatchView::Reset(const v1::Match& match, absl::Time received) {
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : match.moves()) moves.push_back(m.move());
+  absl::StatusOr<std::unique_ptr<AnyGame>> game =
+      ReplayGame(match.spec().name(), FromProto(match.spec()), moves);
+  if (!game.ok()) return game.status();
+  match_ = match;
+  game_ = *std::move(game);
+  clocks_at_ = received;
+  return absl::OkStatus();
+}
+
+absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) {
+  if (event.has_snapshot()) return Reset(event.snapshot(), received);
+  if (event.has_resync()) return Reset(event.resync(), received);
+  if (!loaded()) return absl::FailedPreconditionError("an event before the match itself");
+  if (event.has_move_applied()) {
+    const v1::MoveApplied& applied = event.move_applied();
+    const int ply = applied.move().ply();
+    if (ply <= plies()) return absl::OkStatus();
+    if (ply != plies() + 1) {
+      return absl::DataLossError(absl::StrCat("move ", ply, " arrived after move ", plies()));
+    }
+    if (absl::Status s = game_->Play(applied.move().move()); !s.ok()) return s;
+    *match_.add_moves() = applied.move();
+    for (int i = 0; i < applied.clocks_ms_size() && i < match_.seats_size(); ++i) {
+      match_.mutable_seats(i)->set_clock_ms(applied.clocks_ms(i));
+    }
+    match_.set_to_move(applied.to_move());
+    match_.set_draw_offer(-1);
+    match_.set_board(applied.board());
+    match_.clear_legal_moves();
+    clocks_at_ = received;
+  } else if (event.has_seat_joined()) {
+    const v1::Seat& seat = event.seat_joined().seat();
+    if (seat.index() >= 0 && seat.index() < match_.seats_size()) {
+      *match_.mutable_seats(seat.index()) = seat;
+    }
+    match_.set_status(event.seat_joined().status());
+    if (active()) match_.set_to_move(game_->SideToMove());
+    clocks_at_ = received;
+  } else if (event.has_draw_offered()) {
+    match_.set_draw_offer(event.draw_offered().seat());
+  } else if (event.has_game_over()) {
+    // Clocks stop where they stood.
+    for (int i = 0; i < match_.seats_size(); ++i) {
+      match_.mutable_seats(i)->set_clock_ms(ClockMs(i, received));
+    }
+    match_.set_status(v1::MATCH_STATUS_FINISHED);
+    *match_.mutable_result() = event.game_over().result();
+    match_.set_to_move(-1);
+    match_.set_draw_offer(-1);
+  }
+  return absl::OkStatus();
+}
+
+bool MatchView::BotToMove() const {
+  const int seat = match_.to_move();
+  return active() && seat >= 0 && seat < match_.seats_size() &&
+         match_.seats(seat).kind() == v1::SEAT_KIND_BOT;
+}
+
+int64_t MatchView::ClockMs(int seat, absl::Time now) const {
+  if (seat < 0 || seat >= match_.seats_size() || !match_.has_time_control()) return 0;
+  int64_t ms = match_.seats(seat).clock_ms();
+  if (active() && match_.to_move() == seat) {
+    ms -= absl::ToInt64Milliseconds(now - clocks_at_);
+  }
+  return std::max<int64_t>(0, ms);
+}
+
+std::string MatchView::Side(int seat) const {
+  if (seat >= 0 && seat < match_.seats_size() && !match_.seats(seat).side().empty()) {
+    return match_.seats(seat).side();
+  }
+  return absl::StrCat("seat ", seat + 1);
+}
+
+std::string MatchView::Player(int seat) const {
+  if (seat < 0 || seat >= match_.seats_size()) return "?";
+  const v1::Seat& s = match_.seats(seat);
+  if (!s.taken()) return "(open)";
+  return s.display_name().empty() ? "someone" : s.display_name();
+}
+
+std::string FormatClock(int64_t ms) {
+  ms = std::max<int64_t>(0, ms);
+  const int64_t s = ms / 1000;
+  if (s >= 3600) return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  if (ms < 10000) return absl::StrFormat("0:%02d.%d", s, ms % 1000 / 100);
+  return absl::StrFormat("%d:%02d", s / 60, s % 60);
+}
+
+std::string FormatCount(int64_t n) {
+  if (n < 1000) return absl::StrCat(n);
+  if (n < 1000000) return absl::StrFormat("%.1fk", n / 1e3);
+  return absl::StrFormat("%.2fM", n / 1e6);
+}
+
+std::string BotSummary(const v1::MoveRecord& move) {
+  if (!move.has_bot()) return "";
+  const v1::BotThinking& b = move.bot();
+  return absl::StrCat("depth ", b.depth(), ", ", b.score_text().empty() ? "?" : b.score_text(),
+                      ", ", FormatCount(b.nodes()), " nodes");
+}
+
+std::string MoveListText(const v1::Match& match) {
+  std::vector<std::string> parts;
+  for (int i = 0; i < match.moves_size(); ++i) {
+    const std::string& move = match.moves(i).move();
+    if (i % 2 == 0) {
+      parts.push_back(absl::StrCat(i / 2 + 1, ". ", move));
+    } else {
+      parts.back() += " " + move;
+    }
+  }
+  return absl::StrJoin(parts, "  ");
+}
+
+std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat) {
+  const v1::MatchResult& r = match.result();
+  std::string text = r.text();
+  if (text.empty())
+    text = r.winner() < 0 ? "a draw" : absl::StrCat("seat ", r.winner() + 1, " wins");
+  std::vector<std::string> lines = {absl::StrCat("Game over: ", text, ".")};
+  if (my_seat >= 0) {
+    lines.push_back(r.winner() < 0          ? "It's a draw."
+                    : r.winner() == my_seat ? "You won!"
+                                            : "You lost.");
+  }
+  lines.push_back(absl::StrCat("The record: ply record ", match.id(),
+                               "    step through it: ply replay ", match.id()));
+  return lines;
+}
+
+namespace {
+
+std::string Title(const v1::Match& match, const AnyGame& game, Look look) {
+  std::vector<std::string> options;
+  const GameOptions defaults = [&] {
+    GameOptions d;
+    for (const OptionInfo& o : game.Info().options) d[o.name] = o.default_value;
+    return d;
+  }();
+  for (const auto& [k, v] : game.Options()) {
+    auto it = defaults.find(k);
+    if (it == defaults.end() || it->second != v) options.push_back(absl::StrCat(k, "=", v));
+  }
+  std::sort(options.begin(), options.end());
+  const char* dot = look == Look::kPlain ? " - " : " · ";
+  return absl::StrCat(Bold(absl::StrCat("ply", dot, game.Info().title), look),
+                      options.empty() ? "" : absl::StrCat(" (", absl::StrJoin(options, ", "), ")"),
+                      dot, "match ", match.id());
+}
+
+}  // namespace
+
+std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& o) {
+  std::vector<std::string> lines;
+  if (!view.loaded()) {
+    lines.push_back("connecting to the lobby...");
+    for (const std::string& n : o.notices) lines.push_back(n);
+    return lines;
+  }
+  const v1::Match& m = view.match();
+  const AnyGame& game = view.game();
+  const Look look = o.look;
+  lines.push_back(Title(m, game, look));
+
+  // Seats: who plays which side, whose turn it is, clocks.
+  size_t name_width = 0, side_width = 0;
+  for (int i = 0; i < m.seats_size(); ++i) {
+    name_width = std::max(name_width, view.Player(i).size() + (i == o.my_seat ? 6 : 0));
+    side_width = std::max(side_width, view.Side(i).size());
+  }
+  for (int i = 0; i < m.seats_size(); ++i) {
+    const bool to_move = view.active() && m.to_move() == i;
+    std::string name = view.Player(i) + (i == o.my_seat ? " (you)" : "");
+    // The piece, unless the side's name already is it ("X").
+    const std::string glyph = SideGlyph(m.spec().name(), i, look);
+    std::string line = absl::StrCat(
+        to_move ? (look == Look::kPlain ? "> " : "▶ ") : "  ",
+        StripAnsi(glyph) == view.Side(i) ? "" : glyph + " ", view.Side(i),
+        std::string(side_width - view.Side(i).size() + 2, ' '), to_move ? Bold(name, look) : name);
+    if (m.has_time_control()) {
+      absl::StrAppend(&line, std::string(name_width - name.size() + 2, ' '),
+                      FormatClock(view.ClockMs(i, o.now)));
+    }
+    lines.push_back(line);
+  }
+  lines.push_back("");
+
+  for (absl::string_view l : absl::StrSplit(RenderBoard(game, look), '\n')) {
+    lines.emplace_back(l);
+  }
+  if (!lines.back().empty()) lines.push_back("");
+
+  if (m.moves_size() > 0) {
+    const v1::MoveRecord& last = m.moves(m.moves_size() - 1);
+    std::string bot = BotSummary(last);
+    lines.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
+                                 Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
+  }
+
+  // Whose turn, and what is going on.
+  static const char* kSpinFancy[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+  static const char* kSpinPlain[] = {"|", "/", "-", "\\"};
+  const std::string spin = o.spinner < 0          ? ""
+                           : look == Look::kPlain ? kSpinPlain[o.spinner % 4]
+                                                  : kSpinFancy[o.spinner % 10];
+  if (view.over()) {
+    for (const std::string& l : GameOverLines(m, o.my_seat)) {
+      lines.push_back(l.rfind("Game over", 0) == 0 ? Bold(l, look) : l);
+    }
+  } else if (m.status() == v1::MATCH_STATUS_WAITING) {
+    lines.push_back(
+        absl::StrCat("Waiting for an opponent: they join with `ply join ", m.id(), "`"));
+  } else if (view.active()) {
+    const int seat = m.to_move();
+    if (seat == o.my_seat) {
+      lines.push_back(Colored(absl::StrCat("Your move (", view.Side(seat), ")."), "1;32", look) +
+                      " Type a move, 'moves' or 'help'.");
+    } else if (view.BotToMove()) {
+      lines.push_back(
+          absl::StrCat(view.Side(seat), ": ", view.Player(seat), " is thinking ", spin));
+    } else {
+      lines.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
+    }
+    if (m.draw_offer() >= 0) {
+      lines.push_back(m.draw_offer() == o.my_seat
+                          ? std::string("You offered a draw.")
+                          : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
+                                         o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
+    }
+  }
+
+  if (o.move_log && m.moves_size() > 0) {
+    // Enough rows for what follows; the log gets the rest.
+    int room = m.moves_size();
+    if (o.rows > 0) {
+      room = std::min<int>(room, o.rows - static_cast<int>(lines.size()) - 2 -
+                                     static_cast<int>(o.notices.size()) - 1);
+    }
+    if (room > 0) {
+      lines.push_back("");
+      for (int i = m.moves_size() - room; i < m.moves_size(); ++i) {
+        const v1::MoveRecord& mv = m.moves(i);
+        std::string bot = BotSummary(mv);
+        lines.push_back(absl::StrFormat(
+            "%4d. %-*s %-7s %s", mv.ply(), static_cast<int>(side_width), view.Side(mv.seat()),
+            mv.move(),
+            bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, look)));
+      }
+    }
+  }
+
+  if (!o.notices.empty()) lines.push_back("");
+  for (const std::string& n : o.notices) lines.push_back(n);
+  if (!o.prompt.empty()) lines.push_back(o.prompt);
+  return lines;
+}
+
+}  // namespace ply::client

@@ -1,0 +1,95 @@
+#include "client-cli/seat_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace ply::client {
+namespace {
+
+using Json = nlohmann::json;
+
+// The file's content; an empty object when it is missing or unreadable (a damaged file must not
+// lock a user out of new matches; it is replaced on the next save).
+Json Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Json::object();
+  Json j = Json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : Json::object();
+}
+
+}  // namespace
+
+std::string SeatStore::DefaultPath() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return absl::StrCat(xdg, "/ply/seats.json");
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0') return absl::StrCat(home, "/.config/ply/seats.json");
+  return "";
+}
+
+std::optional<SeatTicket> SeatStore::Find(const std::string& server, int64_t match_id) const {
+  if (path_.empty()) return std::nullopt;
+  const Json all = Load(path_);
+  auto by_server = all.find(server);
+  if (by_server == all.end() || !by_server->is_object()) return std::nullopt;
+  auto it = by_server->find(std::to_string(match_id));
+  if (it == by_server->end() || !it->is_object()) return std::nullopt;
+  SeatTicket t;
+  t.match_id = match_id;
+  t.seat = it->value("seat", -1);
+  t.token = it->value("token", "");
+  t.name = it->value("name", "");
+  if (t.seat < 0 || t.token.empty()) return std::nullopt;
+  return t;
+}
+
+absl::Status SeatStore::Save(const std::string& server, const SeatTicket& ticket) {
+  if (path_.empty()) {
+    return absl::FailedPreconditionError("no HOME or XDG_CONFIG_HOME: nowhere to keep seat tokens");
+  }
+  const std::filesystem::path file(path_);
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", file.parent_path().string(), ": ", ec.message()));
+  }
+  chmod(file.parent_path().c_str(), 0700);
+
+  Json all = Load(path_);
+  Json& entry = all[server][std::to_string(ticket.match_id)];
+  entry = {{"seat", ticket.seat}, {"token", ticket.token}, {"name", ticket.name}};
+  const std::string text = all.dump(2) + "\n";
+
+  // Written to a private temporary file, then renamed over the old one.
+  const std::string tmp = path_ + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", strerror(errno)));
+  fchmod(fd, 0600);
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      close(fd);
+      return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0 || rename(tmp.c_str(), path_.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot save ", path_, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ply::client

@@ -1,0 +1,40 @@
+// Seat tokens kept between runs, so that `ply join MATCH` resumes a seat and `ply move MATCH MOVE`
+// can act for it. One JSON file, $XDG_CONFIG_HOME/ply/seats.json (or ~/.config/ply/seats.json),
+// readable by its owner only (0600; the folder 0700): a token is the only proof of a seat.
+#ifndef PLY_CLIENT_CLI_SEAT_STORE_H_
+#define PLY_CLIENT_CLI_SEAT_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace ply::client {
+
+struct SeatTicket {
+  int64_t match_id = 0;
+  int seat = -1;
+  std::string token;
+  std::string name;
+};
+
+class SeatStore {
+ public:
+  // Where the file lives by default (see above); empty when neither variable is set.
+  static std::string DefaultPath();
+  explicit SeatStore(std::string path) : path_(std::move(path)) {}
+
+  // The seat held in match `match_id` on lobby `server` ("127.0.0.1:50050"), if any.
+  std::optional<SeatTicket> Find(const std::string& server, int64_t match_id) const;
+  // Records (or replaces) the seat; the file is rewritten whole and atomically.
+  absl::Status Save(const std::string& server, const SeatTicket& ticket);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace ply::client
+
+#endif  // PLY_CLIENT_CLI_SEAT_STORE_H_

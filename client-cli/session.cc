@@ -1,0 +1,389 @@
+#include "client-cli/session.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <iostream>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "bot-service/proto_convert.h"
+#include "client-cli/match_view.h"
+#include "client-cli/terminal.h"
+#include "engine/registry/registry.h"
+
+namespace ply::client {
+namespace {
+
+// Notices kept on screen at most (connection news, answers to commands).
+constexpr size_t kMaxNotices = 12;
+constexpr int kWrap = 76;
+
+// `items` joined by spaces, wrapped to lines of about kWrap columns.
+std::vector<std::string> Wrap(const std::string& lead, const std::vector<std::string>& items) {
+  std::vector<std::string> lines = {lead};
+  for (const std::string& item : items) {
+    if (lines.back().size() + item.size() + 1 > kWrap) lines.push_back("   ");
+    absl::StrAppend(&lines.back(), " ", item);
+  }
+  return lines;
+}
+
+class Session {
+ public:
+  Session(LobbyClient& lobby, const SessionOptions& options)
+      : lobby_(lobby), o_(options), stream_(&lobby, options.match_id) {}
+
+  int Run() {
+    RawTerminal raw;
+    if (o_.tty) WriteOut("\x1b[2J\x1b[H");
+    bool stdin_open = true;
+    for (;;) {
+      pollfd fds[2] = {{.fd = stream_.wake_fd(), .events = POLLIN, .revents = 0},
+                       {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0}};
+      const int n = poll(fds, stdin_open ? 2 : 1, TickMs());
+      if (n < 0 && errno != EINTR) return Fail("poll failed");
+      if (n > 0 && (fds[0].revents & POLLIN)) TakeEvents();
+      if (stdin_open && n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+        char buf[256];
+        const ssize_t got = read(STDIN_FILENO, buf, sizeof(buf));
+        if (got <= 0) {
+          stdin_open = false;
+          // A script that ran out of moves leaves its seat the way `quit` does.
+          if (playing()) leaving_ = true;
+        } else {
+          Keys(std::string_view(buf, static_cast<size_t>(got)));
+        }
+      }
+      ++spinner_;
+      if (failed_) return Fail(error_);
+      if (view_.over() || leaving_ || stream_ended_) break;
+      Draw(/*final=*/false);
+    }
+    Draw(/*final=*/true);
+    if (leaving_ && !view_.over() && playing()) {
+      std::cout << "You left match " << o_.match_id << "; `ply join " << o_.match_id
+                << "` takes your seat again." << std::endl;
+    }
+    return 0;
+  }
+
+ private:
+  bool playing() const { return o_.seat.has_value(); }
+  int my_seat() const { return playing() ? o_.seat->seat : -1; }
+
+  // Redraws often enough for the spinner and running clocks.
+  int TickMs() const {
+    if (!o_.tty) return 1000;
+    if (view_.BotToMove()) return 100;
+    if (view_.active() && view_.match().has_time_control()) return 200;
+    return 1000;
+  }
+
+  int Fail(const std::string& message) {
+    if (o_.tty) WriteOut("\n");
+    std::cerr << "ply: " << message << std::endl;
+    return 1;
+  }
+
+  void Notice(std::string text) {
+    // Each retry (and the reconnection) replaces the previous word on the connection.
+    auto about_connection = [](const std::string& n) {
+      return n.rfind("Connection to the lobby lost", 0) == 0 || n.rfind("Reconnected", 0) == 0;
+    };
+    if (!notices_.empty() && about_connection(notices_.back()) && about_connection(text)) {
+      notices_.pop_back();
+    }
+    notices_.push_back(std::move(text));
+    if (notices_.size() > kMaxNotices) notices_.erase(notices_.begin());
+    ++notice_version_;
+  }
+  // The answer to a command replaces the previous one.
+  void Answer(std::vector<std::string> lines) {
+    notices_ = std::move(lines);
+    ++notice_version_;
+  }
+
+  void TakeEvents() {
+    for (MatchStream::Item& item : stream_.Take()) {
+      if (!item.notice.empty()) Notice(item.notice);
+      if (item.ended) {
+        if (!item.error.ok()) {
+          failed_ = true;
+          error_ = Describe(item.error, lobby_.address());
+        }
+        stream_ended_ = true;
+      }
+      if (!item.event) continue;
+      if (item.event->has_bot_trouble()) {
+        const v1::BotTrouble& t = item.event->bot_trouble();
+        Notice(absl::StrCat(view_.loaded() ? view_.Side(t.seat()) : "A", " bot has no move yet (",
+                            t.attempts(), t.attempts() == 1 ? " try" : " tries",
+                            "; the lobby keeps trying): ", t.message()));
+      }
+      if (absl::Status s = view_.Apply(*item.event, absl::Now()); !s.ok()) Reload();
+    }
+  }
+
+  // Our picture of the match disagrees with an event: start again from the lobby's.
+  void Reload() {
+    absl::StatusOr<v1::Match> m = lobby_.GetMatch(o_.match_id);
+    if (m.ok()) (void)view_.Reset(*m, absl::Now());
+  }
+
+  void Keys(std::string_view bytes) {
+    if (!playing()) {
+      // Watching: q (or Ctrl-C, Ctrl-D) leaves.
+      for (char c : bytes) {
+        if (c == 'q' || c == 'Q' || c == 0x03 || c == 0x04) leaving_ = true;
+      }
+      return;
+    }
+    for (const LineEditor::Result& r : editor_.Feed(bytes)) {
+      if (r.event == LineEditor::Event::kQuit) {
+        leaving_ = true;
+        return;
+      }
+      Command(std::string(absl::StripAsciiWhitespace(r.line)));
+      if (leaving_ || view_.over()) return;
+    }
+  }
+
+  void Command(const std::string& line) {
+    if (line.empty()) return;
+    const std::string word = absl::AsciiStrToLower(line);
+    if (word == "quit" || word == "exit" || word == "q") {
+      leaving_ = true;
+    } else if (word == "help" || word == "?") {
+      std::vector<std::string> help = {
+          absl::StrCat("Moves: ", view_.loaded() ? NotationHint(view_.game().Info().name) : ""),
+          "Commands: moves (the legal moves), resign, draw (offer or accept), quit (leave; "
+          "`ply join` resumes)"};
+      Answer(help);
+    } else if (word == "moves") {
+      if (!view_.loaded() || !view_.active()) {
+        Answer({"No moves to make: the match is not under way."});
+      } else {
+        Answer(Wrap(view_.match().to_move() == my_seat() ? "Legal moves:"
+                                                         : "Legal moves (for your opponent):",
+                    view_.game().LegalMoves()));
+      }
+    } else if (word == "resign") {
+      absl::StatusOr<v1::Match> m = lobby_.Resign(o_.match_id, o_.seat->token);
+      if (!m.ok()) return Answer({"Cannot resign: " + Describe(m.status(), lobby_.address())});
+      Answer({});
+      Adopt(*m);
+    } else if (word == "draw") {
+      absl::StatusOr<v1::Match> m = lobby_.OfferDraw(o_.match_id, o_.seat->token);
+      if (!m.ok()) return Answer({"No draw: " + Describe(m.status(), lobby_.address())});
+      Adopt(*m);
+      if (!view_.over()) Answer({"You offered a draw; it stands until your opponent moves."});
+    } else {
+      Move(line);
+    }
+  }
+
+  void Move(const std::string& move) {
+    if (!view_.loaded()) return Answer({"Still connecting to the lobby; try again in a moment."});
+    if (view_.match().status() == v1::MATCH_STATUS_WAITING) {
+      return Answer({"The match has not started: waiting for an opponent to join."});
+    }
+    v1::MakeMoveRequest request;
+    request.set_match_id(o_.match_id);
+    request.set_expected_ply(view_.plies());
+    request.set_move(move);
+    absl::StatusOr<v1::MakeMoveResponse> r = lobby_.MakeMove(request, o_.seat->token);
+    if (!r.ok()) {
+      return Answer({absl::StrCat(o_.look == Look::kPlain ? "x " : "✗ ", "'", move,
+                                  "' was not played: ", Describe(r.status(), lobby_.address())),
+                     "Type 'moves' for the legal moves, 'help' for the notation."});
+    }
+    Answer({});
+    Adopt(r->match());
+  }
+
+  // A reply's match, unless the stream has already brought us further.
+  void Adopt(const v1::Match& m) {
+    if (m.moves_size() < view_.plies()) return;
+    if (m.moves_size() == view_.plies() && view_.over()) return;
+    (void)view_.Reset(m, absl::Now());
+  }
+
+  void Draw(bool final) {
+    ScreenOptions s;
+    s.look = o_.look;
+    s.my_seat = my_seat();
+    s.move_log = !playing();
+    s.notices = notices_;
+    s.spinner = o_.tty ? spinner_ : -1;
+    s.now = absl::Now();
+    s.rows = o_.tty ? TerminalRows() : 0;
+    if (!final) {
+      if (playing() && !view_.over()) {
+        s.prompt = absl::StrCat(o_.look == Look::kPlain ? "move> " : "move› ", editor_.pending());
+      } else if (!playing() && o_.tty) {
+        s.prompt = Dim("q: stop watching", o_.look);
+      }
+    }
+    if (o_.tty) {
+      std::string frame = Frame(ComposeScreen(view_, s));
+      if (final) frame += "\n";
+      if (frame != last_frame_) WriteOut(frame);
+      last_frame_ = std::move(frame);
+      return;
+    }
+    DrawLines(s, final);
+  }
+
+  // Not a terminal: print what changed as new lines.
+  void DrawLines(const ScreenOptions& s, bool final) {
+    if (!view_.loaded()) return;
+    if (!playing()) {
+      // A watcher's log: the first screen, one line per move, the last screen.
+      const v1::Match& m = view_.match();
+      if (printed_plies_ < 0 || final) {
+        ScreenOptions first = s;
+        first.move_log = false;
+        first.notices.clear();
+        WriteOut(absl::StrCat(absl::StrJoin(ComposeScreen(view_, first), "\n"), "\n"));
+        printed_plies_ = view_.plies();
+        return;
+      }
+      for (; printed_plies_ < view_.plies(); ++printed_plies_) {
+        const v1::MoveRecord& mv = m.moves(printed_plies_);
+        const std::string bot = BotSummary(mv);
+        WriteOut(absl::StrCat(mv.ply(), ". ", view_.Side(mv.seat()), " ", mv.move(),
+                              bot.empty() ? "" : "  (" + bot + ")", "\n"));
+      }
+      const size_t fresh = std::min<size_t>(notice_version_ - printed_notices_, notices_.size());
+      for (size_t i = notices_.size() - fresh; i < notices_.size(); ++i) {
+        WriteOut(notices_[i] + "\n");
+      }
+      printed_notices_ = notice_version_;
+      return;
+    }
+    const auto key = std::make_tuple(view_.plies(), static_cast<int>(view_.match().status()),
+                                     notice_version_, view_.match().draw_offer());
+    if (key == last_key_ && !final) return;
+    last_key_ = key;
+    std::vector<std::string> lines = ComposeScreen(view_, s);
+    WriteOut(absl::StrCat(absl::StrJoin(lines, "\n"), s.prompt.empty() ? "\n" : "", "\n"));
+  }
+
+  LobbyClient& lobby_;
+  const SessionOptions o_;
+  MatchStream stream_;
+  MatchView view_;
+  LineEditor editor_;
+  std::vector<std::string> notices_;
+  int notice_version_ = 0;
+  int printed_notices_ = 0;
+  int printed_plies_ = -1;
+  std::tuple<int, int, int, int> last_key_{-1, -1, -1, -1};
+  std::string last_frame_;
+  int spinner_ = 0;
+  bool leaving_ = false;
+  bool stream_ended_ = false;
+  bool failed_ = false;
+  std::string error_;
+};
+
+std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look) {
+  std::vector<std::string> moves;
+  for (int i = 0; i < ply; ++i) moves.push_back(match.moves(i).move());
+  std::vector<std::string> lines;
+  absl::StatusOr<std::unique_ptr<AnyGame>> game =
+      ReplayGame(match.spec().name(), FromProto(match.spec()), moves);
+  if (!game.ok()) return {std::string(game.status().message())};
+  lines.push_back(
+      Bold(absl::StrCat("ply replay · ", (*game)->Info().title, " · match ", match.id()), look));
+  for (int i = 0; i < match.seats_size(); ++i) {
+    const v1::Seat& s = match.seats(i);
+    lines.push_back(absl::StrCat("  ", SideGlyph(match.spec().name(), i, look), " ", s.side(), "  ",
+                                 s.taken() ? s.display_name() : "(open)"));
+  }
+  lines.push_back("");
+  for (absl::string_view l : absl::StrSplit(RenderBoard(**game, look), '\n')) {
+    if (!l.empty()) lines.emplace_back(l);
+  }
+  lines.push_back("");
+  if (ply == 0) {
+    lines.push_back(absl::StrCat("Start position (", match.moves_size(), " moves follow)"));
+  } else {
+    const v1::MoveRecord& mv = match.moves(ply - 1);
+    const std::string bot = BotSummary(mv);
+    lines.push_back(absl::StrCat("Move ", ply, " of ", match.moves_size(), ": ",
+                                 match.seats(mv.seat()).side(), " ", Bold(mv.move(), look),
+                                 bot.empty() ? "" : "  (" + bot + ")"));
+  }
+  if (ply == match.moves_size() && match.status() == v1::MATCH_STATUS_FINISHED) {
+    lines.push_back(GameOverLines(match, -1).front());
+  }
+  return lines;
+}
+
+}  // namespace
+
+int RunSession(LobbyClient& lobby, const SessionOptions& options) {
+  return Session(lobby, options).Run();
+}
+
+int RunReplay(const v1::Match& match, Look look, bool tty) {
+  const int last = match.moves_size();
+  if (!tty || !StdinIsTty()) {
+    for (int ply = 0; ply <= last; ++ply) {
+      WriteOut(absl::StrCat(absl::StrJoin(ReplayScreen(match, ply, look), "\n"), "\n\n"));
+    }
+    return 0;
+  }
+  RawTerminal raw;
+  WriteOut("\x1b[2J");
+  int ply = 0;
+  for (;;) {
+    std::vector<std::string> lines = ReplayScreen(match, ply, look);
+    lines.push_back("");
+    lines.push_back(Dim("n/space/→ next · p/← back · g start · G end · q quit", look));
+    WriteOut(Frame(lines));
+    char buf[16];
+    const ssize_t got = read(STDIN_FILENO, buf, sizeof(buf));
+    if (got <= 0) break;
+    const std::string keys(buf, static_cast<size_t>(got));
+    if (keys == "\x1b[C" || keys == "n" || keys == " " || keys == "\r") {
+      ply = std::min(last, ply + 1);
+    } else if (keys == "\x1b[D" || keys == "p" || keys == "\x7f") {
+      ply = std::max(0, ply - 1);
+    } else if (keys == "g" || keys == "\x1b[H") {
+      ply = 0;
+    } else if (keys == "G" || keys == "\x1b[F") {
+      ply = last;
+    } else if (keys == "q" || keys == "\x03" || keys == "\x04" || keys == "\x1b") {
+      break;
+    }
+  }
+  WriteOut("\n");
+  return 0;
+}
+
+std::string NotationHint(std::string_view game) {
+  if (game == "connect4") return "a column number, 1 from the left (e.g. 4).";
+  if (game == "tictactoe") return "a cell, a1 (top left) to c3, or 1 to 9.";
+  if (game == "tictactwo") {
+    return "place: b2; move a piece: b2-c3; move the grid: g:ne (n, ne, e, se, s, sw, w, nw).";
+  }
+  if (game == "reversi") return "a cell such as d3 (a1 is top left), or pass when you must.";
+  if (game == "gomoku") return "a point such as h8 (a1 is bottom left).";
+  if (game == "morris") {
+    return "place d2; move d2-d3; after a mill add the piece taken: d2xg7, a1-a4xg7.";
+  }
+  if (game == "draughts") return "squares 1-32: 11-15; jumps 22x15, several: 22x15x6.";
+  return "the game's notation; 'moves' lists them.";
+}
+
+}  // namespace ply::client

@@ -1,0 +1,39 @@
+// The interactive screens: playing a seat or watching a match live (one poll() loop over the
+// keyboard and the match's event stream, so the board changes the moment the opponent moves),
+// and stepping through a finished record.
+#ifndef PLY_CLIENT_CLI_SESSION_H_
+#define PLY_CLIENT_CLI_SESSION_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "client-cli/lobby_link.h"
+#include "client-cli/render.h"
+#include "client-cli/seat_store.h"
+#include "ply/v1/lobby.pb.h"
+
+namespace ply::client {
+
+struct SessionOptions {
+  int64_t match_id = 0;
+  // Play this seat; without one, watch.
+  std::optional<SeatTicket> seat;
+  Look look = Look::kPlain;
+  // Redraw in place (stdout is a terminal); otherwise print what changes, line by line.
+  bool tty = false;
+};
+
+// Runs until the match ends or the user leaves; returns the process exit code.
+int RunSession(LobbyClient& lobby, const SessionOptions& options);
+
+// Steps through `match` move by move (keys on a terminal; every position in turn otherwise).
+int RunReplay(const v1::Match& match, Look look, bool tty);
+
+// How moves of `game` are written, for `help`.
+std::string NotationHint(std::string_view game);
+
+}  // namespace ply::client
+
+#endif  // PLY_CLIENT_CLI_SESSION_H_

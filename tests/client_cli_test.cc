@@ -1,0 +1,442 @@
+// The terminal client `ply` end to end: the real binary in a pseudo-terminal (forkpty), against a
+// real stack started here (a throwaway PostgreSQL cluster, two ply-bot processes, ply-lobby with
+// bots moving at once). The tests read the screen the way a person would: the text of the latest
+// frame (what follows the last cursor-home), and type keys into the terminal.
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "client-cli/match_view.h"
+#include "client-cli/render.h"
+#include "engine/registry/registry.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/postgres_helper.h"
+#include "tests/process_helper.h"
+
+extern char** environ;
+
+namespace ply {
+namespace {
+
+using ::ply::testing::PostgresCluster;
+using ::ply::testing::ServerProcess;
+
+// Generous: the machine may be busy with builds; a passing run takes a fraction of this.
+constexpr absl::Duration kScreenTimeout = absl::Seconds(30);
+
+// The `ply` binary on the slave side of a pseudo-terminal.
+class PtyProcess {
+ public:
+  static std::unique_ptr<PtyProcess> Start(const std::vector<std::string>& args,
+                                           const std::vector<std::string>& env) {
+    std::vector<std::string> argv_text = {PLY_CLIENT_BINARY};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<std::string> env_text;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      bool overridden = entry.rfind("NO_COLOR=", 0) == 0;
+      for (const std::string& mine : env) {
+        overridden |= entry.substr(0, entry.find('=') + 1) == mine.substr(0, mine.find('=') + 1);
+      }
+      if (!overridden) env_text.push_back(entry);
+    }
+    env_text.insert(env_text.end(), env.begin(), env.end());
+    // Built before fork: the child of a threaded process may only make async-signal-safe calls.
+    std::vector<char*> argv, envp;
+    for (std::string& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (std::string& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    winsize size{.ws_row = 50, .ws_col = 120, .ws_xpixel = 0, .ws_ypixel = 0};
+    int master = -1;
+    const pid_t pid = forkpty(&master, nullptr, nullptr, &size);
+    if (pid < 0) return nullptr;
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      execve(argv[0], argv.data(), envp.data());
+      _exit(127);
+    }
+    fcntl(master, F_SETFD, FD_CLOEXEC);
+    return std::unique_ptr<PtyProcess>(new PtyProcess(pid, master));
+  }
+
+  ~PtyProcess() {
+    if (!exit_code_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(master_);
+  }
+
+  void Type(const std::string& keys) { (void)!write(master_, keys.data(), keys.size()); }
+
+  // The latest frame, without colours (and with the terminal's \r\n as \n).
+  std::string Screen() const {
+    const size_t home = output_.rfind("\x1b[H");
+    return Text(home == std::string::npos ? output_ : output_.substr(home + 3));
+  }
+  std::string Output() const { return Text(output_); }
+
+  // Waits until the latest frame contains every one of `texts`.
+  bool WaitScreen(const std::vector<std::string>& texts, absl::Duration timeout = kScreenTimeout) {
+    return WaitScreenAny({texts}, timeout);
+  }
+  // Waits until the latest frame contains all texts of one of `choices`.
+  bool WaitScreenAny(const std::vector<std::vector<std::string>>& choices,
+                     absl::Duration timeout = kScreenTimeout) {
+    return WaitUntil(
+        [&] {
+          const std::string screen = Screen();
+          for (const std::vector<std::string>& texts : choices) {
+            bool all = true;
+            for (const std::string& t : texts) all &= screen.find(t) != std::string::npos;
+            if (all) return true;
+          }
+          return false;
+        },
+        timeout);
+  }
+
+  // Reads output until the process ends; its exit code, or nullopt on timeout.
+  std::optional<int> WaitExit(absl::Duration timeout = kScreenTimeout) {
+    WaitUntil([] { return false; }, timeout);
+    if (!exit_code_) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+    }
+    return exit_code_;
+  }
+
+ private:
+  PtyProcess(pid_t pid, int master) : pid_(pid), master_(master) {}
+
+  static std::string Text(const std::string& raw) {
+    std::string text = client::StripAnsi(raw);
+    text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
+    return text;
+  }
+
+  // Reads until `done` holds, the process has closed the terminal, or the timeout.
+  bool WaitUntil(const std::function<bool()>& done, absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    for (;;) {
+      if (done()) return true;
+      if (eof_) break;
+      const int wait_ms = static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
+      if (wait_ms <= 0) break;
+      pollfd p{.fd = master_, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, wait_ms) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = read(master_, buf, sizeof(buf));
+      if (n > 0) {
+        output_.append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        eof_ = true;  // EIO: the process closed its side
+      }
+    }
+    if (eof_ && !exit_code_) {
+      int status = 0;
+      if (waitpid(pid_, &status, 0) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+    }
+    return done();
+  }
+
+  pid_t pid_;
+  int master_;
+  std::string output_;
+  bool eof_ = false;
+  std::optional<int> exit_code_;
+};
+
+class ClientCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto cluster = PostgresCluster::Start();
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+    for (int i = 0; i < 2; ++i) {
+      auto bot = ServerProcess::Start(
+          PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=1", "--queue=8", "--tt_mb=4",
+                           "--log_level=error", absl::StrCat("--instance=bot", i)});
+      ASSERT_TRUE(bot.ok()) << bot.status();
+      bots_[i] = bot->release();
+    }
+  }
+  static void TearDownTestSuite() {
+    for (ServerProcess*& b : bots_) {
+      delete b;
+      b = nullptr;
+    }
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_NE(cluster_, nullptr);
+    auto url = cluster_->CreateDatabase(absl::StrCat("client_", ++databases_));
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+    StartLobby(/*port=*/0);
+    char dir[] = "/tmp/ply-client-test-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    home_ = dir;
+  }
+  void StartLobby(int port) {
+    auto lobby = ServerProcess::Start(
+        PLY_LOBBY_BINARY,
+        {absl::StrCat("--port=", port), "--host=127.0.0.1", absl::StrCat("--database_url=", url_),
+         absl::StrCat("--bot_target=ipv4:", bots_[0]->address(), ",", bots_[1]->address()),
+         "--bot_pacing_ms=0"});
+    ASSERT_TRUE(lobby.ok()) << lobby.status();
+    lobby_ = *std::move(lobby);
+    stub_ = v1::LobbyService::NewStub(lobby_->channel());
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(home_, ignored);
+  }
+
+  // `ply ARGS` in a terminal, as user `name` (each user has their own config folder).
+  std::unique_ptr<PtyProcess> Ply(const std::string& name, const std::vector<std::string>& args,
+                                  bool color = false) {
+    std::vector<std::string> env = {absl::StrCat("PLY_SERVER=", lobby_->address()),
+                                    absl::StrCat("XDG_CONFIG_HOME=", home_, "/", name),
+                                    absl::StrCat("USER=", name), "TERM=xterm"};
+    if (!color) env.push_back("NO_COLOR=1");
+    auto p = PtyProcess::Start(args, env);
+    EXPECT_NE(p, nullptr);
+    return p;
+  }
+
+  v1::Match Get(int64_t id) {
+    v1::GetMatchRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    v1::Match match;
+    grpc::Status s = stub_->GetMatch(&context, request, &match);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return match;
+  }
+
+  // The newest match's id.
+  int64_t LatestMatch() {
+    v1::ListMatchesRequest request;
+    request.set_page_size(1);
+    grpc::ClientContext context;
+    v1::ListMatchesResponse list;
+    EXPECT_TRUE(stub_->ListMatches(&context, request, &list).ok());
+    return list.matches().empty() ? 0 : list.matches(0).id();
+  }
+
+  // The board as the plain screen shows it after `match`'s moves.
+  static std::string Board(const v1::Match& match) {
+    std::vector<std::string> moves;
+    for (const auto& m : match.moves()) moves.push_back(m.move());
+    auto game = ReplayGame(match.spec().name(), {}, moves);
+    EXPECT_TRUE(game.ok()) << game.status();
+    return game.ok() ? client::RenderBoard(**game, client::Look::kPlain) : "";
+  }
+
+  static PostgresCluster* cluster_;
+  static ServerProcess* bots_[2];
+  static int databases_;
+  std::string url_;
+  std::unique_ptr<ServerProcess> lobby_;
+  std::unique_ptr<v1::LobbyService::Stub> stub_;
+  std::string home_;
+};
+
+PostgresCluster* ClientCliTest::cluster_ = nullptr;
+ServerProcess* ClientCliTest::bots_[2] = {nullptr, nullptr};
+int ClientCliTest::databases_ = 0;
+
+TEST_F(ClientCliTest, HumanPlaysTicTacToeAgainstABeginnerBotToTheEnd) {
+  auto alice = Ply("alice", {"new", "tictactoe", "--seat2", "bot:beginner"});
+  ASSERT_TRUE(alice->WaitScreen({"Tic-Tac-Toe", "Your move (X)", "move> "})) << alice->Output();
+  const int64_t id = LatestMatch();
+  ASSERT_GT(id, 0);
+  for (int turn = 0; turn < 5; ++turn) {
+    v1::Match m = Get(id);
+    if (m.status() == v1::MATCH_STATUS_FINISHED) break;
+    ASSERT_EQ(m.to_move(), 0) << alice->Screen();
+    ASSERT_GT(m.legal_moves_size(), 0);
+    // The screen says it is our turn, after the bot's reply to our last move.
+    ASSERT_TRUE(alice->WaitScreen({"Your move"})) << alice->Screen();
+    alice->Type(m.legal_moves(0) + "\r");
+    const std::string after_bot = absl::StrCat("Last move: ", m.moves_size() + 2, ".");
+    ASSERT_TRUE(alice->WaitScreenAny({{after_bot, "Your move"}, {"Game over"}})) << alice->Screen();
+  }
+  ASSERT_EQ(alice->WaitExit(), 0) << alice->Output();
+  const v1::Match end = Get(id);
+  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  const std::string screen = alice->Screen();
+  EXPECT_NE(screen.find("Game over: " + end.result().text()), std::string::npos) << screen;
+  EXPECT_NE(screen.find(absl::StrCat("ply record ", id)), std::string::npos) << screen;
+  EXPECT_NE(screen.find(Board(end)), std::string::npos) << screen << "\nwant:\n" << Board(end);
+  ASSERT_GE(end.moves_size(), 2);
+  ASSERT_TRUE(end.moves(1).has_bot());
+
+  // Afterwards: a watcher's screen lists what the bot's search saw for each of its moves, and
+  // the record lists the moves.
+  auto watcher = Ply("carol", {"watch", absl::StrCat(id)});
+  ASSERT_EQ(watcher->WaitExit(), 0) << watcher->Output();
+  EXPECT_NE(watcher->Screen().find(absl::StrCat("   2. O ", end.moves(1).move(), " ")),
+            std::string::npos)
+      << watcher->Screen();
+  // "depth 9, draw, 2.1k nodes"
+  const std::string thinking = client::BotSummary(end.moves(1));
+  EXPECT_NE(thinking.find("depth "), std::string::npos);
+  EXPECT_NE(watcher->Screen().find(thinking), std::string::npos) << watcher->Screen();
+  auto record = Ply("carol", {"record", absl::StrCat(id)});
+  ASSERT_EQ(record->WaitExit(), 0) << record->Output();
+  EXPECT_NE(
+      record->Output().find(absl::StrCat("1. ", end.moves(0).move(), " ", end.moves(1).move())),
+      std::string::npos)
+      << record->Output();
+  EXPECT_NE(record->Output().find("Result: " + end.result().text()), std::string::npos);
+}
+
+TEST_F(ClientCliTest, TwoPeoplePlayConnectFourToAWinWhileASpectatorWatches) {
+  auto alice = Ply("alice", {"new", "connect4"});
+  ASSERT_TRUE(alice->WaitScreen({"Waiting for an opponent", "ply join"})) << alice->Output();
+  std::smatch found;
+  const std::string waiting = alice->Screen();
+  ASSERT_TRUE(std::regex_search(waiting, found, std::regex("ply join ([0-9]+)"))) << waiting;
+  const std::string id = found[1];
+
+  auto bob = Ply("bob", {"join", id});
+  auto spectator = Ply("carol", {"watch", id});
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)", "Yellow  bob"})) << alice->Screen();
+  ASSERT_TRUE(bob->WaitScreen({"Red: alice to move", "bob (you)"})) << bob->Screen();
+
+  // Red stacks column 1, Yellow column 2: Red's fourth disc wins. Each player's screen turns to
+  // "Your move" by itself when the other's move arrives.
+  const std::vector<std::string> moves = {"1", "2", "1", "2", "1", "2", "1"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    PtyProcess* mover = i % 2 == 0 ? alice.get() : bob.get();
+    ASSERT_TRUE(
+        mover->WaitScreen({"Your move", i == 0 ? "move> " : absl::StrCat("Last move: ", i, ".")}))
+        << "move " << i + 1 << ":\n"
+        << mover->Screen();
+    mover->Type(moves[i] + "\r");
+  }
+  ASSERT_EQ(alice->WaitExit(), 0) << alice->Output();
+  ASSERT_EQ(bob->WaitExit(), 0) << bob->Output();
+  ASSERT_EQ(spectator->WaitExit(), 0) << spectator->Output();
+
+  const v1::Match end = Get(std::stoll(id));
+  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(end.result().winner(), 0);
+  const std::string board = Board(end);
+  for (PtyProcess* p : {alice.get(), bob.get(), spectator.get()}) {
+    const std::string screen = p->Screen();
+    EXPECT_NE(screen.find(board), std::string::npos) << screen << "\nwant:\n" << board;
+    EXPECT_NE(screen.find("Game over: Red wins"), std::string::npos) << screen;
+    EXPECT_NE(screen.find("Last move: 7. Red 1"), std::string::npos) << screen;
+  }
+  EXPECT_NE(alice->Screen().find("You won!"), std::string::npos) << alice->Screen();
+  EXPECT_NE(bob->Screen().find("You lost."), std::string::npos) << bob->Screen();
+}
+
+TEST_F(ClientCliTest, ABadMoveIsExplainedAndTheGameGoesOnAndResumes) {
+  auto alice = Ply("alice", {"new", "connect4", "--seat2", "bot:beginner"}, /*color=*/true);
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)"})) << alice->Output();
+  const int64_t id = LatestMatch();
+
+  alice->Type("9\r");
+  ASSERT_TRUE(alice->WaitScreen({"'9' was not played: "})) << alice->Screen();
+  {
+    // The lobby's own sentence follows.
+    const std::string screen = alice->Screen();
+    const size_t at = screen.find("was not played: ");
+    EXPECT_GT(screen.find('\n', at) - at, std::string("was not played: ").size() + 5) << screen;
+  }
+  alice->Type("banana\r");
+  ASSERT_TRUE(alice->WaitScreen({"'banana' was not played: ", "Your move (Red)"}))
+      << alice->Screen();
+  EXPECT_EQ(Get(id).moves_size(), 0);
+
+  // The game goes on: a good move is played and the bot answers.
+  alice->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Last move: 2. Yellow", "Your move (Red)"})) << alice->Screen();
+  EXPECT_EQ(alice->Screen().find("was not played"), std::string::npos) << alice->Screen();
+
+  // quit leaves the seat; the token is kept (owner-only) and `ply join` resumes it.
+  alice->Type("quit\r");
+  ASSERT_EQ(alice->WaitExit(), 0) << alice->Output();
+  EXPECT_NE(alice->Output().find(absl::StrCat("ply join ", id)), std::string::npos);
+  struct stat st;
+  ASSERT_EQ(stat((home_ + "/alice/ply/seats.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+
+  auto again = Ply("alice", {"join", absl::StrCat(id)});
+  ASSERT_TRUE(again->WaitScreen({"Your move (Red)", "alice (you)", "Last move: 2."}))
+      << again->Output();
+  again->Type("\x03");
+  ASSERT_EQ(again->WaitExit(), 0);
+
+  // A script plays one move with the stored token.
+  auto script = Ply("alice", {"move", absl::StrCat(id), "4"});
+  ASSERT_EQ(script->WaitExit(), 0) << script->Output();
+  EXPECT_NE(script->Output().find("Played 4 (move 3)"), std::string::npos) << script->Output();
+  auto stranger = Ply("mallory", {"move", absl::StrCat(id), "4"});
+  EXPECT_EQ(stranger->WaitExit(), 1);
+  EXPECT_NE(stranger->Output().find("you hold no seat"), std::string::npos) << stranger->Output();
+}
+
+TEST_F(ClientCliTest, APlayerSeesTheConnectionDropAndComeBackWithTheMovesItMissed) {
+  auto alice = Ply("alice", {"new", "connect4"});
+  ASSERT_TRUE(alice->WaitScreen({"Waiting for an opponent"})) << alice->Output();
+  const std::string id = absl::StrCat(LatestMatch());
+  // Bob plays from a script: join (the token is stored), then single moves.
+  auto bob_join = Ply("bob", {"join", id, "--json"});
+  ASSERT_EQ(bob_join->WaitExit(), 0) << bob_join->Output();
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)"})) << alice->Screen();
+  alice->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Last move: 1. Red 4"})) << alice->Screen();
+
+  const int port = lobby_->port();
+  lobby_->Signal(SIGKILL);
+  ASSERT_TRUE(lobby_->WaitExit(absl::Seconds(10)).has_value());
+  ASSERT_TRUE(alice->WaitScreen({"Connection to the lobby lost", "retrying in"}))
+      << alice->Screen();
+
+  // A new lobby on the same address resumes the match from the database.
+  StartLobby(port);
+  auto bob_move = Ply("bob", {"move", id, "3"});
+  ASSERT_EQ(bob_move->WaitExit(), 0) << bob_move->Output();
+  ASSERT_TRUE(
+      alice->WaitScreen({"Reconnected to the lobby.", "Last move: 2. Yellow 3", "Your move (Red)"}))
+      << alice->Screen();
+  alice->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Last move: 3. Red 4"})) << alice->Screen();
+  EXPECT_EQ(Get(std::stoll(id)).moves_size(), 3);
+}
+
+}  // namespace
+}  // namespace ply
