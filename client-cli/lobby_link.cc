@@ -23,14 +23,16 @@ auto Unary(Call call, const std::string& token = "") {
 
 }  // namespace
 
-LobbyClient::LobbyClient(std::string address) : address_(std::move(address)) {
+LobbyClient::LobbyClient(std::string address, std::shared_ptr<grpc::ChannelCredentials> credentials)
+    : address_(std::move(address)) {
   // gRPC's own reconnection backoff grows to two minutes; a player waiting for a restarted
   // lobby should be back within seconds of it.
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 500);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 500);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 4000);
-  channel_ = grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(), args);
+  channel_ = grpc::CreateCustomChannel(
+      address_, credentials ? credentials : grpc::InsecureChannelCredentials(), args);
   stub_ = v1::LobbyService::NewStub(channel_);
 }
 

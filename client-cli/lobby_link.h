@@ -26,7 +26,9 @@ namespace ply::client {
 
 class LobbyClient {
  public:
-  explicit LobbyClient(std::string address);
+  // `credentials`: plaintext when null (see bot-service/credentials.h for TLS).
+  explicit LobbyClient(std::string address,
+                       std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
   const std::string& address() const { return address_; }
   v1::LobbyService::Stub* stub() { return stub_.get(); }

@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bot-service/credentials.h"
 #include "client-cli/lobby_link.h"
 #include "client-cli/match_view.h"
 #include "client-cli/render.h"
@@ -32,6 +33,10 @@
 
 ABSL_FLAG(std::string, server, "",
           "Lobby address (default: $PLY_SERVER, else 127.0.0.1:50050, the local stack).");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA to verify a TLS lobby against (also PLY_TLS_CA); empty: plaintext.");
+ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a lobby that requires one.");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert.");
 ABSL_FLAG(bool, json, false,
           "Print JSON instead of text (games, list, new, join, move, record, "
           "watch: one event per line).");
@@ -115,6 +120,24 @@ std::string Server() {
   return env != nullptr && env[0] != '\0' ? env : kDefaultServer;
 }
 
+// TLS when a CA is given by flag or PLY_TLS_CA; a bad file ends the program with its reason.
+std::shared_ptr<grpc::ChannelCredentials> Credentials() {
+  std::string ca = absl::GetFlag(FLAGS_tls_ca);
+  if (ca.empty()) {
+    const char* env = std::getenv("PLY_TLS_CA");
+    if (env != nullptr) ca = env;
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c =
+      MakeChannelCredentials({.ca_file = ca,
+                              .cert_file = absl::GetFlag(FLAGS_tls_cert),
+                              .key_file = absl::GetFlag(FLAGS_tls_key)});
+  if (!c.ok()) {
+    std::cerr << "ply: TLS: " << c.status().message() << std::endl;
+    std::exit(2);
+  }
+  return *c;
+}
+
 std::string PlayerName() {
   std::string name = absl::GetFlag(FLAGS_name);
   if (!name.empty()) return name;
@@ -136,7 +159,7 @@ Look OutputLook() { return ChooseLook(isatty(STDOUT_FILENO), std::getenv("NO_COL
 
 class Cli {
  public:
-  Cli() : lobby_(Server()), store_(SeatStore::DefaultPath()) {}
+  Cli() : lobby_(Server(), Credentials()), store_(SeatStore::DefaultPath()) {}
 
   int Fail(const absl::Status& s) {
     if (absl::GetFlag(FLAGS_json)) {

@@ -9,8 +9,8 @@ std::string ClientLimits::ClientOf(std::string_view peer) {
   if (address.rfind("ipv4:", 0) == 0 || address.rfind("ipv6:", 0) == 0) address.remove_prefix(5);
   if (!address.empty() && address.front() == '[') {
     const size_t close = address.find(']');
-    address = address.substr(1, close == std::string_view::npos ? std::string_view::npos
-                                                                : close - 1);
+    address =
+        address.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1);
     constexpr std::string_view kMapped = "::ffff:";
     if (address.rfind(kMapped, 0) == 0 && address.find('.') != std::string_view::npos) {
       address.remove_prefix(kMapped.size());
@@ -63,8 +63,7 @@ void ClientLimits::Prune(absl::Time now) {
   if (now - last_prune_ < absl::Minutes(1)) return;
   last_prune_ = now;
   const absl::Duration full =
-      absl::Seconds(options_.calls_per_second > 0 ? options_.burst / options_.calls_per_second
-                                                  : 0);
+      absl::Seconds(options_.calls_per_second > 0 ? options_.burst / options_.calls_per_second : 0);
   for (auto it = clients_.begin(); it != clients_.end();) {
     const bool idle = it->second.streams == 0 && now - it->second.refilled > full;
     it = idle ? clients_.erase(it) : std::next(it);

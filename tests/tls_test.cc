@@ -148,6 +148,16 @@ TEST_F(TlsTest, LobbyServesTlsAndReachesBotsWithMutualTls) {
   EXPECT_EQ(match.status(), v1::MATCH_STATUS_FINISHED);
   EXPECT_NE(match.result().reason(), v1::END_REASON_BOT_FAILURE);
 
+  // The ply client verifies the lobby with --tls_ca, and gets nowhere without it.
+  auto ply = [&](const std::string& flags) {
+    const std::string cmd = absl::StrCat(PLY_CLIENT_BINARY, " games --server=", (*lobby)->address(),
+                                         " ", flags, " >/dev/null 2>&1");
+    return std::system(cmd.c_str());
+  };
+  EXPECT_EQ(ply(absl::StrCat("--tls_ca=", Path("ca.pem"))), 0);
+  EXPECT_NE(ply(""), 0);
+  EXPECT_NE(ply(absl::StrCat("--tls_ca=", Path("rogue.pem"))), 0);
+
   // Plaintext, or a CA the lobby's certificate does not chain to: no call gets through.
   for (auto creds : {grpc::InsecureChannelCredentials(), Client("rogue.pem")}) {
     auto other = v1::LobbyService::NewStub(grpc::CreateChannel((*lobby)->address(), creds));

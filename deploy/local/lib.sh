@@ -20,7 +20,8 @@ running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 # Starts a server in the background and waits for its "listening on" line.
 start_server() {
   local name="$1"; shift
-  "$@" >"$DIR/logs/$name.out" 2>"$DIR/logs/$name.log" &
+  # Its own session: closing the terminal that started the stack does not stop it.
+  setsid "$@" </dev/null >"$DIR/logs/$name.out" 2>"$DIR/logs/$name.log" &
   echo $! >"$DIR/run/$name.pid"
   for _ in $(seq 1 300); do
     grep -q "listening on" "$DIR/logs/$name.out" 2>/dev/null && return 0
