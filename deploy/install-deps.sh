@@ -8,7 +8,7 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libcpp-httplib-dev
   libpqxx-dev libssl-dev postgresql
-  python3-yaml curl openssl
+  python3-yaml curl openssl clang
 )
 
 missing=()
