@@ -335,6 +335,9 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
       "  (%d deliveries missing)\n",
       watchers, moves, Percentile(delay, 50), Percentile(delay, 99), Percentile(delay, 100),
       missing);
+  // The same deliveries timed from the mover sending the move (its commit included).
+  std::printf("fan-out: send-to-delivery ms p50 %.2f  p99 %.2f  max %.2f\n",
+              Percentile(from_send, 50), Percentile(from_send, 99), Percentile(from_send, 100));
 }
 
 // Keeps `--bot_matches` bot-vs-bot matches going; returns false when one failed or got stuck.
