@@ -80,8 +80,13 @@ int Main() {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  PostgresStore store(
-      {.url = absl::GetFlag(FLAGS_database_url), .pool_size = absl::GetFlag(FLAGS_db_connections)});
+  std::string database_url = absl::GetFlag(FLAGS_database_url);
+  if (database_url.empty()) {
+    const char* env = std::getenv("PLY_DATABASE_URL");
+    database_url =
+        env != nullptr && *env != '\0' ? env : "host=127.0.0.1 port=5432 dbname=ply user=postgres";
+  }
+  PostgresStore store({.url = database_url, .pool_size = absl::GetFlag(FLAGS_db_connections)});
   const absl::Time db_deadline = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_db_wait_s));
   for (;;) {
     absl::Status migrated = store.Migrate();

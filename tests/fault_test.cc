@@ -61,9 +61,9 @@ class FaultTest : public ::testing::Test {
 
   void StartBot(int i, int port) {
     auto bot = ServerProcess::Start(
-        PLY_BOT_BINARY, {absl::StrCat("--port=", port), "--host=127.0.0.1", "--workers=1",
-                         "--queue=8", "--tt_mb=4", "--log_level=error",
-                         absl::StrCat("--instance=bot", i)});
+        PLY_BOT_BINARY,
+        {absl::StrCat("--port=", port), "--host=127.0.0.1", "--workers=1", "--queue=8", "--tt_mb=4",
+         "--log_level=error", absl::StrCat("--instance=bot", i)});
     ASSERT_TRUE(bot.ok()) << bot.status();
     bots_[i] = *std::move(bot);
   }
@@ -142,8 +142,8 @@ class FaultTest : public ::testing::Test {
         move.set_expected_ply(m.moves_size());
         move.set_move(m.legal_moves(static_cast<int>(rng.Below(m.legal_moves_size()))));
         v1::MakeMoveResponse r;
-        grpc::Status s = Call([&](auto* c) { return stub->MakeMove(c, move, &r); },
-                              tokens[m.to_move()]);
+        grpc::Status s =
+            Call([&](auto* c) { return stub->MakeMove(c, move, &r); }, tokens[m.to_move()]);
         if (s.ok()) {
           std::lock_guard<std::mutex> lock(mu_);
           acks_.push_back({id, r.move().ply(), r.move().move(), fault_.load()});
@@ -338,8 +338,9 @@ TEST_F(FaultTest, NoAcknowledgedMoveIsLostAndEveryMatchEnds) {
     auto it = stored.find({a.match, a.ply});
     if (it == stored.end() || it->second != a.move) ++lost[a.fault];
   }
-  std::printf("\n| fault | matches affected | moves acknowledged | moves lost | time to recover |\n"
-              "|---|---|---|---|---|\n");
+  std::printf(
+      "\n| fault | matches affected | moves acknowledged | moves lost | time to recover |\n"
+      "|---|---|---|---|---|\n");
   std::printf("| (before any fault) | - | %d | %d | - |\n", acked[0], lost[0]);
   for (size_t f = 0; f < faults.size(); ++f) {
     std::printf("| %s | %d | %d | %d | %s |\n", faults[f].name.c_str(), rows[f].affected,
@@ -352,15 +353,18 @@ TEST_F(FaultTest, NoAcknowledgedMoveIsLostAndEveryMatchEnds) {
   EXPECT_GT(acks_.size(), 50u);
 
   // Every match ended with a valid result; none for a bot failure, none left active.
-  const std::string unfinished = cluster_->Query("faults", "SELECT count(*) FROM matches WHERE "
-                                                           "status <> 3 AND open_seats = 0");
+  const std::string unfinished = cluster_->Query("faults",
+                                                 "SELECT count(*) FROM matches WHERE "
+                                                 "status <> 3 AND open_seats = 0");
   EXPECT_EQ(unfinished, "0") << "matches left unfinished";
-  EXPECT_EQ(cluster_->Query("faults", "SELECT count(*) FROM matches WHERE end_reason NOT IN "
-                                      "(1, 2, 3, 4) AND status = 3"),
+  EXPECT_EQ(cluster_->Query("faults",
+                            "SELECT count(*) FROM matches WHERE end_reason NOT IN "
+                            "(1, 2, 3, 4) AND status = 3"),
             "0");
   // Every move of a match exactly once: plies 1..n with no gap.
-  EXPECT_EQ(cluster_->Query("faults", "SELECT count(*) FROM (SELECT match_id FROM moves GROUP BY "
-                                      "match_id HAVING max(ply) <> count(*)) gaps"),
+  EXPECT_EQ(cluster_->Query("faults",
+                            "SELECT count(*) FROM (SELECT match_id FROM moves GROUP BY "
+                            "match_id HAVING max(ply) <> count(*)) gaps"),
             "0");
   // Watchers hold the database's moves and its result.
   for (const auto& [id, watched] : watched_) {
