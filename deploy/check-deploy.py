@@ -56,6 +56,20 @@ def executables():
     return found
 
 
+def check_env(program, names, where, problems):
+    """Every PLY_* variable set for a program must be read somewhere in its folder."""
+    base = os.path.join(ROOT, PROGRAMS[program])
+    text = ""
+    for dirpath, _, files in os.walk(base):
+        for name in files:
+            if name.endswith(".cc"):
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    text += f.read()
+    for name in names:
+        if name.startswith("PLY_") and f'"{name}"' not in text:
+            problems.append(f"{where}: sets {name}, which {program} never reads")
+
+
 def check_flags(program, args, where, problems):
     known = flags_of(PROGRAMS[program])
     for arg in args:
@@ -148,6 +162,7 @@ def check_compose(compose, stages, problems):
             args = entry[1:] + list(svc.get("command", []))
             if program in PROGRAMS:
                 check_flags(program, svc.get("command", []), where, problems)
+                check_env(program, list(svc.get("environment", {}) or {}), where, problems)
             # A dns:/// target must name a Compose service, on the port that service listens on.
             for arg in args:
                 m = re.match(r"--bot_target=dns:///([\w\-]+):(\d+)", str(arg))
@@ -201,6 +216,7 @@ def check_k8s(docs, problems):
                 args = c.get("args", [])
                 if image in PROGRAMS:
                     check_flags(image, args, where, problems)
+                    check_env(image, [e["name"] for e in c.get("env", [])], where, problems)
                     entry_port = {"ply-bot": 50051, "ply-lobby": 50050}.get(image)
                     if entry_port and entry_port not in ports.values():
                         problems.append(f"{where}: the image listens on {entry_port}, not among "
@@ -292,6 +308,9 @@ def selftest(dockerfile, compose, docs):
     expect("bot target naming no service", dockerfile, c, docs)
     expect("unknown build target", dockerfile.replace("--target ply-bot", "--target ply-bott"),
            compose, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["environment"] = {"PLY_DATABASE_URI": "x"}
+    expect("an environment variable the lobby does not read", dockerfile, c, docs)
     k = copy.deepcopy(docs)
     for d in k:
         if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":
