@@ -27,7 +27,9 @@
 // open two, two). Per cell and player these four shapes fold into a class (win, winning four,
 // four-three, ...) and a value; sums of both are kept incrementally for the evaluation, which
 // is the side to move's total minus 1.1 times the opponent's (defence weighs a little more),
-// overridden by the threats that decide the game (a five to play, two to block, a winning four).
+// overridden by the threats that decide the game: a five to play, two to block, a winning four,
+// and a VCF the side to move has, or the opponent has once a four is blocked. The evaluation
+// runs that VCF search itself, so a line of fours cut off by the depth still counts as won.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 #define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 
@@ -173,6 +175,12 @@ class Gomoku {
   // The VCF search behind FindVcf. On success `path[len..]` holds the line found (attack, block,
   // attack, block, ..., winning move) and `len` its end; on failure `len` is unchanged.
   bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
+  // VcfSearch from a const view (move generation and evaluation), with the AI's depth.
+  bool ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const;
+  // Whether `p` has a cell that makes a four (not a winning one).
+  bool HasFours(int p) const;
+  // The first empty cell (reading order) of class `wanted` for `p`, or kNoMove.
+  Move FirstOfClass(int p, uint8_t wanted) const;
 
   int size_ = 15;
   bool exact_ = false;
