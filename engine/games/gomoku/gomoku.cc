@@ -162,6 +162,8 @@ static_assert(kVcfDepth <= Gomoku::kMaxVcfDepth);
 constexpr int kVcfNodes = 40;
 // And at the leaves, where it stands in for the forcing moves the depth cut off.
 constexpr int kLeafVcfNodes = 40;
+// Candidates kept in a quiet position (no four or open three to answer).
+constexpr int kMaxQuietMoves = 10;
 
 }  // namespace
 
@@ -419,7 +421,20 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
       if (!moves.empty()) return;
     }
   }
-  collect([&](Move c) { return near_[c] > 0; });
+  // A quiet position: the cells near the stones, the best kMaxQuietMoves of them by move order
+  // (attack plus defence value). The rest are rarely good, and cutting them buys depth.
+  std::pair<int, Move> ranked[kMaxMoves];
+  int n = 0;
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      Move c = CellAt(x, y);
+      if (board_[c] == kEmptyCell && near_[c] > 0) ranked[n++] = {MoveOrderScore(c), c};
+    }
+  }
+  int keep = std::min(n, kMaxQuietMoves);
+  std::partial_sort(ranked, ranked + keep, ranked + n,
+                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (int i = 0; i < keep; ++i) moves.push_back(ranked[i].second);
 }
 
 Score Gomoku::Evaluate() const {

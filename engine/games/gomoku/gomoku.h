@@ -12,12 +12,13 @@
 // left, rows 1.. from the bottom, as Gomoku records are written.
 //
 // Moves for people and for the AI: GenerateMoves yields every empty cell (perft, the registry,
-// ParseMove); GenerateSearchMoves yields the AI's candidates, empty cells within distance 2 of a
-// stone (the centre on an empty board), narrowed by the threats on the board: a five is played
-// at once, a four is blocked, a win by continuous fours (VCF, found by a small threat search at
-// every node) is followed, and against an open three or an opponent's VCF only blocks on its
-// cells and fours of our own are tried. This is the threat extension: forcing lines cost the
-// search one move a ply, so it reads them far deeper than the quiet ones.
+// ParseMove); GenerateSearchMoves yields the AI's candidates, narrowed by the threats on the
+// board: a five is played at once, a four is blocked, a win by continuous fours (VCF, found by a
+// small threat search at every node) is followed, and against an open three or an opponent's
+// VCF only blocks on its cells and fours of our own are tried. This is the threat extension:
+// forcing lines cost the search one move a ply, so it reads them far deeper than the quiet
+// ones. A quiet position yields the best ten cells by move order among those within distance 2
+// of a stone (the centre on an empty board).
 //
 // Representation: a padded mailbox (two rings of wall cells around the board, stride
 // kStride) so that walking along a line stops at a wall without bounds checks. For every cell,
