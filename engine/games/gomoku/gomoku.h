@@ -27,7 +27,7 @@
 // into the shape the player makes by playing there (five, open four, four, open three, three,
 // open two, two). Per cell and player these four shapes fold into a class (win, winning four,
 // four-three, ...) and a value; sums of both are kept incrementally for the evaluation, which
-// is the side to move's total minus 1.1 times the opponent's (defence weighs a little more),
+// is the side to move's total minus 0.7 times the opponent's (the side to move plays first),
 // overridden by the threats that decide the game: a five to play, two to block, a winning four,
 // and a VCF the side to move has, or the opponent has once a four is blocked. The evaluation
 // runs that VCF search itself, so a line of fours cut off by the depth still counts as won.
