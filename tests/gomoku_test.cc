@@ -195,7 +195,8 @@ TEST(Gomoku, CandidateMovesStayNearTheStones) {
   PlayMoves(g, {"h8"});
   moves.clear();
   g.GenerateSearchMoves(moves);
-  EXPECT_EQ(moves.size(), 24);
+  // The best ten by move order of the 24 cells within distance 2.
+  EXPECT_EQ(moves.size(), 10);
   for (Gomoku::Move m : moves) {
     EXPECT_LE(std::abs(Gomoku::XOf(m) - 7), 2);
     EXPECT_LE(std::abs(Gomoku::YOf(m) - 7), 2);
@@ -258,14 +259,31 @@ TEST(Gomoku, SearchWinsAtOnceAndBlocksFours) {
   EXPECT_TRUE(move == "e8" || move == "i8" || move == "d8" || move == "j8") << move;
 }
 
+// Black to move wins with seven fours in a row from i12 (a position from a game between noisy
+// greedy players; the last four is an open one).
+Gomoku SevenFoursPosition() {
+  return Position({"h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10",
+                   "j8",  "j5",  "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",
+                   "e7",  "e14", "f7",  "d7",  "c6",  "f4",  "g5",  "f6",  "g10", "f11",
+                   "c8",  "c5",  "g12", "k14", "i14", "f12", "g11", "f10", "f9",  "g14",
+                   "f14", "g9",  "a10", "d12", "e8",  "l3"});
+}
+
+TEST(Gomoku, EvaluationSeesWinsByFoursBeyondTheHorizon) {
+  // Positional scores stay within +-10000; a line of fours found at the leaf scores beyond.
+  Gomoku g = SevenFoursPosition();
+  const Gomoku before = g;
+  EXPECT_GT(g.Evaluate(), 10000);
+  EXPECT_TRUE(g == before);
+  // After Black's first four, White must block, and Black's fours go on: White is lost.
+  PlayMoves(g, {"i12"});
+  EXPECT_LT(g.Evaluate(), -10000);
+  // A quiet opening is scored by its shapes.
+  EXPECT_LT(std::abs(Position({"h8", "h9", "i9"}).Evaluate()), 10000);
+}
+
 TEST(Gomoku, FindsAWinByContinuousFours) {
-  // From a game between noisy greedy players: Black to move wins with seven fours in a row,
-  // starting at i12 (the last one makes an open four).
-  Gomoku g =
-      Position({"h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10", "j8",  "j5",
-                "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",  "e7",  "e14", "f7",  "d7",
-                "c6",  "f4",  "g5",  "f6",  "g10", "f11", "c8",  "c5",  "g12", "k14", "i14", "f12",
-                "g11", "f10", "f9",  "g14", "f14", "g9",  "a10", "d12", "e8",  "l3"});
+  Gomoku g = SevenFoursPosition();
   Gomoku copy = g;
   EXPECT_EQ(copy.FindVcf(/*max_depth=*/6, /*max_nodes=*/10000), Gomoku::kNoMove);
   Gomoku::Move first = copy.FindVcf(/*max_depth=*/8, /*max_nodes=*/10000);

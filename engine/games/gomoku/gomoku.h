@@ -12,12 +12,13 @@
 // left, rows 1.. from the bottom, as Gomoku records are written.
 //
 // Moves for people and for the AI: GenerateMoves yields every empty cell (perft, the registry,
-// ParseMove); GenerateSearchMoves yields the AI's candidates, empty cells within distance 2 of a
-// stone (the centre on an empty board), narrowed by the threats on the board: a five is played
-// at once, a four is blocked, a win by continuous fours (VCF, found by a small threat search at
-// every node) is followed, and against an open three or an opponent's VCF only blocks on its
-// cells and fours of our own are tried. This is the threat extension: forcing lines cost the
-// search one move a ply, so it reads them far deeper than the quiet ones.
+// ParseMove); GenerateSearchMoves yields the AI's candidates, narrowed by the threats on the
+// board: a five is played at once, a four is blocked, a win by continuous fours (VCF, found by a
+// small threat search at every node) is followed, and against an open three or an opponent's
+// VCF only blocks on its cells and fours of our own are tried. This is the threat extension:
+// forcing lines cost the search one move a ply, so it reads them far deeper than the quiet
+// ones. A quiet position yields the best ten cells by move order among those within distance 2
+// of a stone (the centre on an empty board).
 //
 // Representation: a padded mailbox (two rings of wall cells around the board, stride
 // kStride) so that walking along a line stops at a wall without bounds checks. For every cell,
@@ -26,8 +27,10 @@
 // into the shape the player makes by playing there (five, open four, four, open three, three,
 // open two, two). Per cell and player these four shapes fold into a class (win, winning four,
 // four-three, ...) and a value; sums of both are kept incrementally for the evaluation, which
-// is the side to move's total minus 1.1 times the opponent's (defence weighs a little more),
-// overridden by the threats that decide the game (a five to play, two to block, a winning four).
+// is the side to move's total minus 0.7 times the opponent's (the side to move plays first),
+// overridden by the threats that decide the game: a five to play, two to block, a winning four,
+// and a VCF the side to move has, or the opponent has once a four is blocked. The evaluation
+// runs that VCF search itself, so a line of fours cut off by the depth still counts as won.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 #define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 
@@ -173,6 +176,12 @@ class Gomoku {
   // The VCF search behind FindVcf. On success `path[len..]` holds the line found (attack, block,
   // attack, block, ..., winning move) and `len` its end; on failure `len` is unchanged.
   bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
+  // VcfSearch from a const view (move generation and evaluation), with the AI's depth.
+  bool ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const;
+  // Whether `p` has a cell that makes a four (not a winning one).
+  bool HasFours(int p) const;
+  // The first empty cell (reading order) of class `wanted` for `p`, or kNoMove.
+  Move FirstOfClass(int p, uint8_t wanted) const;
 
   int size_ = 15;
   bool exact_ = false;

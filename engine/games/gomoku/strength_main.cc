@@ -7,6 +7,9 @@
 //   gomoku-strength check
 //       the documented acceptance run: medium wins >= 90% and hard >= 98% of 100 games each
 //       against greedy.
+//   gomoku-strength replay MOVE...
+//       replays a game (as SHOW_GAMES prints it) and marks the moves after which the side to move
+//       wins by continuous fours, with the candidates that would not have allowed it.
 //   gomoku-strength bench [time_ms=1000]
 //       nodes/s and depth reached by the hard level's search in `time_ms` on a few positions.
 //
@@ -36,6 +39,8 @@
 
 namespace ply {
 namespace {
+
+constexpr int kReplayVcfNodes = 200000;
 
 struct Tally {
   int wins = 0, draws = 0, losses = 0;
@@ -154,11 +159,58 @@ void Bench(int64_t time_ms) {
               total_nodes * 1000 / total_cpu_ms);
 }
 
+// Whether the side to move wins by continuous fours, searched far deeper than the AI does.
+bool WinsByFours(const Gomoku& game) {
+  Gomoku copy = game;
+  return copy.GetOutcome() == Outcome::kOngoing &&
+         copy.FindVcf(Gomoku::kMaxVcfDepth, kReplayVcfNodes) != Gomoku::kNoMove;
+}
+
+// Replays a game and prints every move after which the side to move wins by continuous fours,
+// with how many of the search's candidates in its place would not have allowed that.
+int Replay(const std::vector<std::string>& moves) {
+  Gomoku game = *Gomoku::Create({});
+  for (size_t i = 0; i < moves.size(); ++i) {
+    absl::StatusOr<Gomoku::Move> move = game.ParseMove(moves[i]);
+    if (!move.ok() || game.GetOutcome() != Outcome::kOngoing) {
+      std::fprintf(stderr, "move %zu (%s) cannot be played\n", i + 1, moves[i].c_str());
+      return 2;
+    }
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
+    game.GenerateSearchMoves(candidates);
+    int safe = 0;
+    std::string safe_moves;
+    for (Gomoku::Move m : candidates) {
+      Gomoku after = game;
+      Gomoku::UndoInfo undo;
+      after.Make(m, undo);
+      if (!WinsByFours(after)) {
+        ++safe;
+        absl::StrAppend(&safe_moves, " ", game.MoveToText(m));
+      }
+    }
+    Gomoku::UndoInfo undo;
+    game.Make(*move, undo);
+    if (WinsByFours(game)) {
+      Gomoku copy = game;
+      std::printf("%3zu %-3s lets %s win by fours from %s; %d of %d candidates would not:%s\n",
+                  i + 1, moves[i].c_str(), game.SideToMove() == 0 ? "Black" : "White",
+                  game.MoveToText(copy.FindVcf(Gomoku::kMaxVcfDepth, kReplayVcfNodes)).c_str(),
+                  safe, candidates.size(), safe_moves.c_str());
+    }
+  }
+  std::printf("%s", game.Render().c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace ply
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "replay") {
+    return ply::Replay(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
   if (!args.empty() && args[0] == "bench") {
     ply::Bench(args.size() > 1 ? std::stoll(args[1]) : 1000);
     return 0;
@@ -181,8 +233,9 @@ int main(int argc, char** argv) {
     ply::Match(args[1], args[2], games, time_ms, options, jobs, /*verbose=*/true);
     return 0;
   }
-  std::fprintf(stderr,
-               "usage: gomoku-strength match A B [games] [time_ms] [rule] | check | bench "
-               "[time_ms]\n");
+  std::fprintf(
+      stderr,
+      "usage: gomoku-strength match A B [games] [time_ms] [rule] | check | replay MOVE... | "
+      "bench [time_ms]\n");
   return 2;
 }
