@@ -7,6 +7,7 @@
 
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
 
 #include <memory>
 #include <string>
@@ -37,6 +38,13 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     const ServerTls& tls);
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
     const ClientTls& tls);
+
+// What every ply server does before registering its services: listen on `address` (TLS when
+// `tls` says so; the bound port lands in *port once the server starts), refuse to share the port
+// with another process, and keep idle connections alive with pings (a client's watch stream may
+// be quiet for minutes) while telling a dead peer from a quiet one.
+absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::string& address,
+                                  const ServerTls& tls, int* port);
 
 }  // namespace ply
 

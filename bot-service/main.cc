@@ -95,21 +95,16 @@ int Main() {
   const std::string address =
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
   int port = 0;
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      MakeServerCredentials({.cert_file = absl::GetFlag(FLAGS_tls_cert),
-                             .key_file = absl::GetFlag(FLAGS_tls_key),
-                             .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)});
-  if (!credentials.ok()) {
-    std::fprintf(stderr, "ply-bot: TLS: %s\n", std::string(credentials.status().message()).c_str());
+  if (absl::Status listen =
+          ListenLikeAPlyServer(builder, address,
+                               {.cert_file = absl::GetFlag(FLAGS_tls_cert),
+                                .key_file = absl::GetFlag(FLAGS_tls_key),
+                                .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)},
+                               &port);
+      !listen.ok()) {
+    std::fprintf(stderr, "ply-bot: TLS: %s\n", std::string(listen.message()).c_str());
     return 2;
   }
-  builder.AddListeningPort(address, *credentials, &port);
-  // Two instances must never share a port by accident.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
                              static_cast<int>(absl::GetFlag(FLAGS_max_connection_age_ms)));
   // Searches in flight on an aged connection may use their whole budget.

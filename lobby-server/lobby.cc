@@ -230,6 +230,14 @@ int64_t Lobby::ClockNow(const Live& live, int seat, int64_t now_ms) const {
   return s.clock_ms;
 }
 
+std::vector<int64_t> Lobby::ClocksNow(const Live& live, int64_t now_ms) const {
+  std::vector<int64_t> clocks;
+  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+    clocks.push_back(ClockNow(live, static_cast<int>(i), now_ms));
+  }
+  return clocks;
+}
+
 v1::Match Lobby::ToProto(const Live& live, int64_t now_ms) const {
   const MatchRecord& r = live.rec;
   v1::Match m;
@@ -531,10 +539,8 @@ bool Lobby::FlagIfExpired(Live& live, int64_t now_ms) {
   if (!live.rec.time_initial_ms || live.rec.status != MatchStatus::kActive) return false;
   const int mover = live.game->SideToMove();
   if (ClockNow(live, mover, now_ms) > 0) return false;
-  std::vector<int64_t> clocks;
-  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-    clocks.push_back(static_cast<int>(i) == mover ? 0 : live.rec.seats[i].clock_ms);
-  }
+  // The mover's clock reads 0: it has run out.
+  std::vector<int64_t> clocks = ClocksNow(live, now_ms);
   const int winner = 1 - mover;
   (void)CommitFinish(live,
                      {.winner = winner,
@@ -783,10 +789,7 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
                        problem.message()));
       Broadcast(live, std::move(e));
       if (now - live.bot_first_failure > options_.bot_give_up_after) {
-        std::vector<int64_t> clocks;
-        for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-          clocks.push_back(ClockNow(live, static_cast<int>(i), NowMs()));
-        }
+        std::vector<int64_t> clocks = ClocksNow(live, NowMs());
         return CommitFinish(live,
                             {.winner = 1 - seat,
                              .reason = EndReason::kBotFailure,
@@ -847,10 +850,7 @@ absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& tok
     if (absl::Status a = CheckActive(live); !a.ok()) return a;
     const int64_t now = NowMs();
     if (FlagIfExpired(live, now)) return CheckActive(live);
-    std::vector<int64_t> clocks;
-    for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-      clocks.push_back(ClockNow(live, static_cast<int>(i), now));
-    }
+    std::vector<int64_t> clocks = ClocksNow(live, now);
     const int winner = 1 - *seat;
     absl::Status f = CommitFinish(live,
                                   {.winner = winner,
@@ -875,10 +875,7 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
     const int64_t now = NowMs();
     if (FlagIfExpired(live, now)) return CheckActive(live);
     if (live.rec.draw_offer >= 0 && live.rec.draw_offer != *seat) {
-      std::vector<int64_t> clocks;
-      for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-        clocks.push_back(ClockNow(live, static_cast<int>(i), now));
-      }
+      std::vector<int64_t> clocks = ClocksNow(live, now);
       absl::Status f = CommitFinish(
           live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
           std::move(clocks));

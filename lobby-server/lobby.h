@@ -106,6 +106,8 @@ class Lobby {
   void AfterChange(Live& live);
   // Time left on `seat`'s clock now.
   int64_t ClockNow(const Live& live, int seat, int64_t now_ms) const;
+  // Every seat's ClockNow, by seat.
+  std::vector<int64_t> ClocksNow(const Live& live, int64_t now_ms) const;
   // Ends the match on time if the side to move has flagged; returns whether it did.
   bool FlagIfExpired(Live& live, int64_t now_ms);
 

@@ -31,6 +31,7 @@
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"
+#include "tests/stack_helper.h"
 
 extern char** environ;
 
@@ -171,32 +172,10 @@ class PtyProcess {
   std::optional<int> exit_code_;
 };
 
-class ClientCliTest : public ::testing::Test {
+class ClientCliTest : public ::ply::testing::StackFixture {
  protected:
-  static void SetUpTestSuite() {
-    auto cluster = PostgresCluster::Start();
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
-    for (int i = 0; i < 2; ++i) {
-      auto bot = ServerProcess::Start(
-          PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=1", "--queue=8", "--tt_mb=4",
-                           "--log_level=error", absl::StrCat("--instance=bot", i)});
-      ASSERT_TRUE(bot.ok()) << bot.status();
-      bots_[i] = bot->release();
-    }
-  }
-  static void TearDownTestSuite() {
-    for (ServerProcess*& b : bots_) {
-      delete b;
-      b = nullptr;
-    }
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
   void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    auto url = cluster_->CreateDatabase(absl::StrCat("client_", ++databases_));
+    auto url = NewDatabase("client");
     ASSERT_TRUE(url.ok()) << url.status();
     url_ = *url;
     StartLobby(/*port=*/0);
@@ -205,11 +184,10 @@ class ClientCliTest : public ::testing::Test {
     home_ = dir;
   }
   void StartLobby(int port) {
-    auto lobby = ServerProcess::Start(
-        PLY_LOBBY_BINARY,
-        {absl::StrCat("--port=", port), "--host=127.0.0.1", absl::StrCat("--database_url=", url_),
-         absl::StrCat("--bot_target=ipv4:", bots_[0]->address(), ",", bots_[1]->address()),
-         "--bot_pacing_ms=0"});
+    auto lobby =
+        ServerProcess::Start(PLY_LOBBY_BINARY, {absl::StrCat("--port=", port), "--host=127.0.0.1",
+                                                absl::StrCat("--database_url=", url_),
+                                                BotTargetFlag(), "--bot_pacing_ms=0"});
     ASSERT_TRUE(lobby.ok()) << lobby.status();
     lobby_ = *std::move(lobby);
     stub_ = v1::LobbyService::NewStub(lobby_->channel());
@@ -262,18 +240,11 @@ class ClientCliTest : public ::testing::Test {
     return game.ok() ? client::RenderBoard(**game, client::Look::kPlain) : "";
   }
 
-  static PostgresCluster* cluster_;
-  static ServerProcess* bots_[2];
-  static int databases_;
   std::string url_;
   std::unique_ptr<ServerProcess> lobby_;
   std::unique_ptr<v1::LobbyService::Stub> stub_;
   std::string home_;
 };
-
-PostgresCluster* ClientCliTest::cluster_ = nullptr;
-ServerProcess* ClientCliTest::bots_[2] = {nullptr, nullptr};
-int ClientCliTest::databases_ = 0;
 
 TEST_F(ClientCliTest, HumanPlaysTicTacToeAgainstABeginnerBotToTheEnd) {
   auto alice = Ply("alice", {"new", "tictactoe", "--seat2", "bot:beginner"});

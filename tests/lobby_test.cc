@@ -23,6 +23,7 @@
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"
+#include "tests/stack_helper.h"
 
 namespace ply {
 namespace {
@@ -106,29 +107,8 @@ bool HasGameOver(const std::vector<v1::MatchEvent>& events) {
   return !events.empty() && events.back().has_game_over();
 }
 
-class LobbyTest : public ::testing::Test {
+class LobbyTest : public ::ply::testing::StackFixture {
  protected:
-  static void SetUpTestSuite() {
-    auto cluster = PostgresCluster::Start();
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
-    for (int i = 0; i < 2; ++i) {
-      auto bot = ServerProcess::Start(
-          PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=1", "--queue=8", "--tt_mb=4",
-                           "--log_level=error", absl::StrCat("--instance=bot", i)});
-      ASSERT_TRUE(bot.ok()) << bot.status();
-      bots_[i] = bot->release();
-    }
-  }
-  static void TearDownTestSuite() {
-    for (ServerProcess*& b : bots_) {
-      delete b;
-      b = nullptr;
-    }
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
   void SetUp() override {
     ASSERT_NE(cluster_, nullptr);
     db_ = absl::StrCat("lobby_", ++databases_);
@@ -139,10 +119,9 @@ class LobbyTest : public ::testing::Test {
   }
 
   void StartLobby(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {
-        "--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_),
-        absl::StrCat("--bot_target=ipv4:", bots_[0]->address(), ",", bots_[1]->address()),
-        "--bot_pacing_ms=0"};
+    std::vector<std::string> args = {"--port=0", "--host=127.0.0.1",
+                                     absl::StrCat("--database_url=", url_), BotTargetFlag(),
+                                     "--bot_pacing_ms=0"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, args);
     ASSERT_TRUE(lobby.ok()) << lobby.status();
@@ -232,18 +211,11 @@ class LobbyTest : public ::testing::Test {
 
   std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
 
-  static PostgresCluster* cluster_;
-  static ServerProcess* bots_[2];
-  static int databases_;
   std::string db_;
   std::string url_;
   std::unique_ptr<ServerProcess> lobby_;
   std::unique_ptr<v1::LobbyService::Stub> stub_;
 };
-
-PostgresCluster* LobbyTest::cluster_ = nullptr;
-ServerProcess* LobbyTest::bots_[2] = {nullptr, nullptr};
-int LobbyTest::databases_ = 0;
 
 TEST_F(LobbyTest, ListsEveryGameWithLevels) {
   v1::ListGamesResponse games;
