@@ -27,8 +27,7 @@ bool Executor::Post(Task task) {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || due_now_ >= max_queued_) return false;
     ++due_now_;
-    // InfinitePast sorts before every timed task: work that is due now runs first.
-    queue_.push({absl::InfinitePast(), next_order_++, std::move(task)});
+    queue_.push({absl::Now(), next_order_++, std::move(task), /*counted=*/true});
   }
   changed_.notify_one();
   return true;
@@ -38,7 +37,7 @@ void Executor::PostAt(absl::Time when, Task task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
-    queue_.push({when, next_order_++, std::move(task)});
+    queue_.push({when, next_order_++, std::move(task), /*counted=*/false});
   }
   changed_.notify_one();
 }
@@ -56,7 +55,7 @@ void Executor::Run() {
       continue;
     }
     Task task = std::move(const_cast<Entry&>(queue_.top()).task);
-    if (when == absl::InfinitePast()) --due_now_;
+    if (queue_.top().counted) --due_now_;
     queue_.pop();
     // Another thread may take the next task while this one runs.
     if (!queue_.empty()) changed_.notify_one();

@@ -1,6 +1,8 @@
 // A fixed set of threads that run the lobby's blocking work (database calls, match logic) off
-// the gRPC threads, and timed tasks (clock flags, bot pacing, retry backoff). Tasks run in due
-// order; a task posted for later runs no earlier than its time.
+// the gRPC threads, and timed tasks (clock flags, bot pacing, retry backoff). Tasks run in order
+// of their due time, first come first served: a task posted now waits behind everything that
+// fell due before it, so a flood of calls cannot starve bot replies or clock flags (nor the
+// reverse). A task posted for later runs no earlier than its time.
 #ifndef PLY_LOBBY_SERVER_EXECUTOR_H_
 #define PLY_LOBBY_SERVER_EXECUTOR_H_
 
@@ -39,6 +41,8 @@ class Executor {
     absl::Time when;
     uint64_t order;
     Task task;
+    // Posted with Post, and so counted against max_queued.
+    bool counted;
     bool operator>(const Entry& o) const {
       return when != o.when ? when > o.when : order > o.order;
     }
