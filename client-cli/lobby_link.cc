@@ -31,6 +31,11 @@ LobbyClient::LobbyClient(std::string address, std::shared_ptr<grpc::ChannelCrede
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 500);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 500);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 4000);
+  // A watch stream may be quiet for minutes: pings notice a silently dropped link (the lobby
+  // accepts one every 5 s at most), so the client reconnects instead of waiting forever.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   channel_ = grpc::CreateCustomChannel(
       address_, credentials ? credentials : grpc::InsecureChannelCredentials(), args);
   stub_ = v1::LobbyService::NewStub(channel_);
