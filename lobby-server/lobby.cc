@@ -191,7 +191,6 @@ absl::Status Lobby::Reload(Live& live) {
         absl::StrCat("match ", live.id, " cannot be replayed: ", game.status().message()));
   }
   const int old_ply = live.loaded ? live.rec.ply : -1;
-  const bool was_finished = live.loaded && live.rec.status == MatchStatus::kFinished;
   live.rec = *std::move(rec);
   live.info = info;
   live.game = *std::move(game);
@@ -205,11 +204,8 @@ absl::Status Lobby::Reload(Live& live) {
     *e.mutable_resync() = ToProto(live, NowMs());
     Broadcast(live, std::move(e));
   }
-  if (!was_finished && live.rec.status == MatchStatus::kFinished && !live.watchers.empty()) {
-    v1::MatchEvent e = Event();
-    *e.mutable_game_over()->mutable_result() = ResultToProto(live.rec.result);
-    Broadcast(live, std::move(e));
-  }
+  // A match found finished is announced (and its watchers closed) by AfterChange, which every
+  // caller runs after a reload.
   return absl::OkStatus();
 }
 
@@ -290,6 +286,15 @@ void Lobby::Broadcast(Live& live, v1::MatchEvent event) {
 void Lobby::CloseWatchers(Live& live) {
   for (auto& w : live.watchers) w->Close(absl::OkStatus());
   live.watchers.clear();
+}
+
+absl::StatusOr<int> Lobby::SeatThatMayAct(Live& live, const std::string& token, int64_t now_ms) {
+  absl::StatusOr<int> seat = Authenticate(live, token);
+  if (!seat.ok()) return seat.status();
+  if (absl::Status a = CheckActive(live); !a.ok()) return a;
+  // A flag that has fallen but was not yet noticed ends the match first ("over: ... ran out").
+  if (FlagIfExpired(live, now_ms)) return CheckActive(live);
+  return seat;
 }
 
 absl::Status Lobby::CheckActive(const Live& live) const {
@@ -559,9 +564,9 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
   }
   v1::MakeMoveResponse response;
   absl::Status s = WithMatch(req.match_id(), [&](Live& live) -> absl::Status {
-    absl::StatusOr<int> seat = Authenticate(live, token);
+    const int64_t now = NowMs();
+    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
-    if (absl::Status a = CheckActive(live); !a.ok()) return a;
     const int mover = live.game->SideToMove();
     if (*seat != mover) {
       return absl::FailedPreconditionError(
@@ -571,10 +576,6 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
       return absl::FailedPreconditionError(absl::StrCat("the match is at ply ", live.rec.ply,
                                                         ", not ", req.expected_ply(),
                                                         ": your view is out of date"));
-    }
-    const int64_t now = NowMs();
-    if (FlagIfExpired(live, now)) {
-      return absl::FailedPreconditionError("your clock ran out before the move arrived");
     }
     std::unique_ptr<AnyGame> after = live.game->Clone();
     if (absl::Status played = after->Play(req.move()); !played.ok()) {
@@ -845,11 +846,9 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
 absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& token) {
   v1::Match match;
   absl::Status s = WithMatch(match_id, [&](Live& live) -> absl::Status {
-    absl::StatusOr<int> seat = Authenticate(live, token);
-    if (!seat.ok()) return seat.status();
-    if (absl::Status a = CheckActive(live); !a.ok()) return a;
     const int64_t now = NowMs();
-    if (FlagIfExpired(live, now)) return CheckActive(live);
+    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
+    if (!seat.ok()) return seat.status();
     std::vector<int64_t> clocks = ClocksNow(live, now);
     const int winner = 1 - *seat;
     absl::Status f = CommitFinish(live,
@@ -869,11 +868,9 @@ absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& tok
 absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& token) {
   v1::Match match;
   absl::Status s = WithMatch(match_id, [&](Live& live) -> absl::Status {
-    absl::StatusOr<int> seat = Authenticate(live, token);
-    if (!seat.ok()) return seat.status();
-    if (absl::Status a = CheckActive(live); !a.ok()) return a;
     const int64_t now = NowMs();
-    if (FlagIfExpired(live, now)) return CheckActive(live);
+    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
+    if (!seat.ok()) return seat.status();
     if (live.rec.draw_offer >= 0 && live.rec.draw_offer != *seat) {
       std::vector<int64_t> clocks = ClocksNow(live, now);
       absl::Status f = CommitFinish(

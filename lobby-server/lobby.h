@@ -97,6 +97,8 @@ class Lobby {
   // The seat whose token this is, or the error to answer.
   absl::StatusOr<int> Authenticate(Live& live, const std::string& token);
   absl::Status CheckActive(const Live& live) const;
+  // Authenticate, then the match must be active and not past a flag fall: the seat, or why not.
+  absl::StatusOr<int> SeatThatMayAct(Live& live, const std::string& token, int64_t now_ms);
 
   // Commits a move already validated on `after` (the game with the move played).
   absl::StatusOr<MoveRecord> CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
