@@ -52,6 +52,13 @@ absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) 
     match_.set_status(event.seat_joined().status());
     if (active()) match_.set_to_move(game_->SideToMove());
     clocks_at_ = received;
+  } else if (event.has_clock_update()) {
+    // The lobby's clocks replace the ones run here since the last move.
+    const v1::ClockUpdate& update = event.clock_update();
+    for (int i = 0; i < update.clocks_ms_size() && i < match_.seats_size(); ++i) {
+      match_.mutable_seats(i)->set_clock_ms(update.clocks_ms(i));
+    }
+    clocks_at_ = received;
   } else if (event.has_draw_offered()) {
     match_.set_draw_offer(event.draw_offered().seat());
   } else if (event.has_game_over()) {

@@ -32,6 +32,8 @@ struct Lobby::Live {
   std::shared_ptr<BotClient::PendingMove> bot_call;
   // The ply whose flag check is scheduled (-1: none).
   int flag_ply = -1;
+  // A ClockTick is scheduled.
+  bool clock_ticking = false;
 };
 
 namespace {
@@ -679,6 +681,12 @@ void Lobby::AfterChange(Live& live) {
     return;
   }
   if (live.rec.status != MatchStatus::kActive || stopping_) return;
+  if (live.rec.time_initial_ms && !live.clock_ticking &&
+      options_.clock_event_interval > absl::ZeroDuration()) {
+    live.clock_ticking = true;
+    const int64_t id = live.id;
+    executor_->PostAt(absl::Now() + options_.clock_event_interval, [this, id] { ClockTick(id); });
+  }
   if (live.rec.time_initial_ms && live.flag_ply != live.rec.ply) {
     live.flag_ply = live.rec.ply;
     const int mover = live.game->SideToMove();
@@ -698,6 +706,23 @@ void Lobby::CheckFlag(int64_t id, int ply) {
     return absl::OkStatus();
   });
   if (!s.ok() && absl::IsUnavailable(s)) RetryLater(id, absl::Seconds(1));
+}
+
+void Lobby::ClockTick(int64_t id) {
+  if (stopping_) return;
+  (void)WithMatch(id, [&](Live& live) {
+    live.clock_ticking = false;
+    if (live.rec.status != MatchStatus::kActive) return absl::OkStatus();
+    if (!live.watchers.empty()) {
+      v1::MatchEvent e = Event();
+      v1::ClockUpdate* update = e.mutable_clock_update();
+      for (int64_t c : ClocksNow(live, e.time_ms())) update->add_clocks_ms(c);
+      update->set_to_move(live.game->SideToMove());
+      Broadcast(live, std::move(e));
+    }
+    AfterChange(live);  // schedules the next tick
+    return absl::OkStatus();
+  });
 }
 
 void Lobby::RetryLater(int64_t id, absl::Duration delay) {

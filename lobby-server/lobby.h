@@ -45,6 +45,8 @@ struct LobbyOptions {
   absl::Duration bot_give_up_after = absl::Minutes(10);
   // Events a watcher may have queued before it is dropped as too slow.
   int watcher_queue = 1024;
+  // Interval of ClockUpdate events for watchers of a match with clocks; zero turns them off.
+  absl::Duration clock_event_interval = absl::Seconds(10);
   // Matches kept in memory beyond the live ones (finished matches with no watcher are evicted).
   size_t cache_size = 2000;
 };
@@ -118,6 +120,8 @@ class Lobby {
                   int64_t think_ms);
   void RetryLater(int64_t id, absl::Duration delay);
   void CheckFlag(int64_t id, int ply);
+  // Sends watchers a ClockUpdate and schedules the next one while the match is on.
+  void ClockTick(int64_t id);
 
   v1::Match ToProto(const Live& live, int64_t now_ms) const;
   void Broadcast(Live& live, v1::MatchEvent event);

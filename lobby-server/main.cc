@@ -67,6 +67,8 @@ ABSL_FLAG(double, client_burst, 1000, "Calls one client may make at once above i
 ABSL_FLAG(int, client_streams, 100, "WatchMatch streams one client may have open; 0: no limit.");
 ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
           "Client addresses the per-client limits do not apply to (comma-separated).");
+ABSL_FLAG(int64_t, clock_event_ms, 10000,
+          "Interval of ClockUpdate events to watchers of matches with clocks; 0: none.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -122,7 +124,8 @@ int Main() {
               {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
                .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
                .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
-               .watcher_queue = absl::GetFlag(FLAGS_watcher_queue)});
+               .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
+               .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms))});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());

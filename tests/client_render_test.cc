@@ -186,6 +186,20 @@ TEST(Screen, FollowsEventsToTheEnd) {
   EXPECT_NE(screen.find("ply record 42"), std::string::npos) << screen;
 }
 
+TEST(Screen, TakesTheLobbysClocksFromClockUpdates) {
+  MatchView view;
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(view.Reset(ConnectFourMatch(), t0).ok());
+  v1::MatchEvent e;
+  e.mutable_clock_update()->add_clocks_ms(30000);
+  e.mutable_clock_update()->add_clocks_ms(9400);
+  e.mutable_clock_update()->set_to_move(0);
+  ASSERT_TRUE(view.Apply(e, t0 + absl::Seconds(2)).ok());
+  // Red's clock is the lobby's 30 s, running from the update; Yellow's stands.
+  EXPECT_EQ(view.ClockMs(0, t0 + absl::Seconds(3)), 29000);
+  EXPECT_EQ(view.ClockMs(1, t0 + absl::Seconds(3)), 9400);
+}
+
 TEST(Format, ClocksAndCounts) {
   EXPECT_EQ(FormatClock(65000), "1:05");
   EXPECT_EQ(FormatClock(9400), "0:09.4");

@@ -16,6 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "engine/core/random.h"
+#include "engine/registry/registry.h"
 #include "lobby-server/bot_targets.h"
 #include "lobby-server/client_limits.h"
 #include "lobby-server/token.h"
@@ -851,12 +853,94 @@ TEST_F(LobbyTest, AFloodingClientIsRefusedWithoutHurtingOthers) {
   }
   // Streams: two per client; the third is refused, the other client's are not.
   absl::SleepFor(absl::Seconds(2));  // the flooding client's bucket refills a little
-  Watch w1(other.get(), id), w2(other.get(), id), w3(other.get(), id);
-  ASSERT_TRUE(w3.WaitDone(absl::Seconds(5)));
+  Watch w1(other.get(), id), w2(other.get(), id);
+  // Both hold their slots (their snapshots arrived) before the third asks.
+  for (Watch* w : {&w1, &w2}) {
+    ASSERT_TRUE(w->WaitFor([](const auto& e) { return !e.empty(); }, absl::Seconds(10)));
+  }
+  Watch w3(other.get(), id);
+  ASSERT_TRUE(w3.WaitDone(absl::Seconds(10)));
   EXPECT_EQ(w3.status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   Watch mine(stub_.get(), id);
   ASSERT_TRUE(mine.WaitFor([](const auto& e) { return !e.empty(); }, absl::Seconds(5)));
   EXPECT_TRUE(mine.events()[0].has_snapshot());
+}
+
+TEST_F(LobbyTest, AWatcherThatCannotKeepUpIsDroppedAndOthersAreNot) {
+  lobby_.reset();
+  StartLobby({"--watcher_queue=2"});
+  auto [id, tokens] = HumanMatch("gomoku", [](v1::CreateMatchRequest& r) {
+    (*r.mutable_spec()->mutable_options())["size"] = "20";
+  });
+  // A watcher that never reads, on a connection with a small flow-control window (no window
+  // growth): once the window is full its events pile up in the lobby's queue, and the lobby
+  // drops it.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 8192);
+  auto slow = v1::LobbyService::NewStub(
+      grpc::CreateCustomChannel(lobby_->address(), grpc::InsecureChannelCredentials(), args));
+  grpc::ClientContext stuck_context;
+  stuck_context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  v1::WatchMatchRequest request;
+  request.set_match_id(id);
+  auto stuck = slow->WatchMatch(&stuck_context, request);
+  Watch reader(stub_.get(), id);
+  ASSERT_TRUE(reader.WaitFor([](const auto& e) { return !e.empty(); }, absl::Seconds(5)));
+  // Moves that never make five (checked with the engine), each event about a kilobyte of board.
+  auto game = CreateGame("gomoku", {{"size", "20"}});
+  ASSERT_TRUE(game.ok());
+  Rng rng(3);
+  int ply = 0;
+  for (; ply < 250; ++ply) {
+    std::vector<std::string> legal = (*game)->LegalMoves();
+    std::string move;
+    for (int tries = 0; tries < 50 && move.empty(); ++tries) {
+      const std::string m = legal[rng.Below(legal.size())];
+      ASSERT_TRUE((*game)->Play(m).ok());
+      if (!(*game)->Status().over) move = m;
+      ASSERT_TRUE((*game)->Undo().ok());
+    }
+    if (move.empty()) break;
+    ASSERT_TRUE((*game)->Play(move).ok());
+    grpc::Status s = Move(id, ply, move, ply % 2 ? tokens.second : tokens.first);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  // The reading watcher saw every move, in order, although the other one stalled.
+  ASSERT_TRUE(reader.WaitFor([&](const auto& e) { return MovesSeen(e).size() == size_t(ply); },
+                             absl::Seconds(10)));
+  // The stuck one, read at last, ends with RESOURCE_EXHAUSTED after what it had been sent.
+  v1::MatchEvent e;
+  int read = 0;
+  while (stuck->Read(&e)) ++read;
+  grpc::Status end = stuck->Finish();
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << end.error_message();
+  EXPECT_LT(read, ply + 1);
+  EXPECT_NE(end.error_message().find("after_ply"), std::string::npos) << end.error_message();
+}
+
+TEST_F(LobbyTest, WatchersOfAClockedMatchGetClockUpdates) {
+  lobby_.reset();
+  StartLobby({"--clock_event_ms=150"});
+  auto [id, tokens] = HumanMatch("connect4", [](v1::CreateMatchRequest& r) {
+    r.mutable_time_control()->set_initial_ms(60000);
+  });
+  ASSERT_TRUE(Move(id, 0, "4", tokens.first).ok());
+  Watch w(stub_.get(), id);
+  auto updates = [](const std::vector<v1::MatchEvent>& events) {
+    std::vector<v1::MatchEvent> out;
+    for (const auto& e : events) {
+      if (e.has_clock_update()) out.push_back(e);
+    }
+    return out;
+  };
+  ASSERT_TRUE(w.WaitFor([&](const auto& e) { return updates(e).size() >= 3; }, absl::Seconds(10)));
+  std::vector<v1::MatchEvent> u = updates(w.events());
+  // Yellow's clock runs, Red's stands.
+  EXPECT_EQ(u[0].clock_update().to_move(), 1);
+  EXPECT_LT(u[2].clock_update().clocks_ms(1), u[0].clock_update().clocks_ms(1));
+  EXPECT_EQ(u[2].clock_update().clocks_ms(0), u[0].clock_update().clocks_ms(0));
+  EXPECT_GT(u[2].clock_update().clocks_ms(1), 50000);
 }
 
 }  // namespace
