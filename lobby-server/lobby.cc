@@ -274,15 +274,9 @@ v1::Match Lobby::ToProto(const Live& live, int64_t now_ms) const {
 }
 
 void Lobby::Broadcast(Live& live, v1::MatchEvent event) {
-  auto& ws = live.watchers;
-  for (size_t i = 0; i < ws.size();) {
-    if (ws[i]->Push(event)) {
-      ++i;
-    } else {
-      ++watchers_dropped_;
-      ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-  }
+  // A watcher that refuses the event (closed, or too far behind) is forgotten.
+  std::erase_if(live.watchers,
+                [&](const std::shared_ptr<EventSink>& w) { return !w->Push(event); });
 }
 
 void Lobby::CloseWatchers(Live& live) {
@@ -626,7 +620,6 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
     live.stale = true;
     return s;
   }
-  ++moves_committed_;
   live.rec.moves.push_back(mv);
   live.rec.ply = mv.ply;
   live.rec.turn_started_ms = now;

@@ -87,10 +87,6 @@ class Lobby {
   absl::Status Watch(int64_t match_id, std::optional<int> after_ply,
                      std::shared_ptr<EventSink> sink);
 
-  // Counters for logs and tests.
-  int64_t moves_committed() const { return moves_committed_.load(); }
-  int64_t watchers_dropped() const { return watchers_dropped_.load(); }
-
  private:
   struct Live;
   // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first.
@@ -133,8 +129,6 @@ class Lobby {
   Executor* executor_;
   const LobbyOptions options_;
   std::atomic<bool> stopping_{false};
-  std::atomic<int64_t> moves_committed_{0};
-  std::atomic<int64_t> watchers_dropped_{0};
 
   std::mutex map_mu_;
   std::map<int64_t, std::shared_ptr<Live>> matches_;

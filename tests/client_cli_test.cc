@@ -178,19 +178,10 @@ class ClientCliTest : public ::ply::testing::StackFixture {
     auto url = NewDatabase("client");
     ASSERT_TRUE(url.ok()) << url.status();
     url_ = *url;
-    StartLobby(/*port=*/0);
+    StartLobby();
     char dir[] = "/tmp/ply-client-test-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     home_ = dir;
-  }
-  void StartLobby(int port) {
-    auto lobby =
-        ServerProcess::Start(PLY_LOBBY_BINARY, {absl::StrCat("--port=", port), "--host=127.0.0.1",
-                                                absl::StrCat("--database_url=", url_),
-                                                BotTargetFlag(), "--bot_pacing_ms=0"});
-    ASSERT_TRUE(lobby.ok()) << lobby.status();
-    lobby_ = *std::move(lobby);
-    stub_ = v1::LobbyService::NewStub(lobby_->channel());
   }
 
   void TearDown() override {
@@ -208,17 +199,6 @@ class ClientCliTest : public ::ply::testing::StackFixture {
     auto p = PtyProcess::Start(args, env);
     EXPECT_NE(p, nullptr);
     return p;
-  }
-
-  v1::Match Get(int64_t id) {
-    v1::GetMatchRequest request;
-    request.set_match_id(id);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    v1::Match match;
-    grpc::Status s = stub_->GetMatch(&context, request, &match);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return match;
   }
 
   // The newest match's id.
@@ -240,9 +220,6 @@ class ClientCliTest : public ::ply::testing::StackFixture {
     return game.ok() ? client::RenderBoard(**game, client::Look::kPlain) : "";
   }
 
-  std::string url_;
-  std::unique_ptr<ServerProcess> lobby_;
-  std::unique_ptr<v1::LobbyService::Stub> stub_;
   std::string home_;
 };
 
@@ -398,7 +375,7 @@ TEST_F(ClientCliTest, APlayerSeesTheConnectionDropAndComeBackWithTheMovesItMisse
       << alice->Screen();
 
   // A new lobby on the same address resumes the match from the database.
-  StartLobby(port);
+  StartLobby({absl::StrCat("--port=", port)});
   auto bob_move = Ply("bob", {"move", id, "3"});
   ASSERT_EQ(bob_move->WaitExit(), 0) << bob_move->Output();
   ASSERT_TRUE(

@@ -120,17 +120,6 @@ class LobbyTest : public ::ply::testing::StackFixture {
     StartLobby();
   }
 
-  void StartLobby(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--port=0", "--host=127.0.0.1",
-                                     absl::StrCat("--database_url=", url_), BotTargetFlag(),
-                                     "--bot_pacing_ms=0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, args);
-    ASSERT_TRUE(lobby.ok()) << lobby.status();
-    lobby_ = *std::move(lobby);
-    stub_ = v1::LobbyService::NewStub(lobby_->channel());
-  }
-
   grpc::Status Create(const std::string& game, std::vector<v1::SeatKind> kinds,
                       std::vector<std::string> levels, v1::CreateMatchResponse* out,
                       std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
@@ -188,17 +177,6 @@ class LobbyTest : public ::ply::testing::StackFixture {
     return stub_->MakeMove(&context, request, out != nullptr ? out : &ignored);
   }
 
-  v1::Match Get(int64_t id) {
-    v1::GetMatchRequest request;
-    request.set_match_id(id);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    v1::Match match;
-    grpc::Status s = stub_->GetMatch(&context, request, &match);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return match;
-  }
-
   // Polls GetMatch until `done` holds.
   v1::Match WaitMatch(int64_t id, const std::function<bool(const v1::Match&)>& done,
                       absl::Duration timeout = absl::Seconds(60)) {
@@ -214,9 +192,6 @@ class LobbyTest : public ::ply::testing::StackFixture {
   std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
 
   std::string db_;
-  std::string url_;
-  std::unique_ptr<ServerProcess> lobby_;
-  std::unique_ptr<v1::LobbyService::Stub> stub_;
 };
 
 TEST_F(LobbyTest, ListsEveryGameWithLevels) {
