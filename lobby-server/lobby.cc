@@ -17,6 +17,10 @@ namespace ply::lobby {
 
 struct Lobby::Live {
   std::mutex mu;
+  // A move of this match is being committed without `mu` held (TryMakeMove): until it lands,
+  // everyone else waits on `settled`, so nobody sees the match half-way.
+  bool committing = false;
+  std::condition_variable settled;
   int64_t id = 0;
   // False until the first load; true again when memory may disagree with the database.
   bool loaded = false;
@@ -161,7 +165,8 @@ absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&
       live = it->second;
     }
   }
-  std::lock_guard<std::mutex> lock(live->mu);
+  std::unique_lock<std::mutex> lock(live->mu);
+  live->settled.wait(lock, [&] { return !live->committing; });
   if (!live->loaded || live->stale) {
     absl::Status s = Reload(*live);
     if (!s.ok()) {
@@ -413,8 +418,23 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   rec.turn_started_ms = rec.created_ms;
   absl::StatusOr<int64_t> id = store_->CreateMatch(rec);
   if (!id.ok()) return id.status();
+  // Memory starts as what was just written, so the first use needs no reload.
+  rec.id = *id;
+  auto fresh = std::make_shared<Live>();
+  fresh->id = *id;
+  fresh->info = FindGame(rec.game);
+  fresh->rec = std::move(rec);
+  fresh->game = *std::move(game);
+  fresh->loaded = fresh->info != nullptr;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    // Someone may have asked for the new id already and loaded it: that copy is as good.
+    matches_.emplace(*id, fresh);
+  }
   v1::CreateMatchResponse response;
   absl::Status s = WithMatch(*id, [&](Live& live) {
+    // What a load would have done next: arm the clock, ask a bot to move.
+    AfterChange(live);
     *response.mutable_match() = ToProto(live, NowMs());
     return absl::OkStatus();
   });
@@ -588,16 +608,78 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
   return response;
 }
 
-absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
-                                             int64_t think_ms, std::string bot_json) {
+bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token,
+                        std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done) {
+  if (stopping_ || req.match_id() <= 0 || req.move().size() > kMaxTextBytes ||
+      !IsWellFormedToken(token)) {
+    return false;
+  }
+  std::shared_ptr<Live> live;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    auto it = matches_.find(req.match_id());
+    if (it == matches_.end()) return false;
+    live = it->second;
+  }
+  std::unique_lock<std::mutex> lock(live->mu, std::try_to_lock);
+  if (!lock.owns_lock() || !live->loaded || live->stale || live->committing ||
+      live->rec.status != MatchStatus::kActive || req.expected_ply() != live->rec.ply) {
+    return false;
+  }
+  // Only the plain case: the caller holds the seat to move, its clock has time left, and the
+  // move is legal. Anything else has an error to explain or a flag to record: MakeMove does.
+  const int mover = live->game->SideToMove();
+  if (mover < 0 || mover >= static_cast<int>(live->rec.seats.size()) ||
+      !SameTokenHash(live->rec.seats[mover].token_hash, TokenHash(token))) {
+    return false;
+  }
   const int64_t now = NowMs();
+  if (live->rec.time_initial_ms && ClockNow(*live, mover, now) <= 0) return false;
+  struct Pending {
+    MoveCommit commit;
+    std::unique_ptr<AnyGame> after;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->after = live->game->Clone();
+  if (!pending->after->Play(req.move()).ok()) return false;
+  pending->commit =
+      PrepareMove(*live, mover, *pending->after, now - live->rec.turn_started_ms, "", now);
+  live->committing = true;
+  lock.unlock();
+  store_->AppendMoveAsync(live->id, pending->commit,
+                          [this, live, pending, done = std::move(done)](absl::Status s) {
+                            absl::StatusOr<v1::MakeMoveResponse> answer;
+                            {
+                              std::lock_guard<std::mutex> l(live->mu);
+                              live->committing = false;
+                              if (s.ok()) {
+                                ApplyMove(*live, pending->commit, std::move(pending->after));
+                                v1::MakeMoveResponse response;
+                                *response.mutable_move() = MoveToProto(pending->commit.move);
+                                *response.mutable_match() = ToProto(*live, NowMs());
+                                answer = std::move(response);
+                              } else {
+                                // Nothing is acknowledged; whether or not the write landed, the
+                                // next use reloads.
+                                live->stale = true;
+                                answer = s;
+                              }
+                            }
+                            live->settled.notify_all();
+                            done(std::move(answer));
+                          });
+  return true;
+}
+
+MoveCommit Lobby::PrepareMove(const Live& live, int seat, const AnyGame& after, int64_t think_ms,
+                              std::string bot_json, int64_t now_ms) const {
   MoveCommit commit;
   MoveRecord& mv = commit.move;
   mv.ply = live.rec.ply + 1;
   mv.seat = seat;
-  mv.move = after->History().back();
+  mv.move = after.History().back();
   mv.think_ms = std::max<int64_t>(0, think_ms);
-  mv.time_ms = now;
+  mv.time_ms = now_ms;
   mv.bot_json = std::move(bot_json);
   if (live.rec.time_initial_ms) {
     mv.clock_ms = std::max<int64_t>(0, live.rec.seats[seat].clock_ms - mv.think_ms) +
@@ -605,9 +687,9 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
   }
   commit.mover_clock_ms = mv.clock_ms;
   commit.clocked = live.rec.time_initial_ms.has_value();
-  commit.turn_started_ms = now;
+  commit.turn_started_ms = now_ms;
   commit.draw_offer = live.rec.draw_offer == seat ? seat : -1;
-  const GameStatus status = after->Status();
+  const GameStatus status = after.Status();
   if (status.over) {
     MatchResult r{.winner = status.winner, .reason = EndReason::kRules};
     r.text = status.winner < 0
@@ -615,15 +697,27 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
                  : absl::StrCat(SideName(live, status.winner), " wins: ", status.reason);
     commit.result = r;
   }
+  return commit;
+}
+
+absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
+                                             int64_t think_ms, std::string bot_json) {
+  const MoveCommit commit = PrepareMove(live, seat, *after, think_ms, std::move(bot_json), NowMs());
   if (absl::Status s = store_->AppendMove(live.id, commit); !s.ok()) {
     // Nothing is acknowledged; whether or not the write landed, the next use reloads.
     live.stale = true;
     return s;
   }
+  ApplyMove(live, commit, std::move(after));
+  return commit.move;
+}
+
+void Lobby::ApplyMove(Live& live, const MoveCommit& commit, std::unique_ptr<AnyGame> after) {
+  const MoveRecord& mv = commit.move;
   live.rec.moves.push_back(mv);
   live.rec.ply = mv.ply;
-  live.rec.turn_started_ms = now;
-  live.rec.seats[seat].clock_ms = commit.mover_clock_ms;
+  live.rec.turn_started_ms = commit.turn_started_ms;
+  live.rec.seats[mv.seat].clock_ms = commit.mover_clock_ms;
   live.rec.draw_offer = commit.draw_offer;
   live.game = std::move(after);
   live.bot_ply = -1;
@@ -633,15 +727,16 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
     live.rec.status = MatchStatus::kFinished;
     live.rec.result = *commit.result;
   }
-  v1::MatchEvent e = Event();
-  v1::MoveApplied* applied = e.mutable_move_applied();
-  *applied->mutable_move() = MoveToProto(mv);
-  for (const SeatRecord& s : live.rec.seats) applied->add_clocks_ms(s.clock_ms);
-  applied->set_to_move(commit.result ? -1 : live.game->SideToMove());
-  applied->set_board(live.game->Render());
-  Broadcast(live, std::move(e));
+  if (!live.watchers.empty()) {
+    v1::MatchEvent e = Event();
+    v1::MoveApplied* applied = e.mutable_move_applied();
+    *applied->mutable_move() = MoveToProto(mv);
+    for (const SeatRecord& s : live.rec.seats) applied->add_clocks_ms(s.clock_ms);
+    applied->set_to_move(commit.result ? -1 : live.game->SideToMove());
+    applied->set_board(live.game->Render());
+    Broadcast(live, std::move(e));
+  }
   AfterChange(live);
-  return mv;
 }
 
 absl::Status Lobby::CommitFinish(Live& live, MatchResult result, std::vector<int64_t> clocks) {

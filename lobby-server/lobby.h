@@ -10,12 +10,17 @@
 //
 // Locking: one mutex per match, held across that match's database writes (moves of one match
 // are sequential anyway); the map of matches has its own short-held mutex. Bot replies, clock
-// flags and retries run as tasks on the executor, never on gRPC threads.
+// flags and retries run as tasks on the executor, never on gRPC threads. The one exception is
+// a player's plain legal move (TryMakeMove): checked on the gRPC thread without waiting, then
+// committed by the store's writer with the match marked `committing` (others wait for it), so
+// that a move costs no thread hand-off besides the database's and commits batch together.
 #ifndef PLY_LOBBY_SERVER_LOBBY_H_
 #define PLY_LOBBY_SERVER_LOBBY_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +86,12 @@ class Lobby {
   // `token` is the seat token from the call's metadata ("" when there was none).
   absl::StatusOr<v1::MakeMoveResponse> MakeMove(const v1::MakeMoveRequest& request,
                                                 const std::string& token);
+  // MakeMove without blocking, for the gRPC thread: when the match is in memory, free, and the
+  // move plainly legal for the caller, queues its commit and returns true; `done` then runs
+  // with MakeMove's answer once the commit has landed (on a database writer thread). Returns
+  // false, having changed nothing, when MakeMove would have to wait or answer an error.
+  bool TryMakeMove(const v1::MakeMoveRequest& request, const std::string& token,
+                   std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
   // Sends the first events to `sink` and, unless the match is over, keeps it for later ones.
@@ -101,6 +112,11 @@ class Lobby {
   // Commits a move already validated on `after` (the game with the move played).
   absl::StatusOr<MoveRecord> CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
                                         int64_t think_ms, std::string bot_json);
+  // What committing `after`'s last move by `seat` writes.
+  MoveCommit PrepareMove(const Live& live, int seat, const AnyGame& after, int64_t think_ms,
+                         std::string bot_json, int64_t now_ms) const;
+  // Memory after the commit landed: the record, the game, then watchers, clock and bot.
+  void ApplyMove(Live& live, const MoveCommit& commit, std::unique_ptr<AnyGame> after);
   absl::Status CommitFinish(Live& live, MatchResult result, std::vector<int64_t> clocks);
   // What follows any change: watchers told of the end, the clock armed, a bot asked.
   void AfterChange(Live& live);

@@ -40,13 +40,18 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::Offload(grpc::CallbackServerContext*
     reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
     return reactor;
   }
+  Post(reactor, std::move(work));
+  return reactor;
+}
+
+template <class Work>
+void LobbyServiceImpl::Post(grpc::ServerUnaryReactor* reactor, Work work) {
   // The request and response live until Finish, so the task may use them.
   if (!executor_->Post(
           [reactor, work = std::move(work)]() mutable { reactor->Finish(ToGrpcStatus(work())); })) {
     reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                                  "the lobby is overloaded: try again shortly"));
   }
-  return reactor;
 }
 
 // Copies a StatusOr's value into the response and returns its status.
@@ -99,7 +104,21 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext
                                                      const v1::MakeMoveRequest* request,
                                                      v1::MakeMoveResponse* response) {
   std::string token = BearerToken(*context);
-  return Offload(context, [=, this] { return Into(lobby_->MakeMove(*request, token), response); });
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!Admit(context)) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
+    return reactor;
+  }
+  // The common case commits without a thread hand-off; the rest (errors, reloads, a busy
+  // match) takes the executor like every other call.
+  if (lobby_->TryMakeMove(*request, token,
+                          [reactor, response](absl::StatusOr<v1::MakeMoveResponse> result) {
+                            reactor->Finish(ToGrpcStatus(Into(std::move(result), response)));
+                          })) {
+    return reactor;
+  }
+  Post(reactor, [=, this] { return Into(lobby_->MakeMove(*request, token), response); });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::Resign(grpc::CallbackServerContext* context,

@@ -49,6 +49,9 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
  private:
   template <class Work>
   grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* context, Work work);
+  // Runs `work` on the executor and finishes `reactor` with its status.
+  template <class Work>
+  void Post(grpc::ServerUnaryReactor* reactor, Work work);
 
   // Whether the calling client is within its rate; finishes the call when it is not.
   bool Admit(grpc::CallbackServerContext* context);

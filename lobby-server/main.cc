@@ -20,6 +20,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
 #include "bot-service/credentials.h"
@@ -35,6 +36,8 @@ ABSL_FLAG(std::string, database_url, "",
           "(where secrets such as a password belong), else "
           "\"host=127.0.0.1 port=5432 dbname=ply user=postgres\".");
 ABSL_FLAG(int, db_connections, 8, "Database connections kept open at most.");
+ABSL_FLAG(int, db_writers, 2,
+          "Threads that commit moves, each many matches' queued moves in one statement.");
 ABSL_FLAG(int, db_wait_s, 30,
           "At start, how long to wait for the database to accept connections before giving up.");
 ABSL_FLAG(std::string, bot_target, "",
@@ -76,6 +79,9 @@ namespace ply::lobby {
 namespace {
 
 int Main() {
+  // Debian's Abseil is built with Mutex deadlock detection on, which gRPC's locks pay for on
+  // every acquisition (a lock graph kept per mutex): a check for debugging, not for serving.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -88,7 +94,9 @@ int Main() {
     database_url =
         env != nullptr && *env != '\0' ? env : "host=127.0.0.1 port=5432 dbname=ply user=postgres";
   }
-  PostgresStore store({.url = database_url, .pool_size = absl::GetFlag(FLAGS_db_connections)});
+  PostgresStore store({.url = database_url,
+                       .pool_size = absl::GetFlag(FLAGS_db_connections),
+                       .append_writers = absl::GetFlag(FLAGS_db_writers)});
   const absl::Time db_deadline = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_db_wait_s));
   for (;;) {
     absl::Status migrated = store.Migrate();

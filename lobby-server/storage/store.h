@@ -10,6 +10,7 @@
 #define PLY_LOBBY_SERVER_STORAGE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -129,6 +130,13 @@ class MatchStore {
                                         const std::string& token_hash, int64_t now_ms) = 0;
   // Appends move number commit.move.ply; ABORTED when the match is not active at ply - 1.
   virtual absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) = 0;
+  // The same without waiting: `done` runs once with what AppendMove would return, possibly on
+  // another thread, possibly before this returns. A store may commit the moves of several
+  // matches together (each one still succeeds or fails on its own). The default waits.
+  virtual void AppendMoveAsync(int64_t match_id, MoveCommit commit,
+                               std::function<void(absl::Status)> done) {
+    done(AppendMove(match_id, commit));
+  }
   virtual absl::Status Finish(int64_t match_id, const FinishCommit& commit) = 0;
   // Records an open draw offer (or -1 to clear it) at `expected_ply`.
   virtual absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) = 0;

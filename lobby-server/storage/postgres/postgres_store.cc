@@ -1,6 +1,7 @@
 #include "lobby-server/storage/postgres/postgres_store.h"
 
 #include <algorithm>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <utility>
@@ -74,22 +75,37 @@ constexpr char kMatchColumns[] =
 // Every statement the store runs, by name. Parameters are $n: no SQL is built from values.
 const std::vector<std::pair<std::string, std::string>>& Statements() {
   static const std::vector<std::pair<std::string, std::string>> statements = {
-      {"insert_match",
-       "INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms, "
-       "bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms) "
-       "VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10) RETURNING id"},
-      {"insert_seat",
-       "INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms) "
-       "VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7)"},
+      // A new match and its seats in one statement (one round trip, atomic on its own); the
+      // seats come as a JSON array.
+      {"create_match",
+       "WITH m AS ("
+       "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
+       "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms)"
+       "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10)"
+       "  RETURNING id),"
+       " s AS ("
+       "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms)"
+       "  SELECT m.id, x.seat, x.kind, x.difficulty, x.name, NULLIF(x.hash, ''), x.clock"
+       "  FROM m, jsonb_to_recordset($11::jsonb)"
+       "    AS x(seat integer, kind integer, difficulty text, name text, hash text, clock bigint))"
+       " SELECT id FROM m"},
+      // A person takes an open seat of a waiting match, and the match starts when that was the
+      // last open seat: one statement. The seat row's lock settles a race for the same seat;
+      // the match row's lock orders joins of different seats, so exactly the last one starts
+      // it. Returns (seat taken?, the match's status after, or before when not taken; NULL
+      // when there is no such match).
       {"take_seat",
-       "UPDATE seats SET display_name = $3, token_hash = $4 "
-       "WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"},
-      {"seat_filled",
-       "UPDATE matches SET open_seats = open_seats - 1, "
-       "status = CASE WHEN open_seats = 1 THEN 2 ELSE status END, "
-       "turn_started_ms = CASE WHEN open_seats = 1 THEN $2 ELSE turn_started_ms END "
-       "WHERE id = $1 AND status = 1 RETURNING status"},
-      {"match_status", "SELECT status FROM matches WHERE id = $1"},
+       "WITH taken AS ("
+       "  UPDATE seats SET display_name = $3, token_hash = $4"
+       "  WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"
+       "  AND EXISTS (SELECT 1 FROM matches WHERE id = $1 AND status = 1) RETURNING 1),"
+       " filled AS ("
+       "  UPDATE matches SET open_seats = open_seats - 1,"
+       "    status = CASE WHEN open_seats = 1 THEN 2 ELSE status END,"
+       "    turn_started_ms = CASE WHEN open_seats = 1 THEN $5 ELSE turn_started_ms END"
+       "  WHERE id = $1 AND EXISTS (SELECT 1 FROM taken) RETURNING status)"
+       " SELECT (SELECT count(*) FROM taken),"
+       "  COALESCE((SELECT status FROM filled), (SELECT status FROM matches WHERE id = $1))"},
       // A move in one statement (one round trip, atomic on its own): the match advances only
       // if it is still active at the previous ply, and the move row and the mover's clock are
       // written only if it did.
@@ -107,6 +123,26 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "  AND EXISTS (SELECT 1 FROM advanced) RETURNING 1)"
        " SELECT (SELECT count(*) FROM advanced), (SELECT count(*) FROM inserted),"
        "  (SELECT count(*) FROM clocked)"},
+      // append_move for many matches at once, from a JSON array of moves; returns the ids of
+      // the matches that advanced (the others were no longer active at the previous ply).
+      {"append_moves",
+       "WITH batch AS ("
+       "  SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(m bigint, p integer, ts bigint,"
+       "    d integer, st integer, w integer, r integer, rt text, s integer, mv text, th bigint,"
+       "    cl bigint, t bigint, bot text, mc bigint, c boolean)),"
+       " advanced AS ("
+       "  UPDATE matches SET ply = b.p, turn_started_ms = b.ts, draw_offer = b.d, status = b.st,"
+       "    winner = b.w, end_reason = b.r, result_text = b.rt"
+       "  FROM batch b WHERE matches.id = b.m AND matches.status = 2 AND matches.ply = b.p - 1"
+       "  RETURNING matches.id),"
+       " inserted AS ("
+       "  INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot)"
+       "  SELECT b.m, b.p, b.s, b.mv, b.th, b.cl, b.t, NULLIF(b.bot, '')::jsonb"
+       "  FROM batch b JOIN advanced a ON a.id = b.m),"
+       " clocked AS ("
+       "  UPDATE seats SET clock_ms = b.mc FROM batch b JOIN advanced a ON a.id = b.m"
+       "  WHERE b.c AND seats.match_id = b.m AND seats.seat = b.s)"
+       " SELECT id FROM advanced"},
       {"set_clock", "UPDATE seats SET clock_ms = $3 WHERE match_id = $1 AND seat = $2"},
       {"finish_match",
        "UPDATE matches SET status = 3, winner = $3, end_reason = $4, result_text = $5, "
@@ -131,6 +167,12 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
   };
   return statements;
+}
+
+// JSON text for a parameter; invalid UTF-8 (which protobuf strings cannot carry anyway) is
+// replaced rather than thrown on.
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 MatchRecord MatchFromRow(const pqxx::row& r) {
@@ -219,9 +261,19 @@ PostgresStore::PostgresStore(PostgresOptions options) : options_(std::move(optio
   } else {
     conninfo_ = absl::StrCat(options_.url, " ", extra);
   }
+  for (int i = 0; i < std::max(1, options_.append_writers); ++i) {
+    writers_.emplace_back([this] { WriteAppends(); });
+  }
 }
 
-PostgresStore::~PostgresStore() = default;
+PostgresStore::~PostgresStore() {
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    closing_ = true;
+  }
+  append_ready_.notify_all();
+  for (std::thread& t : writers_) t.join();
+}
 
 int PostgresStore::SchemaVersion() { return static_cast<int>(Migrations().size()); }
 
@@ -324,19 +376,22 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
     if (!s.taken()) ++open;
     if (s.kind != SeatKind::kBot) bots_only = false;
   }
+  nlohmann::json seats = nlohmann::json::array();
+  for (size_t i = 0; i < m.seats.size(); ++i) {
+    const SeatRecord& s = m.seats[i];
+    seats.push_back({{"seat", i},
+                     {"kind", static_cast<int>(s.kind)},
+                     {"difficulty", s.difficulty},
+                     {"name", s.display_name},
+                     {"hash", s.token_hash},
+                     {"clock", s.clock_ms}});
+  }
   absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    pqxx::work tx(c);
-    id = tx.exec_prepared1("insert_match", m.game, options.dump(), static_cast<int>(m.status),
+    pqxx::nontransaction tx(conn.c);
+    id = tx.exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                            m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
-                           m.turn_started_ms, open, bots_only, m.created_ms)[0]
+                           m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats))[0]
              .as<int64_t>();
-    for (size_t i = 0; i < m.seats.size(); ++i) {
-      const SeatRecord& s = m.seats[i];
-      tx.exec_prepared("insert_seat", id, static_cast<int>(i), static_cast<int>(s.kind),
-                       s.difficulty, s.display_name, s.token_hash, s.clock_ms);
-    }
-    tx.commit();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -347,24 +402,15 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
                                              const std::string& token_hash, int64_t now_ms) {
   bool started = false;
   absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    pqxx::work tx(c);
-    pqxx::result taken = tx.exec_prepared("take_seat", match_id, seat, name, token_hash);
-    if (taken.affected_rows() == 0) {
-      pqxx::result exists = tx.exec_prepared("match_status", match_id);
-      if (exists.empty()) {
-        return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-      }
+    pqxx::nontransaction tx(conn.c);
+    pqxx::row r = tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms);
+    if (r[1].is_null()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+    // Not taken: someone holds that seat (a match starts only once every seat is held).
+    if (r[0].as<int>() == 0) {
       return absl::AlreadyExistsError(
           absl::StrCat("seat ", seat, " of match ", match_id, " is already taken"));
     }
-    pqxx::result filled = tx.exec_prepared("seat_filled", match_id, now_ms);
-    if (filled.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("match ", match_id, " is no longer waiting for players"));
-    }
-    started = filled[0][0].as<int>() == static_cast<int>(MatchStatus::kActive);
-    tx.commit();
+    started = r[1].as<int>() == static_cast<int>(MatchStatus::kActive);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -372,6 +418,132 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
 }
 
 absl::Status PostgresStore::AppendMove(int64_t match_id, const MoveCommit& commit) {
+  std::promise<absl::Status> result;
+  std::future<absl::Status> landed = result.get_future();
+  AppendMoveAsync(match_id, commit, [&result](absl::Status s) { result.set_value(std::move(s)); });
+  return landed.get();
+}
+
+void PostgresStore::AppendMoveAsync(int64_t match_id, MoveCommit commit,
+                                    std::function<void(absl::Status)> done) {
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    if (!closing_) {
+      appends_.push_back({match_id, std::move(commit), std::move(done)});
+      append_ready_.notify_one();
+      return;
+    }
+  }
+  done(absl::UnavailableError("the lobby's database writer is shutting down"));
+}
+
+void PostgresStore::WriteAppends() {
+  const size_t most = static_cast<size_t>(std::max(1, options_.max_append_batch));
+  std::vector<PendingAppend> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(append_mu_);
+      for (;;) {
+        // Closing still commits what was queued: those callers are waiting for an answer.
+        if (closing_ && appends_.empty()) return;
+        // A match has one move in flight at a time, whatever the writer: should a second one
+        // be queued, it waits until the first has landed, so that it is checked against it.
+        for (auto it = appends_.begin(); it != appends_.end() && batch.size() < most;) {
+          if (!in_flight_.insert(it->match_id).second) {
+            ++it;
+            continue;
+          }
+          batch.push_back(std::move(*it));
+          it = appends_.erase(it);
+        }
+        if (!batch.empty()) break;
+        // Nothing to take (or only moves of matches in flight): wait for more, or a landing.
+        append_ready_.wait(lock);
+      }
+      // Another writer can start on what is left while this one commits.
+      if (!appends_.empty()) append_ready_.notify_one();
+    }
+    std::vector<absl::Status> results = AppendBatch(batch);
+    append_batches_.fetch_add(1, std::memory_order_relaxed);
+    appended_moves_.fetch_add(
+        static_cast<int64_t>(std::count_if(results.begin(), results.end(),
+                                           [](const absl::Status& r) { return r.ok(); })),
+        std::memory_order_relaxed);
+    bool waiting = false;
+    {
+      std::lock_guard<std::mutex> lock(append_mu_);
+      for (const PendingAppend& p : batch) in_flight_.erase(p.match_id);
+      waiting = !appends_.empty();
+    }
+    // A writer may be waiting for one of these matches.
+    if (waiting) append_ready_.notify_all();
+    for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(results[i]));
+    batch.clear();
+  }
+}
+
+std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAppend>& batch) {
+  std::vector<absl::Status> results(batch.size());
+  if (batch.size() == 1) {
+    results[0] = AppendOne(batch[0].match_id, batch[0].commit);
+    return results;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const PendingAppend& p : batch) {
+    const MoveCommit& c = p.commit;
+    const MatchResult result = c.result.value_or(MatchResult{});
+    rows.push_back({{"m", p.match_id},
+                    {"p", c.move.ply},
+                    {"ts", c.turn_started_ms},
+                    {"d", c.draw_offer},
+                    {"st", static_cast<int>(c.result.has_value() ? MatchStatus::kFinished
+                                                                 : MatchStatus::kActive)},
+                    {"w", result.winner},
+                    {"r", static_cast<int>(result.reason)},
+                    {"rt", result.text},
+                    {"s", c.move.seat},
+                    {"mv", c.move.move},
+                    {"th", c.move.think_ms},
+                    {"cl", c.move.clock_ms},
+                    {"t", c.move.time_ms},
+                    {"bot", c.move.bot_json},
+                    {"mc", c.mover_clock_ms},
+                    {"c", c.clocked}});
+  }
+  const std::string json = Dump(rows);
+  std::vector<char> advanced(batch.size(), 0);
+  absl::Status s = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("append_moves", json);
+    for (const pqxx::row& row : r) {
+      const int64_t id = row[0].as<int64_t>();
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (batch[i].match_id == id) advanced[i] = 1;
+      }
+    }
+    return absl::OkStatus();
+  });
+  if (absl::IsInternal(s) || absl::IsAborted(s)) {
+    // One bad move (or one lost race on a move row) fails the whole statement: commit each
+    // on its own instead, so that only that one fails.
+    for (size_t i = 0; i < batch.size(); ++i) {
+      results[i] = AppendOne(batch[i].match_id, batch[i].commit);
+    }
+    return results;
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!s.ok()) {
+      results[i] = s;
+    } else if (!advanced[i]) {
+      results[i] = absl::AbortedError(
+          absl::StrCat("match ", batch[i].match_id, " is no longer active at ply ",
+                       batch[i].commit.move.ply - 1, ": another move or result came first"));
+    }
+  }
+  return results;
+}
+
+absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit) {
   return WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
     const MoveRecord& mv = commit.move;
