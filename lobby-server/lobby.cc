@@ -500,6 +500,20 @@ absl::StatusOr<v1::Match> Lobby::GetMatch(int64_t match_id) {
   return match;
 }
 
+bool Lobby::TryGetMatch(int64_t match_id, v1::Match* out) {
+  std::shared_ptr<Live> live;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    auto it = matches_.find(match_id);
+    if (it == matches_.end()) return false;
+    live = it->second;
+  }
+  std::unique_lock<std::mutex> lock(live->mu, std::try_to_lock);
+  if (!lock.owns_lock() || !live->loaded || live->stale || live->committing) return false;
+  *out = ToProto(*live, NowMs());
+  return true;
+}
+
 absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchRequest& req) {
   absl::StatusOr<std::string> name = CleanName(req.display_name());
   if (!name.ok()) return name.status();

@@ -82,6 +82,9 @@ class Lobby {
   absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request);
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   absl::StatusOr<v1::Match> GetMatch(int64_t match_id);
+  // GetMatch without blocking, for the gRPC thread: false when the match is not in memory as
+  // the database has it, or busy; GetMatch then loads or waits.
+  bool TryGetMatch(int64_t match_id, v1::Match* out);
   absl::StatusOr<v1::JoinMatchResponse> JoinMatch(const v1::JoinMatchRequest& request);
   // `token` is the seat token from the call's metadata ("" when there was none).
   absl::StatusOr<v1::MakeMoveResponse> MakeMove(const v1::MakeMoveRequest& request,

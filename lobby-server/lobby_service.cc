@@ -26,20 +26,24 @@ std::string BearerToken(const grpc::CallbackServerContext& context) {
   return value.empty() ? "-" : value;
 }
 
+constexpr char kSlowDown[] = "too many calls from this client: slow down and retry";
+
 bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context) {
   return limits_ == nullptr || limits_->AllowCall(ClientLimits::ClientOf(context->peer()));
 }
 
-constexpr char kSlowDown[] = "too many calls from this client: slow down and retry";
+bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context,
+                             grpc::ServerUnaryReactor* reactor) {
+  if (Admit(context)) return true;
+  reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
+  return false;
+}
 
 template <class Work>
 grpc::ServerUnaryReactor* LobbyServiceImpl::Offload(grpc::CallbackServerContext* context,
                                                     Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context)) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
-    return reactor;
-  }
+  if (!Admit(context, reactor)) return reactor;
   Post(reactor, std::move(work));
   return reactor;
 }
@@ -66,10 +70,7 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContex
                                                       const v1::ListGamesRequest*,
                                                       v1::ListGamesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context)) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
-    return reactor;
-  }
+  if (!Admit(context, reactor)) return reactor;
   *response = lobby_->ListGames();
   reactor->Finish(grpc::Status::OK);
   return reactor;
@@ -90,8 +91,15 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ListMatches(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* LobbyServiceImpl::GetMatch(grpc::CallbackServerContext* context,
                                                      const v1::GetMatchRequest* request,
                                                      v1::Match* response) {
-  return Offload(context,
-                 [=, this] { return Into(lobby_->GetMatch(request->match_id()), response); });
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!Admit(context, reactor)) return reactor;
+  // A match in memory is answered at once; otherwise it is loaded on the executor.
+  if (lobby_->TryGetMatch(request->match_id(), response)) {
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+  Post(reactor, [=, this] { return Into(lobby_->GetMatch(request->match_id()), response); });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::JoinMatch(grpc::CallbackServerContext* context,
@@ -105,10 +113,7 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext
                                                      v1::MakeMoveResponse* response) {
   std::string token = BearerToken(*context);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context)) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
-    return reactor;
-  }
+  if (!Admit(context, reactor)) return reactor;
   // The common case commits without a thread hand-off; the rest (errors, reloads, a busy
   // match) takes the executor like every other call.
   if (lobby_->TryMakeMove(*request, token,

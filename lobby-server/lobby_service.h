@@ -53,8 +53,10 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   template <class Work>
   void Post(grpc::ServerUnaryReactor* reactor, Work work);
 
-  // Whether the calling client is within its rate; finishes the call when it is not.
+  // Whether the calling client is within its rate.
   bool Admit(grpc::CallbackServerContext* context);
+  // The same for a unary call, finishing it with RESOURCE_EXHAUSTED when refused.
+  bool Admit(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor);
 
   Lobby* lobby_;
   Executor* executor_;
