@@ -129,7 +129,9 @@ TEST_F(PostgresStoreTest, MovesOfOneMatchQueuedTogetherLandInOrder) {
   for (int ply = 1; ply <= kPlies; ++ply) {
     MoveCommit c = Move(ply, std::to_string(1 + (ply - 1) % 7));
     // The last move ends the match with a result, written with it.
-    if (ply == kPlies) c.result = MatchResult{.winner = 0, .reason = EndReason::kRules, .text = "x"};
+    if (ply == kPlies) {
+      c.result = MatchResult{.winner = 0, .reason = EndReason::kRules, .text = "x"};
+    }
     store->AppendMoveAsync(*id, c, [&done, ply](absl::Status s) { done[ply - 1].set_value(s); });
   }
   for (int i = 0; i < kPlies; ++i) EXPECT_TRUE(done[i].get_future().get().ok()) << i;
@@ -206,9 +208,9 @@ TEST_F(PostgresStoreTest, RacesForSeatsStartTheMatchExactlyOnce) {
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_EQ(m->status, MatchStatus::kActive);
     EXPECT_TRUE(m->seats[0].taken() && m->seats[1].taken());
-    EXPECT_EQ(cluster_->Query("store", absl::StrCat("SELECT open_seats FROM matches WHERE id = ",
-                                                    *id)),
-              "0");
+    EXPECT_EQ(
+        cluster_->Query("store", absl::StrCat("SELECT open_seats FROM matches WHERE id = ", *id)),
+        "0");
   }
 }
 
