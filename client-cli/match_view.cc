@@ -62,9 +62,11 @@ absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) 
   } else if (event.has_draw_offered()) {
     match_.set_draw_offer(event.draw_offered().seat());
   } else if (event.has_game_over()) {
-    // Clocks stop where they stood.
+    // Clocks stop: at the lobby's final reading, or (from an older lobby) where they stood.
+    const v1::GameOver& over = event.game_over();
     for (int i = 0; i < match_.seats_size(); ++i) {
-      match_.mutable_seats(i)->set_clock_ms(ClockMs(i, received));
+      match_.mutable_seats(i)->set_clock_ms(i < over.clocks_ms_size() ? over.clocks_ms(i)
+                                                                      : ClockMs(i, received));
     }
     match_.set_status(v1::MATCH_STATUS_FINISHED);
     *match_.mutable_result() = event.game_over().result();

@@ -772,12 +772,21 @@ absl::Status Lobby::CommitFinish(Live& live, MatchResult result, std::vector<int
   return absl::OkStatus();
 }
 
+v1::MatchEvent Lobby::GameOverEvent(const Live& live) const {
+  v1::MatchEvent e = Event();
+  v1::GameOver* over = e.mutable_game_over();
+  *over->mutable_result() = ResultToProto(live.rec.result);
+  // A finished match's stored clocks are final: the finishing move or the end wrote them.
+  if (live.rec.time_initial_ms) {
+    for (const SeatRecord& s : live.rec.seats) over->add_clocks_ms(s.clock_ms);
+  }
+  return e;
+}
+
 void Lobby::AfterChange(Live& live) {
   if (live.rec.status == MatchStatus::kFinished) {
     if (!live.watchers.empty()) {
-      v1::MatchEvent e = Event();
-      *e.mutable_game_over()->mutable_result() = ResultToProto(live.rec.result);
-      Broadcast(live, std::move(e));
+      Broadcast(live, GameOverEvent(live));
       CloseWatchers(live);
     }
     return;
@@ -1061,9 +1070,7 @@ absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
       sink->Push(std::move(e));
     }
     if (live.rec.status == MatchStatus::kFinished) {
-      v1::MatchEvent e = Event();
-      *e.mutable_game_over()->mutable_result() = ResultToProto(live.rec.result);
-      sink->Push(std::move(e));
+      sink->Push(GameOverEvent(live));
       sink->Close(absl::OkStatus());
       return absl::OkStatus();
     }

@@ -140,6 +140,8 @@ class Lobby {
 
   v1::Match ToProto(const Live& live, int64_t now_ms) const;
   void Broadcast(Live& live, v1::MatchEvent event);
+  // The game_over event of a finished match, with its final clocks.
+  v1::MatchEvent GameOverEvent(const Live& live) const;
   void CloseWatchers(Live& live);
   std::string SideName(const Live& live, int seat) const;
 

@@ -200,6 +200,20 @@ TEST(Screen, TakesTheLobbysClocksFromClockUpdates) {
   EXPECT_EQ(view.ClockMs(1, t0 + absl::Seconds(3)), 9400);
 }
 
+TEST(Screen, GameOverStopsTheClocksAtTheLobbysFinalReading) {
+  MatchView view;
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(view.Reset(ConnectFourMatch(), t0).ok());
+  v1::MatchEvent over;
+  over.mutable_game_over()->mutable_result()->set_winner(1);
+  over.mutable_game_over()->add_clocks_ms(0);
+  over.mutable_game_over()->add_clocks_ms(9100);
+  ASSERT_TRUE(view.Apply(over, t0 + absl::Seconds(1)).ok());
+  // Whatever the local estimate was, and however late it is read, the lobby's clocks stand.
+  EXPECT_EQ(view.ClockMs(0, t0 + absl::Seconds(30)), 0);
+  EXPECT_EQ(view.ClockMs(1, t0 + absl::Seconds(30)), 9100);
+}
+
 TEST(Format, ClocksAndCounts) {
   EXPECT_EQ(FormatClock(65000), "1:05");
   EXPECT_EQ(FormatClock(9400), "0:09.4");

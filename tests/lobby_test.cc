@@ -502,7 +502,12 @@ TEST_F(LobbyTest, ClockRunsOutAndTheFlagLoses) {
   EXPECT_EQ(m.result().winner(), 0);
   EXPECT_EQ(m.seats(1).clock_ms(), 0);
   EXPECT_GT(m.seats(0).clock_ms(), 0);
-  EXPECT_TRUE(HasGameOver(w.events()));
+  ASSERT_TRUE(HasGameOver(w.events()));
+  // The watchers get the final clocks with the result.
+  const v1::GameOver over = w.events().back().game_over();
+  ASSERT_EQ(over.clocks_ms_size(), 2);
+  EXPECT_EQ(over.clocks_ms(0), m.seats(0).clock_ms());
+  EXPECT_EQ(over.clocks_ms(1), 0);
   EXPECT_EQ(Move(id, 1, "a1", tokens.second).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 }
 
