@@ -62,6 +62,13 @@ class PostgresCluster {
       return absl::InternalError(absl::StrCat("initdb failed (see ", c->dir_, "/initdb.log)"));
     }
     if (absl::Status s = c->StartServer(); !s.ok()) return s;
+    // pg_ctl detaches the server, so a test killed by a signal (a ctest timeout, ^C) would leave
+    // it running: a watchdog stops it and removes the folder once this process is gone.
+    c->Run(
+        absl::StrCat("nohup sh -c 'while kill -0 ", getpid(), " 2>/dev/null; do sleep 1; ",
+                     "done; ", c->as_, c->bin_, "/pg_ctl -D ", c->dir_,
+                     "/data -m immediate stop; rm -rf ", c->dir_, "' </dev/null >/dev/null 2>&1 &"),
+        /*as_postgres=*/false);
     return c;
   }
 
@@ -123,7 +130,9 @@ class PostgresCluster {
 
  private:
   PostgresCluster() = default;
-  int Run(const std::string& command) const { return std::system((as_ + command).c_str()); }
+  int Run(const std::string& command, bool as_postgres = true) const {
+    return std::system(((as_postgres ? as_ : "") + command).c_str());
+  }
 
   std::string bin_;
   std::string dir_;
