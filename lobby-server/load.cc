@@ -134,6 +134,18 @@ class Driver {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return done_; });
   }
+  // Resigns the match this driver was playing when time ran out, so that benchmark runs do
+  // not leave abandoned matches behind.
+  void Resign() {
+    if (match_.status() != v1::MATCH_STATUS_ACTIVE || match_.to_move() < 0) return;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context.AddMetadata("authorization", tokens_[match_.to_move()]);
+    v1::ResignRequest request;
+    request.set_match_id(match_.id());
+    v1::Match after;
+    (void)stub_->Resign(&context, request, &after);
+  }
   int64_t moves() const { return moves_; }
   int64_t errors() const { return errors_; }
   int64_t matches() const { return matches_; }
@@ -248,6 +260,7 @@ double RunThroughput() {
   }
   const double seconds = MsSince(start) / 1000.0;
   const double rate = static_cast<double>(moves) / seconds;
+  for (auto& d : drivers) d->Resign();
   std::printf(
       "lobby: %d clients, %.1f s: %lld moves committed in %lld matches, %.0f moves/s, "
       "%lld errors\n",

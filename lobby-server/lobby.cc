@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -14,6 +15,12 @@
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
+
+struct Lobby::PendingMove {
+  MoveCommit commit;
+  // The game with the move played.
+  std::unique_ptr<AnyGame> after;
+};
 
 struct Lobby::Live {
   std::mutex mu;
@@ -120,7 +127,7 @@ void Lobby::Shutdown() {
 }
 
 absl::Status Lobby::Resume() {
-  absl::StatusOr<std::vector<int64_t>> ids = store_->UnfinishedMatches();
+  absl::StatusOr<std::vector<int64_t>> ids = store_->MatchesToResume();
   if (!ids.ok()) return ids.status();
   for (int64_t id : *ids) {
     // Loading arms the clock and asks the bot (AfterChange runs after every load).
@@ -148,16 +155,7 @@ absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&
     std::lock_guard<std::mutex> lock(map_mu_);
     auto it = matches_.find(id);
     if (it == matches_.end()) {
-      if (matches_.size() >= options_.cache_size) {
-        for (auto i = matches_.begin(); i != matches_.end();) {
-          std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
-          const bool idle = l.owns_lock() && i->second->loaded &&
-                            i->second->rec.status == MatchStatus::kFinished &&
-                            i->second->watchers.empty();
-          l = {};
-          i = idle ? matches_.erase(i) : std::next(i);
-        }
-      }
+      MakeRoomLocked();
       live = std::make_shared<Live>();
       live->id = id;
       matches_.emplace(id, live);
@@ -166,7 +164,11 @@ absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&
     }
   }
   std::unique_lock<std::mutex> lock(live->mu);
-  live->settled.wait(lock, [&] { return !live->committing; });
+  // A commit in flight lands within the statement timeout, unless the database link hangs.
+  if (!live->settled.wait_for(lock, std::chrono::seconds(10), [&] { return !live->committing; })) {
+    return absl::UnavailableError(
+        absl::StrCat("match ", id, " is still waiting for its last move to be stored; retry"));
+  }
   if (!live->loaded || live->stale) {
     absl::Status s = Reload(*live);
     if (!s.ok()) {
@@ -180,6 +182,23 @@ absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&
     AfterChange(*live);
   }
   return fn(*live);
+}
+
+size_t Lobby::CachedMatches() {
+  std::lock_guard<std::mutex> lock(map_mu_);
+  return matches_.size();
+}
+
+void Lobby::MakeRoomLocked() {
+  if (matches_.size() < options_.cache_size) return;
+  for (auto i = matches_.begin(); i != matches_.end();) {
+    std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
+    const bool idle = l.owns_lock() && i->second->loaded &&
+                      i->second->rec.status == MatchStatus::kFinished &&
+                      i->second->watchers.empty();
+    l = {};
+    i = idle ? matches_.erase(i) : std::next(i);
+  }
 }
 
 absl::Status Lobby::Reload(Live& live) {
@@ -429,6 +448,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   {
     std::lock_guard<std::mutex> lock(map_mu_);
     // Someone may have asked for the new id already and loaded it: that copy is as good.
+    MakeRoomLocked();
     matches_.emplace(*id, fresh);
   }
   v1::CreateMatchResponse response;
@@ -649,11 +669,7 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
   }
   const int64_t now = NowMs();
   if (live->rec.time_initial_ms && ClockNow(*live, mover, now) <= 0) return false;
-  struct Pending {
-    MoveCommit commit;
-    std::unique_ptr<AnyGame> after;
-  };
-  auto pending = std::make_shared<Pending>();
+  auto pending = std::make_shared<PendingMove>();
   pending->after = live->game->Clone();
   if (!pending->after->Play(req.move()).ok()) return false;
   pending->commit =
@@ -662,27 +678,32 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
   lock.unlock();
   store_->AppendMoveAsync(live->id, pending->commit,
                           [this, live, pending, done = std::move(done)](absl::Status s) {
-                            absl::StatusOr<v1::MakeMoveResponse> answer;
-                            {
-                              std::lock_guard<std::mutex> l(live->mu);
-                              live->committing = false;
-                              if (s.ok()) {
-                                ApplyMove(*live, pending->commit, std::move(pending->after));
-                                v1::MakeMoveResponse response;
-                                *response.mutable_move() = MoveToProto(pending->commit.move);
-                                *response.mutable_match() = ToProto(*live, NowMs());
-                                answer = std::move(response);
-                              } else {
-                                // Nothing is acknowledged; whether or not the write landed, the
-                                // next use reloads.
-                                live->stale = true;
-                                answer = s;
-                              }
-                            }
-                            live->settled.notify_all();
-                            done(std::move(answer));
+                            done(Landed(*live, *pending, s));
                           });
   return true;
+}
+
+absl::StatusOr<v1::MakeMoveResponse> Lobby::Landed(Live& live, PendingMove& move,
+                                                   const absl::Status& stored) {
+  absl::StatusOr<v1::MakeMoveResponse> answer;
+  {
+    std::lock_guard<std::mutex> lock(live.mu);
+    live.committing = false;
+    if (stored.ok()) {
+      ApplyMove(live, move.commit, std::move(move.after));
+      v1::MakeMoveResponse response;
+      *response.mutable_move() = MoveToProto(move.commit.move);
+      *response.mutable_match() = ToProto(live, NowMs());
+      answer = std::move(response);
+    } else {
+      // Nothing is acknowledged; whether or not the write landed, the next use reloads.
+      live.stale = true;
+      ReloadSoon(live.id, stored);
+      answer = stored;
+    }
+  }
+  live.settled.notify_all();
+  return answer;
 }
 
 MoveCommit Lobby::PrepareMove(const Live& live, int seat, const AnyGame& after, int64_t think_ms,
@@ -720,6 +741,7 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
   if (absl::Status s = store_->AppendMove(live.id, commit); !s.ok()) {
     // Nothing is acknowledged; whether or not the write landed, the next use reloads.
     live.stale = true;
+    ReloadSoon(live.id, s);
     return s;
   }
   ApplyMove(live, commit, std::move(after));
@@ -834,6 +856,12 @@ void Lobby::ClockTick(int64_t id) {
     AfterChange(live);  // schedules the next tick
     return absl::OkStatus();
   });
+}
+
+void Lobby::ReloadSoon(int64_t id, const absl::Status& failure) {
+  // A lost connection may have stored the move after all: reload without waiting for the next
+  // call, so that watchers get a resync (or nothing, if it did not land) and timers re-arm.
+  if (absl::IsUnavailable(failure)) RetryLater(id, absl::Milliseconds(500));
 }
 
 void Lobby::RetryLater(int64_t id, absl::Duration delay) {

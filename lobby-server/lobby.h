@@ -5,8 +5,9 @@
 // The database is the source of truth. A match in memory is a cache of its rows: a change is
 // written (one transaction) before memory changes and before anyone hears of it, and a match
 // whose last write failed or raced another writer is reloaded before it is used again. On start
-// every unfinished match is loaded, its clock re-armed and its bot (if one is to move) asked
-// again, so a restarted lobby continues where the database says it stopped.
+// every active match with a clock or a bot seat is loaded, its clock re-armed and its bot (if
+// one is to move) asked again, so a restarted lobby continues where the database says it
+// stopped; any other match is loaded when a call first names it.
 //
 // Locking: one mutex per match, held across that match's database writes (moves of one match
 // are sequential anyway); the map of matches has its own short-held mutex. Bot replies, clock
@@ -73,7 +74,7 @@ class Lobby {
   Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptions options);
   ~Lobby();
 
-  // Resumes every unfinished match from the database.
+  // Resumes the matches that go on without a call (clocks, bots) from the database.
   absl::Status Resume();
   // Stops scheduling bot calls and timers (the executor is stopped by its owner).
   void Shutdown();
@@ -97,6 +98,8 @@ class Lobby {
                    std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
+  // Matches in memory now.
+  size_t CachedMatches();
   // Sends the first events to `sink` and, unless the match is over, keeps it for later ones.
   absl::Status Watch(int64_t match_id, std::optional<int> after_ply,
                      std::shared_ptr<EventSink> sink);
@@ -106,6 +109,9 @@ class Lobby {
   // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first.
   absl::Status WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn);
   absl::Status Reload(Live& live);
+  // With map_mu_ held: when the cache is at its bound, forgets the finished matches nobody is
+  // using or watching (a later call loads them again).
+  void MakeRoomLocked();
   // The seat whose token this is, or the error to answer.
   absl::StatusOr<int> Authenticate(Live& live, const std::string& token);
   absl::Status CheckActive(const Live& live) const;
@@ -118,6 +124,11 @@ class Lobby {
   // What committing `after`'s last move by `seat` writes.
   MoveCommit PrepareMove(const Live& live, int seat, const AnyGame& after, int64_t think_ms,
                          std::string bot_json, int64_t now_ms) const;
+  // TryMakeMove's commit has landed (or failed, `stored`): memory follows, the waiters go on,
+  // and the answer for the player is returned.
+  struct PendingMove;
+  absl::StatusOr<v1::MakeMoveResponse> Landed(Live& live, PendingMove& move,
+                                              const absl::Status& stored);
   // Memory after the commit landed: the record, the game, then watchers, clock and bot.
   void ApplyMove(Live& live, const MoveCommit& commit, std::unique_ptr<AnyGame> after);
   absl::Status CommitFinish(Live& live, MatchResult result, std::vector<int64_t> clocks);
@@ -134,6 +145,8 @@ class Lobby {
   void OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply,
                   int64_t think_ms);
   void RetryLater(int64_t id, absl::Duration delay);
+  // After a failed commit whose outcome is unknown (UNAVAILABLE): reload the match shortly.
+  void ReloadSoon(int64_t id, const absl::Status& failure);
   void CheckFlag(int64_t id, int ply);
   // Sends watchers a ClockUpdate and schedules the next one while the match is on.
   void ClockTick(int64_t id);

@@ -35,7 +35,8 @@ ABSL_FLAG(std::string, database_url, "",
           "PostgreSQL connection string or URI. Empty: the PLY_DATABASE_URL environment variable "
           "(where secrets such as a password belong), else "
           "\"host=127.0.0.1 port=5432 dbname=ply user=postgres\".");
-ABSL_FLAG(int, db_connections, 8, "Database connections kept open at most.");
+ABSL_FLAG(int, db_connections, 8,
+          "Database connections kept open at most for calls; each --db_writers thread adds one.");
 ABSL_FLAG(int, db_writers, 2,
           "Threads that commit moves, each many matches' queued moves in one statement.");
 ABSL_FLAG(int, db_wait_s, 30,
@@ -72,6 +73,8 @@ ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
           "Client addresses the per-client limits do not apply to (comma-separated).");
 ABSL_FLAG(int64_t, clock_event_ms, 10000,
           "Interval of ClockUpdate events to watchers of matches with clocks; 0: none.");
+ABSL_FLAG(int, match_cache, 2000,
+          "Finished matches kept in memory (beyond those in play or watched) for quick reads.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -133,7 +136,8 @@ int Main() {
                .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
                .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
                .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
-               .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms))});
+               .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
+               .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache)))});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());

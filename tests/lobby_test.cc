@@ -1,6 +1,8 @@
 // ply-lobby end to end: a real PostgreSQL cluster (throwaway, started here), real ply-bot
 // processes and a real ply-lobby process, talked to over gRPC on loopback. Each test gets its
 // own database and its own lobby.
+#include "lobby-server/lobby.h"
+
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -20,6 +22,8 @@
 #include "engine/registry/registry.h"
 #include "lobby-server/bot_targets.h"
 #include "lobby-server/client_limits.h"
+#include "lobby-server/executor.h"
+#include "lobby-server/storage/postgres/postgres_store.h"
 #include "lobby-server/token.h"
 #include "ply/v1/bot.grpc.pb.h"
 #include "ply/v1/lobby.grpc.pb.h"
@@ -925,3 +929,46 @@ TEST_F(LobbyTest, WatchersOfAClockedMatchGetClockUpdates) {
 
 }  // namespace
 }  // namespace ply
+
+namespace ply::lobby {
+namespace {
+
+// The lobby in-process on the test's database: however many matches come and go, memory keeps
+// only the bound of finished ones, and a forgotten match is loaded again when asked for.
+TEST_F(LobbyTest, MatchCacheStaysWithinItsBound) {
+  PostgresStore store({.url = url_});
+  ASSERT_TRUE(store.Migrate().ok());
+  Executor executor(2, 1000);
+  Lobby lobby(&store, nullptr, &executor, LobbyOptions{.cache_size = 10});
+  int64_t first = 0;
+  for (int i = 0; i < 40; ++i) {
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name("tictactoe");
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.set_take_seat(0);
+    create.set_display_name("a");
+    absl::StatusOr<v1::CreateMatchResponse> created = lobby.CreateMatch(create);
+    ASSERT_TRUE(created.ok()) << created.status();
+    const int64_t id = created->match().id();
+    if (first == 0) first = id;
+    v1::JoinMatchRequest join;
+    join.set_match_id(id);
+    join.set_seat(1);
+    join.set_display_name("b");
+    ASSERT_TRUE(lobby.JoinMatch(join).ok());
+    absl::StatusOr<v1::Match> resigned = lobby.Resign(id, created->seat_token());
+    ASSERT_TRUE(resigned.ok()) << resigned.status();
+    ASSERT_EQ(resigned->status(), v1::MATCH_STATUS_FINISHED);
+  }
+  EXPECT_LE(lobby.CachedMatches(), 11u);
+  absl::StatusOr<v1::Match> again = lobby.GetMatch(first);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(again->result().reason(), v1::END_REASON_RESIGNATION);
+  lobby.Shutdown();
+  executor.Stop();
+}
+
+}  // namespace
+}  // namespace ply::lobby

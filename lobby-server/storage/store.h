@@ -142,8 +142,9 @@ class MatchStore {
   virtual absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) = 0;
   virtual absl::StatusOr<MatchRecord> LoadMatch(int64_t match_id) = 0;
   virtual absl::StatusOr<std::vector<MatchRecord>> ListMatches(const MatchFilter& filter) = 0;
-  // Ids of every match that is not finished.
-  virtual absl::StatusOr<std::vector<int64_t>> UnfinishedMatches() = 0;
+  // Ids of the active matches that go on without any call: those with a clock (a flag can
+  // fall) or a bot seat (a bot may be to move). Others wait, untouched, for their players.
+  virtual absl::StatusOr<std::vector<int64_t>> MatchesToResume() = 0;
   // Which match and seat hold this token hash, if any.
   virtual absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) = 0;

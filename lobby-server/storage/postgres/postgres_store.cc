@@ -162,7 +162,9 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
                     "AND ($2::integer = 0 OR status = $2) "
                     "AND (NOT $3::boolean OR open_seats > 0) AND (NOT $4::boolean OR bots_only) "
                     "AND ($5::bigint = 0 OR id < $5) ORDER BY id DESC LIMIT $6::integer")},
-      {"unfinished", "SELECT id FROM matches WHERE status <> 3 ORDER BY id"},
+      {"to_resume",
+       "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
+       "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
   };
@@ -261,6 +263,8 @@ PostgresStore::PostgresStore(PostgresOptions options) : options_(std::move(optio
   } else {
     conninfo_ = absl::StrCat(options_.url, " ", extra);
   }
+  // The writers' connections come on top of the calls' pool, so neither starves the other.
+  max_open_ = options_.pool_size + std::max(1, options_.append_writers);
   for (int i = 0; i < std::max(1, options_.append_writers); ++i) {
     writers_.emplace_back([this] { WriteAppends(); });
   }
@@ -289,9 +293,8 @@ absl::Status PostgresStore::WithConnection(const std::function<absl::Status(Conn
   std::unique_ptr<Connection> c;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    const bool got =
-        released_.wait_for(lock, absl::ToChronoNanoseconds(options_.acquire_timeout),
-                           [this] { return !idle_.empty() || open_ < options_.pool_size; });
+    const bool got = released_.wait_for(lock, absl::ToChronoNanoseconds(options_.acquire_timeout),
+                                        [this] { return !idle_.empty() || open_ < max_open_; });
     if (!got) return absl::UnavailableError("every database connection is busy");
     if (!idle_.empty()) {
       c = std::move(idle_.back());
@@ -641,12 +644,12 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchF
   return matches;
 }
 
-absl::StatusOr<std::vector<int64_t>> PostgresStore::UnfinishedMatches() {
+absl::StatusOr<std::vector<int64_t>> PostgresStore::MatchesToResume() {
   std::vector<int64_t> ids;
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::connection& c = conn.c;
     pqxx::nontransaction tx(c);
-    for (const pqxx::row& r : tx.exec_prepared("unfinished")) ids.push_back(r[0].as<int64_t>());
+    for (const pqxx::row& r : tx.exec_prepared("to_resume")) ids.push_back(r[0].as<int64_t>());
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

@@ -31,7 +31,8 @@ struct PostgresOptions {
   // A libpq connection string or URI: "host=127.0.0.1 port=5432 dbname=ply user=postgres" or
   // "postgresql://postgres@127.0.0.1:5432/ply".
   std::string url;
-  // Connections kept open at most (one per concurrent database call).
+  // Connections kept open at most for calls (one per concurrent database call), besides one
+  // per move writer.
   int pool_size = 8;
   // How long a call waits for a free connection before answering UNAVAILABLE.
   absl::Duration acquire_timeout = absl::Seconds(5);
@@ -70,7 +71,7 @@ class PostgresStore final : public MatchStore {
   absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) override;
   absl::StatusOr<MatchRecord> LoadMatch(int64_t match_id) override;
   absl::StatusOr<std::vector<MatchRecord>> ListMatches(const MatchFilter& filter) override;
-  absl::StatusOr<std::vector<int64_t>> UnfinishedMatches() override;
+  absl::StatusOr<std::vector<int64_t>> MatchesToResume() override;
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) override;
 
@@ -99,6 +100,7 @@ class PostgresStore final : public MatchStore {
   std::condition_variable released_;
   std::vector<std::unique_ptr<Connection>> idle_;
   int open_ = 0;
+  int max_open_ = 0;
 
   std::mutex append_mu_;
   std::condition_variable append_ready_;
