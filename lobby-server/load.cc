@@ -16,7 +16,7 @@
 //    left without a move for 10 s).
 //
 // Example (the local stack's ports):
-//   ply-lobby-load --lobby=127.0.0.1:50050 --clients=16 --seconds=10
+//   ply-lobby-load --lobby=127.0.0.1:50050 --clients=64 --seconds=10
 //       --pgbench_url="host=127.0.0.1 port=55432 dbname=ply user=postgres" --spectators=500
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
@@ -46,7 +46,7 @@
 
 ABSL_FLAG(std::string, lobby, "127.0.0.1:50050", "The lobby's address.");
 ABSL_FLAG(std::string, game, "connect4", "Game of the throughput matches.");
-ABSL_FLAG(int, clients, 16, "Matches driven at once (one call in flight each).");
+ABSL_FLAG(int, clients, 64, "Matches driven at once (one call in flight each).");
 ABSL_FLAG(int, seconds, 10, "Length of the throughput run.");
 ABSL_FLAG(
     std::string, pgbench_url, "",
