@@ -466,6 +466,12 @@ void PostgresStore::WriteAppends() {
       // Another writer can start on what is left while this one commits.
       if (!appends_.empty()) append_ready_.notify_one();
     }
+    // In id order: PostgreSQL's plan (a nested loop over the batch, then the primary key) locks
+    // the match rows in that order, so two lobbies' batches over the same matches do not
+    // deadlock (should they, PostgreSQL aborts one, which then commits its moves one by one).
+    std::sort(batch.begin(), batch.end(), [](const PendingAppend& a, const PendingAppend& b) {
+      return a.match_id < b.match_id;
+    });
     std::vector<absl::Status> results = AppendBatch(batch);
     append_batches_.fetch_add(1, std::memory_order_relaxed);
     appended_moves_.fetch_add(
