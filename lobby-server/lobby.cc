@@ -28,6 +28,9 @@ struct Lobby::Live {
   // everyone else waits on `settled`, so nobody sees the match half-way.
   bool committing = false;
   std::condition_variable settled;
+  // Its first load failed and it left the map; a caller that still holds it must look again
+  // (else a watcher could register on a copy nobody updates).
+  bool dropped = false;
   int64_t id = 0;
   // False until the first load; true again when memory may disagree with the database.
   bool loaded = false;
@@ -150,38 +153,44 @@ v1::ListGamesResponse Lobby::ListGames() const {
 
 absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn) {
   if (id <= 0) return absl::InvalidArgumentError("a match id is a positive number");
-  std::shared_ptr<Live> live;
-  {
-    std::lock_guard<std::mutex> lock(map_mu_);
-    auto it = matches_.find(id);
-    if (it == matches_.end()) {
-      MakeRoomLocked();
-      live = std::make_shared<Live>();
-      live->id = id;
-      matches_.emplace(id, live);
-    } else {
-      live = it->second;
-    }
-  }
-  std::unique_lock<std::mutex> lock(live->mu);
-  // A commit in flight lands within the statement timeout, unless the database link hangs.
-  if (!live->settled.wait_for(lock, std::chrono::seconds(10), [&] { return !live->committing; })) {
-    return absl::UnavailableError(
-        absl::StrCat("match ", id, " is still waiting for its last move to be stored; retry"));
-  }
-  if (!live->loaded || live->stale) {
-    absl::Status s = Reload(*live);
-    if (!s.ok()) {
-      if (!live->loaded) {
-        std::lock_guard<std::mutex> map_lock(map_mu_);
-        auto it = matches_.find(id);
-        if (it != matches_.end() && it->second == live) matches_.erase(it);
+  for (;;) {
+    std::shared_ptr<Live> live;
+    {
+      std::lock_guard<std::mutex> lock(map_mu_);
+      auto it = matches_.find(id);
+      if (it == matches_.end()) {
+        MakeRoomLocked();
+        live = std::make_shared<Live>();
+        live->id = id;
+        matches_.emplace(id, live);
+      } else {
+        live = it->second;
       }
-      return s;
     }
-    AfterChange(*live);
+    std::unique_lock<std::mutex> lock(live->mu);
+    // A commit in flight lands within the statement timeout, unless the database link hangs.
+    if (!live->settled.wait_for(lock, std::chrono::seconds(10),
+                                [&] { return !live->committing; })) {
+      return absl::UnavailableError(
+          absl::StrCat("match ", id, " is still waiting for its last move to be stored; retry"));
+    }
+    // Its first load failed meanwhile and it left the map: look again.
+    if (live->dropped) continue;
+    if (!live->loaded || live->stale) {
+      absl::Status s = Reload(*live);
+      if (!s.ok()) {
+        if (!live->loaded) {
+          live->dropped = true;
+          std::lock_guard<std::mutex> map_lock(map_mu_);
+          auto it = matches_.find(id);
+          if (it != matches_.end() && it->second == live) matches_.erase(it);
+        }
+        return s;
+      }
+      AfterChange(*live);
+    }
+    return fn(*live);
   }
-  return fn(*live);
 }
 
 size_t Lobby::CachedMatches() {
@@ -716,15 +725,16 @@ MoveCommit Lobby::PrepareMove(const Live& live, int seat, const AnyGame& after, 
   mv.think_ms = std::max<int64_t>(0, think_ms);
   mv.time_ms = now_ms;
   mv.bot_json = std::move(bot_json);
+  const GameStatus status = after.Status();
   if (live.rec.time_initial_ms) {
+    // No increment for the move that ends the match: the clock stops at what was left.
     mv.clock_ms = std::max<int64_t>(0, live.rec.seats[seat].clock_ms - mv.think_ms) +
-                  live.rec.time_increment_ms;
+                  (status.over ? 0 : live.rec.time_increment_ms);
   }
   commit.mover_clock_ms = mv.clock_ms;
   commit.clocked = live.rec.time_initial_ms.has_value();
   commit.turn_started_ms = now_ms;
   commit.draw_offer = live.rec.draw_offer == seat ? seat : -1;
-  const GameStatus status = after.Status();
   if (status.over) {
     MatchResult r{.winner = status.winner, .reason = EndReason::kRules};
     r.text = status.winner < 0

@@ -515,6 +515,26 @@ TEST_F(LobbyTest, ClockRunsOutAndTheFlagLoses) {
   EXPECT_EQ(Move(id, 1, "a1", tokens.second).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 }
 
+TEST_F(LobbyTest, IncrementsAddUpButNotOnTheMoveThatEndsTheMatch) {
+  auto [id, tokens] = HumanMatch("tictactoe", [](v1::CreateMatchRequest& r) {
+    r.mutable_time_control()->set_initial_ms(60000);
+    r.mutable_time_control()->set_increment_ms(5000);
+  });
+  v1::MakeMoveResponse r;
+  ASSERT_TRUE(Move(id, 0, "b2", tokens.first, &r).ok());
+  // X's clock after its move: what was left plus the increment.
+  EXPECT_GT(r.match().seats(0).clock_ms(), 60000);
+  ASSERT_TRUE(Move(id, 1, "a1", tokens.second).ok());
+  ASSERT_TRUE(Move(id, 2, "a2", tokens.first, &r).ok());
+  const int64_t before_last = r.match().seats(0).clock_ms();
+  ASSERT_TRUE(Move(id, 3, "c3", tokens.second).ok());
+  ASSERT_TRUE(Move(id, 4, "c2", tokens.first, &r).ok());
+  ASSERT_EQ(r.match().status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(r.match().result().winner(), 0);
+  // The winning move earns no increment: X's clock only went down since its previous move.
+  EXPECT_LE(Get(id).seats(0).clock_ms(), before_last);
+}
+
 TEST_F(LobbyTest, BotsWithClocksDoNotLoseOnTime) {
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"hard", "hard"}, &created,
