@@ -31,6 +31,8 @@ struct Lobby::Live {
   // Its first load failed and it left the map; a caller that still holds it must look again
   // (else a watcher could register on a copy nobody updates).
   bool dropped = false;
+  // Memory is as the database has it and nothing is in flight: usable without waiting.
+  bool Settled() const { return loaded && !stale && !committing; }
   int64_t id = 0;
   // False until the first load; true again when memory may disagree with the database.
   bool loaded = false;
@@ -529,16 +531,17 @@ absl::StatusOr<v1::Match> Lobby::GetMatch(int64_t match_id) {
   return match;
 }
 
+std::shared_ptr<Lobby::Live> Lobby::Cached(int64_t id) {
+  std::lock_guard<std::mutex> lock(map_mu_);
+  auto it = matches_.find(id);
+  return it == matches_.end() ? nullptr : it->second;
+}
+
 bool Lobby::TryGetMatch(int64_t match_id, v1::Match* out) {
-  std::shared_ptr<Live> live;
-  {
-    std::lock_guard<std::mutex> lock(map_mu_);
-    auto it = matches_.find(match_id);
-    if (it == matches_.end()) return false;
-    live = it->second;
-  }
+  std::shared_ptr<Live> live = Cached(match_id);
+  if (live == nullptr) return false;
   std::unique_lock<std::mutex> lock(live->mu, std::try_to_lock);
-  if (!lock.owns_lock() || !live->loaded || live->stale || live->committing) return false;
+  if (!lock.owns_lock() || !live->Settled()) return false;
   *out = ToProto(*live, NowMs());
   return true;
 }
@@ -657,16 +660,11 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
       !IsWellFormedToken(token)) {
     return false;
   }
-  std::shared_ptr<Live> live;
-  {
-    std::lock_guard<std::mutex> lock(map_mu_);
-    auto it = matches_.find(req.match_id());
-    if (it == matches_.end()) return false;
-    live = it->second;
-  }
+  std::shared_ptr<Live> live = Cached(req.match_id());
+  if (live == nullptr) return false;
   std::unique_lock<std::mutex> lock(live->mu, std::try_to_lock);
-  if (!lock.owns_lock() || !live->loaded || live->stale || live->committing ||
-      live->rec.status != MatchStatus::kActive || req.expected_ply() != live->rec.ply) {
+  if (!lock.owns_lock() || !live->Settled() || live->rec.status != MatchStatus::kActive ||
+      req.expected_ply() != live->rec.ply) {
     return false;
   }
   // Only the plain case: the caller holds the seat to move, its clock has time left, and the

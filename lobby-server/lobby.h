@@ -106,6 +106,8 @@ class Lobby {
 
  private:
   struct Live;
+  // The match in memory, if any (not loaded, not locked).
+  std::shared_ptr<Live> Cached(int64_t id);
   // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first.
   absl::Status WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn);
   absl::Status Reload(Live& live);
