@@ -182,6 +182,21 @@ class LobbyTest : public ::ply::testing::StackFixture {
   }
 
   // Polls GetMatch until `done` holds.
+  // A person holding `seat` (playing the first legal move each turn) against a bot, to the end.
+  v1::Match PlayAgainstBot(int64_t id, const std::string& token, int seat) {
+    for (;;) {
+      v1::Match m = WaitMatch(id, [seat](const v1::Match& m) {
+        return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == seat;
+      });
+      if (m.status() == v1::MATCH_STATUS_FINISHED) return m;
+      EXPECT_EQ(m.to_move(), seat);
+      EXPECT_GT(m.legal_moves_size(), 0);
+      grpc::Status s = Move(id, m.moves_size(), m.legal_moves(0), token);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+      if (!s.ok()) return m;
+    }
+  }
+
   v1::Match WaitMatch(int64_t id, const std::function<bool(const v1::Match&)>& done,
                       absl::Duration timeout = absl::Seconds(60)) {
     const absl::Time deadline = absl::Now() + timeout;
@@ -287,25 +302,6 @@ TEST_F(LobbyTest, DrawByAgreementAndResignation) {
   EXPECT_EQ(m.result().reason(), v1::END_REASON_RESIGNATION);
 }
 
-// A person (here: the first legal move each turn) against a bot, to the end.
-v1::Match PlayAgainstBot(
-    LobbyTest* t, v1::LobbyService::Stub* stub,
-    const std::function<grpc::Status(int64_t, int, const std::string&, const std::string&)>& move,
-    const std::function<v1::Match(int64_t)>& wait_turn, int64_t id, const std::string& token,
-    int seat) {
-  (void)t;
-  (void)stub;
-  for (;;) {
-    v1::Match m = wait_turn(id);
-    if (m.status() == v1::MATCH_STATUS_FINISHED) return m;
-    EXPECT_EQ(m.to_move(), seat);
-    EXPECT_GT(m.legal_moves_size(), 0);
-    grpc::Status s = move(id, m.moves_size(), m.legal_moves(0), token);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    if (!s.ok()) return m;
-  }
-}
-
 TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
   struct Case {
     std::string game, level;
@@ -320,17 +316,7 @@ TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
                     .ok());
     EXPECT_EQ(created.match().status(), v1::MATCH_STATUS_ACTIVE);
     const int64_t id = created.match().id();
-    v1::Match end = PlayAgainstBot(
-        this, stub_.get(),
-        [this](int64_t i, int ply, const std::string& mv, const std::string& tok) {
-          return Move(i, ply, mv, tok);
-        },
-        [this](int64_t i) {
-          return WaitMatch(i, [](const v1::Match& m) {
-            return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == 0;
-          });
-        },
-        id, created.seat_token(), 0);
+    v1::Match end = PlayAgainstBot(id, created.seat_token(), 0);
     ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED) << c.game;
     int bot_moves = 0;
     for (const v1::MoveRecord& mv : end.moves()) {
@@ -676,17 +662,7 @@ TEST_F(LobbyTest, SigkilledLobbyResumesEveryMatchFromTheDatabase) {
     EXPECT_EQ(Get(id).result().winner(), 0);
   }
   // The person against the bot finishes too.
-  v1::Match end = PlayAgainstBot(
-      this, stub_.get(),
-      [this](int64_t i, int ply, const std::string& mv, const std::string& tok) {
-        return Move(i, ply, mv, tok);
-      },
-      [this](int64_t i) {
-        return WaitMatch(i, [](const v1::Match& m) {
-          return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == 1;
-        });
-      },
-      vs_bot.match().id(), vs_bot.seat_token(), 1);
+  v1::Match end = PlayAgainstBot(vs_bot.match().id(), vs_bot.seat_token(), 1);
   EXPECT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
   // The bot matches finish by themselves.
   for (int64_t id : bot_matches) {
