@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -48,6 +49,8 @@ struct Lobby::Live {
   std::shared_ptr<BotClient::PendingMove> bot_call;
   // The ply whose flag check is scheduled (-1: none).
   int flag_ply = -1;
+  // This instance drives the match's timed work (its bot, its clock's flag).
+  bool owned = false;
   // A ClockTick is scheduled.
   bool clock_ticking = false;
 };
@@ -109,6 +112,45 @@ v1::MatchEvent Event() {
   return e;
 }
 
+// The move_applied event of `mv`, with every seat's clock after it and the game after it.
+v1::MatchEvent MoveEvent(const MoveRecord& mv, const std::vector<int64_t>& clocks,
+                         const AnyGame& after) {
+  v1::MatchEvent e = Event();
+  v1::MoveApplied* applied = e.mutable_move_applied();
+  *applied->mutable_move() = MoveToProto(mv);
+  for (int64_t c : clocks) applied->add_clocks_ms(c);
+  applied->set_to_move(after.Status().over ? -1 : after.SideToMove());
+  applied->set_board(after.Render());
+  return e;
+}
+
+// The events of the moves after `from_ply` in `moves`, replayed on `game` (at `from_ply`, with
+// `clocks` the seats' clocks then; both advance). Empty when a stored move does not replay.
+std::vector<v1::MatchEvent> MovesAfter(int from_ply, const std::vector<MoveRecord>& moves,
+                                       AnyGame& game, std::vector<int64_t>& clocks) {
+  std::vector<v1::MatchEvent> events;
+  for (const MoveRecord& mv : moves) {
+    if (mv.ply <= from_ply) continue;
+    if (!game.Play(mv.move).ok()) return {};
+    if (mv.seat >= 0 && mv.seat < static_cast<int>(clocks.size())) clocks[mv.seat] = mv.clock_ms;
+    events.push_back(MoveEvent(mv, clocks, game));
+  }
+  return events;
+}
+
+MatchVersion VersionOf(const MatchRecord& r) {
+  int open = 0;
+  for (const SeatRecord& s : r.seats) open += s.taken() ? 0 : 1;
+  return {.ply = r.ply, .status = r.status, .draw_offer = r.draw_offer, .open_seats = open};
+}
+
+// A match with work that goes on without any call: a clock that can fall, or a bot seat.
+bool HasTimedWork(const MatchRecord& r) {
+  if (r.time_initial_ms) return true;
+  return std::any_of(r.seats.begin(), r.seats.end(),
+                     [](const SeatRecord& s) { return s.kind == SeatKind::kBot; });
+}
+
 }  // namespace
 
 Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptions options)
@@ -123,23 +165,171 @@ void Lobby::Shutdown() {
     std::lock_guard<std::mutex> lock(map_mu_);
     for (auto& [id, live] : matches_) lives.push_back(live);
   }
+  // Bot calls end before the matches are handed back, so that the next owner's request for the
+  // same ply is the only one.
   for (auto& live : lives) {
     std::lock_guard<std::mutex> l(live->mu);
     if (live->bot_call) live->bot_call->Cancel();
-    for (auto& w : live->watchers) w->Close(absl::UnavailableError("the lobby is shutting down"));
+    live->owned = false;
+  }
+  store_->DisownAll();
+  for (auto& live : lives) {
+    std::lock_guard<std::mutex> l(live->mu);
+    for (auto& w : live->watchers) {
+      w->Close(absl::UnavailableError(
+          "this lobby instance is shutting down: reconnect (another instance serves the match)"));
+    }
     live->watchers.clear();
   }
 }
 
 absl::Status Lobby::Resume() {
-  absl::StatusOr<std::vector<int64_t>> ids = store_->MatchesToResume();
-  if (!ids.ok()) return ids.status();
-  for (int64_t id : *ids) {
-    // Loading arms the clock and asks the bot (AfterChange runs after every load).
-    absl::Status s = WithMatch(id, [](Live&) { return absl::OkStatus(); });
-    if (!s.ok()) return s;
+  // The handlers run on the store's threads, which must not wait for a match's lock (its
+  // holder may be inside the store): the work goes to the executor.
+  PeerHandlers handlers{
+      .changed =
+          [this](const std::vector<MatchChange>& changes) {
+            peers_.store(std::max(1, peers_.load()), std::memory_order_relaxed);
+            if (changes.empty()) return;
+            executor_->PostAt(absl::Now(), [this, changes] { OnPeerChanges(changes); });
+          },
+      .resync = [this] { executor_->PostAt(absl::Now(), [this] { ResyncAll(); }); },
+      .released = [this] { executor_->PostAt(absl::Now(), [this] { ClaimOrphans(); }); },
+      .ownership_lost = [this] { executor_->PostAt(absl::Now(), [this] { OwnershipLost(); }); },
+  };
+  if (absl::Status s = store_->StartPeers(std::move(handlers)); !s.ok()) return s;
+  if (absl::StatusOr<int> peers = store_->Peers(); peers.ok()) peers_ = *peers;
+  // Everything ownerless now, before serving: a restarted lobby goes on where it stopped.
+  while (ClaimOrphans() >= options_.claim_batch) {
   }
+  claim_scheduled_ = true;
+  executor_->PostAt(absl::Now() + options_.claim_interval, [this] { ClaimTick(); });
   return absl::OkStatus();
+}
+
+int Lobby::ClaimOrphans() {
+  if (stopping_) return 0;
+  absl::StatusOr<std::vector<int64_t>> ids = store_->ClaimOrphans(options_.claim_batch);
+  if (!ids.ok()) return 0;
+  for (int64_t id : *ids) {
+    metrics_.leases_taken.fetch_add(1, std::memory_order_relaxed);
+    // Whatever is cached may be behind: the previous owner moved it on.
+    absl::Status s = WithMatch(
+        id,
+        [&](Live& live) {
+          live.owned = true;
+          live.flag_ply = -1;
+          if (live.bot_call == nullptr) live.bot_ply = -1;
+          // Finished meanwhile: AfterChange hands it back.
+          AfterChange(live);
+          return absl::OkStatus();
+        },
+        Fresh::kReload);
+    if (!s.ok()) store_->Disown(id);
+  }
+  return static_cast<int>(ids->size());
+}
+
+void Lobby::ClaimTick() {
+  if (stopping_) return;
+  ClaimOrphans();
+  if (absl::StatusOr<int> peers = store_->Peers(); peers.ok()) peers_ = *peers;
+  // Jitter, so that instances started together do not claim in step.
+  const absl::Duration next =
+      options_.claim_interval * (0.75 + 0.5 * static_cast<double>(Mix64(NowMs()) % 1000) / 1000);
+  executor_->PostAt(absl::Now() + next, [this] { ClaimTick(); });
+}
+
+void Lobby::TryOwn(Live& live) {
+  if (live.owned || stopping_ || live.rec.status != MatchStatus::kActive ||
+      !HasTimedWork(live.rec)) {
+    return;
+  }
+  absl::StatusOr<bool> owned = store_->Own(live.id);
+  live.owned = owned.ok() && *owned;
+}
+
+void Lobby::OnPeerChanges(const std::vector<MatchChange>& changes) {
+  for (const MatchChange& c : changes) {
+    std::shared_ptr<Live> live = Cached(c.match_id);
+    if (live == nullptr) continue;
+    bool reload = false;
+    {
+      std::lock_guard<std::mutex> lock(live->mu);
+      // Old news: this copy has seen that ply already and moved past it.
+      if (live->loaded && c.ply < live->rec.ply) continue;
+      live->stale = true;
+      reload = !live->watchers.empty() || live->owned;
+    }
+    if (!reload) continue;
+    bool watched = false;
+    (void)WithMatch(c.match_id, [&](Live& l) {
+      watched = !l.watchers.empty();
+      return absl::OkStatus();
+    });
+    if (watched) {
+      metrics_.peer_event_lag_ms.Observe(static_cast<double>(NowMs() - c.time_ms));
+    }
+  }
+}
+
+void Lobby::ResyncAll() {
+  metrics_.resyncs.fetch_add(1, std::memory_order_relaxed);
+  std::vector<std::shared_ptr<Live>> lives;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    for (auto& [id, live] : matches_) lives.push_back(live);
+  }
+  for (auto& live : lives) {
+    bool reload = false;
+    {
+      std::lock_guard<std::mutex> lock(live->mu);
+      live->stale = true;
+      reload = !live->watchers.empty() || live->owned;
+    }
+    if (reload) (void)WithMatch(live->id, [](Live&) { return absl::OkStatus(); });
+  }
+}
+
+void Lobby::OwnershipLost() {
+  std::vector<std::shared_ptr<Live>> lives;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    for (auto& [id, live] : matches_) lives.push_back(live);
+  }
+  for (auto& live : lives) {
+    std::lock_guard<std::mutex> lock(live->mu);
+    if (!live->owned) continue;
+    // Another instance may own it already: its bot request must be the only one.
+    live->owned = false;
+    if (live->bot_call) live->bot_call->Cancel();
+    live->bot_call = nullptr;
+    live->bot_ply = -1;
+    live->flag_ply = -1;
+  }
+}
+
+std::string Lobby::MetricsText() {
+  LobbyGauges g;
+  std::vector<std::shared_ptr<Live>> lives;
+  {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    for (auto& [id, live] : matches_) lives.push_back(live);
+  }
+  g.cached_matches = static_cast<int64_t>(lives.size());
+  for (auto& live : lives) {
+    std::unique_lock<std::mutex> lock(live->mu, std::try_to_lock);
+    if (!lock.owns_lock()) continue;
+    g.active_matches += live->rec.status == MatchStatus::kActive ? 1 : 0;
+    g.watchers += static_cast<int64_t>(live->watchers.size());
+    g.leases_held += live->owned ? 1 : 0;
+  }
+  g.peers = peers_.load();
+  const PeerCounters c = store_->peer_counters();
+  g.notifications = c.notifications;
+  g.db_errors = c.errors;
+  g.db_reconnects = c.reconnects;
+  return RenderMetrics(metrics_, g);
 }
 
 v1::ListGamesResponse Lobby::ListGames() const {
@@ -153,8 +343,11 @@ v1::ListGamesResponse Lobby::ListGames() const {
   return response;
 }
 
-absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn) {
+absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn,
+                              Fresh fresh) {
   if (id <= 0) return absl::InvalidArgumentError("a match id is a positive number");
+  bool retried = false;
+  bool reloaded = false;
   for (;;) {
     std::shared_ptr<Live> live;
     {
@@ -178,7 +371,15 @@ absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&
     }
     // Its first load failed meanwhile and it left the map: look again.
     if (live->dropped) continue;
-    if (!live->loaded || live->stale) {
+    if (live->loaded && !live->stale && fresh == Fresh::kReload) live->stale = true;
+    if (live->loaded && !live->stale && fresh == Fresh::kChecked && HasPeers()) {
+      absl::StatusOr<MatchVersion> version = store_->LoadVersion(id);
+      if (!version.ok()) return version.status();
+      if (!(*version == VersionOf(live->rec))) live->stale = true;
+    }
+    fresh = Fresh::kCached;
+    reloaded = !live->loaded || live->stale;
+    if (reloaded) {
       absl::Status s = Reload(*live);
       if (!s.ok()) {
         if (!live->loaded) {
@@ -191,7 +392,18 @@ absl::Status Lobby::WithMatch(int64_t id, const std::function<absl::Status(Live&
       }
       AfterChange(*live);
     }
-    return fn(*live);
+    absl::Status s = fn(*live);
+    // Another instance wrote first (ABORTED), or may have (a refusal because of the match's
+    // state, from a copy that other instances can have moved on): once more, on the database's
+    // state. `fn` writes nothing before such an answer, so running it again is safe.
+    const bool maybe_behind =
+        absl::IsAborted(s) || (absl::IsFailedPrecondition(s) && HasPeers() && !reloaded);
+    if (maybe_behind && !retried) {
+      retried = true;
+      live->stale = true;
+      continue;
+    }
+    return s;
   }
 }
 
@@ -228,6 +440,18 @@ absl::Status Lobby::Reload(Live& live) {
         absl::StrCat("match ", live.id, " cannot be replayed: ", game.status().message()));
   }
   const int old_ply = live.loaded ? live.rec.ply : -1;
+  const std::optional<MatchVersion> old_version =
+      live.loaded ? std::optional<MatchVersion>(VersionOf(live.rec)) : std::nullopt;
+  // Another writer (or an in-doubt commit) may have moved the match on: its watchers get the
+  // moves they missed as they would have seen them here.
+  std::vector<v1::MatchEvent> missed;
+  if (old_ply >= 0 && rec->ply > old_ply && !live.watchers.empty() && live.game != nullptr) {
+    std::unique_ptr<AnyGame> replay = live.game->Clone();
+    std::vector<int64_t> clocks;
+    for (const SeatRecord& seat : live.rec.seats) clocks.push_back(seat.clock_ms);
+    if (!live.rec.time_initial_ms) clocks.assign(clocks.size(), 0);
+    missed = MovesAfter(old_ply, rec->moves, *replay, clocks);
+  }
   live.rec = *std::move(rec);
   live.info = info;
   live.game = *std::move(game);
@@ -235,8 +459,10 @@ absl::Status Lobby::Reload(Live& live) {
   live.stale = false;
   live.bot_ply = -1;
   live.flag_ply = -1;
-  // Another writer (or an in-doubt commit) may have moved the match on: tell the watchers.
-  if (old_ply >= 0 && live.rec.ply > old_ply && !live.watchers.empty()) {
+  for (v1::MatchEvent& e : missed) Broadcast(live, std::move(e));
+  // Anything else (a seat taken, a draw offered, moves that did not replay): the whole match.
+  if (old_version && !(*old_version == VersionOf(live.rec)) && missed.empty() &&
+      !live.watchers.empty()) {
     v1::MatchEvent e = Event();
     *e.mutable_resync() = ToProto(live, NowMs());
     Broadcast(live, std::move(e));
@@ -465,6 +691,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   v1::CreateMatchResponse response;
   absl::Status s = WithMatch(*id, [&](Live& live) {
     // What a load would have done next: arm the clock, ask a bot to move.
+    TryOwn(live);
     AfterChange(live);
     *response.mutable_match() = ToProto(live, NowMs());
     return absl::OkStatus();
@@ -523,10 +750,13 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListMatches(const v1::ListMatches
 
 absl::StatusOr<v1::Match> Lobby::GetMatch(int64_t match_id) {
   v1::Match match;
-  absl::Status s = WithMatch(match_id, [&](Live& live) {
-    match = ToProto(live, NowMs());
-    return absl::OkStatus();
-  });
+  absl::Status s = WithMatch(
+      match_id,
+      [&](Live& live) {
+        match = ToProto(live, NowMs());
+        return absl::OkStatus();
+      },
+      Fresh::kChecked);
   if (!s.ok()) return s;
   return match;
 }
@@ -538,6 +768,8 @@ std::shared_ptr<Lobby::Live> Lobby::Cached(int64_t id) {
 }
 
 bool Lobby::TryGetMatch(int64_t match_id, v1::Match* out) {
+  // With other instances, memory may be a notification behind: GetMatch checks the version.
+  if (HasPeers()) return false;
   std::shared_ptr<Live> live = Cached(match_id);
   if (live == nullptr) return false;
   std::unique_lock<std::mutex> lock(live->mu, std::try_to_lock);
@@ -592,6 +824,7 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     *e.mutable_seat_joined()->mutable_seat() = snapshot.seats(seat);
     e.mutable_seat_joined()->set_status(snapshot.status());
     Broadcast(live, std::move(e));
+    TryOwn(live);
     AfterChange(live);
     *response.mutable_match() = std::move(snapshot);
     response.set_seat(seat);
@@ -683,10 +916,20 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
       PrepareMove(*live, mover, *pending->after, now - live->rec.turn_started_ms, "", now);
   live->committing = true;
   lock.unlock();
-  store_->AppendMoveAsync(live->id, pending->commit,
-                          [this, live, pending, done = std::move(done)](absl::Status s) {
-                            done(Landed(*live, *pending, s));
-                          });
+  store_->AppendMoveAsync(
+      live->id, pending->commit,
+      [this, live, pending, req, token, done = std::move(done)](absl::Status s) mutable {
+        absl::StatusOr<v1::MakeMoveResponse> answer = Landed(*live, *pending, s);
+        if (absl::IsAborted(answer.status()) && !stopping_) {
+          // Another instance moved this match on first: MakeMove decides on the stored state
+          // (the writer's thread must not wait for that).
+          executor_->PostAt(absl::Now(), [this, req, token, done = std::move(done)] {
+            done(MakeMove(req, token));
+          });
+          return;
+        }
+        done(std::move(answer));
+      });
   return true;
 }
 
@@ -757,6 +1000,7 @@ absl::StatusOr<MoveRecord> Lobby::CommitMove(Live& live, int seat, std::unique_p
 }
 
 void Lobby::ApplyMove(Live& live, const MoveCommit& commit, std::unique_ptr<AnyGame> after) {
+  metrics_.moves_committed.fetch_add(1, std::memory_order_relaxed);
   const MoveRecord& mv = commit.move;
   live.rec.moves.push_back(mv);
   live.rec.ply = mv.ply;
@@ -772,13 +1016,9 @@ void Lobby::ApplyMove(Live& live, const MoveCommit& commit, std::unique_ptr<AnyG
     live.rec.result = *commit.result;
   }
   if (!live.watchers.empty()) {
-    v1::MatchEvent e = Event();
-    v1::MoveApplied* applied = e.mutable_move_applied();
-    *applied->mutable_move() = MoveToProto(mv);
-    for (const SeatRecord& s : live.rec.seats) applied->add_clocks_ms(s.clock_ms);
-    applied->set_to_move(commit.result ? -1 : live.game->SideToMove());
-    applied->set_board(live.game->Render());
-    Broadcast(live, std::move(e));
+    std::vector<int64_t> clocks;
+    for (const SeatRecord& s : live.rec.seats) clocks.push_back(s.clock_ms);
+    Broadcast(live, MoveEvent(mv, clocks, *live.game));
   }
   AfterChange(live);
 }
@@ -819,6 +1059,10 @@ void Lobby::AfterChange(Live& live) {
       Broadcast(live, GameOverEvent(live));
       CloseWatchers(live);
     }
+    if (live.owned) {
+      live.owned = false;
+      store_->Disown(live.id);
+    }
     return;
   }
   if (live.rec.status != MatchStatus::kActive || stopping_) return;
@@ -828,6 +1072,8 @@ void Lobby::AfterChange(Live& live) {
     const int64_t id = live.id;
     executor_->PostAt(absl::Now() + options_.clock_event_interval, [this, id] { ClockTick(id); });
   }
+  // The clock's flag and the bot are the owner's work.
+  if (!live.owned) return;
   if (live.rec.time_initial_ms && live.flag_ply != live.rec.ply) {
     live.flag_ply = live.rec.ply;
     const int mover = live.game->SideToMove();
@@ -917,6 +1163,14 @@ void Lobby::RequestBot(Live& live) {
   request.set_seed(Mix64(static_cast<uint64_t>(live.id) * 1000003u + live.rec.ply) | 1);
   const int64_t id = live.id;
   const int ply = live.rec.ply;
+  // Ownership makes a second instance asking for this ply impossible; the database counts it.
+  if (absl::StatusOr<bool> duplicate = store_->RecordBotRequest(id, ply);
+      duplicate.ok() && *duplicate) {
+    metrics_.duplicate_bot_requests.fetch_add(1, std::memory_order_relaxed);
+    std::fprintf(stderr, "ply-lobby: match %lld ply %d: another live instance asked a bot too\n",
+                 static_cast<long long>(id), ply);
+  }
+  metrics_.bot_calls.fetch_add(1, std::memory_order_relaxed);
   const absl::Time asked = absl::Now();
   // The client stays alive until its call is done, even if the instance list changes meanwhile.
   std::shared_ptr<BotClient> client = bots_->Current();
@@ -935,8 +1189,10 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
                        int64_t think_ms) {
   if (stopping_) return;
   absl::Status s = WithMatch(id, [&](Live& live) -> absl::Status {
-    // An answer for a position that is gone (a move, a result, a reload) is dropped.
-    if (live.rec.status != MatchStatus::kActive || live.rec.ply != ply || live.bot_ply != ply) {
+    // An answer for a position that is gone (a move, a result, a reload), or for a match this
+    // instance no longer drives, is dropped.
+    if (live.rec.status != MatchStatus::kActive || live.rec.ply != ply || live.bot_ply != ply ||
+        !live.owned) {
       return absl::OkStatus();
     }
     const int seat = live.game->SideToMove();
@@ -950,6 +1206,7 @@ void Lobby::OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespons
       }
     }
     if (!problem.ok()) {
+      metrics_.bot_failures.fetch_add(1, std::memory_order_relaxed);
       live.bot_call = nullptr;
       const absl::Time now = absl::Now();
       if (live.bot_attempts++ == 0) live.bot_first_failure = now;
@@ -1068,51 +1325,41 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
 
 absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
                           std::shared_ptr<EventSink> sink) {
-  return WithMatch(match_id, [&](Live& live) -> absl::Status {
-    const int64_t now = NowMs();
-    if (!after_ply) {
-      v1::MatchEvent e = Event();
-      *e.mutable_snapshot() = ToProto(live, now);
-      sink->Push(std::move(e));
-    } else {
-      if (*after_ply < 0 || *after_ply > live.rec.ply) {
-        return absl::OutOfRangeError(absl::StrCat("match ", live.id, " has ", live.rec.ply,
-                                                  " moves; after_ply ", *after_ply,
-                                                  " is not one of them"));
-      }
-      // Replays the moves to rebuild each missed event as it was first sent.
-      absl::StatusOr<std::unique_ptr<AnyGame>> game = CreateGame(live.rec.game, live.rec.options);
-      if (!game.ok()) return game.status();
-      std::vector<int64_t> clocks;
-      for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-        clocks.push_back(live.rec.time_initial_ms.value_or(0));
-      }
-      for (const MoveRecord& mv : live.rec.moves) {
-        (void)(*game)->Play(mv.move);
-        if (mv.seat >= 0 && mv.seat < static_cast<int>(clocks.size())) {
-          clocks[mv.seat] = mv.clock_ms;
+  return WithMatch(
+      match_id,
+      [&](Live& live) -> absl::Status {
+        const int64_t now = NowMs();
+        if (!after_ply) {
+          v1::MatchEvent e = Event();
+          *e.mutable_snapshot() = ToProto(live, now);
+          sink->Push(std::move(e));
+        } else {
+          if (*after_ply < 0 || *after_ply > live.rec.ply) {
+            return absl::OutOfRangeError(absl::StrCat("match ", live.id, " has ", live.rec.ply,
+                                                      " moves; after_ply ", *after_ply,
+                                                      " is not one of them"));
+          }
+          // Replays the moves to rebuild each missed event as it was first sent.
+          absl::StatusOr<std::unique_ptr<AnyGame>> game =
+              CreateGame(live.rec.game, live.rec.options);
+          if (!game.ok()) return game.status();
+          std::vector<int64_t> clocks(live.rec.seats.size(), live.rec.time_initial_ms.value_or(0));
+          for (v1::MatchEvent& e : MovesAfter(0, live.rec.moves, **game, clocks)) {
+            if (e.move_applied().move().ply() > *after_ply) sink->Push(std::move(e));
+          }
+          v1::MatchEvent e = Event();
+          *e.mutable_resync() = ToProto(live, now);
+          sink->Push(std::move(e));
         }
-        if (mv.ply <= *after_ply) continue;
-        v1::MatchEvent e = Event();
-        v1::MoveApplied* applied = e.mutable_move_applied();
-        *applied->mutable_move() = MoveToProto(mv);
-        for (int64_t c : clocks) applied->add_clocks_ms(c);
-        applied->set_to_move((*game)->Status().over ? -1 : (*game)->SideToMove());
-        applied->set_board((*game)->Render());
-        sink->Push(std::move(e));
-      }
-      v1::MatchEvent e = Event();
-      *e.mutable_resync() = ToProto(live, now);
-      sink->Push(std::move(e));
-    }
-    if (live.rec.status == MatchStatus::kFinished) {
-      sink->Push(GameOverEvent(live));
-      sink->Close(absl::OkStatus());
-      return absl::OkStatus();
-    }
-    live.watchers.push_back(std::move(sink));
-    return absl::OkStatus();
-  });
+        if (live.rec.status == MatchStatus::kFinished) {
+          sink->Push(GameOverEvent(live));
+          sink->Close(absl::OkStatus());
+          return absl::OkStatus();
+        }
+        live.watchers.push_back(std::move(sink));
+        return absl::OkStatus();
+      },
+      Fresh::kChecked);
 }
 
 }  // namespace ply::lobby

@@ -9,6 +9,16 @@
 // one is to move) asked again, so a restarted lobby continues where the database says it
 // stopped; any other match is loaded when a call first names it.
 //
+// Several instances may share one database. Each announces its changes (the store's NOTIFY)
+// and hears the others': a cached match they changed is marked behind and, when someone here
+// watches or drives it, reloaded at once, its watchers getting the moves they missed. The
+// database stays the arbiter (every write is conditional on the ply), so a cache that is
+// behind is refused and reloaded, never trusted. Reads that answer from memory (GetMatch,
+// Watch's first snapshot) first compare the match's version with the database's when other
+// instances are alive. The timed work of a match (asking its bot, flagging its clock) is done
+// by its owner only (MatchStore::Own); matches nobody owns (their owner died or left) are
+// claimed every claim_interval, and at once when an instance announces it is leaving.
+//
 // Locking: one mutex per match, held across that match's database writes (moves of one match
 // are sequential anyway); the map of matches has its own short-held mutex. Bot replies, clock
 // flags and retries run as tasks on the executor, never on gRPC threads. The one exception is
@@ -36,6 +46,7 @@
 #include "engine/registry/any_game.h"
 #include "lobby-server/bot_targets.h"
 #include "lobby-server/executor.h"
+#include "lobby-server/metrics.h"
 #include "lobby-server/storage/store.h"
 #include "ply/v1/lobby.pb.h"
 
@@ -55,6 +66,10 @@ struct LobbyOptions {
   absl::Duration clock_event_interval = absl::Seconds(10);
   // Matches kept in memory beyond the live ones (finished matches with no watcher are evicted).
   size_t cache_size = 2000;
+  // How often this instance looks for matches nobody owns, and how many it takes at a time
+  // (several instances claiming at once then share them out).
+  absl::Duration claim_interval = absl::Milliseconds(500);
+  int claim_batch = 64;
 };
 
 // One WatchMatch stream as the lobby sees it.
@@ -74,10 +89,18 @@ class Lobby {
   Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptions options);
   ~Lobby();
 
-  // Resumes the matches that go on without a call (clocks, bots) from the database.
+  // Joins the other instances (if any) and takes over the matches that go on without a call
+  // (clocks, bots) and have no owner, then keeps looking for such matches.
   absl::Status Resume();
-  // Stops scheduling bot calls and timers (the executor is stopped by its owner).
+  // Leaves: stops asking bots and arming timers, hands every owned match back at once (another
+  // instance takes them over), and closes the watch streams with UNAVAILABLE so that clients
+  // reconnect elsewhere. Calls in flight still finish (the executor is stopped by its owner).
   void Shutdown();
+  // Whether other lobby instances share the database, as far as this one knows.
+  bool HasPeers() const { return peers_.load(std::memory_order_relaxed) > 0; }
+  LobbyMetrics& metrics() { return metrics_; }
+  // The Prometheus page.
+  std::string MetricsText();
 
   v1::ListGamesResponse ListGames() const;
   absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request);
@@ -108,8 +131,15 @@ class Lobby {
   struct Live;
   // The match in memory, if any (not loaded, not locked).
   std::shared_ptr<Live> Cached(int64_t id);
-  // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first.
-  absl::Status WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn);
+  // How much WithMatch trusts a cached copy: as it is (writes are checked by the database),
+  // after comparing its version with the database's when other instances may have changed it,
+  // or not at all.
+  enum class Fresh { kCached, kChecked, kReload };
+  // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first. When
+  // `fn` loses a race to another writer (ABORTED: the cache was behind), the match is reloaded
+  // and `fn` runs once more on the fresh copy.
+  absl::Status WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn,
+                         Fresh fresh = Fresh::kCached);
   absl::Status Reload(Live& live);
   // With map_mu_ held: when the cache is at its bound, forgets the finished matches nobody is
   // using or watching (a later call loads them again).
@@ -143,6 +173,20 @@ class Lobby {
   // Ends the match on time if the side to move has flagged; returns whether it did.
   bool FlagIfExpired(Live& live, int64_t now_ms);
 
+  // Other instances' changes (on the executor): matches behind are marked, and reloaded now
+  // when watched or owned here.
+  void OnPeerChanges(const std::vector<MatchChange>& changes);
+  // Every cached match may be behind (announcements were lost).
+  void ResyncAll();
+  // The store lost this instance's ownerships: stop driving every match.
+  void OwnershipLost();
+  // Claims up to claim_batch ownerless matches; returns how many it took.
+  int ClaimOrphans();
+  // ClaimOrphans and a look at the peers, every claim_interval.
+  void ClaimTick();
+  // Takes ownership of a live match that has timed work, if nobody has it.
+  void TryOwn(Live& live);
+
   void RequestBot(Live& live);
   void OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply,
                   int64_t think_ms);
@@ -165,6 +209,9 @@ class Lobby {
   Executor* executor_;
   const LobbyOptions options_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> peers_{0};
+  std::atomic<bool> claim_scheduled_{false};
+  LobbyMetrics metrics_;
 
   std::mutex map_mu_;
   std::map<int64_t, std::shared_ptr<Live>> matches_;

@@ -33,28 +33,36 @@ bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context) {
 }
 
 bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context,
-                             grpc::ServerUnaryReactor* reactor) {
+                             grpc::ServerUnaryReactor* reactor, Method method) {
   if (Admit(context)) return true;
-  reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
+  Finish(reactor, method, grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, kSlowDown));
   return false;
+}
+
+void LobbyServiceImpl::Finish(grpc::ServerUnaryReactor* reactor, Method method,
+                              const grpc::Status& status) {
+  lobby_->metrics().CountCall(method, status.error_code());
+  reactor->Finish(status);
 }
 
 template <class Work>
 grpc::ServerUnaryReactor* LobbyServiceImpl::Offload(grpc::CallbackServerContext* context,
-                                                    Work work) {
+                                                    Method method, Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context, reactor)) return reactor;
-  Post(reactor, std::move(work));
+  if (!Admit(context, reactor, method)) return reactor;
+  Post(reactor, method, std::move(work));
   return reactor;
 }
 
 template <class Work>
-void LobbyServiceImpl::Post(grpc::ServerUnaryReactor* reactor, Work work) {
+void LobbyServiceImpl::Post(grpc::ServerUnaryReactor* reactor, Method method, Work work) {
   // The request and response live until Finish, so the task may use them.
-  if (!executor_->Post(
-          [reactor, work = std::move(work)]() mutable { reactor->Finish(ToGrpcStatus(work())); })) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                 "the lobby is overloaded: try again shortly"));
+  if (!executor_->Post([this, reactor, method, work = std::move(work)]() mutable {
+        Finish(reactor, method, ToGrpcStatus(work()));
+      })) {
+    Finish(reactor, method,
+           grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "the lobby is overloaded: try again shortly"));
   }
 }
 
@@ -70,42 +78,46 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContex
                                                       const v1::ListGamesRequest*,
                                                       v1::ListGamesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context, reactor)) return reactor;
+  if (!Admit(context, reactor, Method::kListGames)) return reactor;
   *response = lobby_->ListGames();
-  reactor->Finish(grpc::Status::OK);
+  Finish(reactor, Method::kListGames, grpc::Status::OK);
   return reactor;
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::CreateMatch(grpc::CallbackServerContext* context,
                                                         const v1::CreateMatchRequest* request,
                                                         v1::CreateMatchResponse* response) {
-  return Offload(context, [=, this] { return Into(lobby_->CreateMatch(*request), response); });
+  return Offload(context, Method::kCreateMatch,
+                 [=, this] { return Into(lobby_->CreateMatch(*request), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::ListMatches(grpc::CallbackServerContext* context,
                                                         const v1::ListMatchesRequest* request,
                                                         v1::ListMatchesResponse* response) {
-  return Offload(context, [=, this] { return Into(lobby_->ListMatches(*request), response); });
+  return Offload(context, Method::kListMatches,
+                 [=, this] { return Into(lobby_->ListMatches(*request), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::GetMatch(grpc::CallbackServerContext* context,
                                                      const v1::GetMatchRequest* request,
                                                      v1::Match* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context, reactor)) return reactor;
+  if (!Admit(context, reactor, Method::kGetMatch)) return reactor;
   // A match in memory is answered at once; otherwise it is loaded on the executor.
   if (lobby_->TryGetMatch(request->match_id(), response)) {
-    reactor->Finish(grpc::Status::OK);
+    Finish(reactor, Method::kGetMatch, grpc::Status::OK);
     return reactor;
   }
-  Post(reactor, [=, this] { return Into(lobby_->GetMatch(request->match_id()), response); });
+  Post(reactor, Method::kGetMatch,
+       [=, this] { return Into(lobby_->GetMatch(request->match_id()), response); });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::JoinMatch(grpc::CallbackServerContext* context,
                                                       const v1::JoinMatchRequest* request,
                                                       v1::JoinMatchResponse* response) {
-  return Offload(context, [=, this] { return Into(lobby_->JoinMatch(*request), response); });
+  return Offload(context, Method::kJoinMatch,
+                 [=, this] { return Into(lobby_->JoinMatch(*request), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext* context,
@@ -113,16 +125,23 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext
                                                      v1::MakeMoveResponse* response) {
   std::string token = BearerToken(*context);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context, reactor)) return reactor;
+  if (!Admit(context, reactor, Method::kMakeMove)) return reactor;
+  const absl::Time start = absl::Now();
   // The common case commits without a thread hand-off; the rest (errors, reloads, a busy
   // match) takes the executor like every other call.
-  if (lobby_->TryMakeMove(*request, token,
-                          [reactor, response](absl::StatusOr<v1::MakeMoveResponse> result) {
-                            reactor->Finish(ToGrpcStatus(Into(std::move(result), response)));
-                          })) {
+  if (lobby_->TryMakeMove(
+          *request, token,
+          [this, reactor, response, start](absl::StatusOr<v1::MakeMoveResponse> result) {
+            lobby_->metrics().make_move_ms.Observe(absl::ToDoubleMilliseconds(absl::Now() - start));
+            Finish(reactor, Method::kMakeMove, ToGrpcStatus(Into(std::move(result), response)));
+          })) {
     return reactor;
   }
-  Post(reactor, [=, this] { return Into(lobby_->MakeMove(*request, token), response); });
+  Post(reactor, Method::kMakeMove, [=, this] {
+    absl::Status s = Into(lobby_->MakeMove(*request, token), response);
+    lobby_->metrics().make_move_ms.Observe(absl::ToDoubleMilliseconds(absl::Now() - start));
+    return s;
+  });
   return reactor;
 }
 
@@ -130,7 +149,7 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::Resign(grpc::CallbackServerContext* 
                                                    const v1::ResignRequest* request,
                                                    v1::Match* response) {
   std::string token = BearerToken(*context);
-  return Offload(context,
+  return Offload(context, Method::kResign,
                  [=, this] { return Into(lobby_->Resign(request->match_id(), token), response); });
 }
 
@@ -138,8 +157,9 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::OfferDraw(grpc::CallbackServerContex
                                                       const v1::OfferDrawRequest* request,
                                                       v1::Match* response) {
   std::string token = BearerToken(*context);
-  return Offload(
-      context, [=, this] { return Into(lobby_->OfferDraw(request->match_id(), token), response); });
+  return Offload(context, Method::kOfferDraw, [=, this] {
+    return Into(lobby_->OfferDraw(request->match_id(), token), response);
+  });
 }
 
 namespace {
@@ -150,7 +170,8 @@ class WatchStream;
 
 class Watcher final : public EventSink {
  public:
-  Watcher(WatchStream* stream, int capacity) : stream_(stream), capacity_(capacity) {}
+  Watcher(WatchStream* stream, int capacity, LobbyMetrics* metrics)
+      : stream_(stream), capacity_(capacity), metrics_(metrics) {}
   bool Push(v1::MatchEvent event) override;
   void Close(const absl::Status& status) override;
   void OnWriteDone(bool ok);
@@ -164,6 +185,7 @@ class Watcher final : public EventSink {
   std::mutex mu_;
   WatchStream* stream_;  // null once the RPC is done
   const int capacity_;
+  LobbyMetrics* metrics_;
   std::deque<v1::MatchEvent> queue_;
   int64_t sequence_ = 0;
   bool writing_ = false;
@@ -175,8 +197,9 @@ class Watcher final : public EventSink {
 class WatchStream final : public grpc::ServerWriteReactor<v1::MatchEvent> {
  public:
   // `on_done` runs once the RPC is over (it releases the client's stream slot).
-  WatchStream(int capacity, std::function<void()> on_done)
-      : watcher_(std::make_shared<Watcher>(this, capacity)), on_done_(std::move(on_done)) {}
+  WatchStream(int capacity, LobbyMetrics* metrics, std::function<void()> on_done)
+      : watcher_(std::make_shared<Watcher>(this, capacity, metrics)),
+        on_done_(std::move(on_done)) {}
   const std::shared_ptr<Watcher>& watcher() { return watcher_; }
   void OnWriteDone(bool ok) override { watcher_->OnWriteDone(ok); }
   void OnCancel() override { watcher_->OnCancel(); }
@@ -250,6 +273,7 @@ void Watcher::OnDone() {
 void Watcher::FinishLocked(const grpc::Status& status) {
   if (finished_ || stream_ == nullptr) return;
   finished_ = true;
+  metrics_->CountCall(Method::kWatchMatch, status.error_code());
   stream_->Finish(status);
 }
 
@@ -263,7 +287,7 @@ grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
   std::function<void()> release;
   if (slot && limits_ != nullptr)
     release = [limits = limits_, client] { limits->CloseStream(client); };
-  auto* stream = new WatchStream(watcher_queue_, std::move(release));
+  auto* stream = new WatchStream(watcher_queue_, &lobby_->metrics(), std::move(release));
   std::shared_ptr<Watcher> watcher = stream->watcher();
   if (!admitted) {
     watcher->Close(absl::ResourceExhaustedError(kSlowDown));

@@ -48,15 +48,18 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
 
  private:
   template <class Work>
-  grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* context, Work work);
+  grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* context, Method method, Work work);
   // Runs `work` on the executor and finishes `reactor` with its status.
   template <class Work>
-  void Post(grpc::ServerUnaryReactor* reactor, Work work);
+  void Post(grpc::ServerUnaryReactor* reactor, Method method, Work work);
+  // Finishes a unary call, counting it.
+  void Finish(grpc::ServerUnaryReactor* reactor, Method method, const grpc::Status& status);
 
   // Whether the calling client is within its rate.
   bool Admit(grpc::CallbackServerContext* context);
   // The same for a unary call, finishing it with RESOURCE_EXHAUSTED when refused.
-  bool Admit(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor);
+  bool Admit(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+             Method method);
 
   Lobby* lobby_;
   Executor* executor_;

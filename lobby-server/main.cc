@@ -1,7 +1,10 @@
 // ply-lobby: the lobby service. Owns matches and keeps them in PostgreSQL; asks ply-bot for bot
-// moves. Prints "ply-lobby listening on HOST:PORT" on stdout once it serves (with --port=0 the
-// system chooses the port); logs on stderr. On SIGTERM or SIGINT it reports NOT_SERVING, stops
-// taking calls and exits; every acknowledged move is already committed.
+// moves. Several instances may share one database (any serves any call; see lobby.h). Prints
+// "ply-lobby listening on HOST:PORT" on stdout once it serves (with --port=0 the system chooses
+// the port); logs on stderr. On SIGTERM or SIGINT it drains: reports NOT_SERVING, hands its
+// matches to the other instances at once, closes watch streams with UNAVAILABLE (clients
+// reconnect elsewhere), finishes the calls in flight and exits; every acknowledged move is
+// committed.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -24,6 +27,7 @@
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
 #include "bot-service/credentials.h"
+#include "bot-service/metrics_http.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/lobby_service.h"
@@ -75,6 +79,12 @@ ABSL_FLAG(int64_t, clock_event_ms, 10000,
           "Interval of ClockUpdate events to watchers of matches with clocks; 0: none.");
 ABSL_FLAG(int, match_cache, 2000,
           "Finished matches kept in memory (beyond those in play or watched) for quick reads.");
+ABSL_FLAG(int, metrics_port, -1,
+          "Port of the Prometheus text endpoint (GET /metrics); 0 picks a free one, -1 turns it "
+          "off.");
+ABSL_FLAG(int64_t, claim_ms, 500,
+          "How often to look for matches no lobby instance drives (their owner died), in ms.");
+ABSL_FLAG(int, drain_s, 5, "On SIGTERM, how long calls in flight may take to finish.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -131,13 +141,15 @@ int Main() {
     bots = *std::move(made);
   }
   Executor executor(absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_max_queued_calls));
-  Lobby lobby(&store, bots.get(), &executor,
-              {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
-               .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
-               .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
-               .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
-               .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
-               .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache)))});
+  Lobby lobby(
+      &store, bots.get(), &executor,
+      {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
+       .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
+       .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
+       .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
+       .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
+       .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache))),
+       .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms)))});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());
@@ -173,16 +185,32 @@ int Main() {
     std::fprintf(stderr, "ply-lobby: cannot listen on %s\n", address.c_str());
     return 1;
   }
-  std::printf("ply-lobby listening on %s:%d (bots: %s)\n", absl::GetFlag(FLAGS_host).c_str(), port,
-              bots ? absl::GetFlag(FLAGS_bot_target).c_str() : "none");
+  std::unique_ptr<MetricsEndpoint> metrics;
+  std::string metrics_note;
+  if (const int metrics_port = absl::GetFlag(FLAGS_metrics_port); metrics_port >= 0) {
+    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::Start(
+        absl::GetFlag(FLAGS_host), metrics_port, [&lobby] { return lobby.MetricsText(); });
+    if (!started.ok()) {
+      std::fprintf(stderr, "ply-lobby: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    metrics = *std::move(started);
+    metrics_note = absl::StrCat(", metrics http://", absl::GetFlag(FLAGS_host), ":",
+                                metrics->port(), "/metrics");
+  }
+  std::printf("ply-lobby listening on %s:%d (bots: %s%s)\n", absl::GetFlag(FLAGS_host).c_str(),
+              port, bots ? absl::GetFlag(FLAGS_bot_target).c_str() : "none", metrics_note.c_str());
   std::fflush(stdout);
 
   int signo = 0;
   sigwait(&signals, &signo);
-  std::fprintf(stderr, "ply-lobby: signal %d: shutting down\n", signo);
+  std::fprintf(stderr, "ply-lobby: signal %d: draining\n", signo);
+  // Health-checking balancers stop sending here; the matches this instance drove go to the
+  // others now rather than when a lease would expire; watchers are told to reconnect.
   server->GetHealthCheckService()->SetServingStatus(false);
   lobby.Shutdown();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Shutdown(std::chrono::system_clock::now() +
+                   std::chrono::seconds(absl::GetFlag(FLAGS_drain_s)));
   server->Wait();
   executor.Stop();
   return 0;

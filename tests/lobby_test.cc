@@ -27,6 +27,7 @@
 #include "lobby-server/token.h"
 #include "ply/v1/bot.grpc.pb.h"
 #include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"
 #include "tests/stack_helper.h"
@@ -37,81 +38,9 @@ namespace {
 using ::ply::testing::PostgresCluster;
 using ::ply::testing::ServerProcess;
 
-// Collects one WatchMatch stream on its own thread.
-class Watch {
- public:
-  Watch(v1::LobbyService::Stub* stub, int64_t match_id, std::optional<int> after_ply = {}) {
-    v1::WatchMatchRequest request;
-    request.set_match_id(match_id);
-    if (after_ply) request.set_after_ply(*after_ply);
-    reader_ = stub->WatchMatch(&context_, request);
-    thread_ = std::thread([this] {
-      v1::MatchEvent e;
-      while (reader_->Read(&e)) {
-        std::lock_guard<std::mutex> lock(mu_);
-        events_.push_back(e);
-        changed_.notify_all();
-      }
-      grpc::Status s = reader_->Finish();
-      std::lock_guard<std::mutex> lock(mu_);
-      status_ = s;
-      done_ = true;
-      changed_.notify_all();
-    });
-  }
-  ~Watch() {
-    context_.TryCancel();
-    thread_.join();
-  }
-  // Waits until the stream has ended; false on timeout.
-  bool WaitDone(absl::Duration timeout) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [this] { return done_; });
-  }
-  bool WaitFor(const std::function<bool(const std::vector<v1::MatchEvent>&)>& ready,
-               absl::Duration timeout) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                             [&] { return ready(events_); });
-  }
-  std::vector<v1::MatchEvent> events() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return events_;
-  }
-  grpc::Status status() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return status_;
-  }
-  void Cancel() { context_.TryCancel(); }
-
- private:
-  grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientReader<v1::MatchEvent>> reader_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable changed_;
-  std::vector<v1::MatchEvent> events_;
-  grpc::Status status_;
-  bool done_ = false;
-};
-
-// Every move a watcher has seen, from its snapshot or resync plus the moves applied after.
-std::vector<std::string> MovesSeen(const std::vector<v1::MatchEvent>& events) {
-  std::vector<std::string> moves;
-  for (const v1::MatchEvent& e : events) {
-    if (e.has_snapshot()) {
-      moves.clear();
-      for (const auto& m : e.snapshot().moves()) moves.push_back(m.move());
-    } else if (e.has_move_applied()) {
-      moves.push_back(e.move_applied().move().move());
-    }
-  }
-  return moves;
-}
-
-bool HasGameOver(const std::vector<v1::MatchEvent>& events) {
-  return !events.empty() && events.back().has_game_over();
-}
+using ::ply::testing::HasGameOver;
+using ::ply::testing::MovesSeen;
+using ::ply::testing::Watch;
 
 class LobbyTest : public ::ply::testing::StackFixture {
  protected:
@@ -127,17 +56,8 @@ class LobbyTest : public ::ply::testing::StackFixture {
   grpc::Status Create(const std::string& game, std::vector<v1::SeatKind> kinds,
                       std::vector<std::string> levels, v1::CreateMatchResponse* out,
                       std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
-    v1::CreateMatchRequest request;
-    request.mutable_spec()->set_name(game);
-    for (size_t i = 0; i < kinds.size(); ++i) {
-      v1::SeatSpec* s = request.add_seats();
-      s->set_kind(kinds[i]);
-      if (i < levels.size()) s->set_difficulty(levels[i]);
-    }
-    if (more) more(request);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    return stub_->CreateMatch(&context, request, out);
+    return ::ply::testing::Create(stub_.get(), game, std::move(kinds), std::move(levels), out,
+                                  std::move(more));
   }
 
   // A human-vs-human match with both seats taken: the two tokens.
@@ -159,26 +79,12 @@ class LobbyTest : public ::ply::testing::StackFixture {
   }
 
   grpc::Status Join(int64_t id, int seat, const std::string& name, v1::JoinMatchResponse* out) {
-    v1::JoinMatchRequest request;
-    request.set_match_id(id);
-    request.set_seat(seat);
-    request.set_display_name(name);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    return stub_->JoinMatch(&context, request, out);
+    return ::ply::testing::Join(stub_.get(), id, seat, name, out);
   }
 
   grpc::Status Move(int64_t id, int ply, const std::string& move, const std::string& token,
                     v1::MakeMoveResponse* out = nullptr) {
-    v1::MakeMoveRequest request;
-    request.set_match_id(id);
-    request.set_expected_ply(ply);
-    request.set_move(move);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    v1::MakeMoveResponse ignored;
-    return stub_->MakeMove(&context, request, out != nullptr ? out : &ignored);
+    return ::ply::testing::Move(stub_.get(), id, ply, move, token, out);
   }
 
   // Polls GetMatch until `done` holds.

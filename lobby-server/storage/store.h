@@ -116,6 +116,45 @@ struct FinishCommit {
   std::vector<int64_t> clocks_ms;
 };
 
+// What changed in a match, as another lobby instance announced it.
+struct MatchChange {
+  int64_t match_id = 0;
+  // The match's ply after the change.
+  int ply = 0;
+  // When the change was committed (ms since the Unix epoch), for the notification's lag.
+  int64_t time_ms = 0;
+};
+
+// The few columns that change while a match is played: a cached copy whose version equals the
+// database's is as the database has it.
+struct MatchVersion {
+  int ply = 0;
+  MatchStatus status = MatchStatus::kWaiting;
+  int draw_offer = -1;
+  int open_seats = 0;
+  bool operator==(const MatchVersion&) const = default;
+};
+
+// How a store tells its lobby about other lobby instances sharing the database.
+struct PeerHandlers {
+  // Matches another instance changed (called on the store's listener thread).
+  std::function<void(const std::vector<MatchChange>&)> changed;
+  // Announcements may have been lost (the listening connection dropped and is back): every
+  // cached match may be behind.
+  std::function<void()> resync;
+  // Another instance handed its matches back (it is shutting down): claim them now.
+  std::function<void()> released;
+  // This instance's ownerships are gone (the connection holding them broke).
+  std::function<void()> ownership_lost;
+};
+
+// How the conversation with the other instances goes, for the metrics.
+struct PeerCounters {
+  int64_t notifications = 0;
+  int64_t reconnects = 0;
+  int64_t errors = 0;
+};
+
 class MatchStore {
  public:
   virtual ~MatchStore() = default;
@@ -148,6 +187,29 @@ class MatchStore {
   // Which match and seat hold this token hash, if any.
   virtual absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) = 0;
+  virtual absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) = 0;
+
+  // Several lobby instances on one database. The defaults describe a store that one lobby has
+  // to itself: nobody else changes its matches, and it owns every one.
+  //
+  // Starts announcing this instance's changes to the others and listening for theirs.
+  virtual absl::Status StartPeers(PeerHandlers /*handlers*/) { return absl::OkStatus(); }
+  // Live lobby instances other than this one, as far as the store can tell.
+  virtual absl::StatusOr<int> Peers() { return 0; }
+  // Ownership of a match's timed work (asking its bots, flagging its clocks): at most one
+  // instance owns a match; ownership dies with its holder. True when this instance owns it now.
+  virtual absl::StatusOr<bool> Own(int64_t /*match_id*/) { return true; }
+  virtual void Disown(int64_t /*match_id*/) {}
+  // Gives up every ownership and tells the other instances to claim them.
+  virtual void DisownAll() {}
+  // Takes ownership of up to `limit` active matches with timed work that no instance owns.
+  virtual absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int /*limit*/) {
+    return std::vector<int64_t>{};
+  }
+  // Notes that this instance asks a bot for `ply` of the match; true when another live
+  // instance already asked for the same ply (which ownership should make impossible).
+  virtual absl::StatusOr<bool> RecordBotRequest(int64_t /*match_id*/, int /*ply*/) { return false; }
+  virtual PeerCounters peer_counters() const { return {}; }
 };
 
 }  // namespace ply::lobby

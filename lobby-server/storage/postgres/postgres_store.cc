@@ -1,13 +1,18 @@
 #include "lobby-server/storage/postgres/postgres_store.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
+#include <random>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 
 namespace ply::lobby {
 namespace {
@@ -63,6 +68,20 @@ CREATE TABLE moves (
       R"sql(
 ALTER TABLE matches SET (fillfactor = 70);
 ALTER TABLE seats SET (fillfactor = 70);
+)sql",
+      // 3: several lobby instances. Which instance asked a bot for which ply (the newest ply of
+      // each match is kept), so that two instances asking for the same ply can be counted; and
+      // the active matches that have timed work, for instances claiming ownerless ones.
+      R"sql(
+CREATE TABLE bot_requests (
+  match_id bigint NOT NULL,
+  ply integer NOT NULL,
+  owner_pid integer NOT NULL,
+  owner_started text NOT NULL,
+  asked_ms bigint NOT NULL,
+  PRIMARY KEY (match_id, ply)
+);
+CREATE INDEX matches_active ON matches (id) WHERE status = 2;
 )sql",
   };
   return migrations;
@@ -166,6 +185,49 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
        "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
+      {"load_version", "SELECT ply, status, draw_offer, open_seats FROM matches WHERE id = $1"},
+      {"notify", "SELECT pg_notify('ply_matches', $1)"},
+      // Ownership is a session-level advisory lock per match, held on the owner connection: it
+      // dies with the connection, so a killed instance's matches are free at once.
+      {"own", "SELECT pg_try_advisory_lock($1::bigint)"},
+      {"disown", "SELECT pg_advisory_unlock($1::bigint)"},
+      {"disown_all", "SELECT pg_advisory_unlock_all()"},
+      {"withdraw_bot_requests",
+       "DELETE FROM bot_requests WHERE owner_pid = $1 AND owner_started = $2"},
+      // Active matches with timed work (a clock, or a bot seat) whose lock nobody holds; the
+      // candidates are picked (in random order, so that instances claiming at once spread the
+      // matches) before any lock is tried, and only those are tried.
+      {"claim_orphans",
+       "WITH held AS MATERIALIZED ("
+       "  SELECT (classid::bigint << 32) | objid::bigint AS key FROM pg_locks"
+       "  WHERE locktype = 'advisory' AND objsubid = 1 AND granted),"
+       " candidates AS MATERIALIZED ("
+       "  SELECT m.id FROM matches m WHERE m.status = 2"
+       "  AND (m.time_initial_ms IS NOT NULL OR EXISTS"
+       "    (SELECT 1 FROM seats s WHERE s.match_id = m.id AND s.kind = 2))"
+       "  AND ($1::bigint | m.id) NOT IN (SELECT key FROM held)"
+       "  ORDER BY random() LIMIT $2::integer)"
+       " SELECT id FROM candidates WHERE pg_try_advisory_lock($1::bigint | id)"},
+      {"whoami",
+       "SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity "
+       "WHERE pid = pg_backend_pid()"},
+      {"peers",
+       "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'ply-lobby' "
+       "AND pid <> $1::integer"},
+      // The previous request for this ply counts as a duplicate only when it came from another
+      // instance whose owner connection is still alive.
+      {"record_bot_request",
+       "WITH prev AS ("
+       "  SELECT owner_pid, owner_started FROM bot_requests WHERE match_id = $1 AND ply = $2),"
+       " gone AS (DELETE FROM bot_requests WHERE match_id = $1 AND ply < $2),"
+       " up AS ("
+       "  INSERT INTO bot_requests (match_id, ply, owner_pid, owner_started, asked_ms)"
+       "  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (match_id, ply) DO UPDATE"
+       "  SET owner_pid = EXCLUDED.owner_pid, owner_started = EXCLUDED.owner_started,"
+       "    asked_ms = EXCLUDED.asked_ms)"
+       " SELECT EXISTS (SELECT 1 FROM prev p JOIN pg_stat_activity a ON a.pid = p.owner_pid"
+       "  AND a.backend_start::text = p.owner_started"
+       "  WHERE NOT (p.owner_pid = $3 AND p.owner_started = $4))"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
   };
   return statements;
@@ -176,6 +238,20 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
 std::string Dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+// Advisory lock keys of match ownership: the match id with bit 62 set, apart from the
+// migration lock and anything else that uses small keys.
+constexpr int64_t kOwnerKey = int64_t{1} << 62;
+// A NOTIFY payload is at most 8000 bytes.
+constexpr size_t kMaxPayload = 7000;
+
+std::string NewOrigin() {
+  std::random_device rd;
+  const uint64_t bits = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return absl::StrCat(absl::Hex(bits, absl::kZeroPad16));
+}
+
+int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
 MatchRecord MatchFromRow(const pqxx::row& r) {
   MatchRecord m;
@@ -251,7 +327,8 @@ class PostgresStore::Lease {
   bool broken_ = false;
 };
 
-PostgresStore::PostgresStore(PostgresOptions options) : options_(std::move(options)) {
+PostgresStore::PostgresStore(PostgresOptions options)
+    : options_(std::move(options)), origin_(NewOrigin()) {
   // Bound connection attempts and notice a dead server between calls.
   const std::string extra = absl::StrCat("connect_timeout=", options_.connect_timeout_s,
                                          " keepalives_idle=10 keepalives_interval=5");
@@ -271,6 +348,8 @@ PostgresStore::PostgresStore(PostgresOptions options) : options_(std::move(optio
 }
 
 PostgresStore::~PostgresStore() {
+  listening_ = false;
+  if (listener_.joinable()) listener_.join();
   {
     std::lock_guard<std::mutex> lock(append_mu_);
     closing_ = true;
@@ -281,8 +360,14 @@ PostgresStore::~PostgresStore() {
 
 int PostgresStore::SchemaVersion() { return static_cast<int>(Migrations().size()); }
 
-std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect() {
-  auto conn = std::make_unique<Connection>(conninfo_);
+std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
+    const std::string& application_name) {
+  std::string conninfo = conninfo_;
+  if (!application_name.empty()) {
+    conninfo += absl::StrCat(options_.url.find("://") != std::string::npos ? "&" : " ",
+                             "application_name=", application_name);
+  }
+  auto conn = std::make_unique<Connection>(conninfo);
   for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
   pqxx::nontransaction n(conn->c);
   n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
@@ -417,6 +502,7 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
+  Announce({{.match_id = match_id, .ply = 0, .time_ms = NowMs()}});
   return started;
 }
 
@@ -486,7 +572,17 @@ void PostgresStore::WriteAppends() {
     }
     // A writer may be waiting for one of these matches.
     if (waiting) append_ready_.notify_all();
-    for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(results[i]));
+    std::vector<MatchChange> changes;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (results[i].ok()) {
+        changes.push_back({.match_id = batch[i].match_id,
+                           .ply = batch[i].commit.move.ply,
+                           .time_ms = batch[i].commit.move.time_ms});
+      }
+      batch[i].done(std::move(results[i]));
+    }
+    // After the answers: the players hear first; the other instances within a round trip.
+    if (!changes.empty()) Announce(changes);
     batch.clear();
   }
 }
@@ -572,7 +668,7 @@ absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit
 }
 
 absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit) {
-  return WithConnection([&](Connection& conn) {
+  absl::Status s = WithConnection([&](Connection& conn) {
     pqxx::connection& c = conn.c;
     pqxx::work tx(c);
     pqxx::result done =
@@ -588,10 +684,12 @@ absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit)
     tx.commit();
     return absl::OkStatus();
   });
+  if (s.ok()) Announce({{.match_id = match_id, .ply = commit.expected_ply, .time_ms = NowMs()}});
+  return s;
 }
 
 absl::Status PostgresStore::SetDrawOffer(int64_t match_id, int expected_ply, int seat) {
-  return WithConnection([&](Connection& conn) {
+  absl::Status s = WithConnection([&](Connection& conn) {
     pqxx::connection& c = conn.c;
     pqxx::work tx(c);
     pqxx::result r = tx.exec_prepared("set_draw_offer", match_id, expected_ply, seat);
@@ -602,6 +700,8 @@ absl::Status PostgresStore::SetDrawOffer(int64_t match_id, int expected_ply, int
     tx.commit();
     return absl::OkStatus();
   });
+  if (s.ok()) Announce({{.match_id = match_id, .ply = expected_ply, .time_ms = NowMs()}});
+  return s;
 }
 
 absl::StatusOr<MatchRecord> PostgresStore::LoadMatch(int64_t match_id) {
@@ -674,6 +774,239 @@ absl::StatusOr<std::optional<std::pair<int64_t, int>>> PostgresStore::FindToken(
   });
   if (!status.ok()) return status;
   return found;
+}
+
+absl::StatusOr<MatchVersion> PostgresStore::LoadVersion(int64_t match_id) {
+  MatchVersion v;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("load_version", match_id);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+    v.ply = r[0][0].as<int>();
+    v.status = static_cast<MatchStatus>(r[0][1].as<int>());
+    v.draw_offer = r[0][2].as<int>();
+    v.open_seats = r[0][3].as<int>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return v;
+}
+
+void PostgresStore::Announce(const std::vector<MatchChange>& changes) {
+  std::string payload;
+  for (const MatchChange& c : changes) {
+    if (payload.size() > kMaxPayload) {
+      Announce(payload);
+      payload.clear();
+    }
+    absl::StrAppend(&payload, payload.empty() ? "" : ",", c.match_id, ":", c.ply, ":", c.time_ms);
+  }
+  if (!payload.empty()) Announce(payload);
+}
+
+void PostgresStore::Announce(const std::string& what) {
+  if (!listening_) return;
+  absl::Status s = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("notify", absl::StrCat(origin_, "|", what));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) db_errors_.fetch_add(1, std::memory_order_relaxed);
+}
+
+absl::Status PostgresStore::StartPeers(PeerHandlers handlers) {
+  if (listening_.exchange(true)) return absl::FailedPreconditionError("already listening");
+  handlers_ = std::move(handlers);
+  std::promise<absl::Status> first;
+  std::future<absl::Status> listening = first.get_future();
+  listener_ = std::thread([this, first = std::move(first)]() mutable { Listen(&first); });
+  absl::Status s = listening.get();
+  if (s.ok()) Announce("hello");
+  return s;
+}
+
+void PostgresStore::Listen(std::promise<absl::Status>* first) {
+  // Hears ply_matches on the connection it was made with.
+  class Receiver final : public pqxx::notification_receiver {
+   public:
+    Receiver(pqxx::connection_base& c, PostgresStore* store)
+        : pqxx::notification_receiver(c, "ply_matches"), store_(store) {}
+    void operator()(const std::string& payload, int) override { store_->Heard(payload); }
+
+   private:
+    PostgresStore* store_;
+  };
+  int backoff_ms = 100;
+  bool connected_before = false;
+  while (listening_) {
+    try {
+      std::unique_ptr<Connection> conn = Connect("ply-lobby");
+      Receiver receiver(conn->c, this);
+      // The LISTEN is issued when the receiver registers; from here nothing is missed.
+      listener_pid_ = conn->c.backendpid();
+      if (first != nullptr) {
+        first->set_value(absl::OkStatus());
+        first = nullptr;
+      }
+      if (connected_before) {
+        listen_reconnects_.fetch_add(1, std::memory_order_relaxed);
+        // Whatever was announced while this connection was down is lost: catch up.
+        if (handlers_.resync) handlers_.resync();
+      }
+      connected_before = true;
+      backoff_ms = 100;
+      while (listening_) conn->c.await_notification(0, 200000);
+    } catch (const std::exception& e) {
+      db_errors_.fetch_add(1, std::memory_order_relaxed);
+      if (first != nullptr) {
+        first->set_value(absl::UnavailableError(
+            absl::StrCat("cannot listen for other lobby instances: ", e.what())));
+        first = nullptr;
+        listening_ = false;
+        return;
+      }
+      std::fprintf(stderr, "ply-lobby: listening for other instances: %s (retrying)\n", e.what());
+      for (int waited = 0; waited < backoff_ms && listening_; waited += 50) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      backoff_ms = std::min(backoff_ms * 2, 2000);
+    }
+  }
+}
+
+void PostgresStore::Heard(const std::string& payload) {
+  notifications_.fetch_add(1, std::memory_order_relaxed);
+  const size_t bar = payload.find('|');
+  if (bar == std::string::npos || payload.compare(0, bar, origin_) == 0) return;
+  const absl::string_view what = absl::string_view(payload).substr(bar + 1);
+  if (what == "released") {
+    if (handlers_.released) handlers_.released();
+    return;
+  }
+  std::vector<MatchChange> changes;
+  if (what != "hello") {
+    for (absl::string_view item : absl::StrSplit(what, ',')) {
+      std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
+      MatchChange c;
+      if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &c.match_id) ||
+          !absl::SimpleAtoi(parts[1], &c.ply) || !absl::SimpleAtoi(parts[2], &c.time_ms)) {
+        continue;
+      }
+      changes.push_back(c);
+    }
+  }
+  // An empty list is a new instance saying hello.
+  if (handlers_.changed) handlers_.changed(changes);
+}
+
+absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connection&)>& work) {
+  bool lost = false;
+  absl::Status result;
+  {
+    std::lock_guard<std::mutex> lock(owner_mu_);
+    try {
+      if (owner_ == nullptr) {
+        owner_ = Connect("ply-lobby-owner");
+        pqxx::nontransaction tx(owner_->c);
+        pqxx::row me = tx.exec_prepared1("whoami");
+        owner_pid_ = me[0].as<int>();
+        owner_started_ = me[1].as<std::string>();
+      }
+      result = work(*owner_);
+    } catch (const std::exception& e) {
+      db_errors_.fetch_add(1, std::memory_order_relaxed);
+      if (owner_ != nullptr && !owner_->c.is_open()) {
+        owner_ = nullptr;
+        lost = true;
+      } else if (owner_ != nullptr && dynamic_cast<const pqxx::broken_connection*>(&e)) {
+        owner_ = nullptr;
+        lost = true;
+      }
+      result = absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+    }
+  }
+  // Outside the lock: the handler may call back into the store.
+  if (lost && handlers_.ownership_lost) handlers_.ownership_lost();
+  return result;
+}
+
+absl::StatusOr<int> PostgresStore::Peers() {
+  int peers = 0;
+  absl::Status s = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    peers = tx.exec_prepared1("peers", listener_pid_.load())[0].as<int>();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return peers;
+}
+
+absl::StatusOr<bool> PostgresStore::Own(int64_t match_id) {
+  bool owned = false;
+  absl::Status s = WithOwner([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    owned = tx.exec_prepared1("own", kOwnerKey | match_id)[0].as<bool>();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return owned;
+}
+
+void PostgresStore::Disown(int64_t match_id) {
+  (void)WithOwner([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared1("disown", kOwnerKey | match_id);
+    return absl::OkStatus();
+  });
+}
+
+void PostgresStore::DisownAll() {
+  absl::Status s = WithOwner([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    // The lobby cancelled its bot calls first: those requests are withdrawn, so the next
+    // owner asking for the same plies is no duplicate.
+    tx.exec_prepared("withdraw_bot_requests", owner_pid_, owner_started_);
+    tx.exec_prepared("disown_all");
+    return absl::OkStatus();
+  });
+  {
+    // Closed rather than kept: nothing of this instance's ownership outlives the call.
+    std::lock_guard<std::mutex> lock(owner_mu_);
+    owner_ = nullptr;
+  }
+  if (s.ok()) Announce("released");
+}
+
+absl::StatusOr<std::vector<int64_t>> PostgresStore::ClaimOrphans(int limit) {
+  std::vector<int64_t> ids;
+  absl::Status s = WithOwner([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("claim_orphans", kOwnerKey, limit)) {
+      ids.push_back(r[0].as<int64_t>());
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return ids;
+}
+
+absl::StatusOr<bool> PostgresStore::RecordBotRequest(int64_t match_id, int ply) {
+  int pid = 0;
+  std::string started;
+  {
+    std::lock_guard<std::mutex> lock(owner_mu_);
+    pid = owner_pid_;
+    started = owner_started_;
+  }
+  bool duplicate = false;
+  absl::Status s = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    duplicate =
+        tx.exec_prepared1("record_bot_request", match_id, ply, pid, started, NowMs())[0].as<bool>();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return duplicate;
 }
 
 }  // namespace ply::lobby

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -74,6 +75,24 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<std::vector<int64_t>> MatchesToResume() override;
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) override;
+  absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) override;
+
+  // Several instances: changes are announced with NOTIFY on the channel ply_matches (payload
+  // "origin|id:ply:ms,..."; the rows say the rest) and heard on a connection of their own;
+  // ownership is an advisory lock per match on another connection of its own.
+  absl::Status StartPeers(PeerHandlers handlers) override;
+  absl::StatusOr<int> Peers() override;
+  absl::StatusOr<bool> Own(int64_t match_id) override;
+  void Disown(int64_t match_id) override;
+  void DisownAll() override;
+  absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int limit) override;
+  absl::StatusOr<bool> RecordBotRequest(int64_t match_id, int ply) override;
+
+  // This instance's name in announcements.
+  const std::string& origin() const { return origin_; }
+  PeerCounters peer_counters() const override {
+    return {notifications_.load(), listen_reconnects_.load(), db_errors_.load()};
+  }
 
  private:
   // A libpqxx connection (defined in the .cc file, the only one that includes libpqxx).
@@ -81,7 +100,8 @@ class PostgresStore final : public MatchStore {
   class Lease;
   // Runs `work` on a pooled connection, turning libpqxx exceptions into statuses.
   absl::Status WithConnection(const std::function<absl::Status(Connection&)>& work);
-  std::unique_ptr<Connection> Connect();
+  // A new connection with every statement prepared; `application_name` names it to the server.
+  std::unique_ptr<Connection> Connect(const std::string& application_name = "");
 
   struct PendingAppend {
     int64_t match_id;
@@ -111,6 +131,30 @@ class PostgresStore final : public MatchStore {
   std::atomic<int64_t> appended_moves_{0};
   std::atomic<int64_t> append_batches_{0};
   std::vector<std::thread> writers_;
+
+  // Announces changes to the other instances (best effort: a lost announcement is made up for
+  // by their resync).
+  void Announce(const std::vector<MatchChange>& changes);
+  void Announce(const std::string& what);
+  // The listener thread: LISTEN, hand notifications to the handlers, reconnect when it breaks.
+  void Listen(std::promise<absl::Status>* first);
+  // One notification's payload.
+  void Heard(const std::string& payload);
+  // Runs `work` on the owner connection (connecting first); a broken one loses every ownership.
+  absl::Status WithOwner(const std::function<absl::Status(Connection&)>& work);
+
+  const std::string origin_;
+  PeerHandlers handlers_;
+  std::atomic<bool> listening_{false};
+  std::thread listener_;
+  std::atomic<int> listener_pid_{0};
+  std::mutex owner_mu_;
+  std::unique_ptr<Connection> owner_;
+  int owner_pid_ = 0;
+  std::string owner_started_;
+  std::atomic<int64_t> notifications_{0};
+  std::atomic<int64_t> listen_reconnects_{0};
+  std::atomic<int64_t> db_errors_{0};
 };
 
 }  // namespace ply::lobby

@@ -1,0 +1,156 @@
+// What the lobby's end-to-end tests share: a WatchMatch stream collected on its own thread,
+// what a watcher has seen, and the plain calls (create, join, move) with deadlines.
+#ifndef PLY_TESTS_LOBBY_HELPER_H_
+#define PLY_TESTS_LOBBY_HELPER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "ply/v1/lobby.grpc.pb.h"
+
+namespace ply::testing {
+
+// Collects one WatchMatch stream on its own thread.
+class Watch {
+ public:
+  Watch(v1::LobbyService::Stub* stub, int64_t match_id, std::optional<int> after_ply = {}) {
+    v1::WatchMatchRequest request;
+    request.set_match_id(match_id);
+    if (after_ply) request.set_after_ply(*after_ply);
+    reader_ = stub->WatchMatch(&context_, request);
+    thread_ = std::thread([this] {
+      v1::MatchEvent e;
+      while (reader_->Read(&e)) {
+        std::lock_guard<std::mutex> lock(mu_);
+        events_.push_back(e);
+        changed_.notify_all();
+      }
+      grpc::Status s = reader_->Finish();
+      std::lock_guard<std::mutex> lock(mu_);
+      status_ = s;
+      done_ = true;
+      changed_.notify_all();
+    });
+  }
+  ~Watch() {
+    context_.TryCancel();
+    thread_.join();
+  }
+  // Waits until the stream has ended; false on timeout.
+  bool WaitDone(absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [this] { return done_; });
+  }
+  bool WaitFor(const std::function<bool(const std::vector<v1::MatchEvent>&)>& ready,
+               absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
+                             [&] { return ready(events_); });
+  }
+  std::vector<v1::MatchEvent> events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+  grpc::Status status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return status_;
+  }
+  void Cancel() { context_.TryCancel(); }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::MatchEvent>> reader_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<v1::MatchEvent> events_;
+  grpc::Status status_;
+  bool done_ = false;
+};
+
+// Every move a watcher has seen, from its snapshot or resync plus the moves applied after.
+inline std::vector<std::string> MovesSeen(const std::vector<v1::MatchEvent>& events) {
+  std::vector<std::string> moves;
+  for (const v1::MatchEvent& e : events) {
+    if (e.has_snapshot()) {
+      moves.clear();
+      for (const auto& m : e.snapshot().moves()) moves.push_back(m.move());
+    } else if (e.has_move_applied()) {
+      moves.push_back(e.move_applied().move().move());
+    }
+  }
+  return moves;
+}
+
+inline bool HasGameOver(const std::vector<v1::MatchEvent>& events) {
+  return !events.empty() && events.back().has_game_over();
+}
+
+inline grpc::Status Create(v1::LobbyService::Stub* stub, const std::string& game,
+                           std::vector<v1::SeatKind> kinds, std::vector<std::string> levels,
+                           v1::CreateMatchResponse* out,
+                           std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
+  v1::CreateMatchRequest request;
+  request.mutable_spec()->set_name(game);
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    v1::SeatSpec* s = request.add_seats();
+    s->set_kind(kinds[i]);
+    if (i < levels.size()) s->set_difficulty(levels[i]);
+  }
+  if (more) more(request);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  return stub->CreateMatch(&context, request, out);
+}
+
+inline grpc::Status Join(v1::LobbyService::Stub* stub, int64_t id, int seat,
+                         const std::string& name, v1::JoinMatchResponse* out) {
+  v1::JoinMatchRequest request;
+  request.set_match_id(id);
+  request.set_seat(seat);
+  request.set_display_name(name);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  return stub->JoinMatch(&context, request, out);
+}
+
+inline grpc::Status Move(v1::LobbyService::Stub* stub, int64_t id, int ply, const std::string& move,
+                         const std::string& token, v1::MakeMoveResponse* out = nullptr) {
+  v1::MakeMoveRequest request;
+  request.set_match_id(id);
+  request.set_expected_ply(ply);
+  request.set_move(move);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+  v1::MakeMoveResponse ignored;
+  return stub->MakeMove(&context, request, out != nullptr ? out : &ignored);
+}
+
+inline absl::StatusOr<v1::Match> GetMatch(v1::LobbyService::Stub* stub, int64_t id) {
+  v1::GetMatchRequest request;
+  request.set_match_id(id);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::Match match;
+  grpc::Status s = stub->GetMatch(&context, request, &match);
+  if (!s.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+  return match;
+}
+
+}  // namespace ply::testing
+
+#endif  // PLY_TESTS_LOBBY_HELPER_H_
