@@ -180,8 +180,13 @@ def check_compose(compose, stages, problems):
                     if not flag_value(list(other.get("command", [])), "max_connection_age_ms"):
                         problems.append(f"{m.group(1)}: bots need --max_connection_age_ms so "
                                         "the lobby re-resolves and sees new instances")
-            if "container_name" in svc and name == "bot":
+            if "container_name" in svc and name in ("bot", "lobby"):
                 problems.append(f"{where}: container_name prevents --scale")
+            if name == "lobby":
+                for port in svc.get("ports", []):
+                    if "-" not in str(port).split(":")[0]:
+                        problems.append(f"{where}: host port {port} is one port: --scale lobby=N "
+                                        "needs a range")
         health = svc.get("healthcheck", {}).get("test", [])
         if isinstance(health, list) and "ply-healthcheck" in health:
             port = health[-1].rsplit(":", 1)[-1]
@@ -268,6 +273,24 @@ def check_k8s(docs, problems):
             if isinstance(p.get("targetPort"), str) and p["targetPort"] not in names:
                 problems.append(f"k8s Service {name}: targetPort {p['targetPort']} is not a "
                                 "named container port")
+    # The lobby runs as several instances that drain before they stop.
+    lobby = by_kind.get("Deployment", {}).get("ply-lobby")
+    if lobby is not None:
+        if lobby["spec"].get("replicas", 1) < 2:
+            problems.append("k8s Deployment ply-lobby: one replica is a single point of failure")
+        if lobby["spec"].get("strategy", {}).get("type") == "Recreate":
+            problems.append("k8s Deployment ply-lobby: Recreate stops every instance at once")
+        for c in lobby["spec"]["template"]["spec"]["containers"]:
+            if "preStop" not in c.get("lifecycle", {}):
+                problems.append("k8s Deployment ply-lobby: no preStop before the drain")
+        pdbs = [p for p in by_kind.get("PodDisruptionBudget", {}).values()
+                if p["spec"]["selector"]["matchLabels"].items() <=
+                lobby["spec"]["template"]["metadata"]["labels"].items()]
+        if not pdbs:
+            problems.append("k8s Deployment ply-lobby: no PodDisruptionBudget")
+        if not any(h["spec"]["scaleTargetRef"]["name"] == "ply-lobby"
+                   for h in by_kind.get("HorizontalPodAutoscaler", {}).values()):
+            problems.append("k8s Deployment ply-lobby: no HorizontalPodAutoscaler")
     for kind in ("HorizontalPodAutoscaler",):
         for name, h in by_kind.get(kind, {}).items():
             ref = h["spec"]["scaleTargetRef"]
@@ -316,6 +339,24 @@ def selftest(dockerfile, compose, docs):
         if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":
             d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpc"]["port"] = 1
     expect("probe on an undeclared port", dockerfile, compose, k)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["ports"] = ["50050:50050"]
+    expect("a single host port for a scaled lobby", dockerfile, c, docs)
+
+    def lobby_mutation(label, change):
+        k = copy.deepcopy(docs)
+        for d in k:
+            if d["metadata"]["name"] == "ply-lobby" or d["kind"] == "PodDisruptionBudget":
+                change(d)
+        expect(label, dockerfile, compose, k)
+
+    lobby_mutation("one lobby replica", lambda d: d["kind"] == "Deployment" and
+                   d["spec"].update(replicas=1))
+    lobby_mutation("a lobby without preStop", lambda d: d["kind"] == "Deployment" and
+                   d["spec"]["template"]["spec"]["containers"][0].pop("lifecycle"))
+    lobby_mutation("no PodDisruptionBudget for the lobby",
+                   lambda d: d["kind"] == "PodDisruptionBudget" and
+                   d["spec"]["selector"]["matchLabels"].update(app="nobody"))
     return failures
 
 

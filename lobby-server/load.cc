@@ -15,6 +15,15 @@
 //    --report_s, and at the end how the matches ended (none may end for a bot failure or be
 //    left without a move for 10 s).
 //
+// 4. Failover (--failover): human matches played through every --lobby address in turn, bot
+//    matches and --spectators watchers spread over the addresses, all riding out lobby
+//    instances that die or restart meanwhile (deploy/local/lobby-failover kills and restarts
+//    them); at the end, a table: moves acknowledged and lost, matches ended by a failure, gaps
+//    and duplicates seen by watchers, the longest pause of any match, event lag.
+//
+// --lobby takes several addresses (a,b,c): the two players of a throughput match then sit on
+// different instances, and fan-out spectators are spread over them.
+//
 // Example (the local stack's ports):
 //   ply-lobby-load --lobby=127.0.0.1:50050 --clients=64 --seconds=10
 //       --pgbench_url="host=127.0.0.1 port=55432 dbname=ply user=postgres" --spectators=500
@@ -42,9 +51,11 @@
 #include "absl/strings/str_split.h"
 #include "engine/core/percentile.h"
 #include "engine/core/random.h"
+#include "lobby-server/load_failover.h"
 #include "ply/v1/lobby.grpc.pb.h"
 
-ABSL_FLAG(std::string, lobby, "127.0.0.1:50050", "The lobby's address.");
+ABSL_FLAG(std::vector<std::string>, lobby, {"127.0.0.1:50050"},
+          "The lobby's addresses (comma-separated: several instances on one database).");
 ABSL_FLAG(std::string, game, "connect4", "Game of the throughput matches.");
 ABSL_FLAG(int, clients, 64, "Matches driven at once (one call in flight each).");
 ABSL_FLAG(int, seconds, 10, "Length of the throughput run.");
@@ -64,6 +75,9 @@ ABSL_FLAG(int, bot_matches, 0,
 ABSL_FLAG(std::string, bot_game, "connect4", "Game of the bot matches.");
 ABSL_FLAG(std::string, bot_level, "hard", "Level of both bots.");
 ABSL_FLAG(int, report_s, 2, "Seconds between reports of the bot-match run.");
+ABSL_FLAG(bool, failover, false,
+          "Run the failover scenario's load for --seconds instead of the benchmarks (see the top "
+          "of load.cc): --clients people, --bot_matches bot matches, --spectators watchers.");
 
 namespace ply {
 namespace {
@@ -121,12 +135,18 @@ grpc::Status Move(v1::LobbyService::Stub& stub, const Seats& seats, int ply, int
 // threads, so the load costs little CPU beside the lobby's (pgbench's client is cheap too).
 class Driver {
  public:
+  // The two players of driver `index` call lobby addresses `index` and `index + 1` (the same
+  // one when there is one).
   Driver(int index, const std::string& game, Clock::time_point end)
       : game_(game), end_(end), rng_(static_cast<uint64_t>(index) + 1) {
-    grpc::ChannelArguments args;
-    args.SetInt("ply.client", index);
-    stub_ = v1::LobbyService::NewStub(grpc::CreateCustomChannel(
-        absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials(), args));
+    const std::vector<std::string> lobbies = absl::GetFlag(FLAGS_lobby);
+    for (int seat = 0; seat < 2; ++seat) {
+      grpc::ChannelArguments args;
+      args.SetInt("ply.client", index * 2 + seat);
+      stubs_[seat] = v1::LobbyService::NewStub(grpc::CreateCustomChannel(
+          lobbies[(index + seat) % lobbies.size()], grpc::InsecureChannelCredentials(), args));
+    }
+    stub_ = stubs_[0].get();
     latency_.reserve(1 << 16);
   }
   void Start() { Create(); }
@@ -183,7 +203,7 @@ class Driver {
       join_.set_match_id(created_.match().id());
       join_.set_seat(1);
       join_.set_display_name("load-b");
-      stub_->async()->JoinMatch(NextContext(), &join_, &joined_, [this](grpc::Status s) {
+      stubs_[1]->async()->JoinMatch(NextContext(), &join_, &joined_, [this](grpc::Status s) {
         if (!s.ok()) return Failed();
         ++matches_;
         tokens_[0] = absl::StrCat("Bearer ", created_.seat_token());
@@ -206,19 +226,22 @@ class Driver {
     grpc::ClientContext* context = NextContext();
     context->AddMetadata("authorization", tokens_[match_.to_move()]);
     sent_ = Clock::now();
-    stub_->async()->MakeMove(context, &move_, &moved_, [this](grpc::Status s) {
-      if (!s.ok()) return Failed();
-      latency_.push_back(MsSince(sent_));
-      ++moves_;
-      match_.Swap(moved_.mutable_match());
-      Move();
-    });
+    stubs_[match_.to_move() == 1 ? 1 : 0]->async()->MakeMove(context, &move_, &moved_,
+                                                             [this](grpc::Status s) {
+                                                               if (!s.ok()) return Failed();
+                                                               latency_.push_back(MsSince(sent_));
+                                                               ++moves_;
+                                                               match_.Swap(moved_.mutable_match());
+                                                               Move();
+                                                             });
   }
 
   const std::string game_;
   const Clock::time_point end_;
   Rng rng_;
-  std::unique_ptr<v1::LobbyService::Stub> stub_;
+  // Seat 0's and seat 1's instance; creating, joining and reading go through seat 0's.
+  std::unique_ptr<v1::LobbyService::Stub> stubs_[2];
+  v1::LobbyService::Stub* stub_;
   std::unique_ptr<grpc::ClientContext> contexts_[2];
   int which_ = 0;
   v1::CreateMatchRequest create_;
@@ -374,10 +397,14 @@ class Spectator final : public grpc::ClientReadReactor<v1::MatchEvent> {
   bool done_ = false;
 };
 
-void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
+// Spectator i watches through channels[i % size]; the moves are made through channels[0], so
+// with several instances most spectators get them across instances.
+void RunFanout(const std::vector<std::shared_ptr<grpc::Channel>>& channels) {
   const int watchers = absl::GetFlag(FLAGS_spectators);
   const int moves = absl::GetFlag(FLAGS_fanout_moves);
-  auto stub = v1::LobbyService::NewStub(channel);
+  std::vector<std::unique_ptr<v1::LobbyService::Stub>> stubs;
+  for (const auto& c : channels) stubs.push_back(v1::LobbyService::NewStub(c));
+  v1::LobbyService::Stub* stub = stubs[0].get();
   Seats seats;
   // Gomoku leaves room for many moves in the middle of the board.
   if (grpc::Status s = NewHumanMatch(*stub, "gomoku", &seats); !s.ok()) {
@@ -388,7 +415,8 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
                                                        std::vector<Clock::time_point>(moves + 1));
   std::vector<std::unique_ptr<Spectator>> spectators;
   for (int i = 0; i < watchers; ++i) {
-    spectators.push_back(std::make_unique<Spectator>(stub.get(), seats.id, &arrivals[i]));
+    spectators.push_back(
+        std::make_unique<Spectator>(stubs[i % stubs.size()].get(), seats.id, &arrivals[i]));
   }
   for (auto& s : spectators) s->WaitSubscribed();
   std::vector<Clock::time_point> sent(moves + 1), acked(moves + 1);
@@ -408,7 +436,7 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
     std::this_thread::sleep_for(std::chrono::milliseconds(absl::GetFlag(FLAGS_fanout_gap_ms)));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  std::vector<double> delay, from_send;
+  std::vector<double> delay, from_send, across;
   int missing = 0;
   for (int i = 0; i < watchers; ++i) {
     for (int ply = 1; ply <= moves; ++ply) {
@@ -417,8 +445,9 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
         continue;
       }
       // An event may even beat the reply to the mover; that counts as no delay.
-      delay.push_back(std::max(
-          0.0, std::chrono::duration<double, std::milli>(arrivals[i][ply] - acked[ply]).count()));
+      const double ms = std::max(
+          0.0, std::chrono::duration<double, std::milli>(arrivals[i][ply] - acked[ply]).count());
+      (i % stubs.size() == 0 ? delay : across).push_back(ms);
       from_send.push_back(
           std::chrono::duration<double, std::milli>(arrivals[i][ply] - sent[ply]).count());
     }
@@ -430,14 +459,24 @@ void RunFanout(const std::shared_ptr<grpc::Channel>& channel) {
       "  (%d deliveries missing)\n",
       watchers, moves, Percentile(delay, 50), Percentile(delay, 99), Percentile(delay, 100),
       missing);
+  if (!across.empty()) {
+    std::printf(
+        "fan-out: spectators on the other %zu instance(s): ack-to-delivery ms p50 %.2f  p99 %.2f"
+        "  max %.2f\n",
+        stubs.size() - 1, Percentile(across, 50), Percentile(across, 99), Percentile(across, 100));
+  }
   // The same deliveries timed from the mover sending the move (its commit included).
   std::printf("fan-out: send-to-delivery ms p50 %.2f  p99 %.2f  max %.2f\n",
               Percentile(from_send, 50), Percentile(from_send, 99), Percentile(from_send, 100));
 }
 
 // Keeps `--bot_matches` bot-vs-bot matches going; returns false when one failed or got stuck.
-bool RunBotMatches(const std::shared_ptr<grpc::Channel>& channel) {
-  auto stub = v1::LobbyService::NewStub(channel);
+bool RunBotMatches(const std::vector<std::shared_ptr<grpc::Channel>>& channels) {
+  // New matches are created through each instance in turn; they are read through the first.
+  std::vector<std::unique_ptr<v1::LobbyService::Stub>> stubs;
+  for (const auto& c : channels) stubs.push_back(v1::LobbyService::NewStub(c));
+  v1::LobbyService::Stub* stub = stubs[0].get();
+  size_t created_count = 0;
   const int wanted = absl::GetFlag(FLAGS_bot_matches);
   const auto start = Clock::now();
   const auto end = start + std::chrono::seconds(absl::GetFlag(FLAGS_seconds));
@@ -460,7 +499,7 @@ bool RunBotMatches(const std::shared_ptr<grpc::Channel>& channel) {
     grpc::ClientContext c;
     c.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     v1::CreateMatchResponse created;
-    grpc::Status s = stub->CreateMatch(&c, r, &created);
+    grpc::Status s = stubs[created_count++ % stubs.size()]->CreateMatch(&c, r, &created);
     if (!s.ok()) {
       std::fprintf(stderr, "ply-lobby-load: CreateMatch: %s\n", s.error_message().c_str());
       return false;
@@ -530,11 +569,25 @@ bool RunBotMatches(const std::shared_ptr<grpc::Channel>& channel) {
 }
 
 int Main() {
-  auto channel =
-      grpc::CreateChannel(absl::GetFlag(FLAGS_lobby), grpc::InsecureChannelCredentials());
-  if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
-    std::fprintf(stderr, "ply-lobby-load: no lobby at %s\n", absl::GetFlag(FLAGS_lobby).c_str());
-    return 1;
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (const std::string& address : absl::GetFlag(FLAGS_lobby)) {
+    auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
+      std::fprintf(stderr, "ply-lobby-load: no lobby at %s\n", address.c_str());
+      return 1;
+    }
+    channels.push_back(std::move(channel));
+  }
+  if (channels.empty()) {
+    std::fprintf(stderr, "ply-lobby-load: --lobby names no address\n");
+    return 2;
+  }
+  if (absl::GetFlag(FLAGS_failover)) {
+    return RunFailover({.lobbies = absl::GetFlag(FLAGS_lobby),
+                        .seconds = absl::GetFlag(FLAGS_seconds),
+                        .spectators = absl::GetFlag(FLAGS_spectators),
+                        .bot_matches = std::max(1, absl::GetFlag(FLAGS_bot_matches)),
+                        .players = std::max(1, absl::GetFlag(FLAGS_clients))});
   }
   if (absl::GetFlag(FLAGS_clients) > 0 && absl::GetFlag(FLAGS_seconds) > 0) {
     const double lobby = RunThroughput();
@@ -573,8 +626,8 @@ int Main() {
       }
     }
   }
-  if (absl::GetFlag(FLAGS_spectators) > 0) RunFanout(channel);
-  if (absl::GetFlag(FLAGS_bot_matches) > 0 && !RunBotMatches(channel)) return 1;
+  if (absl::GetFlag(FLAGS_spectators) > 0) RunFanout(channels);
+  if (absl::GetFlag(FLAGS_bot_matches) > 0 && !RunBotMatches(channels)) return 1;
   return 0;
 }
 

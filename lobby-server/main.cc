@@ -85,6 +85,9 @@ ABSL_FLAG(int, metrics_port, -1,
 ABSL_FLAG(int64_t, claim_ms, 500,
           "How often to look for matches no lobby instance drives (their owner died), in ms.");
 ABSL_FLAG(int, drain_s, 5, "On SIGTERM, how long calls in flight may take to finish.");
+ABSL_FLAG(int64_t, max_connection_age_ms, 120000,
+          "Client connections are recycled after this long (streams on them go on), so that "
+          "round-robin clients spread over new lobby instances; 0: never.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -179,6 +182,10 @@ int Main() {
     return 2;
   }
   builder.SetMaxReceiveMessageSize(64 << 10);
+  if (const int64_t age = absl::GetFlag(FLAGS_max_connection_age_ms); age > 0) {
+    // No grace limit: a WatchMatch stream on an aged connection is not cut.
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, static_cast<int>(age));
+  }
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

@@ -1,13 +1,16 @@
-# Shared by deploy/local/{up,down,scale}: where things are, and how bot instances come and go.
+# Shared by deploy/local/*: where things are, and how lobby and bot instances come and go.
 # Sourced, not run.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${BUILD:-build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 DIR="${PLY_LOCAL_DIR:-$ROOT/.ply-local}"
 PG_PORT="${PLY_PG_PORT:-55432}"
+# Lobby instance i (1, 2, ...) listens on LOBBY_PORT + i - 1, its metrics on
+# LOBBY_METRICS_BASE_PORT + i - 1; bot instance i on BOT_BASE_PORT + i - 1, its metrics on
+# METRICS_BASE_PORT + i - 1.
 LOBBY_PORT="${PLY_LOBBY_PORT:-50050}"
-# Bot instance i (1, 2, ...) listens on BOT_BASE_PORT + i - 1, its metrics on METRICS_BASE_PORT + i - 1.
-BOT_BASE_PORT="${PLY_BOT_BASE_PORT:-50051}"
+LOBBY_METRICS_BASE_PORT="${PLY_LOBBY_METRICS_BASE_PORT:-9141}"
+BOT_BASE_PORT="${PLY_BOT_BASE_PORT:-50061}"
 METRICS_BASE_PORT="${PLY_METRICS_BASE_PORT:-9151}"
 PG_BIN="${PLY_PG_BIN:-/usr/lib/postgresql/15/bin}"
 TARGETS="$DIR/run/bots.txt"
@@ -78,5 +81,42 @@ scale_bots() {
   if [ "$have" -gt "$n" ]; then
     sleep 1.5
     for i in $(seq $((n + 1)) "$have"); do stop_server "bot$i"; done
+  fi
+}
+
+lobby_count() {
+  local n=0
+  for f in "$DIR"/run/lobby*.pid; do running "$f" && n=$((n + 1)); done
+  echo "$n"
+}
+
+# Lobby instance $1 on the local database; several instances share it.
+start_lobby() {
+  local i="$1"
+  running "$DIR/run/lobby$i.pid" && return 0
+  # shellcheck disable=SC2086
+  start_server "lobby$i" "$BUILD/lobby-server/ply-lobby" --host=127.0.0.1 \
+    --port=$((LOBBY_PORT + i - 1)) --metrics_port=$((LOBBY_METRICS_BASE_PORT + i - 1)) \
+    --database_url="host=127.0.0.1 port=$PG_PORT dbname=ply user=postgres" \
+    --bot_target="file:$TARGETS" --client_limit_exempt=127.0.0.1,::1 ${PLY_LOBBY_FLAGS:-}
+}
+
+# host:port of every lobby instance up, comma-separated (what `ply --server` takes).
+lobby_addresses() {
+  local i out=""
+  for i in $(seq 1 20); do
+    running "$DIR/run/lobby$i.pid" && out="$out${out:+,}127.0.0.1:$((LOBBY_PORT + i - 1))"
+  done
+  echo "$out"
+}
+
+# Brings the number of lobby instances to $1 (removed ones drain: their matches move to the
+# others).
+scale_lobbies() {
+  local n="$1" have i
+  have="$(lobby_count)"
+  for i in $(seq 1 "$n"); do start_lobby "$i" || return 1; done
+  if [ "$have" -gt "$n" ]; then
+    for i in $(seq $((n + 1)) "$have"); do stop_server "lobby$i"; done
   fi
 }
