@@ -425,42 +425,59 @@ void Lobby::MakeRoomLocked() {
 }
 
 absl::Status Lobby::Reload(Live& live) {
-  absl::StatusOr<MatchRecord> rec = store_->LoadMatch(live.id);
+  // A copy that is a few moves behind (another instance moved the match on) reads and replays
+  // only the moves it lacks; anything else is loaded and replayed whole.
+  const bool behind = live.loaded && live.game != nullptr;
+  absl::StatusOr<MatchRecord> rec =
+      behind ? store_->LoadMatchAfter(live.id, live.rec.ply) : store_->LoadMatch(live.id);
   if (!rec.ok()) return rec.status();
   const GameInfo* info = FindGame(rec->game);
   if (info == nullptr) {
     return absl::InternalError(absl::StrCat("match ", live.id, " is of game '", rec->game,
                                             "', which this lobby does not know"));
   }
-  std::vector<std::string> moves;
-  for (const MoveRecord& m : rec->moves) moves.push_back(m.move);
-  absl::StatusOr<std::unique_ptr<AnyGame>> game = ReplayGame(rec->game, rec->options, moves);
-  if (!game.ok()) {
-    return absl::InternalError(
-        absl::StrCat("match ", live.id, " cannot be replayed: ", game.status().message()));
-  }
-  const int old_ply = live.loaded ? live.rec.ply : -1;
-  const std::optional<MatchVersion> old_version =
-      live.loaded ? std::optional<MatchVersion>(VersionOf(live.rec)) : std::nullopt;
-  // Another writer (or an in-doubt commit) may have moved the match on: its watchers get the
-  // moves they missed as they would have seen them here.
+  const int old_ply = behind ? live.rec.ply : -1;
+  std::unique_ptr<AnyGame> game;
+  // Its watchers get the moves they missed as they would have seen them here.
   std::vector<v1::MatchEvent> missed;
-  if (old_ply >= 0 && rec->ply > old_ply && !live.watchers.empty() && live.game != nullptr) {
-    std::unique_ptr<AnyGame> replay = live.game->Clone();
+  if (behind && rec->ply >= old_ply && static_cast<int>(rec->moves.size()) == rec->ply - old_ply) {
+    game = live.game->Clone();
     std::vector<int64_t> clocks;
     for (const SeatRecord& seat : live.rec.seats) clocks.push_back(seat.clock_ms);
     if (!live.rec.time_initial_ms) clocks.assign(clocks.size(), 0);
-    missed = MovesAfter(old_ply, rec->moves, *replay, clocks);
+    missed = MovesAfter(old_ply, rec->moves, *game, clocks);
+    // A stored move that does not follow this copy: load the match whole below.
+    if (missed.size() != rec->moves.size()) game = nullptr;
   }
+  if (game != nullptr) {
+    if (live.watchers.empty()) missed.clear();
+    std::vector<MoveRecord> moves = live.rec.moves;
+    for (MoveRecord& m : rec->moves) moves.push_back(std::move(m));
+    rec->moves = std::move(moves);
+  } else {
+    missed.clear();
+    if (behind) rec = store_->LoadMatch(live.id);
+    if (!rec.ok()) return rec.status();
+    std::vector<std::string> moves;
+    for (const MoveRecord& m : rec->moves) moves.push_back(m.move);
+    absl::StatusOr<std::unique_ptr<AnyGame>> replayed = ReplayGame(rec->game, rec->options, moves);
+    if (!replayed.ok()) {
+      return absl::InternalError(
+          absl::StrCat("match ", live.id, " cannot be replayed: ", replayed.status().message()));
+    }
+    game = *std::move(replayed);
+  }
+  const std::optional<MatchVersion> old_version =
+      live.loaded ? std::optional<MatchVersion>(VersionOf(live.rec)) : std::nullopt;
   live.rec = *std::move(rec);
   live.info = info;
-  live.game = *std::move(game);
+  live.game = std::move(game);
   live.loaded = true;
   live.stale = false;
   live.bot_ply = -1;
   live.flag_ply = -1;
   for (v1::MatchEvent& e : missed) Broadcast(live, std::move(e));
-  // Anything else (a seat taken, a draw offered, moves that did not replay): the whole match.
+  // Anything else (a seat taken, a draw offered): the whole match.
   if (old_version && !(*old_version == VersionOf(live.rec)) && missed.empty() &&
       !live.watchers.empty()) {
     v1::MatchEvent e = Event();
@@ -931,6 +948,20 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
         done(std::move(answer));
       });
   return true;
+}
+
+void Lobby::MakeMoveAsync(const v1::MakeMoveRequest& req, const std::string& token,
+                          std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done) {
+  // Any error of the load is MakeMove's to report. A caller that has seen a later ply than
+  // this copy proves it behind, even before the announcement of that ply arrives: WithMatch
+  // reloads it on ABORTED.
+  bool checked = false;
+  (void)WithMatch(req.match_id(), [&](Live& live) {
+    const bool behind = req.expected_ply() > live.rec.ply && !std::exchange(checked, true);
+    return behind ? absl::AbortedError("behind") : absl::OkStatus();
+  });
+  if (TryMakeMove(req, token, done)) return;
+  done(MakeMove(req, token));
 }
 
 absl::StatusOr<v1::MakeMoveResponse> Lobby::Landed(Live& live, PendingMove& move,

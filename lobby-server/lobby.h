@@ -119,6 +119,11 @@ class Lobby {
   // false, having changed nothing, when MakeMove would have to wait or answer an error.
   bool TryMakeMove(const v1::MakeMoveRequest& request, const std::string& token,
                    std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done);
+  // MakeMove for the executor, answering through `done` like TryMakeMove: brings the cached
+  // copy up to date first (another instance may have moved the match on), then commits
+  // without holding the thread when the move is plainly legal; MakeMove otherwise.
+  void MakeMoveAsync(const v1::MakeMoveRequest& request, const std::string& token,
+                     std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
   // Matches in memory now.

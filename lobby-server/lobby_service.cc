@@ -129,19 +129,19 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext
   const absl::Time start = absl::Now();
   // The common case commits without a thread hand-off; the rest (errors, reloads, a busy
   // match) takes the executor like every other call.
-  if (lobby_->TryMakeMove(
-          *request, token,
-          [this, reactor, response, start](absl::StatusOr<v1::MakeMoveResponse> result) {
-            lobby_->metrics().make_move_ms.Observe(absl::ToDoubleMilliseconds(absl::Now() - start));
-            Finish(reactor, Method::kMakeMove, ToGrpcStatus(Into(std::move(result), response)));
-          })) {
-    return reactor;
-  }
-  Post(reactor, Method::kMakeMove, [=, this] {
-    absl::Status s = Into(lobby_->MakeMove(*request, token), response);
+  auto done = [this, reactor, response, start](absl::StatusOr<v1::MakeMoveResponse> result) {
     lobby_->metrics().make_move_ms.Observe(absl::ToDoubleMilliseconds(absl::Now() - start));
-    return s;
-  });
+    Finish(reactor, Method::kMakeMove, ToGrpcStatus(Into(std::move(result), response)));
+  };
+  if (lobby_->TryMakeMove(*request, token, done)) return reactor;
+  // The executor's thread is not held while the move is committed, unless MakeMove has to
+  // decide (an error, a busy match).
+  if (!executor_->Post(
+          [this, request, token, done] { lobby_->MakeMoveAsync(*request, token, done); })) {
+    Finish(reactor, Method::kMakeMove,
+           grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "the lobby is overloaded: try again shortly"));
+  }
   return reactor;
 }
 

@@ -180,6 +180,15 @@ class MatchStore {
   // Records an open draw offer (or -1 to clear it) at `expected_ply`.
   virtual absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) = 0;
   virtual absl::StatusOr<MatchRecord> LoadMatch(int64_t match_id) = 0;
+  // LoadMatch with only the moves after `after_ply` (`ply` still counts them all): what a copy
+  // that is a few moves behind needs.
+  virtual absl::StatusOr<MatchRecord> LoadMatchAfter(int64_t match_id, int after_ply) {
+    absl::StatusOr<MatchRecord> match = LoadMatch(match_id);
+    if (match.ok()) {
+      std::erase_if(match->moves, [&](const MoveRecord& m) { return m.ply <= after_ply; });
+    }
+    return match;
+  }
   virtual absl::StatusOr<std::vector<MatchRecord>> ListMatches(const MatchFilter& filter) = 0;
   // Ids of the active matches that go on without any call: those with a clock (a flag can
   // fall) or a bot seat (a bot may be to move). Others wait, untouched, for their players.

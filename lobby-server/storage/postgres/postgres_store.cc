@@ -168,13 +168,21 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "draw_offer = -1 WHERE id = $1 AND status = 2 AND ply = $2"},
       {"set_draw_offer",
        "UPDATE matches SET draw_offer = $3 WHERE id = $1 AND status = 2 AND ply = $2"},
-      {"load_match", absl::StrCat("SELECT ", kMatchColumns, " FROM matches WHERE id = $1")},
       {"load_seats",
        "SELECT match_id, seat, kind, difficulty, display_name, COALESCE(token_hash, ''), "
        "clock_ms FROM seats WHERE match_id = ANY($1::bigint[]) ORDER BY match_id, seat"},
-      {"load_moves",
-       "SELECT ply, seat, move, think_ms, clock_ms, time_ms, COALESCE(bot::text, '') "
-       "FROM moves WHERE match_id = $1 ORDER BY ply"},
+      // A match with its seats and the moves after $2, in one statement (one snapshot, one
+      // round trip).
+      {"load_match_after",
+       absl::StrCat(
+           "SELECT ", kMatchColumns,
+           ", (SELECT COALESCE(json_agg(json_build_array(kind, difficulty, display_name,"
+           "   COALESCE(token_hash, ''), clock_ms) ORDER BY seat), '[]') FROM seats"
+           "   WHERE match_id = $1)::text,"
+           " (SELECT COALESCE(json_agg(json_build_array(ply, seat, move, think_ms, clock_ms,"
+           "   time_ms, COALESCE(bot::text, '')) ORDER BY ply), '[]') FROM moves"
+           "   WHERE match_id = $1 AND ply > $2)::text"
+           " FROM matches WHERE id = $1")},
       {"list_matches",
        absl::StrCat("SELECT ", kMatchColumns,
                     " FROM matches WHERE ($1::text = '' OR game = $1) "
@@ -705,31 +713,40 @@ absl::Status PostgresStore::SetDrawOffer(int64_t match_id, int expected_ply, int
 }
 
 absl::StatusOr<MatchRecord> PostgresStore::LoadMatch(int64_t match_id) {
-  std::vector<MatchRecord> found;
+  return LoadMatchAfter(match_id, 0);
+}
+
+absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int after_ply) {
+  MatchRecord match;
   absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    // One snapshot for the match, its seats and its moves.
-    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
-    pqxx::result r = tx.exec_prepared("load_match", match_id);
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("load_match_after", match_id, after_ply);
     if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-    found.push_back(MatchFromRow(r[0]));
-    LoadSeats(tx, found);
-    for (const pqxx::row& row : tx.exec_prepared("load_moves", match_id)) {
-      MoveRecord mv;
-      mv.ply = row[0].as<int>();
-      mv.seat = row[1].as<int>();
-      mv.move = row[2].as<std::string>();
-      mv.think_ms = row[3].as<int64_t>();
-      mv.clock_ms = row[4].as<int64_t>();
-      mv.time_ms = row[5].as<int64_t>();
-      mv.bot_json = row[6].as<std::string>();
-      found[0].moves.push_back(std::move(mv));
+    match = MatchFromRow(r[0]);
+    for (const nlohmann::json& s : nlohmann::json::parse(r[0][14].as<std::string>())) {
+      SeatRecord seat;
+      seat.kind = static_cast<SeatKind>(s[0].get<int>());
+      seat.difficulty = s[1].get<std::string>();
+      seat.display_name = s[2].get<std::string>();
+      seat.token_hash = s[3].get<std::string>();
+      seat.clock_ms = s[4].get<int64_t>();
+      match.seats.push_back(std::move(seat));
     }
-    tx.commit();
+    for (const nlohmann::json& m : nlohmann::json::parse(r[0][15].as<std::string>())) {
+      MoveRecord mv;
+      mv.ply = m[0].get<int>();
+      mv.seat = m[1].get<int>();
+      mv.move = m[2].get<std::string>();
+      mv.think_ms = m[3].get<int64_t>();
+      mv.clock_ms = m[4].get<int64_t>();
+      mv.time_ms = m[5].get<int64_t>();
+      mv.bot_json = m[6].get<std::string>();
+      match.moves.push_back(std::move(mv));
+    }
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return std::move(found[0]);
+  return match;
 }
 
 absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchFilter& f) {

@@ -71,6 +71,7 @@ class PostgresStore final : public MatchStore {
   absl::Status Finish(int64_t match_id, const FinishCommit& commit) override;
   absl::Status SetDrawOffer(int64_t match_id, int expected_ply, int seat) override;
   absl::StatusOr<MatchRecord> LoadMatch(int64_t match_id) override;
+  absl::StatusOr<MatchRecord> LoadMatchAfter(int64_t match_id, int after_ply) override;
   absl::StatusOr<std::vector<MatchRecord>> ListMatches(const MatchFilter& filter) override;
   absl::StatusOr<std::vector<int64_t>> MatchesToResume() override;
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
