@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -119,11 +121,54 @@ std::string FormatCount(int64_t n) {
   return absl::StrFormat("%.2fM", n / 1e6);
 }
 
-std::string BotSummary(const v1::MoveRecord& move) {
+namespace {
+
+std::string SideName(const v1::Match& match, int seat) {
+  if (seat >= 0 && seat < match.seats_size() && !match.seats(seat).side().empty()) {
+    return match.seats(seat).side();
+  }
+  return absl::StrCat("seat ", seat + 1);
+}
+
+bool RandomMove(const v1::BotThinking& b) { return b.depth() == 0 && b.nodes() == 0; }
+
+// The mover's score text ("+35", "-12", "win in 3", "loss in 5", "draw") from the first seat's
+// side; a forced result names the side it favours.
+std::string FirstSeatScore(const v1::MoveRecord& move, const v1::Match& match) {
+  const std::string& text = move.bot().score_text();
+  const int mover = move.seat();
+  const int other = mover == 0 ? 1 : 0;
+  if (text.empty()) return "?";
+  if (absl::StartsWith(text, "win in ")) {
+    return absl::StrCat(SideName(match, mover), " wins in ", text.substr(7));
+  }
+  if (absl::StartsWith(text, "loss in ")) {
+    return absl::StrCat(SideName(match, other), " wins in ", text.substr(8));
+  }
+  int score = 0;
+  if (!absl::SimpleAtoi(text, &score)) return text;
+  if (mover != 0) score = -score;
+  return score > 0 ? absl::StrCat("+", score) : absl::StrCat(score);
+}
+
+}  // namespace
+
+std::string BotSummary(const v1::MoveRecord& move, const v1::Match& match) {
   if (!move.has_bot()) return "";
   const v1::BotThinking& b = move.bot();
-  return absl::StrCat("depth ", b.depth(), ", ", b.score_text().empty() ? "?" : b.score_text(),
-                      ", ", FormatCount(b.nodes()), " nodes");
+  if (RandomMove(b)) return "random move";
+  return absl::StrCat("depth ", b.depth(), ", ", FirstSeatScore(move, match), ", ",
+                      FormatCount(b.nodes()), " nodes");
+}
+
+std::string ScoreLegend(const v1::Match& match) {
+  for (const v1::MoveRecord& m : match.moves()) {
+    if (m.has_bot() && !RandomMove(m.bot())) {
+      return absl::StrCat("Scores are from ", SideName(match, 0), "'s side: + is good for ",
+                          SideName(match, 0), ", - for ", SideName(match, 1), ".");
+    }
+  }
+  return "";
 }
 
 std::string MoveListText(const v1::Match& match) {
@@ -187,6 +232,8 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
   const v1::Match& m = view.match();
   const AnyGame& game = view.game();
   const Look look = o.look;
+  // A player does not see the engine's verdict on their own game while it runs.
+  const bool thinking = o.my_seat < 0 || view.over();
   lines.push_back(Title(m, game, look));
 
   // Seats: who plays which side, whose turn it is, clocks.
@@ -205,21 +252,24 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
         StripAnsi(glyph) == view.Side(i) ? "" : glyph + " ", view.Side(i),
         std::string(side_width - view.Side(i).size() + 2, ' '), to_move ? Bold(name, look) : name);
     if (m.has_time_control()) {
+      const int64_t ms = view.ClockMs(i, o.now);
+      const std::string clock = FormatClock(ms);
       absl::StrAppend(&line, std::string(name_width - name.size() + 2, ' '),
-                      FormatClock(view.ClockMs(i, o.now)));
+                      ms < kLowClockMs ? Colored(clock, "1;31", look) : clock);
     }
     lines.push_back(line);
   }
   lines.push_back("");
 
-  for (absl::string_view l : absl::StrSplit(RenderBoard(game, look), '\n')) {
+  const BoardOptions board = {.flip = FlipsFor(m.spec().name(), o.my_seat), .over = view.over()};
+  for (absl::string_view l : absl::StrSplit(RenderBoard(game, look, board), '\n')) {
     lines.emplace_back(l);
   }
   if (!lines.back().empty()) lines.push_back("");
 
   if (m.moves_size() > 0) {
     const v1::MoveRecord& last = m.moves(m.moves_size() - 1);
-    std::string bot = BotSummary(last);
+    const std::string bot = thinking ? BotSummary(last, m) : "";
     lines.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
                                  Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
   }
@@ -250,24 +300,28 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
     }
     if (m.draw_offer() >= 0) {
       lines.push_back(m.draw_offer() == o.my_seat
-                          ? std::string("You offered a draw.")
+                          ? std::string("You offered a draw; it stands until your opponent moves.")
                           : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
                                          o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
     }
   }
 
   if (o.move_log && m.moves_size() > 0) {
+    const std::string legend = thinking ? ScoreLegend(m) : "";
     // Enough rows for what follows; the log gets the rest.
     int room = m.moves_size();
+    if (o.my_seat >= 0) room = std::min(room, kPlayerLogMoves);
     if (o.rows > 0) {
       room = std::min<int>(room, o.rows - static_cast<int>(lines.size()) - 2 -
-                                     static_cast<int>(o.notices.size()) - 1);
+                                     (legend.empty() ? 0 : 1) - static_cast<int>(o.notices.size()) -
+                                     1);
     }
     if (room > 0) {
       lines.push_back("");
+      if (!legend.empty()) lines.push_back(Dim(legend, look));
       for (int i = m.moves_size() - room; i < m.moves_size(); ++i) {
         const v1::MoveRecord& mv = m.moves(i);
-        std::string bot = BotSummary(mv);
+        const std::string bot = thinking ? BotSummary(mv, m) : "";
         lines.push_back(absl::StrFormat(
             "%4d. %-*s %-7s %s", mv.ply(), static_cast<int>(side_width), view.Side(mv.seat()),
             mv.move(),
