@@ -52,16 +52,18 @@ const std::vector<CommandHelp>& Commands() {
 void PrintHelp(std::ostream& out) {
   out << "ply: play and watch board games on a ply lobby.\n\nCommands:\n";
   for (const CommandHelp& c : Commands()) out << "  " << c.usage << "\n";
-  out << "\nWhile playing, type a move in the game's notation, or: moves, help, resign, draw, "
-         "quit.\n"
+  out << "\nWhile playing, type a move in the game's notation, or: moves, help, resign (asks "
+         "first),\n"
+         "draw, quit. The bell rings when the opponent moves after a long wait (--bell_after).\n"
          "Server: --server HOST:PORT or $PLY_SERVER (default "
       << kDefaultServer
-      << "); a lobby of several instances as\n"
-         "  HOST:PORT,HOST:PORT or dns:///NAME:PORT: calls go round the instances and move on\n"
-         "  from one that is gone.\n"
+      << "); a lobby of several\n"
+         "  instances as HOST:PORT,HOST:PORT or dns:///NAME:PORT: calls go round the instances\n"
+         "  and move on from one that is gone.\n"
          "TLS: --tls verifies the lobby against the system's trusted roots (the CA bundle of the\n"
-         "  ca-certificates package); --tls_ca FILE against that CA instead; --tls_cert and\n"
-         "  --tls_key for a lobby that wants a client certificate.\n"
+         "  ca-certificates package; $GRPC_DEFAULT_SSL_ROOTS_FILE_PATH names another file);\n"
+         "  --tls_ca FILE verifies against that CA instead; --tls_cert and --tls_key for a lobby\n"
+         "  that wants a client certificate.\n"
          "Colour and Unicode on a terminal; plain ASCII with NO_COLOR=1 or when piped.\n"
          "`ply help COMMAND` explains one command; `ply --version` says which ply this is.\n";
 }

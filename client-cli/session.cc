@@ -246,8 +246,8 @@ class Session {
     } else if (word == "help" || word == "?") {
       std::vector<std::string> help = {
           absl::StrCat("Moves: ", view_.loaded() ? NotationHint(view_.game().Info().name) : ""),
-          "Commands: moves (the legal moves), resign, draw (offer or accept), quit (leave; "
-          "`ply join` resumes)"};
+          "Commands: moves (the legal moves), resign (asks first), draw (offer or accept), quit "
+          "(leave; `ply join` resumes)"};
       Answer(help);
     } else if (word == "moves") {
       Moves();
@@ -370,6 +370,10 @@ class Session {
       for (; printed_plies_ < view_.plies(); ++printed_plies_) {
         const v1::MoveRecord& mv = m.moves(printed_plies_);
         const std::string bot = BotSummary(mv, m);
+        if (!bot.empty() && !printed_legend_ && !ScoreLegend(m).empty()) {
+          WriteOut(ScoreLegend(m) + "\n");
+          printed_legend_ = true;
+        }
         WriteOut(absl::StrCat(mv.ply(), ". ", view_.Side(mv.seat()), " ", mv.move(),
                               bot.empty() ? "" : "  (" + bot + ")", "\n"));
       }
@@ -405,6 +409,7 @@ class Session {
   bool stream_ended_ = false;
   bool failed_ = false;
   bool confirming_resign_ = false;
+  bool printed_legend_ = false;
   absl::Time their_turn_since_ = absl::InfinitePast();
   std::string error_;
 };

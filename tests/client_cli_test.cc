@@ -679,6 +679,12 @@ TEST_F(ClientCliTest, VersionSaysWhichPlyThisIs) {
   EXPECT_EQ(code, 0);
   EXPECT_TRUE(absl::StartsWith(out, "ply 0.1 (commit ")) << out;
   EXPECT_EQ(out.find("NDEBUG"), std::string::npos) << out;
+  // And the help says how TLS is verified.
+  std::tie(code, out) = Run("alice", {"help"});
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(out.find("--tls verifies the lobby against the system's trusted roots"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
