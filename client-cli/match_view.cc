@@ -1,6 +1,8 @@
 #include "client-cli/match_view.h"
 
 #include <algorithm>
+#include <limits>
+#include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -202,6 +204,14 @@ std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat) {
 
 namespace {
 
+// Columns `text` takes on a terminal: escape sequences take none, and every character of the
+// boards and logs (ASCII, or glyphs such as ● · ─) takes one.
+size_t DisplayWidth(std::string_view text) {
+  size_t width = 0;
+  for (char c : StripAnsi(text)) width += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return width;
+}
+
 std::string Title(const v1::Match& match, const AnyGame& game, Look look) {
   std::vector<std::string> options;
   const GameOptions defaults = [&] {
@@ -261,20 +271,19 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
   }
   lines.push_back("");
 
-  const BoardOptions board = {.flip = FlipsFor(m.spec().name(), o.my_seat), .over = view.over()};
-  for (absl::string_view l : absl::StrSplit(RenderBoard(game, look, board), '\n')) {
-    lines.emplace_back(l);
-  }
-  if (!lines.back().empty()) lines.push_back("");
+  const BoardOptions board_options = {.flip = FlipsFor(m.spec().name(), o.my_seat),
+                                      .over = view.over()};
+  std::vector<std::string> board = absl::StrSplit(RenderBoard(game, look, board_options), '\n');
+  while (!board.empty() && board.back().empty()) board.pop_back();
 
+  // Under the board: the last move, whose turn, what is going on.
+  std::vector<std::string> status;
   if (m.moves_size() > 0) {
     const v1::MoveRecord& last = m.moves(m.moves_size() - 1);
     const std::string bot = thinking ? BotSummary(last, m) : "";
-    lines.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
-                                 Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
+    status.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
+                                  Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
   }
-
-  // Whose turn, and what is going on.
   static const char* kSpinFancy[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
   static const char* kSpinPlain[] = {"|", "/", "-", "\\"};
   const std::string spin = o.spinner < 0          ? ""
@@ -282,52 +291,88 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
                                                   : kSpinFancy[o.spinner % 10];
   if (view.over()) {
     for (const std::string& l : GameOverLines(m, o.my_seat)) {
-      lines.push_back(l.rfind("Game over", 0) == 0 ? Bold(l, look) : l);
+      status.push_back(l.rfind("Game over", 0) == 0 ? Bold(l, look) : l);
     }
   } else if (m.status() == v1::MATCH_STATUS_WAITING) {
-    lines.push_back(
+    status.push_back(
         absl::StrCat("Waiting for an opponent: they join with `ply join ", m.id(), "`"));
   } else if (view.active()) {
     const int seat = m.to_move();
     if (seat == o.my_seat) {
-      lines.push_back(Colored(absl::StrCat("Your move (", view.Side(seat), ")."), "1;32", look) +
-                      " Type a move, 'moves' or 'help'.");
+      status.push_back(Colored(absl::StrCat("Your move (", view.Side(seat), ")."), "1;32", look) +
+                       " Type a move, 'moves' or 'help'.");
     } else if (view.BotToMove()) {
-      lines.push_back(
+      status.push_back(
           absl::StrCat(view.Side(seat), ": ", view.Player(seat), " is thinking ", spin));
     } else {
-      lines.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
+      status.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
     }
     if (m.draw_offer() >= 0) {
-      lines.push_back(m.draw_offer() == o.my_seat
-                          ? std::string("You offered a draw; it stands until your opponent moves.")
-                          : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
-                                         o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
+      status.push_back(m.draw_offer() == o.my_seat
+                           ? std::string("You offered a draw; it stands until your opponent moves.")
+                           : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
+                                          o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
     }
   }
 
-  if (o.move_log && m.moves_size() > 0) {
-    const std::string legend = thinking ? ScoreLegend(m) : "";
-    // Enough rows for what follows; the log gets the rest.
-    int room = m.moves_size();
-    if (o.my_seat >= 0) room = std::min(room, kPlayerLogMoves);
-    if (o.rows > 0) {
-      room = std::min<int>(room, o.rows - static_cast<int>(lines.size()) - 2 -
-                                     (legend.empty() ? 0 : 1) - static_cast<int>(o.notices.size()) -
-                                     1);
+  // The move log: the legend of its scores, then the moves, oldest first.
+  const std::string legend = o.move_log && thinking ? ScoreLegend(m) : "";
+  std::vector<std::string> log;
+  if (o.move_log) {
+    for (const v1::MoveRecord& mv : m.moves()) {
+      const std::string bot = thinking ? BotSummary(mv, m) : "";
+      log.push_back(absl::StrFormat(
+          "%4d. %-*s %-7s %s", mv.ply(), static_cast<int>(side_width), view.Side(mv.seat()),
+          mv.move(),
+          bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, look)));
     }
-    if (room > 0) {
-      lines.push_back("");
-      if (!legend.empty()) lines.push_back(Dim(legend, look));
-      for (int i = m.moves_size() - room; i < m.moves_size(); ++i) {
-        const v1::MoveRecord& mv = m.moves(i);
-        const std::string bot = thinking ? BotSummary(mv, m) : "";
-        lines.push_back(absl::StrFormat(
-            "%4d. %-*s %-7s %s", mv.ply(), static_cast<int>(side_width), view.Side(mv.seat()),
-            mv.move(),
-            bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, look)));
+  }
+  int shown = static_cast<int>(log.size());
+  if (o.my_seat >= 0) shown = std::min(shown, kPlayerLogMoves);
+  const int legend_rows = legend.empty() ? 0 : 1;
+  // Rows left on the terminal once everything but the log is drawn.
+  const int notice_rows = o.notices.empty() ? 0 : static_cast<int>(o.notices.size()) + 1;
+  const int fixed = static_cast<int>(lines.size() + board.size() + 1 + status.size()) +
+                    notice_rows + (o.prompt.empty() ? 0 : 1);
+  const int spare = o.rows > 0 ? o.rows - fixed : std::numeric_limits<int>::max() / 2;
+
+  size_t board_width = 0, log_width = 0;
+  for (const std::string& l : board) board_width = std::max(board_width, DisplayWidth(l));
+  for (const std::string& l : log) log_width = std::max(log_width, DisplayWidth(l));
+  log_width = std::max(log_width, DisplayWidth(legend));
+  constexpr size_t kGap = 4;
+  const bool beside =
+      !log.empty() && o.cols > 0 && board_width + kGap + log_width <= static_cast<size_t>(o.cols);
+
+  if (beside) {
+    // Beside the board it costs no rows until it runs past the board's last line.
+    shown = std::min(shown, static_cast<int>(board.size()) - legend_rows + std::max(0, spare));
+  } else {
+    // Under the status, after an empty line.
+    shown = std::min(shown, spare - 1 - legend_rows);
+  }
+  std::vector<std::string> recent;
+  if (shown > 0) {
+    if (legend_rows) recent.push_back(Dim(legend, look));
+    recent.insert(recent.end(), log.end() - shown, log.end());
+  }
+
+  if (beside) {
+    for (size_t i = 0; i < std::max(board.size(), recent.size()); ++i) {
+      std::string left = i < board.size() ? board[i] : "";
+      if (i < recent.size()) {
+        left += std::string(board_width + kGap - DisplayWidth(left), ' ') + recent[i];
       }
+      lines.push_back(std::move(left));
     }
+  } else {
+    lines.insert(lines.end(), board.begin(), board.end());
+  }
+  lines.push_back("");
+  lines.insert(lines.end(), status.begin(), status.end());
+  if (!beside && !recent.empty()) {
+    lines.push_back("");
+    lines.insert(lines.end(), recent.begin(), recent.end());
   }
 
   if (!o.notices.empty()) lines.push_back("");

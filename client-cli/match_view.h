@@ -63,6 +63,9 @@ struct ScreenOptions {
   absl::Time now;
   // The terminal's height; the move log shrinks to fit. 0: no limit.
   int rows = 0;
+  // The terminal's width: where there is room, the move log goes beside the board instead of
+  // under it. 0: unknown (under it).
+  int cols = 0;
 };
 
 // A clock under this turns red.

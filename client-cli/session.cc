@@ -334,6 +334,7 @@ class Session {
     s.spinner = o_.tty ? spinner_ : -1;
     s.now = absl::Now();
     s.rows = o_.tty ? TerminalRows() : 0;
+    s.cols = o_.tty ? TerminalCols() : 0;
     if (!final) {
       if (view_.over()) {
         s.prompt = Dim("q: quit", o_.look);

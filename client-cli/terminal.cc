@@ -141,6 +141,12 @@ int TerminalRows() {
   return w.ws_row;
 }
 
+int TerminalCols() {
+  winsize w{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0) return 0;
+  return w.ws_col;
+}
+
 void WriteOut(std::string_view text) {
   while (!text.empty()) {
     const ssize_t n = write(STDOUT_FILENO, text.data(), text.size());

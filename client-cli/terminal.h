@@ -58,8 +58,9 @@ class ResizeWatch {
 
 bool StdinIsTty();
 bool StdoutIsTty();
-// The terminal's rows, or 0 when unknown.
+// The terminal's rows and columns, or 0 when unknown.
 int TerminalRows();
+int TerminalCols();
 
 // Writes all of `text` to stdout (unbuffered).
 void WriteOut(std::string_view text);

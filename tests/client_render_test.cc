@@ -416,6 +416,40 @@ TEST(Screen, APlayersMoveLogShowsTheRecentMoves) {
   EXPECT_NE(screen.find("  14. Yellow"), std::string::npos) << screen;
 }
 
+TEST(Screen, TheMoveLogGoesBesideTheBoardWhereThereIsRoom) {
+  MatchView view;
+  ASSERT_TRUE(view.Reset(ConnectFourMatch(), absl::Now()).ok());
+  ScreenOptions o;
+  o.move_log = true;
+  o.now = absl::Now();
+  o.rows = 40;
+  o.cols = 100;
+  std::vector<std::string> lines = ComposeScreen(view, o);
+  std::string screen = absl::StrJoin(lines, "\n");
+  // The board's rows, each followed on its line by the log: the legend, then the moves.
+  EXPECT_NE(screen.find(". . . . . . .    Scores are from Red's side"), std::string::npos)
+      << screen;
+  EXPECT_NE(screen.find(". . . . . . .       1. Red    4"), std::string::npos) << screen;
+  EXPECT_NE(screen.find(". . . . . . .       2. Yellow 4       depth 14, -3, 1.23M nodes"),
+            std::string::npos)
+      << screen;
+  const size_t beside = lines.size();
+
+  // Too narrow: under the status, taking rows of its own.
+  o.cols = 40;
+  lines = ComposeScreen(view, o);
+  screen = absl::StrJoin(lines, "\n");
+  EXPECT_NE(screen.find("\nScores are from Red's side"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("\n   1. Red    4"), std::string::npos) << screen;
+  EXPECT_EQ(lines.size(), beside + 4) << screen;
+
+  // A short terminal keeps the newest moves.
+  o.rows = lines.size() - 1;
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_EQ(screen.find("   1. Red"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("   2. Yellow"), std::string::npos) << screen;
+}
+
 TEST(Screen, ALowClockIsRedAndADrawOfferIsSaidOnce) {
   v1::Match m = ConnectFourMatch();
   m.set_draw_offer(0);
