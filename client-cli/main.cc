@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,9 +19,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bot-service/credentials.h"
@@ -33,7 +29,6 @@
 #include "client-cli/requests.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/session.h"
-#include "engine/core/options.h"
 #include "engine/games/draughts/draughts.h"
 
 ABSL_FLAG(std::string, server, "",
