@@ -230,28 +230,27 @@ std::string Title(const v1::Match& match, const AnyGame& game, Look look) {
                       dot, "match ", match.id());
 }
 
-}  // namespace
+// A player does not see the engine's verdict on their own game while it runs.
+bool ShowsThinking(const MatchView& view, const ScreenOptions& o) {
+  return o.my_seat < 0 || view.over();
+}
 
-std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& o) {
-  std::vector<std::string> lines;
-  if (!view.loaded()) {
-    lines.push_back("connecting to the lobby...");
-    for (const std::string& n : o.notices) lines.push_back(n);
-    return lines;
-  }
+size_t SideWidth(const MatchView& view) {
+  size_t width = 0;
+  for (int i = 0; i < view.match().seats_size(); ++i) width = std::max(width, view.Side(i).size());
+  return width;
+}
+
+// Who plays which side, whose turn it is, clocks (red when low).
+std::vector<std::string> SeatLines(const MatchView& view, const ScreenOptions& o) {
   const v1::Match& m = view.match();
-  const AnyGame& game = view.game();
   const Look look = o.look;
-  // A player does not see the engine's verdict on their own game while it runs.
-  const bool thinking = o.my_seat < 0 || view.over();
-  lines.push_back(Title(m, game, look));
-
-  // Seats: who plays which side, whose turn it is, clocks.
-  size_t name_width = 0, side_width = 0;
+  const size_t side_width = SideWidth(view);
+  size_t name_width = 0;
   for (int i = 0; i < m.seats_size(); ++i) {
     name_width = std::max(name_width, view.Player(i).size() + (i == o.my_seat ? 6 : 0));
-    side_width = std::max(side_width, view.Side(i).size());
   }
+  std::vector<std::string> lines;
   for (int i = 0; i < m.seats_size(); ++i) {
     const bool to_move = view.active() && m.to_move() == i;
     std::string name = view.Player(i) + (i == o.my_seat ? " (you)" : "");
@@ -269,18 +268,17 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
     }
     lines.push_back(line);
   }
-  lines.push_back("");
+  return lines;
+}
 
-  const BoardOptions board_options = {.flip = FlipsFor(m.spec().name(), o.my_seat),
-                                      .over = view.over()};
-  std::vector<std::string> board = absl::StrSplit(RenderBoard(game, look, board_options), '\n');
-  while (!board.empty() && board.back().empty()) board.pop_back();
-
-  // Under the board: the last move, whose turn, what is going on.
+// Under the board: the last move, whose turn it is, what is going on.
+std::vector<std::string> StatusLines(const MatchView& view, const ScreenOptions& o) {
+  const v1::Match& m = view.match();
+  const Look look = o.look;
   std::vector<std::string> status;
   if (m.moves_size() > 0) {
     const v1::MoveRecord& last = m.moves(m.moves_size() - 1);
-    const std::string bot = thinking ? BotSummary(last, m) : "";
+    const std::string bot = ShowsThinking(view, o) ? BotSummary(last, m) : "";
     status.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
                                   Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
   }
@@ -314,46 +312,68 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
                                           o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
     }
   }
+  return status;
+}
 
-  // The move log: the legend of its scores, then the moves, oldest first.
-  const std::string legend = o.move_log && thinking ? ScoreLegend(m) : "";
+// Every move, oldest first, with what a bot's search saw where it is shown, or the time taken.
+std::vector<std::string> LogLines(const MatchView& view, const ScreenOptions& o) {
+  const v1::Match& m = view.match();
+  const bool thinking = ShowsThinking(view, o);
+  const int side_width = static_cast<int>(SideWidth(view));
   std::vector<std::string> log;
-  if (o.move_log) {
-    for (const v1::MoveRecord& mv : m.moves()) {
-      const std::string bot = thinking ? BotSummary(mv, m) : "";
-      log.push_back(absl::StrFormat(
-          "%4d. %-*s %-7s %s", mv.ply(), static_cast<int>(side_width), view.Side(mv.seat()),
-          mv.move(),
-          bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, look)));
-    }
+  for (const v1::MoveRecord& mv : m.moves()) {
+    const std::string bot = thinking ? BotSummary(mv, m) : "";
+    log.push_back(absl::StrFormat(
+        "%4d. %-*s %-7s %s", mv.ply(), side_width, view.Side(mv.seat()), mv.move(),
+        bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, o.look)));
   }
+  return log;
+}
+
+}  // namespace
+
+std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& o) {
+  std::vector<std::string> lines;
+  if (!view.loaded()) {
+    lines.push_back("connecting to the lobby...");
+    for (const std::string& n : o.notices) lines.push_back(n);
+    return lines;
+  }
+  const v1::Match& m = view.match();
+  lines.push_back(Title(m, view.game(), o.look));
+  for (std::string& l : SeatLines(view, o)) lines.push_back(std::move(l));
+  lines.push_back("");
+
+  const BoardOptions board_options = {.flip = FlipsFor(m.spec().name(), o.my_seat),
+                                      .over = view.over()};
+  std::vector<std::string> board =
+      absl::StrSplit(RenderBoard(view.game(), o.look, board_options), '\n');
+  while (!board.empty() && board.back().empty()) board.pop_back();
+  const std::vector<std::string> status = StatusLines(view, o);
+  const std::vector<std::string> log = o.move_log ? LogLines(view, o) : std::vector<std::string>();
+  const std::string legend = o.move_log && ShowsThinking(view, o) ? ScoreLegend(m) : "";
+
+  // How much of the log to show, and where: beside the board where the terminal is wide enough
+  // (it costs no rows until it runs past the board's last line), else under the status.
   int shown = static_cast<int>(log.size());
   if (o.my_seat >= 0) shown = std::min(shown, kPlayerLogMoves);
   const int legend_rows = legend.empty() ? 0 : 1;
-  // Rows left on the terminal once everything but the log is drawn.
   const int notice_rows = o.notices.empty() ? 0 : static_cast<int>(o.notices.size()) + 1;
   const int fixed = static_cast<int>(lines.size() + board.size() + 1 + status.size()) +
                     notice_rows + (o.prompt.empty() ? 0 : 1);
   const int spare = o.rows > 0 ? o.rows - fixed : std::numeric_limits<int>::max() / 2;
-
-  size_t board_width = 0, log_width = 0;
+  size_t board_width = 0, log_width = DisplayWidth(legend);
   for (const std::string& l : board) board_width = std::max(board_width, DisplayWidth(l));
   for (const std::string& l : log) log_width = std::max(log_width, DisplayWidth(l));
-  log_width = std::max(log_width, DisplayWidth(legend));
   constexpr size_t kGap = 4;
   const bool beside =
       !log.empty() && o.cols > 0 && board_width + kGap + log_width <= static_cast<size_t>(o.cols);
-
-  if (beside) {
-    // Beside the board it costs no rows until it runs past the board's last line.
-    shown = std::min(shown, static_cast<int>(board.size()) - legend_rows + std::max(0, spare));
-  } else {
-    // Under the status, after an empty line.
-    shown = std::min(shown, spare - 1 - legend_rows);
-  }
+  shown = beside
+              ? std::min(shown, static_cast<int>(board.size()) - legend_rows + std::max(0, spare))
+              : std::min(shown, spare - 1 - legend_rows);
   std::vector<std::string> recent;
   if (shown > 0) {
-    if (legend_rows) recent.push_back(Dim(legend, look));
+    if (legend_rows) recent.push_back(Dim(legend, o.look));
     recent.insert(recent.end(), log.end() - shown, log.end());
   }
 
