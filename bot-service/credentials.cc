@@ -54,9 +54,11 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
     return grpc::InsecureChannelCredentials();
   }
   grpc::SslCredentialsOptions options;
-  absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
-  if (!ca.ok()) return ca.status();
-  options.pem_root_certs = *ca;
+  if (!tls.ca_file.empty()) {
+    absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *ca;
+  }
   if (!tls.cert_file.empty() || !tls.key_file.empty()) {
     if (tls.cert_file.empty() || tls.key_file.empty()) {
       return absl::InvalidArgumentError("a client certificate and its key go together");

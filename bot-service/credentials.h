@@ -25,12 +25,16 @@ struct ServerTls {
 };
 
 struct ClientTls {
-  // The CA the server's certificate must chain to; empty means plaintext.
+  // The CA the server's certificate must chain to; empty means plaintext unless system_roots.
   std::string ca_file;
   // This client's certificate and key, for servers that require mutual TLS.
   std::string cert_file;
   std::string key_file;
-  bool enabled() const { return !ca_file.empty(); }
+  // TLS without a CA file: the server's certificate must chain to one of the system's trusted
+  // roots (what gRPC loads when given no roots: $GRPC_DEFAULT_SSL_ROOTS_FILE_PATH if set, else
+  // the operating system's bundle, e.g. /etc/ssl/certs/ca-certificates.crt on Debian).
+  bool system_roots = false;
+  bool enabled() const { return !ca_file.empty() || system_roots; }
 };
 
 // Errors name the file that could not be read or the flag that is missing.

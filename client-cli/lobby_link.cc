@@ -1,10 +1,20 @@
 #include "client-cli/lobby_link.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bot-service/proto_convert.h"
 
@@ -12,6 +22,61 @@ namespace ply::client {
 namespace {
 
 constexpr absl::Duration kCallDeadline = absl::Seconds(10);
+
+// The numeric addresses of one HOST:PORT entry of a list, IPv4 and IPv6 apart, each as gRPC's
+// ipv4:/ipv6: schemes write them.
+absl::Status Resolve(const std::string& entry, std::vector<std::string>* v4,
+                     std::vector<std::string>* v6) {
+  std::string host, port;
+  if (absl::StartsWith(entry, "[")) {
+    const size_t close = entry.find("]:");
+    if (close == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("'", entry, "' is not [IPV6]:PORT"));
+    }
+    host = entry.substr(1, close - 1);
+    port = entry.substr(close + 2);
+  } else {
+    const size_t colon = entry.rfind(':');
+    if (colon == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("'", entry, "' is not HOST:PORT"));
+    }
+    host = entry.substr(0, colon);
+    port = entry.substr(colon + 1);
+  }
+  int port_number = 0;
+  if (!absl::SimpleAtoi(port, &port_number) || port_number <= 0 || port_number > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("'", entry, "' has no port number"));
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int e = getaddrinfo(host.c_str(), port.c_str(), &hints, &found); e != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot resolve '", host, "': ", gai_strerror(e)));
+  }
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    if (a->ai_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr, text, sizeof(text));
+      v4->push_back(absl::StrCat(text, ":", port_number));
+    } else if (a->ai_family == AF_INET6) {
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr, text,
+                sizeof(text));
+      v6->push_back(absl::StrCat("[", text, "]:", port_number));
+    }
+  }
+  freeaddrinfo(found);
+  return absl::OkStatus();
+}
+
+void Dedupe(std::vector<std::string>& v) {
+  std::vector<std::string> unique;
+  for (std::string& s : v) {
+    if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
+  }
+  v = std::move(unique);
+}
 
 template <class Call>
 auto Unary(Call call, const std::string& token = "") {
@@ -23,8 +88,53 @@ auto Unary(Call call, const std::string& token = "") {
 
 }  // namespace
 
-LobbyClient::LobbyClient(std::string address, std::shared_ptr<grpc::ChannelCredentials> credentials)
-    : address_(std::move(address)) {
+absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers) {
+  const std::string text(absl::StripAsciiWhitespace(servers));
+  for (const char* scheme : {"dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:"}) {
+    if (absl::StartsWith(text, scheme)) return LobbyTarget{.target = text, .key = text};
+  }
+  std::vector<std::string> entries =
+      absl::StrSplit(text, absl::ByAnyChar(", "), absl::SkipWhitespace());
+  Dedupe(entries);
+  if (entries.empty()) return absl::InvalidArgumentError("no lobby address");
+  if (entries.size() == 1) return LobbyTarget{.target = entries[0], .key = entries[0]};
+  std::vector<std::string> v4, v6;
+  for (const std::string& e : entries) {
+    if (absl::Status s = Resolve(e, &v4, &v6); !s.ok()) return s;
+  }
+  Dedupe(v4);
+  Dedupe(v6);
+  // gRPC takes a list of one address family; IPv4 is what a lobby listens on by default.
+  LobbyTarget t;
+  t.target = !v4.empty() ? absl::StrCat("ipv4:", absl::StrJoin(v4, ","))
+                         : absl::StrCat("ipv6:", absl::StrJoin(v6, ","));
+  t.authority = entries[0];
+  std::sort(entries.begin(), entries.end());
+  t.key = absl::StrJoin(entries, ",");
+  return t;
+}
+
+const char* LobbyServiceConfig() {
+  // Three attempts, a few tens of milliseconds apart: enough to step past an instance that has
+  // just gone, and a lobby that is down altogether is still reported at once. A retried
+  // MakeMove cannot play twice: its expected_ply no longer matches once the first one landed.
+  return R"json({
+    "loadBalancingConfig": [{"round_robin": {}}],
+    "methodConfig": [{
+      "name": [{"service": "ply.v1.LobbyService"}],
+      "retryPolicy": {
+        "maxAttempts": 3,
+        "initialBackoff": "0.05s",
+        "maxBackoff": "0.2s",
+        "backoffMultiplier": 2,
+        "retryableStatusCodes": ["UNAVAILABLE"]
+      }
+    }]
+  })json";
+}
+
+LobbyClient::LobbyClient(LobbyTarget target, std::shared_ptr<grpc::ChannelCredentials> credentials)
+    : address_(target.key) {
   // gRPC's own reconnection backoff grows to two minutes; a player waiting for a restarted
   // lobby should be back within seconds of it.
   grpc::ChannelArguments args;
@@ -36,8 +146,12 @@ LobbyClient::LobbyClient(std::string address, std::shared_ptr<grpc::ChannelCrede
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetServiceConfigJSON(LobbyServiceConfig());
+  // Ours, not one a DNS TXT record might carry.
+  args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
+  if (!target.authority.empty()) args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
   channel_ = grpc::CreateCustomChannel(
-      address_, credentials ? credentials : grpc::InsecureChannelCredentials(), args);
+      target.target, credentials ? credentials : grpc::InsecureChannelCredentials(), args);
   stub_ = v1::LobbyService::NewStub(channel_);
 }
 
@@ -136,9 +250,11 @@ bool MatchStream::Wait(absl::Duration d) {
 }
 
 void MatchStream::Run() {
-  std::optional<int> seen;  // the last ply delivered; unset until the first snapshot
+  int seen = -1;  // the last ply delivered; -1 until the first snapshot
   absl::Duration backoff = absl::Milliseconds(250);
   bool lost = false;
+  bool connected = false;  // some call of this stream has had an answer
+  int gaps = 0;            // resumptions after a gap in a row
   for (;;) {
     grpc::ClientContext context;
     {
@@ -148,21 +264,33 @@ void MatchStream::Run() {
     }
     v1::WatchMatchRequest request;
     request.set_match_id(match_id_);
-    if (seen) request.set_after_ply(*seen);
+    if (seen >= 0) request.set_after_ply(seen);
     std::unique_ptr<grpc::ClientReader<v1::MatchEvent>> reader =
         lobby_->stub()->WatchMatch(&context, request);
     v1::MatchEvent event;
     bool got_any = false;
+    bool gap = false;
     while (reader->Read(&event)) {
       if (!got_any && lost) {
         Push({.notice = "Reconnected to the lobby."});
         lost = false;
       }
-      got_any = true;
+      got_any = connected = true;
       backoff = absl::Milliseconds(250);
+      if (event.has_move_applied()) {
+        const int ply = event.move_applied().move().ply();
+        // Another instance may repeat what the last one sent, or (a lobby bug) skip a move.
+        if (seen >= 0 && ply <= seen) continue;
+        if (seen >= 0 && ply != seen + 1) {
+          gap = true;
+          context.TryCancel();
+          break;
+        }
+        seen = ply;
+        gaps = 0;
+      }
       if (event.has_snapshot()) seen = event.snapshot().moves_size();
       if (event.has_resync()) seen = event.resync().moves_size();
-      if (event.has_move_applied()) seen = event.move_applied().move().ply();
       Push({.event = event});
     }
     const grpc::Status status = reader->Finish();
@@ -170,6 +298,12 @@ void MatchStream::Run() {
       std::lock_guard<std::mutex> lock(mu_);
       context_ = nullptr;
       if (stopping_) return;
+    }
+    if (gap) {
+      // Resume after the last move delivered; if the lobby keeps skipping, start over from a
+      // snapshot.
+      if (++gaps > 2) seen = -1;
+      continue;
     }
     if (status.ok()) {
       Push({.ended = true});
@@ -186,7 +320,7 @@ void MatchStream::Run() {
       case grpc::StatusCode::OUT_OF_RANGE:
         // Our after_ply is ahead of what the lobby has (a database restored from a backup?):
         // start over from a full snapshot.
-        seen.reset();
+        seen = -1;
         continue;
       case grpc::StatusCode::RESOURCE_EXHAUSTED:
         // We fell behind; pick up from the last move we have, at once.
@@ -194,6 +328,12 @@ void MatchStream::Run() {
         break;
       default:
         break;
+    }
+    if (!connected) {
+      // Never reached: a wrong address or a lobby that is down, said at once like any other
+      // command does, not retried for ever.
+      Push({.ended = true, .error = ToAbslStatus(status)});
+      return;
     }
     lost = true;
     Push({.notice = absl::StrFormat("Connection to the lobby lost (%s); retrying in %.1f s...",

@@ -1,7 +1,9 @@
 // The client's side of the lobby's gRPC contract: unary calls with deadlines and errors as
 // absl::Status (the lobby's sentence kept as the message), and a WatchMatch stream that runs on
 // its own thread, reconnects with backoff (resuming with after_ply) and wakes the UI's poll()
-// loop through a pipe whenever it has news.
+// loop through a pipe whenever it has news. The lobby may be several instances (any of them
+// serves any call): calls are spread round-robin over their addresses and a call that finds an
+// instance gone (UNAVAILABLE) is tried again on another.
 #ifndef PLY_CLIENT_CLI_LOBBY_LINK_H_
 #define PLY_CLIENT_CLI_LOBBY_LINK_H_
 
@@ -24,12 +26,31 @@
 
 namespace ply::client {
 
+// What `--server` names, as a gRPC channel target.
+struct LobbyTarget {
+  // For grpc::CreateChannel: one HOST:PORT or a target with a scheme ("dns:///lobby:50050") as
+  // given; several HOST:PORT, comma-separated, as one ipv4: (or ipv6:) list of their addresses,
+  // names resolved once, here.
+  std::string target;
+  // For a list: the first entry, the name a TLS certificate is checked against. Else empty.
+  std::string authority;
+  // The same lobby however its list is ordered: the entries, sorted, comma-separated.
+  std::string key;
+};
+absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers);
+
+// The channel's service config: round_robin over every address, and a call that fails with
+// UNAVAILABLE (an instance gone, or a lobby without its database) tried again, on another
+// instance where there is one.
+const char* LobbyServiceConfig();
+
 class LobbyClient {
  public:
   // `credentials`: plaintext when null (see bot-service/credentials.h for TLS).
-  explicit LobbyClient(std::string address,
+  explicit LobbyClient(LobbyTarget target,
                        std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
+  // The lobby as people and the seat store name it (LobbyTarget::key).
   const std::string& address() const { return address_; }
   v1::LobbyService::Stub* stub() { return stub_.get(); }
 
@@ -52,7 +73,9 @@ class LobbyClient {
 // An error for people: the lobby's sentence, or what went wrong reaching it.
 std::string Describe(const absl::Status& status, const std::string& address);
 
-// One match's event stream, kept alive across connection losses.
+// One match's event stream, kept alive across connection losses. Each move arrives once and in
+// order, across reconnections to any instance: one already delivered is dropped, and a gap
+// resumes from the last one delivered.
 class MatchStream {
  public:
   struct Item {
@@ -60,7 +83,8 @@ class MatchStream {
     std::optional<v1::MatchEvent> event;
     // Something to tell the user ("connection lost; retrying in 2.0 s", "reconnected").
     std::string notice;
-    // The stream is over: the match ended (ok) or cannot be watched (the error).
+    // The stream is over: the match ended (ok) or cannot be watched (the error, also when the
+    // lobby could not be reached at all: retrying is for a connection that was up).
     bool ended = false;
     absl::Status error;
   };

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,25 +15,30 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "bot-service/credentials.h"
+#include "client-cli/help.h"
 #include "client-cli/lobby_link.h"
 #include "client-cli/match_view.h"
 #include "client-cli/render.h"
+#include "client-cli/requests.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/session.h"
-#include "engine/core/options.h"
 #include "engine/games/draughts/draughts.h"
 
 ABSL_FLAG(std::string, server, "",
-          "Lobby address (default: $PLY_SERVER, else 127.0.0.1:50050, the local stack).");
+          "Lobby address HOST:PORT; several instances of one lobby as HOST:PORT,HOST:PORT, or "
+          "dns:///NAME:PORT for every address of a name (default: $PLY_SERVER, else "
+          "127.0.0.1:50050, the local stack).");
+ABSL_FLAG(bool, tls, false,
+          "Use TLS, verifying the lobby against the system's trusted roots (or --tls_ca).");
 ABSL_FLAG(std::string, tls_ca, "",
-          "PEM CA to verify a TLS lobby against (also PLY_TLS_CA); empty: plaintext.");
+          "PEM CA to verify a TLS lobby against (also PLY_TLS_CA); implies --tls.");
 ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a lobby that requires one.");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert.");
 ABSL_FLAG(bool, json, false,
@@ -51,62 +55,17 @@ ABSL_FLAG(int64_t, pacing_ms, -1, "new: minimum time before a bot moves (default
 ABSL_FLAG(std::string, game, "", "list: only this game.");
 ABSL_FLAG(std::string, status, "", "list: only waiting, active or finished matches.");
 ABSL_FLAG(bool, open, false, "list: only matches with a seat open.");
-ABSL_FLAG(int, limit, 20, "list: at most this many matches.");
-ABSL_FLAG(int, seat, -1, "join: the seat to take, 1 or 2 (default: the first open one).");
+ABSL_FLAG(int, limit, 20, "list: at most this many matches (1 to 200).");
+ABSL_FLAG(std::string, seat, "",
+          "join: the seat to take, counted from 1 (1 or 2); default: the first open one.");
 ABSL_FLAG(std::string, name, "", "new, join: your name at the table (default: $USER).");
 ABSL_FLAG(std::string, format, "text", "record: text, or pdn (draughts).");
+ABSL_FLAG(absl::Duration, bell_after, absl::Seconds(10),
+          "new, join: ring the terminal's bell when the opponent moves after you waited this "
+          "long; 0 turns the bell off.");
 
 namespace ply::client {
 namespace {
-
-constexpr char kDefaultServer[] = "127.0.0.1:50050";
-
-struct CommandHelp {
-  const char* name;
-  const char* usage;
-  const char* text;
-};
-
-const std::vector<CommandHelp>& Commands() {
-  static const auto* commands = new std::vector<CommandHelp>{
-      {"games", "ply games [--json]", "The games the lobby offers, their options and bot levels."},
-      {"new", "ply new GAME [k=v ...] [--seat1 S] [--seat2 S] [--clock 5+3] [--name N] [--detach]",
-       "Creates a match. A seat is `me` (you play it), `open` (someone joins it) or `bot:LEVEL`.\n"
-       "Unset seats: the first becomes `me`, the other `open`. With a seat for you it goes\n"
-       "straight into play; a bot-vs-bot match is watched. --detach only prints the match\n"
-       "number. Examples:\n"
-       "  ply new connect4 --seat2 bot:medium\n"
-       "  ply new reversi --seat1 bot:easy --seat2 bot:hard\n"
-       "  ply new connect4 width=8 cylinder=true --clock 5+3"},
-      {"list", "ply list [--game G] [--status waiting|active|finished] [--open] [--json]",
-       "Matches, newest first; open seats are marked."},
-      {"join", "ply join MATCH [--seat N] [--name NAME]",
-       "Takes a seat and plays. If you already hold a seat in MATCH (its token is kept in\n"
-       "~/.config/ply/seats.json), resumes it. A full match is watched instead. With --json:\n"
-       "take the seat and print the match without playing (then `ply move`)."},
-      {"watch", "ply watch MATCH [--json]",
-       "Watches a match live to its end: the board, each move, and for bots the depth, score\n"
-       "and nodes their search reached. q stops watching."},
-      {"record", "ply record MATCH [--format text|pdn] [--json]",
-       "The moves of a match in the game's notation (PDN for draughts with --format pdn)."},
-      {"replay", "ply replay MATCH", "Steps through a match's moves (n/p, arrows, q)."},
-      {"move", "ply move MATCH MOVE [--json]",
-       "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it."},
-      {"help", "ply help [COMMAND]", "This help, or one command's."},
-  };
-  return *commands;
-}
-
-void PrintHelp(std::ostream& out) {
-  out << "ply: play and watch board games on a ply lobby.\n\nCommands:\n";
-  for (const CommandHelp& c : Commands()) out << "  " << c.usage << "\n";
-  out << "\nWhile playing, type a move in the game's notation, or: moves, help, resign, draw, "
-         "quit.\n"
-         "Server: --server HOST:PORT or $PLY_SERVER (default "
-      << kDefaultServer
-      << ").\nColour and Unicode on a terminal; plain ASCII with NO_COLOR=1 or when piped.\n"
-         "`ply help COMMAND` explains one command.\n";
-}
 
 int Usage(const std::string& message) {
   std::cerr << "ply: " << message << " (see `ply help`)" << std::endl;
@@ -120,7 +79,7 @@ std::string Server() {
   return env != nullptr && env[0] != '\0' ? env : kDefaultServer;
 }
 
-// TLS when a CA is given by flag or PLY_TLS_CA; a bad file ends the program with its reason.
+// TLS with --tls or a CA (by flag or PLY_TLS_CA); a bad file ends the program with its reason.
 std::shared_ptr<grpc::ChannelCredentials> Credentials() {
   std::string ca = absl::GetFlag(FLAGS_tls_ca);
   if (ca.empty()) {
@@ -130,12 +89,22 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials() {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c =
       MakeChannelCredentials({.ca_file = ca,
                               .cert_file = absl::GetFlag(FLAGS_tls_cert),
-                              .key_file = absl::GetFlag(FLAGS_tls_key)});
+                              .key_file = absl::GetFlag(FLAGS_tls_key),
+                              .system_roots = absl::GetFlag(FLAGS_tls)});
   if (!c.ok()) {
     std::cerr << "ply: TLS: " << c.status().message() << std::endl;
     std::exit(2);
   }
   return *c;
+}
+
+LobbyTarget Target() {
+  absl::StatusOr<LobbyTarget> target = ParseServers(Server());
+  if (!target.ok()) {
+    std::cerr << "ply: --server: " << target.status().message() << std::endl;
+    std::exit(2);
+  }
+  return *target;
 }
 
 std::string PlayerName() {
@@ -159,7 +128,7 @@ Look OutputLook() { return ChooseLook(isatty(STDOUT_FILENO), std::getenv("NO_COL
 
 class Cli {
  public:
-  Cli() : lobby_(Server(), Credentials()), store_(SeatStore::DefaultPath()) {}
+  Cli() : lobby_(Target(), Credentials()), store_(SeatStore::DefaultPath()) {}
 
   int Fail(const absl::Status& s) {
     if (absl::GetFlag(FLAGS_json)) {
@@ -179,116 +148,55 @@ class Cli {
       std::cout << ToJson(*games) << std::endl;
       return 0;
     }
-    const Look look = OutputLook();
-    for (const v1::GameInfo& g : games->games()) {
-      std::cout << Bold(g.name(), look) << "  " << g.title() << ": " << g.description() << "\n";
-      std::cout << "    sides: " << absl::StrJoin(g.player_names(), " vs ") << "\n";
-      std::vector<std::string> levels;
-      for (const v1::DifficultyLevel& l : g.levels()) levels.push_back(l.name());
-      std::cout << "    bot levels: " << absl::StrJoin(levels, ", ") << "\n";
-      for (const v1::OptionInfo& o : g.options()) {
-        std::cout << "    option " << o.name() << "=" << o.default_value() << ": "
-                  << o.description() << "\n";
-      }
-    }
-    std::cout << "\nStart one: ply new GAME --seat2 bot:LEVEL" << std::endl;
+    std::cout << GamesTable(*games, OutputLook()) << std::flush;
     return 0;
   }
 
   int New(const std::vector<std::string>& args) {
-    if (args.empty()) return Usage("new needs a game, e.g. `ply new connect4 --seat2 bot:medium`");
-    v1::CreateMatchRequest request;
-    request.mutable_spec()->set_name(args[0]);
-    std::vector<std::string> option_texts = {absl::GetFlag(FLAGS_opt)};
-    option_texts.insert(option_texts.end(), args.begin() + 1, args.end());
-    for (const std::string& text : option_texts) {
-      if (text.empty()) continue;
-      absl::StatusOr<GameOptions> parsed = ParseOptions(text);
-      if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
-      for (const auto& [k, v] : *parsed) (*request.mutable_spec()->mutable_options())[k] = v;
-    }
-
-    std::vector<std::string> seats = {absl::AsciiStrToLower(absl::GetFlag(FLAGS_seat1)),
-                                      absl::AsciiStrToLower(absl::GetFlag(FLAGS_seat2))};
-    if (seats[0] != "me" && seats[1] != "me") {
-      for (std::string& s : seats) {
-        if (s.empty()) {
-          s = "me";
-          break;
-        }
-      }
-    }
-    int mine = -1;
-    for (int i = 0; i < 2; ++i) {
-      std::string& s = seats[i];
-      if (s.empty()) s = "open";
-      v1::SeatSpec* spec = request.add_seats();
-      if (s == "me" || s == "open") {
-        spec->set_kind(v1::SEAT_KIND_HUMAN);
-        if (s == "me") {
-          if (mine >= 0)
-            return Usage("only one seat can be `me`; let a friend `ply join` the other");
-          mine = i;
-        }
-      } else if (s.rfind("bot", 0) == 0) {
-        spec->set_kind(v1::SEAT_KIND_BOT);
-        const size_t colon = s.find(':');
-        spec->set_difficulty(colon == std::string::npos ? "medium" : s.substr(colon + 1));
-      } else {
-        return Usage(absl::StrCat("seat ", i + 1, " is '", s, "': use me, open or bot:LEVEL"));
-      }
-    }
-    if (mine >= 0) {
-      request.set_take_seat(mine);
-      request.set_display_name(PlayerName());
-    }
-    if (const std::string clock = absl::GetFlag(FLAGS_clock); !clock.empty()) {
-      std::vector<std::string> parts = absl::StrSplit(clock, '+');
-      double minutes = 0, increment = 0;
-      if (parts.size() > 2 || !absl::SimpleAtod(parts[0], &minutes) ||
-          (parts.size() == 2 && !absl::SimpleAtod(parts[1], &increment)) || minutes <= 0) {
-        return Usage("--clock is MINUTES[+SECONDS], e.g. 5+3");
-      }
-      request.mutable_time_control()->set_initial_ms(static_cast<int64_t>(minutes * 60000));
-      request.mutable_time_control()->set_increment_ms(static_cast<int64_t>(increment * 1000));
-    }
-    if (absl::GetFlag(FLAGS_pacing_ms) >= 0) {
-      request.set_bot_pacing_ms(absl::GetFlag(FLAGS_pacing_ms));
-    }
-
-    absl::StatusOr<v1::CreateMatchResponse> created = lobby_.CreateMatch(request);
+    absl::StatusOr<NewMatch> m = NewMatchRequest({.args = args,
+                                                  .seat1 = absl::GetFlag(FLAGS_seat1),
+                                                  .seat2 = absl::GetFlag(FLAGS_seat2),
+                                                  .opt = absl::GetFlag(FLAGS_opt),
+                                                  .clock = absl::GetFlag(FLAGS_clock),
+                                                  .pacing_ms = absl::GetFlag(FLAGS_pacing_ms),
+                                                  .name = PlayerName()});
+    if (!m.ok()) return Usage(std::string(m.status().message()));
+    absl::StatusOr<v1::CreateMatchResponse> created = lobby_.CreateMatch(m->request);
     if (!created.ok()) return Fail(created.status());
     const int64_t id = created->match().id();
     std::optional<SeatTicket> ticket;
-    if (mine >= 0) {
+    if (m->mine >= 0) {
       ticket = SeatTicket{
-          .match_id = id, .seat = mine, .token = created->seat_token(), .name = PlayerName()};
+          .match_id = id, .seat = m->mine, .token = created->seat_token(), .name = PlayerName()};
       if (absl::Status s = store_.Save(lobby_.address(), *ticket); !s.ok()) {
         std::cerr << "ply: warning: " << s.message() << " (`ply join " << id
                   << "` will not find your seat)" << std::endl;
       }
     }
+    return Created(created->match(), ticket);
+  }
+
+  // What `new` does with the match it made: print it, or play or watch it.
+  int Created(const v1::Match& match, const std::optional<SeatTicket>& ticket) {
     if (absl::GetFlag(FLAGS_json)) {
-      std::cout << ToJson(created->match()) << std::endl;
+      std::cout << ToJson(match) << std::endl;
       return 0;
     }
     if (absl::GetFlag(FLAGS_detach)) {
-      std::cout << id << std::endl;
+      std::cout << match.id() << std::endl;
       return 0;
     }
-    if (mine < 0) {
+    if (!ticket) {
       bool open = false;
-      for (const v1::Seat& s : created->match().seats()) open |= !s.taken();
+      for (const v1::Seat& s : match.seats()) open |= !s.taken();
       if (open) {
-        std::cout << "Match " << id << " created; players join with `ply join " << id
-                  << "`, anyone watches with `ply watch " << id << "`." << std::endl;
+        std::cout << "Match " << match.id() << " created; players join with `ply join "
+                  << match.id() << "`, anyone watches with `ply watch " << match.id() << "`."
+                  << std::endl;
         return 0;
       }
     }
-    return RunSession(lobby_, {.match_id = id,
-                               .seat = ticket,
-                               .look = OutputLook(),
-                               .tty = static_cast<bool>(isatty(STDOUT_FILENO))});
+    return Session(match.id(), ticket);
   }
 
   int List() {
@@ -305,36 +213,21 @@ class Cli {
       return Usage("--status is waiting, active or finished");
     }
     request.set_open_seats(absl::GetFlag(FLAGS_open));
-    request.set_page_size(std::clamp(absl::GetFlag(FLAGS_limit), 1, 200));
+    const int limit = std::clamp(absl::GetFlag(FLAGS_limit), 1, 200);
+    request.set_page_size(limit);
     absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListMatches(request);
     if (!list.ok()) return Fail(list.status());
     if (absl::GetFlag(FLAGS_json)) {
       std::cout << ToJson(*list) << std::endl;
       return 0;
     }
-    if (list->matches().empty()) {
-      std::cout << "No matches. Start one: ply new connect4 --seat2 bot:medium" << std::endl;
-      return 0;
-    }
-    std::cout << absl::StrFormat("%6s  %-10s %-9s %5s  %-40s %s\n", "MATCH", "GAME", "STATUS",
-                                 "MOVES", "SEATS", "RESULT");
-    for (const v1::MatchSummary& m : list->matches()) {
-      std::vector<std::string> seats;
-      for (const v1::Seat& s : m.seats()) {
-        seats.push_back(absl::StrCat(s.side(), ": ", s.taken() ? s.display_name() : "[open]"));
-      }
-      const char* st = m.status() == v1::MATCH_STATUS_WAITING  ? "waiting"
-                       : m.status() == v1::MATCH_STATUS_ACTIVE ? "active"
-                                                               : "finished";
-      std::cout << absl::StrFormat("%6d  %-10s %-9s %5d  %-40s %s\n", m.id(), m.spec().name(), st,
-                                   m.moves_played(), absl::StrJoin(seats, ", "),
-                                   m.has_result() ? m.result().text() : "");
-    }
-    std::cout << "[open]: a seat anyone can take with `ply join MATCH`." << std::endl;
+    std::cout << MatchesTable(*list, limit, absl::LocalTimeZone()) << std::flush;
     return 0;
   }
 
   int Join(int64_t id) {
+    absl::StatusOr<int> seat = ParseSeatFlag(absl::GetFlag(FLAGS_seat));
+    if (!seat.ok()) return Usage(std::string(seat.status().message()));
     std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
     if (ticket && absl::GetFlag(FLAGS_json)) {
       absl::StatusOr<v1::Match> match = lobby_.GetMatch(id);
@@ -354,10 +247,12 @@ class Cli {
         std::cout << "Match " << id << " has no open seat; watching it instead." << std::endl;
         return Watch(id);
       }
+      if (*seat >= 0) {
+        if (absl::Status s = CheckSeat(*match, *seat); !s.ok()) return Fail(s);
+      }
       v1::JoinMatchRequest request;
       request.set_match_id(id);
-      const int seat = absl::GetFlag(FLAGS_seat);
-      request.set_seat(seat > 0 ? seat - 1 : -1);
+      request.set_seat(*seat);
       request.set_display_name(PlayerName());
       absl::StatusOr<v1::JoinMatchResponse> joined = lobby_.JoinMatch(request);
       if (!joined.ok()) return Fail(joined.status());
@@ -373,10 +268,7 @@ class Cli {
         return 0;
       }
     }
-    return RunSession(lobby_, {.match_id = id,
-                               .seat = ticket,
-                               .look = OutputLook(),
-                               .tty = static_cast<bool>(isatty(STDOUT_FILENO))});
+    return Session(id, ticket);
   }
 
   int Watch(int64_t id) {
@@ -393,56 +285,46 @@ class Cli {
         }
       }
     }
-    return RunSession(
-        lobby_,
-        {.match_id = id, .look = OutputLook(), .tty = static_cast<bool>(isatty(STDOUT_FILENO))});
+    return Session(id, std::nullopt);
   }
 
   int Record(int64_t id) {
     absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
     if (!m.ok()) return Fail(m.status());
-    if (absl::GetFlag(FLAGS_format) == "pdn") {
-      if (m->spec().name() != "draughts") return Usage("PDN is the record format of draughts");
-      std::vector<std::string> moves;
-      for (const v1::MoveRecord& mv : m->moves()) moves.push_back(mv.move());
-      PdnTags tags = {{"Event", absl::StrCat("ply match ", id)}, {"Site", lobby_.address()}};
-      if (m->seats_size() == 2) {
-        tags.push_back({"Black", m->seats(0).display_name()});
-        tags.push_back({"White", m->seats(1).display_name()});
-      }
-      if (m->status() == v1::MATCH_STATUS_FINISHED) {
-        const int w = m->result().winner();
-        tags.push_back({"Result", w < 0 ? "1/2-1/2" : w == 0 ? "1-0" : "0-1"});
-      }
-      absl::StatusOr<std::string> pdn = ExportPdn(moves, tags);
-      if (!pdn.ok()) return Fail(pdn.status());
-      std::cout << *pdn;
-      if (!pdn->empty() && pdn->back() != '\n') std::cout << "\n";
-      return 0;
-    }
+    if (absl::GetFlag(FLAGS_format) == "pdn") return Pdn(*m);
     if (absl::GetFlag(FLAGS_json)) {
       std::cout << ToJson(*m) << std::endl;
       return 0;
     }
-    MatchView view;
-    if (absl::Status s = view.Reset(*m, absl::Now()); !s.ok()) return Fail(s);
-    std::cout << view.game().Info().title << ", match " << id << ": ";
-    for (int i = 0; i < m->seats_size(); ++i) {
-      std::cout << (i ? " vs " : "") << view.Player(i) << " (" << view.Side(i) << ")";
+    std::string error;
+    const std::string text = RecordText(*m, absl::LocalTimeZone(), &error);
+    if (!error.empty()) return Fail(absl::DataLossError(error));
+    std::cout << text << std::flush;
+    return 0;
+  }
+
+  int Pdn(const v1::Match& m) {
+    if (m.spec().name() != "draughts") return Usage("PDN is the record format of draughts");
+    std::vector<std::string> moves;
+    for (const v1::MoveRecord& mv : m.moves()) moves.push_back(mv.move());
+    PdnTags tags = {{"Event", absl::StrCat("ply match ", m.id())}, {"Site", lobby_.address()}};
+    if (m.created_ms() > 0) {
+      // PDN writes dates as YYYY.MM.DD, in UTC for a record read anywhere.
+      tags.push_back({"Date", absl::FormatTime("%Y.%m.%d", absl::FromUnixMillis(m.created_ms()),
+                                               absl::UTCTimeZone())});
     }
-    std::cout << "\n";
-    if (view.over()) {
-      std::cout << "Result: " << m->result().text() << "\n";
-    } else {
-      std::cout << "In progress (" << m->moves_size() << " moves so far)\n";
+    if (m.seats_size() == 2) {
+      tags.push_back({"Black", m.seats(0).display_name()});
+      tags.push_back({"White", m.seats(1).display_name()});
     }
-    std::cout << "\n" << MoveListText(*m) << "\n\n";
-    for (const v1::MoveRecord& mv : m->moves()) {
-      const std::string bot = BotSummary(mv);
-      std::cout << absl::StrFormat("%4d. %-8s %-8s %7.1f s  %s\n", mv.ply(), view.Side(mv.seat()),
-                                   mv.move(), mv.think_ms() / 1000.0, bot);
+    if (m.status() == v1::MATCH_STATUS_FINISHED) {
+      const int w = m.result().winner();
+      tags.push_back({"Result", w < 0 ? "1/2-1/2" : w == 0 ? "1-0" : "0-1"});
     }
-    std::cout << "\nStep through it: ply replay " << id << std::endl;
+    absl::StatusOr<std::string> pdn = ExportPdn(moves, tags);
+    if (!pdn.ok()) return Fail(pdn.status());
+    std::cout << *pdn;
+    if (!pdn->empty() && pdn->back() != '\n') std::cout << "\n";
     return 0;
   }
 
@@ -453,14 +335,22 @@ class Cli {
   }
 
   int Move(int64_t id, const std::string& move) {
+    // The match first: for one that does not exist, that is the thing to say.
+    absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
+    if (!m.ok()) return Fail(m.status());
     std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
     if (!ticket) {
       return Fail(absl::FailedPreconditionError(absl::StrCat("you hold no seat in match ", id,
                                                              " on ", lobby_.address(),
                                                              " (`ply join ", id, "` takes one)")));
     }
-    absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
-    if (!m.ok()) return Fail(m.status());
+    if (m->status() == v1::MATCH_STATUS_ACTIVE && m->to_move() != ticket->seat) {
+      MatchView view;
+      (void)view.Reset(*m, absl::Now());
+      return Fail(absl::FailedPreconditionError(
+          absl::StrCat("not your turn: ", view.Side(m->to_move()), " (seat ", m->to_move() + 1,
+                       ", ", view.Player(m->to_move()), ") is to move")));
+    }
     v1::MakeMoveRequest request;
     request.set_match_id(id);
     request.set_expected_ply(m->moves_size());
@@ -475,7 +365,9 @@ class Cli {
     if (absl::Status s = view.Reset(r->match(), absl::Now()); !s.ok()) return Fail(s);
     const Look look = OutputLook();
     std::cout << "Played " << r->move().move() << " (move " << r->move().ply() << ").\n"
-              << RenderBoard(view.game(), look);
+              << RenderBoard(
+                     view.game(), look,
+                     {.flip = FlipsFor(m->spec().name(), ticket->seat), .over = view.over()});
     if (view.over()) {
       for (const std::string& l : GameOverLines(view.match(), ticket->seat)) std::cout << l << "\n";
     } else {
@@ -486,6 +378,14 @@ class Cli {
   }
 
  private:
+  int Session(int64_t id, const std::optional<SeatTicket>& ticket) {
+    return RunSession(lobby_, {.match_id = id,
+                               .seat = ticket,
+                               .look = OutputLook(),
+                               .tty = static_cast<bool>(isatty(STDOUT_FILENO)),
+                               .bell_after = absl::GetFlag(FLAGS_bell_after)});
+  }
+
   LobbyClient lobby_;
   SeatStore store_;
 };
@@ -496,20 +396,21 @@ bool ParseMatchId(const std::string& text, int64_t* id) {
 
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage("ply COMMAND [ARGS] [FLAGS]; `ply help` lists the commands.");
+  absl::FlagsUsageConfig usage;
+  usage.version_string = Version;
+  absl::SetFlagsUsageConfig(usage);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty() || args[0] == "help") {
     if (args.size() > 1) {
-      for (const CommandHelp& c : Commands()) {
-        if (args[1] == c.name) {
-          std::cout << c.usage << "\n\n" << c.text << std::endl;
-          return 0;
-        }
-      }
-      return Usage("no command '" + args[1] + "'");
+      return PrintCommandHelp(args[1], std::cout) ? 0 : Usage("no command '" + args[1] + "'");
     }
     PrintHelp(std::cout);
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "version") {
+    std::cout << Version();
+    return 0;
   }
   const std::string command = args[0];
   args.erase(args.begin());

@@ -1,7 +1,11 @@
 #include "client-cli/match_view.h"
 
 #include <algorithm>
+#include <limits>
+#include <string_view>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -119,11 +123,54 @@ std::string FormatCount(int64_t n) {
   return absl::StrFormat("%.2fM", n / 1e6);
 }
 
-std::string BotSummary(const v1::MoveRecord& move) {
+namespace {
+
+std::string SideName(const v1::Match& match, int seat) {
+  if (seat >= 0 && seat < match.seats_size() && !match.seats(seat).side().empty()) {
+    return match.seats(seat).side();
+  }
+  return absl::StrCat("seat ", seat + 1);
+}
+
+bool RandomMove(const v1::BotThinking& b) { return b.depth() == 0 && b.nodes() == 0; }
+
+// The mover's score text ("+35", "-12", "win in 3", "loss in 5", "draw") from the first seat's
+// side; a forced result names the side it favours.
+std::string FirstSeatScore(const v1::MoveRecord& move, const v1::Match& match) {
+  const std::string& text = move.bot().score_text();
+  const int mover = move.seat();
+  const int other = mover == 0 ? 1 : 0;
+  if (text.empty()) return "?";
+  if (absl::StartsWith(text, "win in ")) {
+    return absl::StrCat(SideName(match, mover), " wins in ", text.substr(7));
+  }
+  if (absl::StartsWith(text, "loss in ")) {
+    return absl::StrCat(SideName(match, other), " wins in ", text.substr(8));
+  }
+  int score = 0;
+  if (!absl::SimpleAtoi(text, &score)) return text;
+  if (mover != 0) score = -score;
+  return score > 0 ? absl::StrCat("+", score) : absl::StrCat(score);
+}
+
+}  // namespace
+
+std::string BotSummary(const v1::MoveRecord& move, const v1::Match& match) {
   if (!move.has_bot()) return "";
   const v1::BotThinking& b = move.bot();
-  return absl::StrCat("depth ", b.depth(), ", ", b.score_text().empty() ? "?" : b.score_text(),
-                      ", ", FormatCount(b.nodes()), " nodes");
+  if (RandomMove(b)) return "random move";
+  return absl::StrCat("depth ", b.depth(), ", ", FirstSeatScore(move, match), ", ",
+                      FormatCount(b.nodes()), " nodes");
+}
+
+std::string ScoreLegend(const v1::Match& match) {
+  for (const v1::MoveRecord& m : match.moves()) {
+    if (m.has_bot() && !RandomMove(m.bot())) {
+      return absl::StrCat("Scores are from ", SideName(match, 0), "'s side: + is good for ",
+                          SideName(match, 0), ", - for ", SideName(match, 1), ".");
+    }
+  }
+  return "";
 }
 
 std::string MoveListText(const v1::Match& match) {
@@ -157,6 +204,14 @@ std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat) {
 
 namespace {
 
+// Columns `text` takes on a terminal: escape sequences take none, and every character of the
+// boards and logs (ASCII, or glyphs such as ● · ─) takes one.
+size_t DisplayWidth(std::string_view text) {
+  size_t width = 0;
+  for (char c : StripAnsi(text)) width += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return width;
+}
+
 std::string Title(const v1::Match& match, const AnyGame& game, Look look) {
   std::vector<std::string> options;
   const GameOptions defaults = [&] {
@@ -175,26 +230,27 @@ std::string Title(const v1::Match& match, const AnyGame& game, Look look) {
                       dot, "match ", match.id());
 }
 
-}  // namespace
+// A player does not see the engine's verdict on their own game while it runs.
+bool ShowsThinking(const MatchView& view, const ScreenOptions& o) {
+  return o.my_seat < 0 || view.over();
+}
 
-std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& o) {
-  std::vector<std::string> lines;
-  if (!view.loaded()) {
-    lines.push_back("connecting to the lobby...");
-    for (const std::string& n : o.notices) lines.push_back(n);
-    return lines;
-  }
+size_t SideWidth(const MatchView& view) {
+  size_t width = 0;
+  for (int i = 0; i < view.match().seats_size(); ++i) width = std::max(width, view.Side(i).size());
+  return width;
+}
+
+// Who plays which side, whose turn it is, clocks (red when low).
+std::vector<std::string> SeatLines(const MatchView& view, const ScreenOptions& o) {
   const v1::Match& m = view.match();
-  const AnyGame& game = view.game();
   const Look look = o.look;
-  lines.push_back(Title(m, game, look));
-
-  // Seats: who plays which side, whose turn it is, clocks.
-  size_t name_width = 0, side_width = 0;
+  const size_t side_width = SideWidth(view);
+  size_t name_width = 0;
   for (int i = 0; i < m.seats_size(); ++i) {
     name_width = std::max(name_width, view.Player(i).size() + (i == o.my_seat ? 6 : 0));
-    side_width = std::max(side_width, view.Side(i).size());
   }
+  std::vector<std::string> lines;
   for (int i = 0; i < m.seats_size(); ++i) {
     const bool to_move = view.active() && m.to_move() == i;
     std::string name = view.Player(i) + (i == o.my_seat ? " (you)" : "");
@@ -205,26 +261,27 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
         StripAnsi(glyph) == view.Side(i) ? "" : glyph + " ", view.Side(i),
         std::string(side_width - view.Side(i).size() + 2, ' '), to_move ? Bold(name, look) : name);
     if (m.has_time_control()) {
+      const int64_t ms = view.ClockMs(i, o.now);
+      const std::string clock = FormatClock(ms);
       absl::StrAppend(&line, std::string(name_width - name.size() + 2, ' '),
-                      FormatClock(view.ClockMs(i, o.now)));
+                      ms < kLowClockMs ? Colored(clock, "1;31", look) : clock);
     }
     lines.push_back(line);
   }
-  lines.push_back("");
+  return lines;
+}
 
-  for (absl::string_view l : absl::StrSplit(RenderBoard(game, look), '\n')) {
-    lines.emplace_back(l);
-  }
-  if (!lines.back().empty()) lines.push_back("");
-
+// Under the board: the last move, whose turn it is, what is going on.
+std::vector<std::string> StatusLines(const MatchView& view, const ScreenOptions& o) {
+  const v1::Match& m = view.match();
+  const Look look = o.look;
+  std::vector<std::string> status;
   if (m.moves_size() > 0) {
     const v1::MoveRecord& last = m.moves(m.moves_size() - 1);
-    std::string bot = BotSummary(last);
-    lines.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
-                                 Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
+    const std::string bot = ShowsThinking(view, o) ? BotSummary(last, m) : "";
+    status.push_back(absl::StrCat("Last move: ", last.ply(), ". ", view.Side(last.seat()), " ",
+                                  Bold(last.move(), look), bot.empty() ? "" : " (" + bot + ")"));
   }
-
-  // Whose turn, and what is going on.
   static const char* kSpinFancy[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
   static const char* kSpinPlain[] = {"|", "/", "-", "\\"};
   const std::string spin = o.spinner < 0          ? ""
@@ -232,48 +289,110 @@ std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOption
                                                   : kSpinFancy[o.spinner % 10];
   if (view.over()) {
     for (const std::string& l : GameOverLines(m, o.my_seat)) {
-      lines.push_back(l.rfind("Game over", 0) == 0 ? Bold(l, look) : l);
+      status.push_back(l.rfind("Game over", 0) == 0 ? Bold(l, look) : l);
     }
   } else if (m.status() == v1::MATCH_STATUS_WAITING) {
-    lines.push_back(
+    status.push_back(
         absl::StrCat("Waiting for an opponent: they join with `ply join ", m.id(), "`"));
   } else if (view.active()) {
     const int seat = m.to_move();
     if (seat == o.my_seat) {
-      lines.push_back(Colored(absl::StrCat("Your move (", view.Side(seat), ")."), "1;32", look) +
-                      " Type a move, 'moves' or 'help'.");
+      status.push_back(Colored(absl::StrCat("Your move (", view.Side(seat), ")."), "1;32", look) +
+                       " Type a move, 'moves' or 'help'.");
     } else if (view.BotToMove()) {
-      lines.push_back(
+      status.push_back(
           absl::StrCat(view.Side(seat), ": ", view.Player(seat), " is thinking ", spin));
     } else {
-      lines.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
+      status.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
     }
     if (m.draw_offer() >= 0) {
-      lines.push_back(m.draw_offer() == o.my_seat
-                          ? std::string("You offered a draw.")
-                          : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
-                                         o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
+      status.push_back(m.draw_offer() == o.my_seat
+                           ? std::string("You offered a draw; it stands until your opponent moves.")
+                           : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
+                                          o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
     }
   }
+  return status;
+}
 
-  if (o.move_log && m.moves_size() > 0) {
-    // Enough rows for what follows; the log gets the rest.
-    int room = m.moves_size();
-    if (o.rows > 0) {
-      room = std::min<int>(room, o.rows - static_cast<int>(lines.size()) - 2 -
-                                     static_cast<int>(o.notices.size()) - 1);
-    }
-    if (room > 0) {
-      lines.push_back("");
-      for (int i = m.moves_size() - room; i < m.moves_size(); ++i) {
-        const v1::MoveRecord& mv = m.moves(i);
-        std::string bot = BotSummary(mv);
-        lines.push_back(absl::StrFormat(
-            "%4d. %-*s %-7s %s", mv.ply(), static_cast<int>(side_width), view.Side(mv.seat()),
-            mv.move(),
-            bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, look)));
+// Every move, oldest first, with what a bot's search saw where it is shown, or the time taken.
+std::vector<std::string> LogLines(const MatchView& view, const ScreenOptions& o) {
+  const v1::Match& m = view.match();
+  const bool thinking = ShowsThinking(view, o);
+  const int side_width = static_cast<int>(SideWidth(view));
+  std::vector<std::string> log;
+  for (const v1::MoveRecord& mv : m.moves()) {
+    const std::string bot = thinking ? BotSummary(mv, m) : "";
+    log.push_back(absl::StrFormat(
+        "%4d. %-*s %-7s %s", mv.ply(), side_width, view.Side(mv.seat()), mv.move(),
+        bot.empty() ? absl::StrFormat("(%.1f s)", mv.think_ms() / 1000.0) : Dim(bot, o.look)));
+  }
+  return log;
+}
+
+}  // namespace
+
+std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& o) {
+  std::vector<std::string> lines;
+  if (!view.loaded()) {
+    lines.push_back("connecting to the lobby...");
+    for (const std::string& n : o.notices) lines.push_back(n);
+    return lines;
+  }
+  const v1::Match& m = view.match();
+  lines.push_back(Title(m, view.game(), o.look));
+  for (std::string& l : SeatLines(view, o)) lines.push_back(std::move(l));
+  lines.push_back("");
+
+  const BoardOptions board_options = {.flip = FlipsFor(m.spec().name(), o.my_seat),
+                                      .over = view.over()};
+  std::vector<std::string> board =
+      absl::StrSplit(RenderBoard(view.game(), o.look, board_options), '\n');
+  while (!board.empty() && board.back().empty()) board.pop_back();
+  const std::vector<std::string> status = StatusLines(view, o);
+  const std::vector<std::string> log = o.move_log ? LogLines(view, o) : std::vector<std::string>();
+  const std::string legend = o.move_log && ShowsThinking(view, o) ? ScoreLegend(m) : "";
+
+  // How much of the log to show, and where: beside the board where the terminal is wide enough
+  // (it costs no rows until it runs past the board's last line), else under the status.
+  int shown = static_cast<int>(log.size());
+  if (o.my_seat >= 0) shown = std::min(shown, kPlayerLogMoves);
+  const int legend_rows = legend.empty() ? 0 : 1;
+  const int notice_rows = o.notices.empty() ? 0 : static_cast<int>(o.notices.size()) + 1;
+  const int fixed = static_cast<int>(lines.size() + board.size() + 1 + status.size()) +
+                    notice_rows + (o.prompt.empty() ? 0 : 1);
+  const int spare = o.rows > 0 ? o.rows - fixed : std::numeric_limits<int>::max() / 2;
+  size_t board_width = 0, log_width = DisplayWidth(legend);
+  for (const std::string& l : board) board_width = std::max(board_width, DisplayWidth(l));
+  for (const std::string& l : log) log_width = std::max(log_width, DisplayWidth(l));
+  constexpr size_t kGap = 4;
+  const bool beside =
+      !log.empty() && o.cols > 0 && board_width + kGap + log_width <= static_cast<size_t>(o.cols);
+  shown = beside
+              ? std::min(shown, static_cast<int>(board.size()) - legend_rows + std::max(0, spare))
+              : std::min(shown, spare - 1 - legend_rows);
+  std::vector<std::string> recent;
+  if (shown > 0) {
+    if (legend_rows) recent.push_back(Dim(legend, o.look));
+    recent.insert(recent.end(), log.end() - shown, log.end());
+  }
+
+  if (beside) {
+    for (size_t i = 0; i < std::max(board.size(), recent.size()); ++i) {
+      std::string left = i < board.size() ? board[i] : "";
+      if (i < recent.size()) {
+        left += std::string(board_width + kGap - DisplayWidth(left), ' ') + recent[i];
       }
+      lines.push_back(std::move(left));
     }
+  } else {
+    lines.insert(lines.end(), board.begin(), board.end());
+  }
+  lines.push_back("");
+  lines.insert(lines.end(), status.begin(), status.end());
+  if (!beside && !recent.empty()) {
+    lines.push_back("");
+    lines.insert(lines.end(), recent.begin(), recent.end());
   }
 
   if (!o.notices.empty()) lines.push_back("");

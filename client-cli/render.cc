@@ -1,12 +1,17 @@
 #include "client-cli/render.h"
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "client-cli/match_view.h"
 #include "engine/core/text.h"
 
 namespace ply::client {
@@ -28,11 +33,16 @@ struct BoardStyle {
   std::vector<Glyph> marks;
   // Caption rewrites in kFancy, beyond "(C)" -> "(glyph)": "{C}" in the replacement is piece C.
   std::vector<std::pair<std::string_view, std::string_view>> captions;
+  // For a board that can be turned round: its rows are this many cells of `cell_width`
+  // characters (then a label that stays with its row). 0: never turned.
+  int cells = 0;
+  int cell_width = 0;
 };
 
 const std::vector<BoardStyle>& Styles() {
   static const auto* styles = new std::vector<BoardStyle>{
-      {"connect4", {{'X', "●", "1;31"}, {'O', "●", "1;33"}}, {{'.', "·", "2"}}, {}},
+      // Shapes tell the sides apart as well as colours, for those who do not see the colours.
+      {"connect4", {{'X', "●", "1;31"}, {'O', "○", "1;33"}}, {{'.', "·", "2"}}, {}},
       {"tictactoe", {{'X', "X", "1;31"}, {'O', "O", "1;34"}}, {{'.', "·", "2"}}, {}},
       {"tictactwo",
        {{'X', "X", "1;31"}, {'O', "O", "1;34"}},
@@ -40,10 +50,14 @@ const std::vector<BoardStyle>& Styles() {
        {}},
       {"reversi", {{'X', "●", "1"}, {'O', "○", "1"}}, {{'.', "·", "2;32"}, {'#', "█", "2"}}, {}},
       {"gomoku", {{'X', "●", "1"}, {'O', "○", "1"}}, {{'.', "·", "2"}}, {}},
+      // White in the terminal's own foreground colour: bright white vanishes on a light
+      // background, and the foreground is readable on any.
       {"draughts",
-       {{'b', "●", "1;31"}, {'w', "●", "1;97"}, {'B', "◉", "1;31"}, {'W', "◉", "1;97"}},
+       {{'b', "●", "1;31"}, {'w', "○", "1"}, {'B', "◉", "1;31"}, {'W', "◎", "1"}},
        {},
-       {{"B and W are kings", "{B} {W} are kings"}}},
+       {{"B and W are kings", "{B} {W} are kings"}},
+       /*cells=*/8,
+       /*cell_width=*/3},
       {"morris",
        {{'W', "○", "1"}, {'B', "●", "1"}},
        {{'.', "·", "2"}, {'-', "─", "2"}, {'|', "│", "2"}},
@@ -53,7 +67,7 @@ const std::vector<BoardStyle>& Styles() {
 }
 
 const BoardStyle& StyleOf(std::string_view game) {
-  static const BoardStyle* none = new BoardStyle{"", {}, {}, {}};
+  static const BoardStyle* none = new BoardStyle{"", {}, {}, {}, 0, 0};
   for (const BoardStyle& s : Styles()) {
     if (s.game == game) return s;
   }
@@ -106,6 +120,78 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// The board rows (the lines before the first caption) in reverse order, each row's cells
+// reversed; the label after the cells stays with its row.
+void Flip(const BoardStyle& style, std::vector<std::string>& lines) {
+  if (style.cells == 0) return;
+  const size_t width = static_cast<size_t>(style.cells * style.cell_width);
+  size_t rows = 0;
+  while (rows < lines.size() && !IsCaption(lines[rows]) && lines[rows].size() >= width) ++rows;
+  std::reverse(lines.begin(), lines.begin() + rows);
+  for (size_t r = 0; r < rows; ++r) {
+    std::string& line = lines[r];
+    std::string turned;
+    for (int c = style.cells - 1; c >= 0; --c) {
+      turned += line.substr(static_cast<size_t>(c * style.cell_width), style.cell_width);
+    }
+    line = turned + line.substr(width);
+  }
+}
+
+// A caption without its side-to-move words: "White (w) to move; B and W are kings" keeps the
+// second part, Morris's "* " marker of the side to move goes.
+std::string WithoutTurn(std::string line) {
+  if (line.rfind("* ", 0) == 0) line.replace(0, 2, "  ");
+  for (const char* separator : {"; ", ", "}) {
+    std::vector<std::string> kept;
+    for (absl::string_view part : absl::StrSplit(line, separator)) {
+      if (!absl::EndsWith(part, " to move")) kept.emplace_back(part);
+    }
+    line = absl::StrJoin(kept, separator);
+  }
+  return line;
+}
+
+// The game's text with the options applied, line by line.
+std::vector<std::string> BoardLines(const std::string& text, const BoardStyle& style,
+                                    const BoardOptions& options) {
+  std::vector<std::string> lines = Lines(text);
+  if (options.flip) Flip(style, lines);
+  if (options.over) {
+    for (std::string& line : lines) {
+      if (IsCaption(line)) line = WithoutTurn(line);
+    }
+  }
+  return lines;
+}
+
+// Splits "a10" into ("a", 10, ...) chunks for SortedMoves: digits compare as numbers.
+bool NaturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i]));
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j]));
+    if (da && db) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+      // Without leading zeros, the longer run of digits is the larger number.
+      std::string_view na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+      while (na.size() > 1 && na[0] == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb[0] == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 }  // namespace
 
 Look ChooseLook(bool stdout_is_tty, const char* no_color) {
@@ -114,18 +200,17 @@ Look ChooseLook(bool stdout_is_tty, const char* no_color) {
   return Look::kFancy;
 }
 
-std::string RenderBoard(const AnyGame& game, Look look) {
-  const std::string after = game.Render();
-  if (look == Look::kPlain) return after;
+std::string RenderBoard(const AnyGame& game, Look look, const BoardOptions& options) {
   const BoardStyle& style = StyleOf(game.Info().name);
+  const std::vector<std::string> lines = BoardLines(game.Render(), style, options);
+  if (look == Look::kPlain) return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 
   // The last move's squares are those whose text it changed.
   std::vector<std::string> before;
   if (!game.History().empty()) {
     std::unique_ptr<AnyGame> previous = game.Clone();
-    if (previous->Undo().ok()) before = Lines(previous->Render());
+    if (previous->Undo().ok()) before = BoardLines(previous->Render(), style, options);
   }
-  const std::vector<std::string> lines = Lines(after);
   const bool comparable = before.size() == lines.size();
 
   std::string out;
@@ -153,6 +238,8 @@ std::string RenderBoard(const AnyGame& game, Look look) {
   return out;
 }
 
+bool FlipsFor(std::string_view game, int seat) { return game == "draughts" && seat == 0; }
+
 std::string SideGlyph(std::string_view game, int seat, Look look) {
   const BoardStyle& style = StyleOf(game);
   if (seat < 0 || seat >= static_cast<int>(style.pieces.size())) return "";
@@ -177,6 +264,101 @@ std::string StripAnsi(std::string_view text) {
     }
     out += text[i];
   }
+  return out;
+}
+
+std::vector<std::string> SortedMoves(std::vector<std::string> moves) {
+  std::sort(moves.begin(), moves.end(), NaturalLess);
+  return moves;
+}
+
+std::string FormatDate(int64_t unix_ms, absl::TimeZone zone) {
+  if (unix_ms <= 0) return "?";
+  return absl::FormatTime("%Y-%m-%d %H:%M", absl::FromUnixMillis(unix_ms), zone);
+}
+
+std::string GamesTable(const v1::ListGamesResponse& games, Look look) {
+  std::string out;
+  for (const v1::GameInfo& g : games.games()) {
+    absl::StrAppend(&out, Bold(g.name(), look), "  ", g.title(), ": ", g.description(), "\n");
+    absl::StrAppend(&out, "    sides: ", absl::StrJoin(g.player_names(), " vs "), "\n");
+    std::vector<std::string> levels;
+    for (const v1::DifficultyLevel& l : g.levels()) levels.push_back(l.name());
+    absl::StrAppend(&out, "    bot levels: ", absl::StrJoin(levels, ", "), "\n");
+    for (const v1::OptionInfo& o : g.options()) {
+      absl::StrAppend(&out, "    option ", o.name(), "=", o.default_value(), ": ", o.description(),
+                      "\n");
+    }
+  }
+  absl::StrAppend(&out, "\nStart one: ply new GAME --seat2 bot:LEVEL\n");
+  return out;
+}
+
+std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::TimeZone zone) {
+  if (list.matches().empty()) {
+    return "No matches. Start one: ply new connect4 --seat2 bot:medium\n";
+  }
+  std::string out = absl::StrFormat("%6s  %-10s %-9s %5s  %-16s  %-40s %s\n", "MATCH", "GAME",
+                                    "STATUS", "MOVES", "CREATED", "SEATS", "RESULT");
+  bool any_open = false;
+  for (const v1::MatchSummary& m : list.matches()) {
+    std::vector<std::string> seats;
+    for (const v1::Seat& s : m.seats()) {
+      seats.push_back(absl::StrCat(s.side(), ": ", s.taken() ? s.display_name() : "[open]"));
+      any_open |= !s.taken();
+    }
+    const char* st = m.status() == v1::MATCH_STATUS_WAITING  ? "waiting"
+                     : m.status() == v1::MATCH_STATUS_ACTIVE ? "active"
+                                                             : "finished";
+    absl::StrAppend(
+        &out, absl::StrFormat("%6d  %-10s %-9s %5d  %-16s  %-40s %s\n", m.id(), m.spec().name(), st,
+                              m.moves_played(), FormatDate(m.created_ms(), zone),
+                              absl::StrJoin(seats, ", "), m.has_result() ? m.result().text() : ""));
+  }
+  if (!list.next_page_token().empty()) {
+    constexpr int kMaxLimit = 200;  // the lobby's largest page
+    absl::StrAppend(
+        &out, "More matches than these ", list.matches_size(), ": ",
+        limit < kMaxLimit
+            ? absl::StrCat("`ply list --limit ", std::min(kMaxLimit, std::max(limit, 1) * 5),
+                           "` shows more, or narrow with --game, --status, --open.\n")
+            : "narrow the list with --game, --status or --open.\n");
+  }
+  if (any_open) absl::StrAppend(&out, "[open]: a seat anyone can take with `ply join MATCH`.\n");
+  return out;
+}
+
+std::string RecordText(const v1::Match& match, absl::TimeZone zone, std::string* error) {
+  MatchView view;
+  if (absl::Status s = view.Reset(match, absl::Now()); !s.ok()) {
+    *error = std::string(s.message());
+    return "";
+  }
+  std::string out = absl::StrCat(view.game().Info().title, ", match ", match.id(), ": ");
+  for (int i = 0; i < match.seats_size(); ++i) {
+    absl::StrAppend(&out, i ? " vs " : "", view.Player(i), " (", view.Side(i), ")");
+  }
+  absl::StrAppend(&out, "\nCreated ", FormatDate(match.created_ms(), zone));
+  if (match.moves_size() > 0) {
+    absl::StrAppend(&out, ", last move ",
+                    FormatDate(match.moves(match.moves_size() - 1).time_ms(), zone));
+  }
+  absl::StrAppend(&out, "\n");
+  if (view.over()) {
+    absl::StrAppend(&out, "Result: ", match.result().text(), "\n");
+  } else {
+    absl::StrAppend(&out, "In progress (", match.moves_size(), " moves so far)\n");
+  }
+  absl::StrAppend(&out, "\n", MoveListText(match), "\n\n");
+  if (const std::string legend = ScoreLegend(match); !legend.empty()) {
+    absl::StrAppend(&out, legend, "\n");
+  }
+  for (const v1::MoveRecord& mv : match.moves()) {
+    absl::StrAppend(&out,
+                    absl::StrFormat("%4d. %-8s %-8s %7.1f s  %s\n", mv.ply(), view.Side(mv.seat()),
+                                    mv.move(), mv.think_ms() / 1000.0, BotSummary(mv, match)));
+  }
+  absl::StrAppend(&out, "\nStep through it: ply replay ", match.id(), "\n");
   return out;
 }
 

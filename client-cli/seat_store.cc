@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace ply::client {
 namespace {
@@ -28,6 +30,15 @@ Json Load(const std::string& path) {
   return j.is_object() ? j : Json::object();
 }
 
+// Whether two server keys ("a:1" or "a:1,b:2") name a common lobby instance.
+bool Overlap(const std::string& a, const std::string& b) {
+  const std::vector<absl::string_view> theirs = absl::StrSplit(b, ',');
+  for (absl::string_view x : absl::StrSplit(a, ',')) {
+    if (std::find(theirs.begin(), theirs.end(), x) != theirs.end()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string SeatStore::DefaultPath() {
@@ -41,15 +52,24 @@ std::string SeatStore::DefaultPath() {
 std::optional<SeatTicket> SeatStore::Find(const std::string& server, int64_t match_id) const {
   if (path_.empty()) return std::nullopt;
   const Json all = Load(path_);
-  auto by_server = all.find(server);
-  if (by_server == all.end() || !by_server->is_object()) return std::nullopt;
-  auto it = by_server->find(std::to_string(match_id));
-  if (it == by_server->end() || !it->is_object()) return std::nullopt;
+  const std::string id = std::to_string(match_id);
+  // The seat was saved under the lobby as it was named then; a list of its instances names the
+  // same lobby if it shares one of them.
+  const Json* entry = nullptr;
+  for (auto by_server = all.begin(); by_server != all.end(); ++by_server) {
+    if (!by_server->is_object() || !by_server->contains(id)) continue;
+    if (by_server.key() == server) {
+      entry = &(*by_server)[id];
+      break;
+    }
+    if (entry == nullptr && Overlap(by_server.key(), server)) entry = &(*by_server)[id];
+  }
+  if (entry == nullptr || !entry->is_object()) return std::nullopt;
   SeatTicket t;
   t.match_id = match_id;
-  t.seat = it->value("seat", -1);
-  t.token = it->value("token", "");
-  t.name = it->value("name", "");
+  t.seat = entry->value("seat", -1);
+  t.token = entry->value("token", "");
+  t.name = entry->value("name", "");
   if (t.seat < 0 || t.token.empty()) return std::nullopt;
   return t;
 }

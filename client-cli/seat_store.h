@@ -25,7 +25,9 @@ class SeatStore {
   static std::string DefaultPath();
   explicit SeatStore(std::string path) : path_(std::move(path)) {}
 
-  // The seat held in match `match_id` on lobby `server` ("127.0.0.1:50050"), if any.
+  // The seat held in match `match_id` on lobby `server` ("127.0.0.1:50050", or a list of its
+  // instances "10.0.0.1:50050,10.0.0.2:50050"), if any: saved under that name, or under a list
+  // that shares an instance with it.
   std::optional<SeatTicket> Find(const std::string& server, int64_t match_id) const;
   // Records (or replaces) the seat; the file is rewritten whole and atomically.
   absl::Status Save(const std::string& server, const SeatTicket& ticket);

@@ -36,6 +36,9 @@ std::vector<std::string> Wrap(const std::string& lead, const std::vector<std::st
   return lines;
 }
 
+// Legal moves listed at most by `moves`; past that (Gomoku's open board) a count and the notation.
+constexpr size_t kMaxListedMoves = 60;
+
 class Session {
  public:
   Session(LobbyClient& lobby, const SessionOptions& options)
@@ -43,15 +46,18 @@ class Session {
 
   int Run() {
     RawTerminal raw;
+    ResizeWatch resize;
     if (o_.tty) WriteOut("\x1b[2J\x1b[H");
     bool stdin_open = true;
     for (;;) {
-      pollfd fds[2] = {{.fd = stream_.wake_fd(), .events = POLLIN, .revents = 0},
+      pollfd fds[3] = {{.fd = stream_.wake_fd(), .events = POLLIN, .revents = 0},
+                       {.fd = resize.wake_fd(), .events = POLLIN, .revents = 0},
                        {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0}};
-      const int n = poll(fds, stdin_open ? 2 : 1, TickMs());
+      const int n = poll(fds, stdin_open ? 3 : 2, TickMs());
       if (n < 0 && errno != EINTR) return Fail("poll failed");
       if (n > 0 && (fds[0].revents & POLLIN)) TakeEvents();
-      if (stdin_open && n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+      if (resize.Take()) Resized();
+      if (stdin_open && n > 0 && (fds[2].revents & (POLLIN | POLLHUP))) {
         char buf[256];
         const ssize_t got = read(STDIN_FILENO, buf, sizeof(buf));
         if (got <= 0) {
@@ -67,6 +73,9 @@ class Session {
       if (view_.over() || leaving_ || stream_ended_) break;
       Draw(/*final=*/false);
     }
+    if (!leaving_ && view_.over() && o_.tty && stdin_open && StdinIsTty()) {
+      FinalScreen(resize);
+    }
     Draw(/*final=*/true);
     if (leaving_ && !view_.over() && playing()) {
       std::cout << "You left match " << o_.match_id << "; `ply join " << o_.match_id
@@ -76,6 +85,14 @@ class Session {
   }
 
  private:
+  // A note on screen. Connection news lasts until the next word on the connection; every other
+  // note belongs to the state of the match it was written in and goes when that changes.
+  struct Note {
+    std::string text;
+    bool lasting = false;
+    int id = 0;  // counts up, so that a printed log knows which notes are new
+  };
+
   bool playing() const { return o_.seat.has_value(); }
   int my_seat() const { return playing() ? o_.seat->seat : -1; }
 
@@ -93,27 +110,43 @@ class Session {
     return 1;
   }
 
-  void Notice(std::string text) {
+  // What the notes are tied to: the moves, the status, the open draw offer.
+  std::tuple<int, int, int> State() const {
+    if (!view_.loaded()) return {-1, -1, -1};
+    return {view_.plies(), static_cast<int>(view_.match().status()), view_.match().draw_offer()};
+  }
+
+  // Drops the notes of a state that has passed.
+  void ForgetStale() {
+    const auto state = State();
+    if (state == notes_state_) return;
+    notes_state_ = state;
+    const size_t before = notes_.size();
+    std::erase_if(notes_, [](const Note& n) { return !n.lasting; });
+    if (notes_.size() != before) ++notice_version_;
+    confirming_resign_ = false;
+  }
+
+  void Notice(std::string text, bool lasting = false) {
+    ForgetStale();
     // Each retry (and the reconnection) replaces the previous word on the connection.
-    auto about_connection = [](const std::string& n) {
-      return n.rfind("Connection to the lobby lost", 0) == 0 || n.rfind("Reconnected", 0) == 0;
-    };
-    if (!notices_.empty() && about_connection(notices_.back()) && about_connection(text)) {
-      notices_.pop_back();
-    }
-    notices_.push_back(std::move(text));
-    if (notices_.size() > kMaxNotices) notices_.erase(notices_.begin());
+    if (lasting) std::erase_if(notes_, [](const Note& n) { return n.lasting; });
+    notes_.push_back({std::move(text), lasting, ++note_ids_});
+    if (notes_.size() > kMaxNotices) notes_.erase(notes_.begin());
     ++notice_version_;
   }
   // The answer to a command replaces the previous one.
   void Answer(std::vector<std::string> lines) {
-    notices_ = std::move(lines);
+    ForgetStale();
+    std::erase_if(notes_, [](const Note& n) { return !n.lasting; });
+    for (std::string& l : lines) notes_.push_back({std::move(l), false, ++note_ids_});
     ++notice_version_;
   }
 
   void TakeEvents() {
+    const int mover_before = view_.loaded() && view_.active() ? view_.match().to_move() : -1;
     for (MatchStream::Item& item : stream_.Take()) {
-      if (!item.notice.empty()) Notice(item.notice);
+      if (!item.notice.empty()) Notice(item.notice, /*lasting=*/true);
       if (item.ended) {
         if (!item.error.ok()) {
           failed_ = true;
@@ -122,13 +155,31 @@ class Session {
         stream_ended_ = true;
       }
       if (!item.event) continue;
+      if (absl::Status s = view_.Apply(*item.event, absl::Now()); !s.ok()) Reload();
+      ForgetStale();
       if (item.event->has_bot_trouble()) {
         const v1::BotTrouble& t = item.event->bot_trouble();
         Notice(absl::StrCat(view_.loaded() ? view_.Side(t.seat()) : "A", " bot has no move yet (",
                             t.attempts(), t.attempts() == 1 ? " try" : " tries",
                             "; the lobby keeps trying): ", t.message()));
       }
-      if (absl::Status s = view_.Apply(*item.event, absl::Now()); !s.ok()) Reload();
+    }
+    TurnChanged(mover_before);
+  }
+
+  // Rings the bell when the turn comes back to us after a long wait for the opponent.
+  void TurnChanged(int mover_before) {
+    if (!playing() || !view_.loaded() || !view_.active()) return;
+    const int mover = view_.match().to_move();
+    if (mover == mover_before) return;
+    if (mover != my_seat()) {
+      their_turn_since_ = absl::Now();
+      return;
+    }
+    if (o_.tty && o_.bell_after > absl::ZeroDuration() && mover_before >= 0 &&
+        their_turn_since_ != absl::InfinitePast() &&
+        absl::Now() - their_turn_since_ >= o_.bell_after) {
+      WriteOut("\a");
     }
   }
 
@@ -136,6 +187,13 @@ class Session {
   void Reload() {
     absl::StatusOr<v1::Match> m = lobby_.GetMatch(o_.match_id);
     if (m.ok()) (void)view_.Reset(*m, absl::Now());
+  }
+
+  // The old frame is garbled at the new size: clear and draw it whole.
+  void Resized() {
+    if (!o_.tty) return;
+    WriteOut("\x1b[2J");
+    last_frame_.clear();
   }
 
   void Keys(std::string_view bytes) {
@@ -156,44 +214,91 @@ class Session {
     }
   }
 
+  // The match has ended and a person is looking: the final screen stays until they leave.
+  void FinalScreen(ResizeWatch& resize) {
+    for (;;) {
+      Draw(/*final=*/false);
+      pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN, .revents = 0},
+                       {.fd = resize.wake_fd(), .events = POLLIN, .revents = 0}};
+      if (poll(fds, 2, 1000) < 0 && errno != EINTR) return;
+      if (resize.Take()) Resized();
+      if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
+      char buf[64];
+      const ssize_t got = read(STDIN_FILENO, buf, sizeof(buf));
+      if (got <= 0) return;
+      for (char c : std::string_view(buf, static_cast<size_t>(got))) {
+        if (c == 'q' || c == 'Q' || c == 0x03 || c == 0x04) return;
+      }
+    }
+  }
+
   void Command(const std::string& line) {
     if (line.empty()) return;
     const std::string word = absl::AsciiStrToLower(line);
+    if (confirming_resign_) {
+      confirming_resign_ = false;
+      if (word == "yes" || word == "y") return Resign();
+      Answer({"You did not resign; the game goes on."});
+      if (word == "no" || word == "n") return;
+    }
     if (word == "quit" || word == "exit" || word == "q") {
       leaving_ = true;
     } else if (word == "help" || word == "?") {
       std::vector<std::string> help = {
           absl::StrCat("Moves: ", view_.loaded() ? NotationHint(view_.game().Info().name) : ""),
-          "Commands: moves (the legal moves), resign, draw (offer or accept), quit (leave; "
-          "`ply join` resumes)"};
+          "Commands: moves (the legal moves), resign (asks first), draw (offer or accept), quit "
+          "(leave; `ply join` resumes)"};
       Answer(help);
     } else if (word == "moves") {
-      if (!view_.loaded() || !view_.active()) {
-        Answer({"No moves to make: the match is not under way."});
-      } else {
-        Answer(Wrap(view_.match().to_move() == my_seat() ? "Legal moves:"
-                                                         : "Legal moves (for your opponent):",
-                    view_.game().LegalMoves()));
-      }
+      Moves();
     } else if (word == "resign") {
-      absl::StatusOr<v1::Match> m = lobby_.Resign(o_.match_id, o_.seat->token);
-      if (!m.ok()) return Answer({"Cannot resign: " + Describe(m.status(), lobby_.address())});
-      Answer({});
-      Adopt(*m);
+      if (!view_.loaded() || !view_.active()) {
+        return Answer({"Nothing to resign: the match is not under way."});
+      }
+      Answer({"Resign this game? Type 'yes' to resign; anything else plays on."});
+      confirming_resign_ = true;
     } else if (word == "draw") {
       absl::StatusOr<v1::Match> m = lobby_.OfferDraw(o_.match_id, o_.seat->token);
       if (!m.ok()) return Answer({"No draw: " + Describe(m.status(), lobby_.address())});
+      // The screen says that the offer stands, for as long as it does.
+      Answer({});
       Adopt(*m);
-      if (!view_.over()) Answer({"You offered a draw; it stands until your opponent moves."});
     } else {
       Move(line);
     }
   }
 
+  void Moves() {
+    if (!view_.loaded() || !view_.active()) {
+      return Answer({"No moves to make: the match is not under way."});
+    }
+    const std::string lead =
+        view_.match().to_move() == my_seat() ? "Legal moves:" : "Legal moves (for your opponent):";
+    const std::vector<std::string> moves = view_.game().LegalMoves();
+    if (moves.size() > kMaxListedMoves) {
+      return Answer({absl::StrCat(lead, " ", moves.size(), ", too many to list."),
+                     absl::StrCat("A move is ", NotationHint(view_.game().Info().name))});
+    }
+    Answer(Wrap(lead, SortedMoves(moves)));
+  }
+
+  void Resign() {
+    absl::StatusOr<v1::Match> m = lobby_.Resign(o_.match_id, o_.seat->token);
+    if (!m.ok()) return Answer({"Cannot resign: " + Describe(m.status(), lobby_.address())});
+    Answer({});
+    Adopt(*m);
+  }
+
   void Move(const std::string& move) {
     if (!view_.loaded()) return Answer({"Still connecting to the lobby; try again in a moment."});
+    const char* cross = o_.look == Look::kPlain ? "x " : "✗ ";
     if (view_.match().status() == v1::MATCH_STATUS_WAITING) {
       return Answer({"The match has not started: waiting for an opponent to join."});
+    }
+    if (view_.active() && view_.match().to_move() != my_seat()) {
+      const int mover = view_.match().to_move();
+      return Answer({absl::StrCat(cross, "'", move, "' was not played: it is not your turn; ",
+                                  view_.Side(mover), " (", view_.Player(mover), ") is to move.")});
     }
     v1::MakeMoveRequest request;
     request.set_match_id(o_.match_id);
@@ -201,12 +306,14 @@ class Session {
     request.set_move(move);
     absl::StatusOr<v1::MakeMoveResponse> r = lobby_.MakeMove(request, o_.seat->token);
     if (!r.ok()) {
-      return Answer({absl::StrCat(o_.look == Look::kPlain ? "x " : "✗ ", "'", move,
+      return Answer({absl::StrCat(cross, "'", move,
                                   "' was not played: ", Describe(r.status(), lobby_.address())),
                      "Type 'moves' for the legal moves, 'help' for the notation."});
     }
     Answer({});
+    const int mover_before = view_.match().to_move();
     Adopt(r->match());
+    TurnChanged(mover_before);
   }
 
   // A reply's match, unless the stream has already brought us further.
@@ -214,21 +321,26 @@ class Session {
     if (m.moves_size() < view_.plies()) return;
     if (m.moves_size() == view_.plies() && view_.over()) return;
     (void)view_.Reset(m, absl::Now());
+    ForgetStale();
   }
 
   void Draw(bool final) {
+    ForgetStale();
     ScreenOptions s;
     s.look = o_.look;
     s.my_seat = my_seat();
-    s.move_log = !playing();
-    s.notices = notices_;
+    s.move_log = true;
+    for (const Note& n : notes_) s.notices.push_back(n.text);
     s.spinner = o_.tty ? spinner_ : -1;
     s.now = absl::Now();
     s.rows = o_.tty ? TerminalRows() : 0;
+    s.cols = o_.tty ? TerminalCols() : 0;
     if (!final) {
-      if (playing() && !view_.over()) {
+      if (view_.over()) {
+        s.prompt = Dim("q: quit", o_.look);
+      } else if (playing()) {
         s.prompt = absl::StrCat(o_.look == Look::kPlain ? "move> " : "move› ", editor_.pending());
-      } else if (!playing() && o_.tty) {
+      } else if (o_.tty) {
         s.prompt = Dim("q: stop watching", o_.look);
       }
     }
@@ -258,15 +370,18 @@ class Session {
       }
       for (; printed_plies_ < view_.plies(); ++printed_plies_) {
         const v1::MoveRecord& mv = m.moves(printed_plies_);
-        const std::string bot = BotSummary(mv);
+        const std::string bot = BotSummary(mv, m);
+        if (!bot.empty() && !printed_legend_ && !ScoreLegend(m).empty()) {
+          WriteOut(ScoreLegend(m) + "\n");
+          printed_legend_ = true;
+        }
         WriteOut(absl::StrCat(mv.ply(), ". ", view_.Side(mv.seat()), " ", mv.move(),
                               bot.empty() ? "" : "  (" + bot + ")", "\n"));
       }
-      const size_t fresh = std::min<size_t>(notice_version_ - printed_notices_, notices_.size());
-      for (size_t i = notices_.size() - fresh; i < notices_.size(); ++i) {
-        WriteOut(notices_[i] + "\n");
+      for (const Note& n : notes_) {
+        if (n.id > printed_notes_) WriteOut(n.text + "\n");
       }
-      printed_notices_ = notice_version_;
+      printed_notes_ = note_ids_;
       return;
     }
     const auto key = std::make_tuple(view_.plies(), static_cast<int>(view_.match().status()),
@@ -282,9 +397,11 @@ class Session {
   MatchStream stream_;
   MatchView view_;
   LineEditor editor_;
-  std::vector<std::string> notices_;
+  std::vector<Note> notes_;
+  std::tuple<int, int, int> notes_state_{-1, -1, -1};
   int notice_version_ = 0;
-  int printed_notices_ = 0;
+  int note_ids_ = 0;
+  int printed_notes_ = 0;
   int printed_plies_ = -1;
   std::tuple<int, int, int, int> last_key_{-1, -1, -1, -1};
   std::string last_frame_;
@@ -292,6 +409,9 @@ class Session {
   bool leaving_ = false;
   bool stream_ended_ = false;
   bool failed_ = false;
+  bool confirming_resign_ = false;
+  bool printed_legend_ = false;
+  absl::Time their_turn_since_ = absl::InfinitePast();
   std::string error_;
 };
 
@@ -310,7 +430,9 @@ std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look
                                  s.taken() ? s.display_name() : "(open)"));
   }
   lines.push_back("");
-  for (absl::string_view l : absl::StrSplit(RenderBoard(**game, look), '\n')) {
+  const BoardOptions board = {.over = ply == match.moves_size() &&
+                                      match.status() == v1::MATCH_STATUS_FINISHED};
+  for (absl::string_view l : absl::StrSplit(RenderBoard(**game, look, board), '\n')) {
     if (!l.empty()) lines.emplace_back(l);
   }
   lines.push_back("");
@@ -318,10 +440,11 @@ std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look
     lines.push_back(absl::StrCat("Start position (", match.moves_size(), " moves follow)"));
   } else {
     const v1::MoveRecord& mv = match.moves(ply - 1);
-    const std::string bot = BotSummary(mv);
+    const std::string bot = BotSummary(mv, match);
     lines.push_back(absl::StrCat("Move ", ply, " of ", match.moves_size(), ": ",
                                  match.seats(mv.seat()).side(), " ", Bold(mv.move(), look),
                                  bot.empty() ? "" : "  (" + bot + ")"));
+    if (!bot.empty()) lines.push_back(Dim(ScoreLegend(match), look));
   }
   if (ply == match.moves_size() && match.status() == v1::MATCH_STATUS_FINISHED) {
     lines.push_back(GameOverLines(match, -1).front());

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/time/time.h"
 #include "client-cli/lobby_link.h"
 #include "client-cli/render.h"
 #include "client-cli/seat_store.h"
@@ -23,6 +24,9 @@ struct SessionOptions {
   Look look = Look::kPlain;
   // Redraw in place (stdout is a terminal); otherwise print what changes, line by line.
   bool tty = false;
+  // On a terminal, ring the bell when the opponent moves after making us wait this long (a
+  // player who looked away hears that it is their turn); zero: never.
+  absl::Duration bell_after = absl::Seconds(10);
 };
 
 // Runs until the match ends or the user leaves; returns the process exit code.

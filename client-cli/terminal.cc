@@ -1,5 +1,6 @@
 #include "client-cli/terminal.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -23,7 +24,45 @@ void OnFatalSignal(int signo) {
   raise(signo);
 }
 
+// A signal handler may only write to a pipe; the poll() loop reads the other end.
+int resize_pipe[2] = {-1, -1};
+struct sigaction saved_winch;
+
+void OnResize(int) {
+  const int saved_errno = errno;
+  const char one = 1;
+  (void)!write(resize_pipe[1], &one, 1);
+  errno = saved_errno;
+}
+
 }  // namespace
+
+ResizeWatch::ResizeWatch() {
+  if (pipe2(resize_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  struct sigaction action {};
+  action.sa_handler = OnResize;
+  sigemptyset(&action.sa_mask);
+  // SA_RESTART: a resize must not fail a read or write elsewhere; poll() wakes on the pipe.
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGWINCH, &action, &saved_winch);
+}
+
+ResizeWatch::~ResizeWatch() {
+  if (resize_pipe[0] < 0) return;
+  sigaction(SIGWINCH, &saved_winch, nullptr);
+  close(resize_pipe[0]);
+  close(resize_pipe[1]);
+  resize_pipe[0] = resize_pipe[1] = -1;
+}
+
+int ResizeWatch::wake_fd() const { return resize_pipe[0]; }
+
+bool ResizeWatch::Take() {
+  char drain[16];
+  bool any = false;
+  while (resize_pipe[0] >= 0 && read(resize_pipe[0], drain, sizeof(drain)) > 0) any = true;
+  return any;
+}
 
 RawTerminal::RawTerminal() {
   if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_termios) != 0) return;
@@ -100,6 +139,12 @@ int TerminalRows() {
   winsize w{};
   if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0) return 0;
   return w.ws_row;
+}
+
+int TerminalCols() {
+  winsize w{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0) return 0;
+  return w.ws_col;
 }
 
 void WriteOut(std::string_view text) {

@@ -44,10 +44,23 @@ class LineEditor {
   int escape_ = 0;  // bytes of an escape sequence still to skip
 };
 
+// Notices terminal resizes (SIGWINCH) while alive: wake_fd() turns readable, for a poll() loop,
+// and Take() says whether one happened since the last call.
+class ResizeWatch {
+ public:
+  ResizeWatch();
+  ~ResizeWatch();
+  ResizeWatch(const ResizeWatch&) = delete;
+  ResizeWatch& operator=(const ResizeWatch&) = delete;
+  int wake_fd() const;
+  bool Take();
+};
+
 bool StdinIsTty();
 bool StdoutIsTty();
-// The terminal's rows, or 0 when unknown.
+// The terminal's rows and columns, or 0 when unknown.
 int TerminalRows();
+int TerminalCols();
 
 // Writes all of `text` to stdout (unbuffered).
 void WriteOut(std::string_view text);

@@ -15,10 +15,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bot-service/proto_convert.h"
+#include "client-cli/lobby_link.h"
 #include "client-cli/match_view.h"
 #include "client-cli/render.h"
+#include "client-cli/requests.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/terminal.h"
 #include "engine/core/options.h"
@@ -32,6 +35,7 @@ struct Position {
   std::string game;
   std::string options;
   int plies;
+  BoardOptions board = {};
 };
 
 // For test names and messages.
@@ -66,14 +70,17 @@ TEST_P(GoldenBoard, MatchesTheGoldenFilesPlainAndFancy) {
   for (Look look : {Look::kPlain, Look::kFancy}) {
     const std::string path = absl::StrCat(PLY_GOLDEN_DIR, "/", p.name,
                                           look == Look::kPlain ? ".plain.txt" : ".fancy.txt");
-    const std::string got = RenderBoard(*game, look);
+    const std::string got = RenderBoard(*game, look, p.board);
     if (const char* update = std::getenv("PLY_UPDATE_GOLDEN"); update != nullptr) {
       std::ofstream(path, std::ios::binary) << got;
     }
     EXPECT_EQ(got, ReadFile(path)) << path << " (PLY_UPDATE_GOLDEN=1 rewrites it)";
+    const bool as_is = !p.board.flip && !p.board.over;
     if (look == Look::kPlain) {
-      // Plain is the game's own text: ASCII, no escapes.
-      EXPECT_EQ(got, game->Render());
+      // Plain is the game's own text (unless turned or over): ASCII, no escapes.
+      if (as_is) {
+        EXPECT_EQ(got, game->Render());
+      }
       for (char c : got) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << p.name;
     } else {
       // Fancy draws the same board: same lines, and the last move highlighted.
@@ -94,7 +101,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Position{"reversi", "reversi", "", 8},
                       Position{"reversi_walls", "reversi", "walls=a1+h8", 6},
                       Position{"gomoku", "gomoku", "size=9", 9},
-                      Position{"morris", "morris", "", 8}, Position{"draughts", "draughts", "", 7}),
+                      Position{"morris", "morris", "", 8}, Position{"draughts", "draughts", "", 7},
+                      // Black's player sees their men at the bottom.
+                      Position{"draughts_for_black", "draughts", "", 7, {.flip = true}},
+                      // Once a match is over nobody is to move, whatever the game's text says.
+                      Position{"draughts_over", "draughts", "", 7, {.over = true}},
+                      Position{"reversi_over", "reversi", "", 8, {.over = true}},
+                      Position{"tictactwo_over", "tictactwo", "", 9, {.over = true}},
+                      Position{"morris_over", "morris", "", 8, {.over = true}}),
     [](const ::testing::TestParamInfo<Position>& info) { return info.param.name; });
 
 TEST(ChooseLook, PlainWhenPipedOrNoColor) {
@@ -147,8 +161,9 @@ TEST(Screen, ShowsSeatsClocksLastMoveAndWhoseTurn) {
   // Red's clock runs (65 s - 5 s); Yellow's stands.
   EXPECT_NE(screen.find("> X Red     alice (you)  1:00"), std::string::npos) << screen;
   EXPECT_NE(screen.find("  O Yellow  bot (hard)   0:09.4"), std::string::npos) << screen;
-  EXPECT_NE(screen.find("Last move: 2. Yellow 4 (depth 14, +3, 1.23M nodes)"), std::string::npos)
-      << screen;
+  // The player sees the bot's move, not what its search made of the game.
+  EXPECT_NE(screen.find("Last move: 2. Yellow 4\n"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("depth"), std::string::npos) << screen;
   EXPECT_NE(screen.find("Your move (Red)."), std::string::npos) << screen;
   EXPECT_EQ(lines.back(), "move> 3");
 }
@@ -251,18 +266,356 @@ TEST(SeatStore, KeepsTokensPerServerAndMatchReadableByTheOwnerOnly) {
   EXPECT_FALSE(store.Find("a:1", 7).has_value());
   ASSERT_TRUE(store.Save("a:1", {.match_id = 7, .seat = 1, .token = "t7", .name = "bob"}).ok());
   ASSERT_TRUE(store.Save("b:2", {.match_id = 7, .seat = 0, .token = "u7", .name = "bob"}).ok());
+  ASSERT_TRUE(store.Save("c:3,d:4", {.match_id = 9, .seat = 0, .token = "v9", .name = "bob"}).ok());
   auto t = store.Find("a:1", 7);
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->seat, 1);
   EXPECT_EQ(t->token, "t7");
   EXPECT_EQ(store.Find("b:2", 7)->token, "u7");
   EXPECT_FALSE(store.Find("a:1", 8).has_value());
+  // A lobby of several instances, named by any list that shares one of them.
+  EXPECT_EQ(store.Find("c:3,d:4", 9)->token, "v9");
+  EXPECT_EQ(store.Find("d:4", 9)->token, "v9");
+  EXPECT_EQ(store.Find("d:4,e:5", 9)->token, "v9");
+  EXPECT_FALSE(store.Find("e:5", 9).has_value());
+  EXPECT_TRUE(store.Find("a:1,b:2", 7).has_value());
   struct stat st;
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600);
   ASSERT_EQ(stat(absl::StrCat(dir, "/ply").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700);
   std::filesystem::remove_all(dir);
+}
+
+TEST(Board, DraughtsTurnsRoundForBlacksPlayerOnly) {
+  EXPECT_TRUE(FlipsFor("draughts", 0));
+  EXPECT_FALSE(FlipsFor("draughts", 1));
+  EXPECT_FALSE(FlipsFor("draughts", -1));
+  EXPECT_FALSE(FlipsFor("connect4", 0));
+  auto game = CreateGame("draughts", {});
+  ASSERT_TRUE(game.ok());
+  const std::string flipped = RenderBoard(**game, Look::kPlain, {.flip = true});
+  std::vector<std::string> lines = absl::StrSplit(flipped, '\n');
+  // Black's men (b) now at the bottom, White's (w) at the top, squares mirrored: 32 is top left.
+  EXPECT_EQ(lines[0], "     w     w     w     w    29-32") << flipped;
+  EXPECT_EQ(lines[3], " 20    19    18    17       17-20") << flipped;
+  EXPECT_EQ(lines[7], "  b     b     b     b       1-4") << flipped;
+  EXPECT_EQ(lines[8], "Black (b) to move; B and W are kings");
+}
+
+TEST(Board, AnEndedMatchHasNobodyToMove) {
+  for (const std::string name : {"draughts", "reversi", "tictactwo", "morris"}) {
+    auto game = CreateGame(name, {});
+    ASSERT_TRUE(game.ok());
+    ASSERT_TRUE((*game)->Play((*game)->LegalMoves()[0]).ok());
+    for (Look look : {Look::kPlain, Look::kFancy}) {
+      const std::string over = StripAnsi(RenderBoard(**game, look, {.over = true}));
+      EXPECT_EQ(over.find("to move"), std::string::npos) << over;
+      EXPECT_EQ(over.find("* "), std::string::npos) << over;
+    }
+    // What the game itself says (Morris marks the side to move with "* ").
+    const std::string own = RenderBoard(**game, Look::kPlain);
+    EXPECT_TRUE(own.find(" to move") != std::string::npos || own.find("* ") != std::string::npos)
+        << own;
+  }
+}
+
+TEST(Board, SidesDifferInShapeNotOnlyInColour) {
+  for (const std::string name : {"connect4", "draughts", "reversi", "gomoku", "morris"}) {
+    EXPECT_NE(StripAnsi(SideGlyph(name, 0, Look::kFancy)),
+              StripAnsi(SideGlyph(name, 1, Look::kFancy)))
+        << name;
+  }
+  // Bright white (97) vanishes on a light background.
+  auto game = CreateGame("draughts", {});
+  ASSERT_TRUE(game.ok());
+  EXPECT_EQ(RenderBoard(**game, Look::kFancy).find("97"), std::string::npos);
+}
+
+v1::MoveRecord BotMove(int ply, int seat, const std::string& score, int depth, int64_t nodes) {
+  v1::MoveRecord m;
+  m.set_ply(ply);
+  m.set_seat(seat);
+  m.set_move("4");
+  m.mutable_bot()->set_depth(depth);
+  m.mutable_bot()->set_score_text(score);
+  m.mutable_bot()->set_nodes(nodes);
+  return m;
+}
+
+TEST(Thinking, ScoresAreFromTheFirstPlayersSide) {
+  const v1::Match m = ConnectFourMatch();  // Red, then Yellow
+  EXPECT_EQ(BotSummary(BotMove(1, 0, "+14", 5, 950), m), "depth 5, +14, 950 nodes");
+  EXPECT_EQ(BotSummary(BotMove(2, 1, "+30", 5, 950), m), "depth 5, -30, 950 nodes");
+  EXPECT_EQ(BotSummary(BotMove(2, 1, "-30", 5, 950), m), "depth 5, +30, 950 nodes");
+  EXPECT_EQ(BotSummary(BotMove(2, 1, "0", 5, 950), m), "depth 5, 0, 950 nodes");
+  EXPECT_EQ(BotSummary(BotMove(2, 1, "win in 3", 9, 70), m), "depth 9, Yellow wins in 3, 70 nodes");
+  EXPECT_EQ(BotSummary(BotMove(1, 0, "loss in 4", 9, 70), m),
+            "depth 9, Yellow wins in 4, 70 nodes");
+  EXPECT_EQ(BotSummary(BotMove(1, 0, "draw", 9, 70), m), "depth 9, draw, 70 nodes");
+  // A level that plays at random sometimes searched nothing for that move.
+  EXPECT_EQ(BotSummary(BotMove(2, 1, "0", 0, 0), m), "random move");
+  v1::MoveRecord person;
+  person.set_ply(1);
+  EXPECT_EQ(BotSummary(person, m), "");
+  EXPECT_EQ(ScoreLegend(m), "Scores are from Red's side: + is good for Red, - for Yellow.");
+  v1::Match people = m;
+  for (v1::MoveRecord& mv : *people.mutable_moves()) mv.clear_bot();
+  EXPECT_EQ(ScoreLegend(people), "");
+}
+
+TEST(Screen, APlayerSeesNoEngineVerdictUntilTheGameIsOver) {
+  MatchView view;
+  ASSERT_TRUE(view.Reset(ConnectFourMatch(), absl::Now()).ok());
+  ScreenOptions o;
+  o.my_seat = 0;
+  o.move_log = true;
+  o.now = absl::Now();
+  std::string screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_EQ(screen.find("depth"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("nodes"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("Scores are"), std::string::npos) << screen;
+  // The recent moves are there, beside the last one.
+  EXPECT_NE(screen.find("   1. Red    4"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("   2. Yellow 4"), std::string::npos) << screen;
+
+  // A spectator sees it, with the legend.
+  o.my_seat = -1;
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("Last move: 2. Yellow 4 (depth 14, -3, 1.23M nodes)"), std::string::npos)
+      << screen;
+  EXPECT_NE(screen.find("Scores are from Red's side"), std::string::npos) << screen;
+
+  // And the player, once it is over.
+  v1::MatchEvent over;
+  over.mutable_game_over()->mutable_result()->set_winner(1);
+  ASSERT_TRUE(view.Apply(over, absl::Now()).ok());
+  o.my_seat = 0;
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("depth 14, -3, 1.23M nodes"), std::string::npos) << screen;
+}
+
+TEST(Screen, APlayersMoveLogShowsTheRecentMoves) {
+  v1::Match m = ConnectFourMatch();
+  m.clear_moves();
+  for (int ply = 1; ply <= 14; ++ply) {
+    v1::MoveRecord* mv = m.add_moves();
+    mv->set_ply(ply);
+    mv->set_seat((ply - 1) % 2);
+    mv->set_move(absl::StrCat(ply % 7 == 0 ? 7 : ply % 7));
+  }
+  MatchView view;
+  ASSERT_TRUE(view.Reset(m, absl::Now()).ok());
+  ScreenOptions o;
+  o.my_seat = 0;
+  o.move_log = true;
+  o.now = absl::Now();
+  const std::string screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_EQ(screen.find("   4. Yellow"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("   5. Red"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("  14. Yellow"), std::string::npos) << screen;
+}
+
+TEST(Screen, TheMoveLogGoesBesideTheBoardWhereThereIsRoom) {
+  MatchView view;
+  ASSERT_TRUE(view.Reset(ConnectFourMatch(), absl::Now()).ok());
+  ScreenOptions o;
+  o.move_log = true;
+  o.now = absl::Now();
+  o.rows = 40;
+  o.cols = 100;
+  std::vector<std::string> lines = ComposeScreen(view, o);
+  std::string screen = absl::StrJoin(lines, "\n");
+  // The board's rows, each followed on its line by the log: the legend, then the moves.
+  EXPECT_NE(screen.find(". . . . . . .    Scores are from Red's side"), std::string::npos)
+      << screen;
+  EXPECT_NE(screen.find(". . . . . . .       1. Red    4"), std::string::npos) << screen;
+  EXPECT_NE(screen.find(". . . . . . .       2. Yellow 4       depth 14, -3, 1.23M nodes"),
+            std::string::npos)
+      << screen;
+  const size_t beside = lines.size();
+
+  // Too narrow: under the status, taking rows of its own.
+  o.cols = 40;
+  lines = ComposeScreen(view, o);
+  screen = absl::StrJoin(lines, "\n");
+  EXPECT_NE(screen.find("\nScores are from Red's side"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("\n   1. Red    4"), std::string::npos) << screen;
+  EXPECT_EQ(lines.size(), beside + 4) << screen;
+
+  // A short terminal keeps the newest moves.
+  o.rows = lines.size() - 1;
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_EQ(screen.find("   1. Red"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("   2. Yellow"), std::string::npos) << screen;
+}
+
+TEST(Screen, ALowClockIsRedAndADrawOfferIsSaidOnce) {
+  v1::Match m = ConnectFourMatch();
+  m.set_draw_offer(0);
+  MatchView view;
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(view.Reset(m, t0).ok());
+  ScreenOptions o;
+  o.look = Look::kFancy;
+  o.my_seat = 0;
+  o.now = t0;
+  const std::vector<std::string> lines = ComposeScreen(view, o);
+  const std::string screen = absl::StrJoin(lines, "\n");
+  // Yellow has 9.4 s: red. Red has 65 s: not.
+  EXPECT_NE(screen.find("\x1b[1;31m0:09.4"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("\x1b[1;31m1:05"), std::string::npos) << screen;
+  int offers = 0;
+  for (const std::string& l : lines) offers += l.find("draw") != std::string::npos;
+  EXPECT_EQ(offers, 1) << screen;
+  EXPECT_NE(screen.find("You offered a draw; it stands until your opponent moves."),
+            std::string::npos);
+}
+
+TEST(Screen, AnEndedDraughtsMatchSaysNobodyIsToMove) {
+  v1::Match m;
+  m.set_id(7);
+  m.mutable_spec()->set_name("draughts");
+  m.set_status(v1::MATCH_STATUS_ACTIVE);
+  for (int i = 0; i < 2; ++i) {
+    v1::Seat* s = m.add_seats();
+    s->set_index(i);
+    s->set_taken(true);
+    s->set_display_name(i == 0 ? "ann" : "ben");
+    s->set_side(i == 0 ? "Black" : "White");
+  }
+  m.set_to_move(0);
+  m.set_draw_offer(0);
+  MatchView view;
+  ASSERT_TRUE(view.Reset(m, absl::Now()).ok());
+  v1::MatchEvent over;
+  over.mutable_game_over()->mutable_result()->set_winner(1);
+  over.mutable_game_over()->mutable_result()->set_text("Black resigned; White wins");
+  ASSERT_TRUE(view.Apply(over, absl::Now()).ok());
+  ScreenOptions o;
+  o.my_seat = 0;
+  o.now = absl::Now();
+  const std::string screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("Game over: Black resigned; White wins."), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("to move"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("draw"), std::string::npos) << screen;
+  // Black's player: their men at the bottom.
+  EXPECT_LT(screen.find("29-32"), screen.find("1-4")) << screen;
+}
+
+TEST(Moves, SortedAsPeopleReadThem) {
+  EXPECT_EQ(SortedMoves({"4", "3", "5", "2", "6", "1", "7", "10"}),
+            (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "10"}));
+  EXPECT_EQ(SortedMoves({"b1", "a10", "a2", "pass"}),
+            (std::vector<std::string>{"a2", "a10", "b1", "pass"}));
+  EXPECT_EQ(SortedMoves({"22x15x6", "22x15", "9-13", "10-14"}),
+            (std::vector<std::string>{"9-13", "10-14", "22x15", "22x15x6"}));
+}
+
+v1::MatchSummary Summary(int64_t id, bool open) {
+  v1::MatchSummary m;
+  m.set_id(id);
+  m.mutable_spec()->set_name("connect4");
+  m.set_status(open ? v1::MATCH_STATUS_WAITING : v1::MATCH_STATUS_ACTIVE);
+  m.set_created_ms(1764608400000);  // 2025-12-01 17:00 UTC
+  for (int i = 0; i < 2; ++i) {
+    v1::Seat* s = m.add_seats();
+    s->set_side(i == 0 ? "Red" : "Yellow");
+    s->set_taken(!(open && i == 1));
+    s->set_display_name(i == 0 ? "alice" : "bob");
+  }
+  return m;
+}
+
+TEST(Tables, ListHasDatesAMoreLineAndTheOpenFootnoteOnlyWhenItApplies) {
+  v1::ListMatchesResponse list;
+  *list.add_matches() = Summary(9, /*open=*/false);
+  std::string text = MatchesTable(list, 20, absl::UTCTimeZone());
+  EXPECT_NE(text.find("CREATED"), std::string::npos) << text;
+  EXPECT_NE(text.find("2025-12-01 17:00"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[open]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("More"), std::string::npos) << text;
+
+  *list.add_matches() = Summary(8, /*open=*/true);
+  list.set_next_page_token("x");
+  text = MatchesTable(list, 2, absl::UTCTimeZone());
+  EXPECT_NE(text.find("Yellow: [open]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[open]: a seat anyone can take"), std::string::npos) << text;
+  EXPECT_NE(text.find("More matches than these 2: `ply list --limit 10` shows more"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(MatchesTable(list, 200, absl::UTCTimeZone()).find("narrow the list"),
+            std::string::npos);
+}
+
+TEST(Tables, RecordHasDatesAndScoresWithTheirLegend) {
+  v1::Match m = ConnectFourMatch();
+  m.set_created_ms(1764608400000);
+  m.mutable_moves(1)->set_time_ms(1764608460000);
+  std::string error;
+  const std::string text = RecordText(m, absl::UTCTimeZone(), &error);
+  EXPECT_EQ(error, "");
+  EXPECT_NE(text.find("Created 2025-12-01 17:00, last move 2025-12-01 17:01"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1. 4 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("Scores are from Red's side"), std::string::npos) << text;
+  EXPECT_NE(text.find("depth 14, -3, 1.23M nodes"), std::string::npos) << text;
+  EXPECT_EQ(FormatDate(0, absl::UTCTimeZone()), "?");
+}
+
+TEST(Requests, SeatsAreCountedFromOne) {
+  EXPECT_EQ(*ParseSeatFlag(""), -1);
+  EXPECT_EQ(*ParseSeatFlag("1"), 0);
+  EXPECT_EQ(*ParseSeatFlag("2"), 1);
+  for (const std::string bad : {"0", "-1", "x"}) {
+    absl::StatusOr<int> s = ParseSeatFlag(bad);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.status().message().find("counted from 1"), std::string::npos) << s.status();
+  }
+  v1::Match m = ConnectFourMatch();
+  m.mutable_seats(0)->set_taken(false);
+  EXPECT_TRUE(CheckSeat(m, 0).ok());
+  EXPECT_EQ(CheckSeat(m, 2).message(), "match 42 has seats 1 to 2; there is no seat 3");
+  EXPECT_EQ(CheckSeat(m, 1).message(), "seat 2 (Yellow) of match 42 is a bot's");
+  m.mutable_seats(1)->set_kind(v1::SEAT_KIND_HUMAN);
+  EXPECT_EQ(CheckSeat(m, 1).message(),
+            "seat 2 (Yellow) of match 42 is already taken by bot (hard)");
+
+  absl::StatusOr<NewMatch> n = NewMatchRequest({.args = {"connect4"}, .seat2 = "robot"});
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().message(), "--seat2 is 'robot': use me, open or bot:LEVEL");
+  n = NewMatchRequest({.args = {"connect4", "width=8"}, .seat2 = "bot:hard", .name = "ann"});
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(n->mine, 0);
+  EXPECT_EQ(n->request.take_seat(), 0);
+  EXPECT_EQ(n->request.seats(1).difficulty(), "hard");
+  EXPECT_EQ(n->request.spec().options().at("width"), "8");
+}
+
+TEST(Servers, AListOfInstancesIsOneLobby) {
+  absl::StatusOr<LobbyTarget> one = ParseServers("lobby:50050");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->target, "lobby:50050");
+  EXPECT_EQ(one->key, "lobby:50050");
+  EXPECT_EQ(ParseServers("dns:///lobby:50050")->target, "dns:///lobby:50050");
+
+  absl::StatusOr<LobbyTarget> two = ParseServers("127.0.0.2:7,127.0.0.1:5");
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->target, "ipv4:127.0.0.2:7,127.0.0.1:5");
+  EXPECT_EQ(two->authority, "127.0.0.2:7");
+  // The same lobby whichever order the list is in.
+  EXPECT_EQ(two->key, "127.0.0.1:5,127.0.0.2:7");
+  EXPECT_EQ(ParseServers("127.0.0.1:5, 127.0.0.2:7")->key, two->key);
+  EXPECT_EQ(ParseServers("[::1]:5,[::1]:6")->target, "ipv6:[::1]:5,[::1]:6");
+  EXPECT_EQ(ParseServers("localhost:5,127.0.0.1:6")->target.rfind("ipv4:127.0.0.1:5", 0), 0u);
+  EXPECT_FALSE(ParseServers("127.0.0.1:5,nonsense").ok());
+  EXPECT_FALSE(ParseServers("127.0.0.1:5,127.0.0.1:x").ok());
+  EXPECT_FALSE(ParseServers(" ").ok());
+
+  // Round robin, and UNAVAILABLE tried again.
+  const std::string config = LobbyServiceConfig();
+  EXPECT_NE(config.find("round_robin"), std::string::npos);
+  EXPECT_NE(config.find("\"UNAVAILABLE\""), std::string::npos);
 }
 
 }  // namespace

@@ -157,6 +157,15 @@ TEST_F(TlsTest, LobbyServesTlsAndReachesBotsWithMutualTls) {
   EXPECT_EQ(ply(absl::StrCat("--tls_ca=", Path("ca.pem"))), 0);
   EXPECT_NE(ply(""), 0);
   EXPECT_NE(ply(absl::StrCat("--tls_ca=", Path("rogue.pem"))), 0);
+  // --tls without a CA verifies against the default roots: the system's bundle, which does not
+  // hold the test CA, or the file GRPC_DEFAULT_SSL_ROOTS_FILE_PATH names in its place.
+  EXPECT_NE(ply("--tls"), 0);
+  for (const std::string roots : {"ca.pem", "rogue.pem"}) {
+    const std::string cmd =
+        absl::StrCat("GRPC_DEFAULT_SSL_ROOTS_FILE_PATH=", Path(roots), " ", PLY_CLIENT_BINARY,
+                     " games --tls --server=", (*lobby)->address(), " >/dev/null 2>&1");
+    EXPECT_EQ(std::system(cmd.c_str()) == 0, roots == "ca.pem") << roots;
+  }
 
   // Plaintext, or a CA the lobby's certificate does not chain to: no call gets through.
   for (auto creds : {grpc::InsecureChannelCredentials(), Client("rogue.pem")}) {

@@ -1,0 +1,86 @@
+#include "client-cli/help.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace ply::client {
+namespace {
+
+struct CommandHelp {
+  const char* name;
+  const char* usage;
+  const char* text;
+};
+
+const std::vector<CommandHelp>& Commands() {
+  static const auto* commands = new std::vector<CommandHelp>{
+      {"games", "ply games [--json]", "The games the lobby offers, their options and bot levels."},
+      {"new", "ply new GAME [k=v ...] [--seat1 S] [--seat2 S] [--clock 5+3] [--name N] [--detach]",
+       "Creates a match. A seat is `me` (you play it), `open` (someone joins it) or `bot:LEVEL`.\n"
+       "Unset seats: the first becomes `me`, the other `open`. With a seat for you it goes\n"
+       "straight into play; a bot-vs-bot match is watched. --detach only prints the match\n"
+       "number. Examples:\n"
+       "  ply new connect4 --seat2 bot:medium\n"
+       "  ply new reversi --seat1 bot:easy --seat2 bot:hard\n"
+       "  ply new connect4 width=8 cylinder=true --clock 5+3"},
+      {"list",
+       "ply list [--game G] [--status waiting|active|finished] [--open] [--limit N] [--json]",
+       "Matches, newest first (20 unless --limit says otherwise, at most 200), with the date\n"
+       "each was created; open seats are marked."},
+      {"join", "ply join MATCH [--seat N] [--name NAME]",
+       "Takes a seat and plays: --seat 1 is the first player's, --seat 2 the second's; without\n"
+       "it, the first open one. If you already hold a seat in MATCH (its token is kept in\n"
+       "~/.config/ply/seats.json), resumes it. A full match is watched instead. With --json:\n"
+       "take the seat and print the match without playing (then `ply move`)."},
+      {"watch", "ply watch MATCH [--json]",
+       "Watches a match live to its end: the board, each move, and for bots the depth, score\n"
+       "and nodes their search reached (scores from the first player's side: + is good for\n"
+       "the first player). q stops watching."},
+      {"record", "ply record MATCH [--format text|pdn] [--json]",
+       "The moves of a match in the game's notation (PDN for draughts with --format pdn)."},
+      {"replay", "ply replay MATCH", "Steps through a match's moves (n/p, arrows, q)."},
+      {"move", "ply move MATCH MOVE [--json]",
+       "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it."},
+      {"help", "ply help [COMMAND]", "This help, or one command's."},
+  };
+  return *commands;
+}
+
+}  // namespace
+
+void PrintHelp(std::ostream& out) {
+  out << "ply: play and watch board games on a ply lobby.\n\nCommands:\n";
+  for (const CommandHelp& c : Commands()) out << "  " << c.usage << "\n";
+  out << "\nWhile playing, type a move in the game's notation, or: moves, help, resign (asks "
+         "first),\n"
+         "draw, quit. The bell rings when the opponent moves after a long wait (--bell_after).\n"
+         "Server: --server HOST:PORT or $PLY_SERVER (default "
+      << kDefaultServer
+      << "); a lobby of several\n"
+         "  instances as HOST:PORT,HOST:PORT or dns:///NAME:PORT: calls go round the instances\n"
+         "  and move on from one that is gone.\n"
+         "TLS: --tls verifies the lobby against the system's trusted roots (the CA bundle of the\n"
+         "  ca-certificates package; $GRPC_DEFAULT_SSL_ROOTS_FILE_PATH names another file);\n"
+         "  --tls_ca FILE verifies against that CA instead; --tls_cert and --tls_key for a lobby\n"
+         "  that wants a client certificate.\n"
+         "Colour and Unicode on a terminal; plain ASCII with NO_COLOR=1 or when piped.\n"
+         "`ply help COMMAND` explains one command; `ply --version` says which ply this is.\n";
+}
+
+std::string Version() {
+  return absl::StrCat("ply ", PLY_VERSION, " (commit ", PLY_COMMIT, ", ", PLY_BUILD_TYPE,
+                      " build)\n");
+}
+
+bool PrintCommandHelp(const std::string& command, std::ostream& out) {
+  for (const CommandHelp& c : Commands()) {
+    if (command == c.name) {
+      out << c.usage << "\n\n" << c.text << std::endl;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace ply::client

@@ -1,0 +1,208 @@
+// The client's link to the lobby (client-cli/lobby_link), against fake lobbies served in this
+// process: a lobby of several instances where one is gone or goes away, a WatchMatch stream that
+// repeats moves, skips one or breaks off (what the user sees has each move once, in order), and
+// an address where nothing listens (said at once, not retried for ever).
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client-cli/lobby_link.h"
+
+namespace ply::client {
+namespace {
+
+v1::MatchEvent Move(int ply) {
+  v1::MatchEvent e;
+  e.mutable_move_applied()->mutable_move()->set_ply(ply);
+  e.mutable_move_applied()->mutable_move()->set_move(absl::StrCat(ply % 7 + 1));
+  return e;
+}
+
+// A lobby instance that answers GetMatch with its name, and WatchMatch with the script of the
+// call's turn (shared by every instance, so that a stream can move from one to another).
+class FakeLobby final : public v1::LobbyService::Service {
+ public:
+  using Script =
+      std::function<grpc::Status(grpc::ServerContext*, grpc::ServerWriter<v1::MatchEvent>*)>;
+
+  explicit FakeLobby(std::string name) : name_(std::move(name)) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~FakeLobby() override { Stop(); }
+  void Stop() {
+    if (server_ == nullptr) return;
+    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Milliseconds(100)));
+    server_.reset();
+  }
+  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
+
+  grpc::Status GetMatch(grpc::ServerContext*, const v1::GetMatchRequest* request,
+                        v1::Match* match) override {
+    match->set_id(request->match_id());
+    match->mutable_spec()->set_name(name_);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status WatchMatch(grpc::ServerContext* context, const v1::WatchMatchRequest* request,
+                          grpc::ServerWriter<v1::MatchEvent>* writer) override {
+    Script script;
+    {
+      std::lock_guard<std::mutex> lock(*mu_);
+      after_plies_->push_back(request->has_after_ply() ? request->after_ply() : -1);
+      if (scripts_->empty()) return grpc::Status(grpc::StatusCode::INTERNAL, "no script left");
+      script = scripts_->front();
+      scripts_->erase(scripts_->begin());
+    }
+    return script(context, writer);
+  }
+
+  // Shared between instances.
+  std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
+  std::shared_ptr<std::vector<Script>> scripts_ = std::make_shared<std::vector<Script>>();
+  std::shared_ptr<std::vector<int>> after_plies_ = std::make_shared<std::vector<int>>();
+
+ private:
+  std::string name_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+LobbyClient Client(const std::string& servers) {
+  absl::StatusOr<LobbyTarget> target = ParseServers(servers);
+  EXPECT_TRUE(target.ok()) << target.status();
+  return LobbyClient(*target);
+}
+
+// Everything the stream delivers until it ends (or `timeout`).
+std::vector<MatchStream::Item> Drain(MatchStream& stream, absl::Duration timeout) {
+  std::vector<MatchStream::Item> all;
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    pollfd p{.fd = stream.wake_fd(), .events = POLLIN, .revents = 0};
+    poll(&p, 1, 100);
+    for (MatchStream::Item& item : stream.Take()) {
+      const bool ended = item.ended;
+      all.push_back(std::move(item));
+      if (ended) return all;
+    }
+  }
+  return all;
+}
+
+TEST(LobbyLink, CallsGoToTheInstancesThatAnswerInEitherOrder) {
+  FakeLobby a("a");
+  for (const std::string& servers :
+       {absl::StrCat("127.0.0.1:1,", a.address()), absl::StrCat(a.address(), ",127.0.0.1:1")}) {
+    LobbyClient lobby = Client(servers);
+    for (int i = 0; i < 10; ++i) {
+      absl::StatusOr<v1::Match> m = lobby.GetMatch(5);
+      ASSERT_TRUE(m.ok()) << servers << ": " << m.status();
+    }
+  }
+}
+
+TEST(LobbyLink, CallsMoveOnWhenAnInstanceGoes) {
+  FakeLobby a("a"), b("b");
+  LobbyClient lobby = Client(absl::StrCat(a.address(), ",", b.address()));
+  // Round robin: both instances serve, once both are connected.
+  std::set<std::string> served;
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (served.size() < 2 && absl::Now() < deadline) {
+    absl::StatusOr<v1::Match> m = lobby.GetMatch(5);
+    ASSERT_TRUE(m.ok()) << m.status();
+    served.insert(m->spec().name());
+  }
+  EXPECT_EQ(served, (std::set<std::string>{"a", "b"}));
+  a.Stop();
+  for (int i = 0; i < 20; ++i) {
+    absl::StatusOr<v1::Match> m = lobby.GetMatch(5);
+    ASSERT_TRUE(m.ok()) << "call " << i << " after a went: " << m.status();
+    EXPECT_EQ(m->spec().name(), "b");
+  }
+}
+
+TEST(LobbyLink, AWatchThatNeverConnectedEndsAtOnce) {
+  LobbyClient lobby = Client("127.0.0.1:1");
+  MatchStream stream(&lobby, 1);
+  const absl::Time start = absl::Now();
+  std::vector<MatchStream::Item> items = Drain(stream, absl::Seconds(20));
+  ASSERT_FALSE(items.empty());
+  EXPECT_TRUE(items.back().ended);
+  EXPECT_EQ(items.back().error.code(), absl::StatusCode::kUnavailable) << items.back().error;
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  for (const MatchStream::Item& item : items) {
+    EXPECT_EQ(item.notice.find("retrying"), std::string::npos) << item.notice;
+  }
+}
+
+TEST(LobbyLink, AWatchShowsEveryMoveOnceAcrossLostStreamsRepeatsAndGaps) {
+  FakeLobby a("a"), b("b");
+  // One set of scripts for both instances: the calls of the stream in turn.
+  b.mu_ = a.mu_;
+  b.scripts_ = a.scripts_;
+  b.after_plies_ = a.after_plies_;
+  using Writer = grpc::ServerWriter<v1::MatchEvent>;
+  // 1: a snapshot with two moves, move 3 twice and an old move 2, then the instance goes.
+  a.scripts_->push_back([](grpc::ServerContext*, Writer* w) {
+    v1::MatchEvent snapshot;
+    for (int ply = 1; ply <= 2; ++ply) snapshot.mutable_snapshot()->add_moves()->set_ply(ply);
+    w->Write(snapshot);
+    w->Write(Move(3));
+    w->Write(Move(3));
+    w->Write(Move(2));
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "instance going away");
+  });
+  // 2: (after move 3) a careless resume that repeats move 3, then move 4, then skips to 6.
+  a.scripts_->push_back([](grpc::ServerContext* context, Writer* w) {
+    w->Write(Move(3));
+    w->Write(Move(4));
+    w->Write(Move(6));
+    // The client hangs up on a gap.
+    for (int i = 0; i < 100 && !context->IsCancelled(); ++i) absl::SleepFor(absl::Milliseconds(50));
+    return grpc::Status::OK;
+  });
+  // 3: (after move 4) the rest, and the end.
+  a.scripts_->push_back([](grpc::ServerContext*, Writer* w) {
+    w->Write(Move(5));
+    w->Write(Move(6));
+    v1::MatchEvent over;
+    over.mutable_game_over()->mutable_result()->set_winner(0);
+    w->Write(over);
+    return grpc::Status::OK;
+  });
+
+  LobbyClient lobby = Client(absl::StrCat(a.address(), ",", b.address()));
+  MatchStream stream(&lobby, 1);
+  std::vector<MatchStream::Item> items = Drain(stream, absl::Seconds(20));
+  ASSERT_FALSE(items.empty());
+  EXPECT_TRUE(items.back().ended);
+  EXPECT_TRUE(items.back().error.ok()) << items.back().error;
+  std::vector<int> plies;
+  bool lost = false, back = false;
+  for (const MatchStream::Item& item : items) {
+    lost |= item.notice.find("Connection to the lobby lost") != std::string::npos;
+    back |= item.notice == "Reconnected to the lobby.";
+    if (!item.event) continue;
+    if (item.event->has_snapshot()) plies.push_back(item.event->snapshot().moves_size());
+    if (item.event->has_move_applied()) plies.push_back(item.event->move_applied().move().ply());
+  }
+  EXPECT_EQ(plies, (std::vector<int>{2, 3, 4, 5, 6}));
+  EXPECT_TRUE(lost);
+  EXPECT_TRUE(back);
+  EXPECT_EQ(*a.after_plies_, (std::vector<int>{-1, 3, 4}));
+}
+
+}  // namespace
+}  // namespace ply::client
