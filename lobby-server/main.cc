@@ -75,6 +75,9 @@ ABSL_FLAG(double, client_burst, 1000, "Calls one client may make at once above i
 ABSL_FLAG(int, client_streams, 100, "WatchMatch streams one client may have open; 0: no limit.");
 ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
           "Client addresses the per-client limits do not apply to (comma-separated).");
+ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
+          "Load balancers or proxies (addresses or prefixes such as 10.0.0.0/8) whose "
+          "x-forwarded-for names the client for the per-client limits; others' is ignored.");
 ABSL_FLAG(int64_t, clock_event_ms, 10000,
           "Interval of ClockUpdate events to watchers of matches with clocks; 0: none.");
 ABSL_FLAG(int, match_cache, 2000,
@@ -160,10 +163,17 @@ int Main() {
   }
 
   const std::vector<std::string> exempt = absl::GetFlag(FLAGS_client_limit_exempt);
-  ClientLimits limits({.calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
-                       .burst = absl::GetFlag(FLAGS_client_burst),
-                       .max_streams = absl::GetFlag(FLAGS_client_streams),
-                       .exempt = std::set<std::string>(exempt.begin(), exempt.end())});
+  const ClientLimitOptions limit_options{
+      .calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
+      .burst = absl::GetFlag(FLAGS_client_burst),
+      .max_streams = absl::GetFlag(FLAGS_client_streams),
+      .exempt = std::set<std::string>(exempt.begin(), exempt.end()),
+      .trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies)};
+  if (const std::string problem = ClientLimits::Check(limit_options); !problem.empty()) {
+    std::fprintf(stderr, "ply-lobby: --trusted_proxies: %s\n", problem.c_str());
+    return 2;
+  }
+  ClientLimits limits(limit_options);
   LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue), &limits);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

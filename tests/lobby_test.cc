@@ -691,22 +691,6 @@ TEST_F(LobbyTest, TakesNewBotInstancesFromItsTargetFileWithoutARestart) {
   unlink(path.c_str());
 }
 
-TEST(ClientLimitsTest, NamesClientsByAddress) {
-  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv4:10.1.2.3:5678"), "10.1.2.3");
-  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv6:[::1]:5678"), "::1");
-  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv6:[::ffff:127.0.0.1]:80"), "127.0.0.1");
-  lobby::ClientLimits limits({.calls_per_second = 10, .burst = 3, .max_streams = 1});
-  const absl::Time t = absl::Now();
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(limits.AllowCall("a", t));
-  EXPECT_FALSE(limits.AllowCall("a", t));
-  EXPECT_TRUE(limits.AllowCall("b", t)) << "another client is not slowed";
-  EXPECT_TRUE(limits.AllowCall("a", t + absl::Milliseconds(150))) << "the bucket refills";
-  EXPECT_TRUE(limits.OpenStream("a"));
-  EXPECT_FALSE(limits.OpenStream("a"));
-  limits.CloseStream("a");
-  EXPECT_TRUE(limits.OpenStream("a"));
-}
-
 TEST_F(LobbyTest, AFloodingClientIsRefusedWithoutHurtingOthers) {
   lobby_.reset();
   // Dual-stack: this test's IPv4 calls and IPv6 calls count as two clients.
