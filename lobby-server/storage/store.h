@@ -135,6 +135,13 @@ struct MatchVersion {
   bool operator==(const MatchVersion&) const = default;
 };
 
+// The version of a match as `r` has it.
+inline MatchVersion VersionOf(const MatchRecord& r) {
+  int open = 0;
+  for (const SeatRecord& s : r.seats) open += s.taken() ? 0 : 1;
+  return {.ply = r.ply, .status = r.status, .draw_offer = r.draw_offer, .open_seats = open};
+}
+
 // How a store tells its lobby about other lobby instances sharing the database.
 struct PeerHandlers {
   // Matches another instance changed (called on the store's listener thread).
