@@ -30,7 +30,7 @@ std::string SideName(const GameInfo* info, int seat) {
   if (info != nullptr && seat >= 0 && seat < static_cast<int>(info->player_names.size())) {
     return info->player_names[seat];
   }
-  return absl::StrCat("seat ", seat);
+  return absl::StrCat("seat ", seat + 1);
 }
 
 v1::MoveRecord MoveToProto(const MoveRecord& m) {

@@ -213,7 +213,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
     } else if (spec.kind() == v1::SEAT_KIND_HUMAN) {
       seat.kind = SeatKind::kHuman;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("seat ", i, " needs a kind: human or bot"));
+      return absl::InvalidArgumentError(absl::StrCat("seat ", i + 1, " needs a kind: human or bot"));
     }
     rec.seats.push_back(std::move(seat));
   }
@@ -221,7 +221,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   if (req.has_take_seat() && req.take_seat() >= 0) {
     const int s = req.take_seat();
     if (s >= static_cast<int>(rec.seats.size()) || rec.seats[s].kind != SeatKind::kHuman) {
-      return absl::InvalidArgumentError(absl::StrCat("take_seat ", s, " is not a human seat"));
+      return absl::InvalidArgumentError(absl::StrCat("seat ", s + 1, " (take_seat ", s, ") is not a human seat"));
     }
     absl::StatusOr<std::string> name = CleanName(req.display_name());
     if (!name.ok()) return name.status();
@@ -324,14 +324,14 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     }
     if (seat < 0 || seat >= static_cast<int>(seats.size())) {
       return absl::InvalidArgumentError(
-          absl::StrCat("match ", live.id, " has seats 0 to ", seats.size() - 1));
+          absl::StrCat("match ", live.id, " has seats 1 to ", seats.size()));
     }
     if (seats[seat].kind == SeatKind::kBot) {
-      return absl::InvalidArgumentError(absl::StrCat("seat ", seat, " is a bot's"));
+      return absl::InvalidArgumentError(absl::StrCat("seat ", seat + 1, " is a bot's"));
     }
     if (seats[seat].taken()) {
       return absl::AlreadyExistsError(
-          absl::StrCat("seat ", seat, " of match ", live.id, " is already taken"));
+          absl::StrCat("seat ", seat + 1, " of match ", live.id, " is already taken"));
     }
     if (live.rec.status != MatchStatus::kWaiting) return CheckActive(live.rec);
     const std::string token = NewSeatToken();

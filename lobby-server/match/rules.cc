@@ -52,7 +52,7 @@ absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,
   }
   if (attempt.seat != mover) {
     return absl::FailedPreconditionError(absl::StrCat("not your turn: ", SideName(live.info, mover),
-                                                      " (seat ", mover, ") is to move"));
+                                                      " (seat ", mover + 1, ") is to move"));
   }
   if (attempt.expected_ply != live.rec.ply) {
     return absl::FailedPreconditionError(absl::StrCat("the match is at ply ", live.rec.ply,

@@ -69,7 +69,7 @@ absl::StatusOr<bool> MemoryStore::TakeSeat(int64_t match_id, int seat, const std
   if (r.status != MatchStatus::kWaiting || seat < 0 || seat >= static_cast<int>(r.seats.size()) ||
       r.seats[seat].kind != SeatKind::kHuman || r.seats[seat].taken()) {
     return absl::AlreadyExistsError(
-        absl::StrCat("seat ", seat, " of match ", match_id, " is already taken"));
+        absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
   }
   r.seats[seat].display_name = name;
   r.seats[seat].token_hash = token_hash;

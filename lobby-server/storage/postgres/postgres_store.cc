@@ -504,7 +504,7 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
     // Not taken: someone holds that seat (a match starts only once every seat is held).
     if (r[0].as<int>() == 0) {
       return absl::AlreadyExistsError(
-          absl::StrCat("seat ", seat, " of match ", match_id, " is already taken"));
+          absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
     }
     started = r[1].as<int>() == static_cast<int>(MatchStatus::kActive);
     return absl::OkStatus();
