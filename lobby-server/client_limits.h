@@ -65,6 +65,8 @@ class ClientLimits {
   // absent), keyed as KeyOf.
   std::string ClientOf(std::string_view peer, std::string_view forwarded = "") const;
 
+  // Whether `client` (a key from ClientOf) is exempt from the limits and quotas.
+  bool Exempt(const std::string& client) const { return exempt_.count(client) > 0; }
   // Takes a token for one call; false when the client is over its rate.
   bool AllowCall(const std::string& client, absl::Time now = absl::Now());
   // Counts a stream as open; false (and nothing counted) when the client has too many.

@@ -68,7 +68,8 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
               .claimed = [this](LiveMatch& live) { AfterChange(live); }}),
       bots_(this, store, bots, executor, &metrics_,
             {.deadline_margin_ms = options_.bot_deadline_margin_ms,
-             .give_up_after = options_.bot_give_up_after},
+             .give_up_after = options_.bot_give_up_after,
+             .bot_vs_bot_budget_ms = options_.bot_vs_bot_budget_ms},
             options_.now_ms, &stopping_) {}
 
 Lobby::~Lobby() { Shutdown(); }
@@ -83,7 +84,74 @@ void Lobby::Shutdown() {
   }
 }
 
-absl::Status Lobby::Resume() { return cache_.Start(); }
+absl::Status Lobby::Resume() {
+  if (absl::Status s = cache_.Start(); !s.ok()) return s;
+  if (options_.waiting_expiry > absl::ZeroDuration()) ExpireTick();
+  return absl::OkStatus();
+}
+
+void Lobby::ExpireTick() {
+  if (stopping_) return;
+  // Any instance may sweep: the database cancels each match once.
+  const std::string text = absl::StrCat("cancelled: nobody took the open seat within ",
+                                        absl::FormatDuration(options_.waiting_expiry));
+  absl::StatusOr<std::vector<int64_t>> gone = store_->ExpireWaiting(
+      NowMs() - absl::ToInt64Milliseconds(options_.waiting_expiry), text, /*limit=*/500);
+  if (gone.ok()) {
+    for (int64_t id : *gone) {
+      // A copy here (perhaps watched) learns of the end and tells its watchers.
+      if (cache_.Find(id) != nullptr) {
+        (void)cache_.With(
+            id, [](LiveMatch&) { return absl::OkStatus(); }, MatchCache::Fresh::kReload);
+      }
+    }
+  }
+  // A full sweep means there may be more: go again soon.
+  const absl::Duration next = gone.ok() && gone->size() == 500
+                                  ? absl::Milliseconds(100)
+                                  : std::min(options_.waiting_expiry / 10, absl::Seconds(30));
+  executor_->PostAt(absl::Now() + next, [this] { ExpireTick(); });
+}
+
+absl::Status Lobby::CheckQuotas(const MatchRecord& rec, const std::string& client) {
+  int bot_seats = 0;
+  for (const SeatRecord& s : rec.seats) bot_seats += s.kind == SeatKind::kBot ? 1 : 0;
+  const bool bots_only = bot_seats == static_cast<int>(rec.seats.size());
+  const bool waiting = rec.status == MatchStatus::kWaiting;
+  if (!client.empty() && ((waiting && options_.client_waiting_matches > 0) ||
+                          (bot_seats > 0 && options_.client_bot_seats > 0) ||
+                          (bots_only && options_.client_bot_matches > 0))) {
+    absl::StatusOr<Holdings> held = store_->HoldingsOf(client);
+    if (!held.ok()) return held.status();
+    if (waiting && options_.client_waiting_matches > 0 &&
+        held->waiting >= options_.client_waiting_matches) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "you already have ", held->waiting,
+          " matches waiting for players: let one start, or expire, before opening another"));
+    }
+    if (bots_only && options_.client_bot_matches > 0 &&
+        held->bot_matches >= options_.client_bot_matches) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("you already run ", held->bot_matches,
+                       " bot-vs-bot matches, the most one client may: wait for one to end"));
+    }
+    if (bot_seats > 0 && options_.client_bot_seats > 0 &&
+        held->bot_seats + bot_seats > options_.client_bot_seats) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "your matches already have ", held->bot_seats, " bot seats and one client may have ",
+          options_.client_bot_seats, ": finish or resign one first"));
+    }
+  }
+  if (bot_seats > 0 && options_.max_bot_seats > 0) {
+    absl::StatusOr<int> in_play = store_->BotSeatsInPlay();
+    if (!in_play.ok()) return in_play.status();
+    if (*in_play + bot_seats > options_.max_bot_seats) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("every bot is busy (", *in_play, " bot seats in play): try again shortly"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 std::string Lobby::MetricsText() {
   LobbyGauges g;
@@ -150,7 +218,8 @@ absl::StatusOr<int> Lobby::SeatThatMayAct(LiveMatch& live, const std::string& to
   return seat;
 }
 
-absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatchRequest& req) {
+absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatchRequest& req,
+                                                           const std::string& client) {
   if (req.spec().options_size() > kMaxOptions) {
     return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxOptions, " game options"));
   }
@@ -213,7 +282,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
     } else if (spec.kind() == v1::SEAT_KIND_HUMAN) {
       seat.kind = SeatKind::kHuman;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("seat ", i + 1, " needs a kind: human or bot"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("seat ", i + 1, " needs a kind: human or bot"));
     }
     rec.seats.push_back(std::move(seat));
   }
@@ -221,7 +291,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   if (req.has_take_seat() && req.take_seat() >= 0) {
     const int s = req.take_seat();
     if (s >= static_cast<int>(rec.seats.size()) || rec.seats[s].kind != SeatKind::kHuman) {
-      return absl::InvalidArgumentError(absl::StrCat("seat ", s + 1, " (take_seat ", s, ") is not a human seat"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("seat ", s + 1, " (take_seat ", s, ") is not a human seat"));
     }
     absl::StatusOr<std::string> name = CleanName(req.display_name());
     if (!name.ok()) return name.status();
@@ -233,6 +304,14 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
                                 [](const SeatRecord& s) { return s.taken(); });
   rec.status = full ? MatchStatus::kActive : MatchStatus::kWaiting;
   rec.turn_started_ms = rec.created_ms;
+  rec.creator = client;
+  const bool bots_only = std::all_of(rec.seats.begin(), rec.seats.end(),
+                                     [](const SeatRecord& s) { return s.kind == SeatKind::kBot; });
+  // Bot-vs-bot matches are for watching: people need not see them move faster than this.
+  if (bots_only) {
+    rec.bot_pacing_ms = std::max(rec.bot_pacing_ms, options_.bot_vs_bot_min_pacing_ms);
+  }
+  if (absl::Status quota = CheckQuotas(rec, client); !quota.ok()) return quota;
   absl::StatusOr<int64_t> id = store_->CreateMatch(rec);
   if (!id.ok()) return id.status();
   // Memory starts as what was just written, so the first use needs no reload.

@@ -72,6 +72,19 @@ struct LobbyOptions {
   // (several instances claiming at once then share them out).
   absl::Duration claim_interval = absl::Milliseconds(500);
   int claim_batch = 64;
+  // Quotas, so that no client can hold the bots or fill the lobby (0 turns each off): bot seats
+  // in play over all clients; per client, bot seats in matches it created that are waiting or in
+  // play, bot-vs-bot matches, and matches waiting for players.
+  int max_bot_seats = 0;
+  int client_bot_seats = 0;
+  int client_bot_matches = 0;
+  int client_waiting_matches = 0;
+  // A match nobody joins within this is cancelled (no result); zero: never.
+  absl::Duration waiting_expiry = absl::ZeroDuration();
+  // Matches without people: bots move no sooner than this after the position arose, and search
+  // at most bot_vs_bot_budget_ms a move (0: as the level says).
+  int64_t bot_vs_bot_min_pacing_ms = 0;
+  int64_t bot_vs_bot_budget_ms = 0;
   // What time it is for the match logic (clocks, move times, events), in ms since the Unix
   // epoch. Tests set their own, so that a clock runs out without anyone waiting; timers still
   // run on the executor's wall clock, due as far ahead as this source says.
@@ -98,7 +111,9 @@ class Lobby : private BotDriver::Host {
   std::string MetricsText();
 
   v1::ListGamesResponse ListGames() const;
-  absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request);
+  // `client` names the caller for the quotas ("" for a client they do not apply to).
+  absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request,
+                                                      const std::string& client = "");
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   absl::StatusOr<v1::Match> GetMatch(int64_t match_id);
   // GetMatch without blocking, for the gRPC thread: false when the match is not in memory as
@@ -156,6 +171,10 @@ class Lobby : private BotDriver::Host {
   // Ends the match on time if the side to move has flagged; returns whether it did.
   bool FlagIfExpired(LiveMatch& live, int64_t now_ms);
 
+  // Refuses a new match that would take `client` (or everyone) past a quota.
+  absl::Status CheckQuotas(const MatchRecord& rec, const std::string& client);
+  // Cancels the waiting matches past waiting_expiry, then schedules itself again.
+  void ExpireTick();
   void RetryLater(int64_t id, absl::Duration delay) override;
   // After a failed commit whose outcome is unknown (UNAVAILABLE): reload the match shortly.
   void ReloadSoon(int64_t id, const absl::Status& failure);

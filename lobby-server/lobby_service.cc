@@ -97,8 +97,11 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* LobbyServiceImpl::CreateMatch(grpc::CallbackServerContext* context,
                                                         const v1::CreateMatchRequest* request,
                                                         v1::CreateMatchResponse* response) {
+  // Quotas count against the client, unless it is exempt from the per-client limits.
+  std::string client = ClientOf(*context);
+  if (limits_ == nullptr || limits_->Exempt(client)) client.clear();
   return Offload(context, Method::kCreateMatch,
-                 [=, this] { return Into(lobby_->CreateMatch(*request), response); });
+                 [=, this] { return Into(lobby_->CreateMatch(*request, client), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::ListMatches(grpc::CallbackServerContext* context,

@@ -91,6 +91,21 @@ ABSL_FLAG(int, drain_s, 5, "On SIGTERM, how long calls in flight may take to fin
 ABSL_FLAG(int64_t, max_connection_age_ms, 120000,
           "Client connections are recycled after this long (streams on them go on), so that "
           "round-robin clients spread over new lobby instances; 0: never.");
+ABSL_FLAG(int, max_bot_seats, 256,
+          "Bot seats in play at once over all clients; a new match past it is refused "
+          "(RESOURCE_EXHAUSTED). Size it to the bots' cores (deploy/README.md). 0: no limit.");
+ABSL_FLAG(int, client_bot_seats, 8,
+          "Bot seats one client may have in matches it created that are waiting or in play.");
+ABSL_FLAG(int, client_bot_matches, 2, "Bot-vs-bot matches one client may run at once.");
+ABSL_FLAG(int, client_waiting_matches, 10,
+          "Matches one client may have waiting for players at once.");
+ABSL_FLAG(int, waiting_expiry_s, 1800,
+          "A match nobody joins within this is cancelled (no result); 0: never.");
+ABSL_FLAG(int64_t, bot_vs_bot_min_pacing_ms, 250,
+          "Bots of a match without people move no sooner than this after the position arose.");
+ABSL_FLAG(int64_t, bot_vs_bot_budget_ms, 1000,
+          "A bot of a match without people searches at most this long a move (0: the level's "
+          "own time), so that bot-vs-bot matches cannot hold the bots' cores.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -155,7 +170,14 @@ int Main() {
        .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
        .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
        .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache))),
-       .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms)))});
+       .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms))),
+       .max_bot_seats = absl::GetFlag(FLAGS_max_bot_seats),
+       .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
+       .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),
+       .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
+       .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),
+       .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
+       .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms)});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());

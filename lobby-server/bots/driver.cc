@@ -34,7 +34,12 @@ void BotDriver::Request(LiveMatch& live) {
   if (level == nullptr) return;
   live.bot_ply = live.rec.ply;
   const int64_t asked_ms = now_ms_();
-  const int64_t budget = BotBudgetMs(live.rec, mover, level->time_ms, asked_ms);
+  int64_t budget = BotBudgetMs(live.rec, mover, level->time_ms, asked_ms);
+  const bool people = std::any_of(live.rec.seats.begin(), live.rec.seats.end(),
+                                  [](const SeatRecord& s) { return s.kind != SeatKind::kBot; });
+  if (!people && options_.bot_vs_bot_budget_ms > 0) {
+    budget = std::min(budget, options_.bot_vs_bot_budget_ms);
+  }
   v1::ChooseMoveRequest request;
   request.mutable_position()->mutable_spec()->set_name(live.rec.game);
   for (const auto& [k, v] : live.rec.options) {

@@ -32,6 +32,9 @@ struct BotDriverOptions {
   int64_t deadline_margin_ms = 1000;
   // A bot seat that gets no move for this long (without a clock to end it first) forfeits.
   absl::Duration give_up_after = absl::Minutes(10);
+  // A move of a match without people is searched for at most this long (0: the level's time),
+  // so that bot-vs-bot matches cannot hold the bots' cores for the levels' full budgets.
+  int64_t bot_vs_bot_budget_ms = 0;
 };
 
 class BotDriver {

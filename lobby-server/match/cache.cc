@@ -208,9 +208,11 @@ void MatchCache::MakeRoomLocked() {
   if (matches_.size() < options_.size) return;
   for (auto i = matches_.begin(); i != matches_.end();) {
     std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
-    const bool idle = l.owns_lock() && i->second->loaded &&
-                      i->second->rec.status == MatchStatus::kFinished &&
-                      i->second->watchers.empty();
+    // Whatever nobody here watches or drives goes, whether finished, waiting or in play: a
+    // later call loads it again. So memory stays bounded however many matches clients open.
+    const LiveMatch& m = *i->second;
+    const bool idle = l.owns_lock() && m.loaded && m.watchers.empty() && !m.owned &&
+                      !m.committing && m.bot_call == nullptr;
     l = {};
     i = idle ? matches_.erase(i) : std::next(i);
   }

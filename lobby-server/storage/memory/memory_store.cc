@@ -195,4 +195,53 @@ absl::StatusOr<MatchVersion> MemoryStore::LoadVersion(int64_t match_id) {
   return VersionOf(**m);
 }
 
+namespace {
+
+int BotSeats(const MatchRecord& m) {
+  return static_cast<int>(std::count_if(m.seats.begin(), m.seats.end(), [](const SeatRecord& s) {
+    return s.kind == SeatKind::kBot;
+  }));
+}
+
+}  // namespace
+
+absl::StatusOr<Holdings> MemoryStore::HoldingsOf(const std::string& creator) {
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  Holdings h;
+  for (const auto& [id, m] : matches_) {
+    if (m.creator != creator || m.status == MatchStatus::kFinished) continue;
+    if (m.status == MatchStatus::kWaiting) ++h.waiting;
+    h.bot_seats += BotSeats(m);
+    if (BotSeats(m) == static_cast<int>(m.seats.size())) ++h.bot_matches;
+  }
+  return h;
+}
+
+absl::StatusOr<int> MemoryStore::BotSeatsInPlay() {
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  int seats = 0;
+  for (const auto& [id, m] : matches_) {
+    if (m.status == MatchStatus::kActive) seats += BotSeats(m);
+  }
+  return seats;
+}
+
+absl::StatusOr<std::vector<int64_t>> MemoryStore::ExpireWaiting(int64_t created_before_ms,
+                                                                const std::string& text,
+                                                                int limit) {
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<int64_t> ids;
+  for (auto& [id, m] : matches_) {
+    if (static_cast<int>(ids.size()) >= limit) break;
+    if (m.status != MatchStatus::kWaiting || m.created_ms >= created_before_ms) continue;
+    m.status = MatchStatus::kFinished;
+    m.result = {.winner = -1, .reason = EndReason::kCancelled, .text = text};
+    ids.push_back(id);
+  }
+  return ids;
+}
+
 }  // namespace ply::lobby

@@ -38,6 +38,10 @@ class MemoryStore final : public MatchStore {
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) override;
   absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) override;
+  absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) override;
+  absl::StatusOr<int> BotSeatsInPlay() override;
+  absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
+                                                     const std::string& text, int limit) override;
 
   // Every call fails with `status` (UNAVAILABLE, say) until it is OK again; nothing is written.
   void FailCalls(absl::Status status);

@@ -83,6 +83,19 @@ CREATE TABLE bot_requests (
 );
 CREATE INDEX matches_active ON matches (id) WHERE status = 2;
 )sql",
+      // 4: quotas. Who created a match (the client) and how many bot seats it has, so that
+      // what a client holds, and the bot seats in play, are an index scan; waiting matches by
+      // age, for their expiry.
+      R"sql(
+ALTER TABLE matches ADD COLUMN creator text NOT NULL DEFAULT '',
+  ADD COLUMN bot_seats smallint NOT NULL DEFAULT 0;
+UPDATE matches SET bot_seats =
+  (SELECT count(*) FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)
+  WHERE status IN (1, 2);
+CREATE INDEX matches_open_by_creator ON matches (creator) WHERE status IN (1, 2);
+CREATE INDEX matches_waiting_by_age ON matches (created_ms) WHERE status = 1;
+CREATE INDEX matches_bots_in_play ON matches (id) WHERE status = 2 AND bot_seats > 0;
+)sql",
   };
   return migrations;
 }
@@ -99,8 +112,10 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"create_match",
        "WITH m AS ("
        "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
-       "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms)"
-       "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10)"
+       "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms, creator,"
+       "    bot_seats)"
+       "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10, $12,"
+       "    $13)"
        "  RETURNING id),"
        " s AS ("
        "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms)"
@@ -194,6 +209,18 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
       {"load_version", "SELECT ply, status, draw_offer, open_seats FROM matches WHERE id = $1"},
+      {"holdings",
+       "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
+       " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
+      {"bot_seats_in_play",
+       "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status = 2 AND bot_seats > 0"},
+      // The oldest waiting matches past their time; a row another transaction holds (a seat
+      // being taken) is left for the next sweep.
+      {"expire_waiting",
+       "WITH old AS (SELECT id FROM matches WHERE status = 1 AND created_ms < $1"
+       "  ORDER BY created_ms LIMIT $3 FOR UPDATE SKIP LOCKED)"
+       " UPDATE matches m SET status = 3, winner = -1, end_reason = 6, result_text = $2"
+       " FROM old WHERE m.id = old.id RETURNING m.id"},
       {"notify", "SELECT pg_notify('ply_matches', $1)"},
       // Ownership is a session-level advisory lock per match, held on the owner connection: it
       // dies with the connection, so a killed instance's matches are free at once.
@@ -467,10 +494,12 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [k, v] : m.options) options[k] = v;
   int open = 0;
+  int bot_seats = 0;
   bool bots_only = true;
   for (const SeatRecord& s : m.seats) {
     if (!s.taken()) ++open;
     if (s.kind != SeatKind::kBot) bots_only = false;
+    if (s.kind == SeatKind::kBot) ++bot_seats;
   }
   nlohmann::json seats = nlohmann::json::array();
   for (size_t i = 0; i < m.seats.size(); ++i) {
@@ -486,7 +515,8 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
     pqxx::nontransaction tx(conn.c);
     id = tx.exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                            m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
-                           m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats))[0]
+                           m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
+                           bot_seats)[0]
              .as<int64_t>();
     return absl::OkStatus();
   });
@@ -1024,6 +1054,49 @@ absl::StatusOr<bool> PostgresStore::RecordBotRequest(int64_t match_id, int ply) 
   });
   if (!s.ok()) return s;
   return duplicate;
+}
+
+absl::StatusOr<Holdings> PostgresStore::HoldingsOf(const std::string& creator) {
+  Holdings h;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::row r = tx.exec_prepared1("holdings", creator);
+    h.waiting = r[0].as<int>();
+    h.bot_seats = r[1].as<int>();
+    h.bot_matches = r[2].as<int>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return h;
+}
+
+absl::StatusOr<int> PostgresStore::BotSeatsInPlay() {
+  int seats = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    seats = tx.exec_prepared1("bot_seats_in_play")[0].as<int>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return seats;
+}
+
+absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t created_before_ms,
+                                                                  const std::string& text,
+                                                                  int limit) {
+  std::vector<int64_t> ids;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("expire_waiting", created_before_ms, text, limit)) {
+      ids.push_back(r[0].as<int64_t>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  std::vector<MatchChange> changes;
+  for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = NowMs()});
+  if (!changes.empty()) Announce(changes);
+  return ids;
 }
 
 }  // namespace ply::lobby

@@ -77,6 +77,10 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) override;
   absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) override;
+  absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) override;
+  absl::StatusOr<int> BotSeatsInPlay() override;
+  absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
+                                                     const std::string& text, int limit) override;
 
   // Several instances: changes are announced with NOTIFY on the channel ply_matches (payload
   // "origin|id:ply:ms,..."; the rows say the rest) and heard on a connection of their own;
