@@ -1,11 +1,13 @@
 #include "lobby-server/storage/postgres/postgres_store.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -221,6 +223,21 @@ void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
   }
 }
 
+// Database error text (server messages, statement details, host names) is for operators, not
+// for the lobby's callers: it is logged here, once, and the status carries a fixed sentence.
+absl::Status Failure(absl::Status answer, const std::string& detail) {
+  std::string line = absl::StrCat("ply-lobby: database: ", answer.message(), " (",
+                                  absl::CHexEscape(detail), ")\n");
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  return answer;
+}
+absl::Status DatabaseUnavailable() {
+  return absl::UnavailableError("the database is unavailable; try again later");
+}
+absl::Status DatabaseRefused() {
+  return absl::InternalError("the database refused the request; the lobby logged why");
+}
+
 }  // namespace
 
 struct PostgresStore::Connection {
@@ -310,7 +327,8 @@ absl::Status PostgresStore::WithConnection(const std::function<absl::Status(Conn
       std::lock_guard<std::mutex> lock(mu_);
       --open_;
       released_.notify_one();
-      return absl::UnavailableError(absl::StrCat("the database cannot be reached: ", e.what()));
+      return Failure(absl::UnavailableError("the database cannot be reached; try again later"),
+                     e.what());
     }
   }
   Lease lease(this, std::move(c));
@@ -318,28 +336,30 @@ absl::Status PostgresStore::WithConnection(const std::function<absl::Status(Conn
     return work(lease.wrapper());
   } catch (const pqxx::broken_connection& e) {
     lease.MarkBroken();
-    return absl::UnavailableError(absl::StrCat("the database connection broke: ", e.what()));
+    return Failure(absl::UnavailableError("the database connection broke; try again"), e.what());
   } catch (const pqxx::in_doubt_error& e) {
     lease.MarkBroken();
-    return absl::UnavailableError(
-        absl::StrCat("the database connection broke during a commit: ", e.what()));
+    return Failure(absl::UnavailableError("the database connection broke during a commit; "
+                                          "reload before trusting what was written"),
+                   e.what());
   } catch (const pqxx::unique_violation& e) {
-    return absl::AbortedError(absl::StrCat("a concurrent write got there first: ", e.what()));
+    return Failure(absl::AbortedError("a concurrent write got there first; reload and retry"),
+                   e.what());
   } catch (const pqxx::sql_error& e) {
     // Class 08 (connection exception) and 57 (operator intervention: shutdown, cancelled by
     // the statement timeout) mean the database is going away or too slow, not a bug here.
     const std::string& state = e.sqlstate();
     if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 || !lease.connection().is_open()) {
       lease.MarkBroken();
-      return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+      return Failure(DatabaseUnavailable(), absl::StrCat("SQLSTATE ", state, ": ", e.what()));
     }
-    return absl::InternalError(absl::StrCat("database error: ", e.what()));
+    return Failure(DatabaseRefused(), absl::StrCat("SQLSTATE ", state, ": ", e.what()));
   } catch (const std::exception& e) {
     if (!lease.connection().is_open()) {
       lease.MarkBroken();
-      return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+      return Failure(DatabaseUnavailable(), e.what());
     }
-    return absl::InternalError(absl::StrCat("database error: ", e.what()));
+    return Failure(DatabaseRefused(), e.what());
   }
 }
 
