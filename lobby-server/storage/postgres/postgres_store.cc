@@ -66,6 +66,26 @@ CREATE TABLE moves (
 ALTER TABLE matches SET (fillfactor = 70);
 ALTER TABLE seats SET (fillfactor = 70);
 )sql",
+      // 3: ListMatches answers from an index for every combination of its filters (issue #20:
+      // a filtered call read the whole table at 1 M matches). Each combination has an index
+      // whose conditions are exactly its filters (leading columns, or the index's predicate)
+      // followed by id DESC, the list's order, so a page reads its rows and stops, even when
+      // the filters match nothing: open seats and bot-only play are correlated with status in
+      // ways the planner cannot estimate, and a scan of a broader index would then read all of
+      // it. Open seats exist only while a match waits and bots-only matches are a minority, so
+      // the partial indexes stay small; "open" or "bots" alone walk the primary key, where
+      // they are common enough to fill a page quickly. No indexed column changes with a move:
+      // moves remain HOT updates.
+      R"sql(
+CREATE INDEX matches_by_game_status ON matches (game, status, id DESC);
+CREATE INDEX matches_open_by_game ON matches (game, id DESC) WHERE open_seats > 0;
+CREATE INDEX matches_open_by_status ON matches (status, id DESC) WHERE open_seats > 0;
+CREATE INDEX matches_open_by_game_status ON matches (game, status, id DESC) WHERE open_seats > 0;
+CREATE INDEX matches_bots_by_game ON matches (game, id DESC) WHERE bots_only;
+CREATE INDEX matches_bots_by_status ON matches (status, id DESC) WHERE bots_only;
+CREATE INDEX matches_bots_by_game_status ON matches (game, status, id DESC) WHERE bots_only;
+CREATE INDEX matches_open_bots ON matches (id DESC) WHERE open_seats > 0 AND bots_only;
+)sql",
   };
   return migrations;
 }
@@ -158,19 +178,45 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"load_moves",
        "SELECT ply, seat, move, think_ms, clock_ms, time_ms, COALESCE(bot::text, '') "
        "FROM moves WHERE match_id = $1 ORDER BY ply"},
-      {"list_matches",
-       absl::StrCat("SELECT ", kMatchColumns,
-                    " FROM matches WHERE ($1::text = '' OR game = $1) "
-                    "AND ($2::integer = 0 OR status = $2) "
-                    "AND (NOT $3::boolean OR open_seats > 0) AND (NOT $4::boolean OR bots_only) "
-                    "AND ($5::bigint = 0 OR id < $5) ORDER BY id DESC LIMIT $6::integer")},
       {"to_resume",
        "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
        "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
+      // For the rest of a transaction: plan each statement for its values. A generic plan
+      // (what PostgreSQL settles on after five calls) picks one index for every value, and a
+      // list filtered by a status that no open match has then reads every open match.
+      {"custom_plans", "SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"},
   };
   return statements;
+}
+
+// ListMatches filters, as bits of a statement's number.
+enum ListFilter : int {
+  kByGame = 1,
+  kByStatus = 2,
+  kOpenSeats = 4,
+  kBotsOnly = 8,
+  kBeforeId = 16,
+  kAllListFilters = 32,
+};
+
+std::string ListStatementName(int filters) { return absl::StrCat("list_matches_", filters); }
+
+// One statement per combination of the filters that are set, so that each one's plan can use
+// the index for exactly those filters: a generic "($1 = '' OR game = $1)" cannot, and a
+// prepared statement soon settles on a generic plan. Conditions are fixed text and values are
+// $n parameters, numbered in the order ListMatches passes them.
+std::string ListStatement(int filters) {
+  std::vector<std::string> where;
+  int n = 0;
+  if (filters & kByGame) where.push_back(absl::StrCat("game = $", ++n, "::text"));
+  if (filters & kByStatus) where.push_back(absl::StrCat("status = $", ++n, "::smallint"));
+  if (filters & kOpenSeats) where.push_back("open_seats > 0");
+  if (filters & kBotsOnly) where.push_back("bots_only");
+  if (filters & kBeforeId) where.push_back(absl::StrCat("id < $", ++n, "::bigint"));
+  return absl::StrCat("SELECT ", kMatchColumns, " FROM matches", where.empty() ? "" : " WHERE ",
+                      absl::StrJoin(where, " AND "), " ORDER BY id DESC LIMIT $", ++n, "::integer");
 }
 
 // JSON text for a parameter; invalid UTF-8 (which protobuf strings cannot carry anyway) is
@@ -301,6 +347,9 @@ int PostgresStore::SchemaVersion() { return static_cast<int>(Migrations().size()
 std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect() {
   auto conn = std::make_unique<Connection>(conninfo_);
   for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
+  for (int filters = 0; filters < kAllListFilters; ++filters) {
+    conn->c.prepare(ListStatementName(filters), ListStatement(filters));
+  }
   pqxx::nontransaction n(conn->c);
   n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
   return conn;
@@ -657,9 +706,26 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchF
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::connection& c = conn.c;
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
+    tx.exec_prepared("custom_plans");
+    int filters = 0;
+    std::vector<std::string> params;
+    if (!f.game.empty()) {
+      filters |= kByGame;
+      params.push_back(f.game);
+    }
+    if (f.status) {
+      filters |= kByStatus;
+      params.push_back(absl::StrCat(static_cast<int>(*f.status)));
+    }
+    if (f.open_seats) filters |= kOpenSeats;
+    if (f.bots_only) filters |= kBotsOnly;
+    if (f.before_id != 0) {
+      filters |= kBeforeId;
+      params.push_back(absl::StrCat(f.before_id));
+    }
+    params.push_back(absl::StrCat(f.limit));
     for (const pqxx::row& r :
-         tx.exec_prepared("list_matches", f.game, f.status ? static_cast<int>(*f.status) : 0,
-                          f.open_seats, f.bots_only, f.before_id, f.limit)) {
+         tx.exec_prepared(ListStatementName(filters), pqxx::prepare::make_dynamic_params(params))) {
       matches.push_back(MatchFromRow(r));
     }
     LoadSeats(tx, matches);
