@@ -555,7 +555,7 @@ TEST(BotService, PersonsMoveIsAnsweredInItsBudgetWhileBotVsBotWorkFloodsTheInsta
   }));
   // A person's bot seat: budget 300 ms, deadline budget + 1 s, five moves in a row.
   constexpr int64_t kBudgetMs = 300;
-  std::vector<double> reply_ms;
+  std::vector<double> reply_ms, queue_ms;
   for (int i = 0; i < 5; ++i) {
     v1::ChooseMoveResponse response;
     const auto sent = Clock::now();
@@ -563,6 +563,7 @@ TEST(BotService, PersonsMoveIsAnsweredInItsBudgetWhileBotVsBotWorkFloodsTheInsta
         Call(*bot, Request("connect4", {"4", std::to_string(1 + i)}, "hard", kBudgetMs),
              kBudgetMs + 1000, &response);
     reply_ms.push_back(MsSince(sent));
+    queue_ms.push_back(response.queue_ms());
     ASSERT_TRUE(status.ok()) << status.error_message();
     EXPECT_LE(reply_ms.back(), kBudgetMs + 1000);
     EXPECT_LT(response.queue_ms(), 100.0);
@@ -574,6 +575,8 @@ TEST(BotService, PersonsMoveIsAnsweredInItsBudgetWhileBotVsBotWorkFloodsTheInsta
   std::printf("interactive replies (budget %lld ms) under a background flood:",
               static_cast<long long>(kBudgetMs));
   for (double ms : reply_ms) std::printf(" %.0f", ms);
+  std::printf(" ms, queued");
+  for (double ms : queue_ms) std::printf(" %.1f", ms);
   std::printf(" ms; background answered %d, refused %d while it ran\n", background_answered.load(),
               background_refused.load());
 }
