@@ -111,11 +111,10 @@ void WorkerPool::Run(size_t tt_megabytes, const Task& warm_up, std::latch& warm)
     task = nullptr;  // release what the task holds before reporting the worker free
     lock.lock();
     --busy_;
-    if (background) {
-      --background_busy_;
-      // A background task may have been waiting for this background worker's place.
-      if (!background_.empty()) work_ready_.notify_one();
-    }
+    if (background) --background_busy_;
+    // A background task may have been waiting for this worker's place, and while stopping, a
+    // worker that found only such tasks waits to see the queues empty before it leaves.
+    if (!background_.empty() || stopping_) work_ready_.notify_all();
     if (interactive_.empty() && background_.empty() && busy_ == 0) idle_.notify_all();
   }
 }

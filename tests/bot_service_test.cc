@@ -526,6 +526,36 @@ TEST(WorkerPool, InteractiveWorkGoesFirstAndBackgroundKeepsOffTheReservedPart) {
   EXPECT_EQ(started, (std::vector<std::string>{"bg1", "i1", "i2", "bg2"}));
 }
 
+TEST(WorkerPool, StopsWithBackgroundWorkStillWaitingForItsShare) {
+  std::atomic<int> ran{0};
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::thread releaser;
+  {
+    bot::WorkerPool pool({.workers = 3,
+                          .queue_capacity = 4,
+                          .reserved_workers = 2,
+                          .reserved_queue = 0,
+                          .tt_megabytes = 1});
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_TRUE(pool.TrySubmit(
+          [&](SearchCache&) {
+            released.wait();
+            ++ran;
+          },
+          bot::Priority::kBackground));
+    }
+    // The destructor starts while three tasks wait for the one worker background work may use;
+    // it runs them, one at a time, then returns.
+    releaser = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      release.set_value();
+    });
+  }
+  releaser.join();
+  EXPECT_EQ(ran.load(), 4);
+}
+
 TEST(BotService, PersonsMoveIsAnsweredInItsBudgetWhileBotVsBotWorkFloodsTheInstance) {
   auto bot = StartBot({"--workers=2", "--queue=2", "--reserved_workers=1", "--reserved_queue=1"});
   ASSERT_NE(bot, nullptr);
