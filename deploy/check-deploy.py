@@ -367,6 +367,10 @@ def check_k8s(docs, problems):
             if isinstance(p.get("targetPort"), str) and p["targetPort"] not in names:
                 problems.append(f"k8s Service {name}: targetPort {p['targetPort']} is not a "
                                 "named container port")
+    for name, secret in secrets.items():
+        if not secret.get("generated") and (secret.get("stringData") or secret.get("data")):
+            problems.append(f"k8s Secret {name}: its values are written in the file; generate it "
+                            "from ignored files (kustomization.yaml secretGenerator)")
     for name in by_kind.get("Problem", {}):
         problems.append(f"deploy/k8s/kustomization.yaml: {name}")
     for kind in ("HorizontalPodAutoscaler",):
@@ -466,6 +470,9 @@ def selftest(dockerfile, compose, docs):
         if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":
             d["spec"]["template"]["spec"]["volumes"][0]["secret"]["secretName"] = "nothing"
     expect("a token from an undefined Secret", dockerfile, compose, k)
+    k = copy.deepcopy(docs) + [{"kind": "Secret", "metadata": {"name": "written"},
+                                 "stringData": {"password": "change-me"}}]
+    expect("a Kubernetes Secret with its value in the file", dockerfile, compose, k)
     return failures
 
 
