@@ -474,7 +474,8 @@ std::unique_ptr<ServerProcess> StartBotLoggingTo(const std::string& log,
 
 // Runs ply-bot to its end (for flags it refuses); its exit code and everything it printed.
 std::pair<int, std::string> RunBotToEnd(const std::string& flags) {
-  const std::string command = absl::StrCat(PLY_BOT_BINARY, " ", flags, " 2>&1");
+  // Bounded: a ply-bot that accepts the flags serves until killed (exit 124 from timeout).
+  const std::string command = absl::StrCat("timeout 10 ", PLY_BOT_BINARY, " ", flags, " 2>&1");
   FILE* p = popen(command.c_str(), "r");
   std::string out;
   char buf[1024];
