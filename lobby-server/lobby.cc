@@ -11,6 +11,7 @@
 #include "lobby-server/convert.h"
 #include "lobby-server/events/fanout.h"
 #include "lobby-server/match/rules.h"
+#include "lobby-server/names.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
@@ -23,30 +24,12 @@ struct Lobby::PendingMove {
 
 namespace {
 
-constexpr size_t kMaxNameBytes = 40;
 // Bounds on what a request may carry, so that errors never echo a huge text back.
 constexpr int kMaxOptions = 32;
 constexpr size_t kMaxTextBytes = 64;
 constexpr int64_t kMaxInitialMs = 24LL * 3600 * 1000;
 constexpr int64_t kMinInitialMs = 100;
 constexpr int64_t kMaxIncrementMs = 3600 * 1000;
-
-absl::StatusOr<std::string> CleanName(const std::string& raw) {
-  std::string name;
-  for (char c : raw) {
-    // Control characters would garble other players' terminals.
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) continue;
-    name += c;
-  }
-  const size_t first = name.find_first_not_of(' ');
-  if (first == std::string::npos) return absl::InvalidArgumentError("a display name is required");
-  name = name.substr(first, name.find_last_not_of(' ') - first + 1);
-  if (name.size() > kMaxNameBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a display name has at most ", kMaxNameBytes, " bytes"));
-  }
-  return name;
-}
 
 }  // namespace
 
@@ -294,7 +277,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
       return absl::InvalidArgumentError(
           absl::StrCat("seat ", s + 1, " (take_seat ", s, ") is not a human seat"));
     }
-    absl::StatusOr<std::string> name = CleanName(req.display_name());
+    absl::StatusOr<std::string> name = CleanDisplayName(req.display_name());
     if (!name.ok()) return name.status();
     token = NewSeatToken();
     rec.seats[s].display_name = *name;
@@ -387,7 +370,7 @@ bool Lobby::TryGetMatch(int64_t match_id, v1::Match* out) {
 }
 
 absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchRequest& req) {
-  absl::StatusOr<std::string> name = CleanName(req.display_name());
+  absl::StatusOr<std::string> name = CleanDisplayName(req.display_name());
   if (!name.ok()) return name.status();
   v1::JoinMatchResponse response;
   absl::Status s = WithMatch(req.match_id(), [&](LiveMatch& live) -> absl::Status {

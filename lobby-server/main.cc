@@ -27,13 +27,16 @@
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
 #include "bot-service/credentials.h"
+#include "bot-service/log_text.h"
 #include "bot-service/metrics_http.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/lobby_service.h"
 #include "lobby-server/storage/postgres/postgres_store.h"
 
-ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(std::string, host, "127.0.0.1",
+          "Address to listen on: loopback unless told otherwise (0.0.0.0 for every interface, as "
+          "in a container; then serve TLS with --tls_cert or put a TLS proxy in front).");
 ABSL_FLAG(int, port, 50050, "Port to listen on; 0 lets the system choose a free one.");
 ABSL_FLAG(std::string, database_url, "",
           "PostgreSQL connection string or URI. Empty: the PLY_DATABASE_URL environment variable "
@@ -58,6 +61,9 @@ ABSL_FLAG(std::string, bot_tls_ca, "",
 ABSL_FLAG(std::string, bot_tls_cert, "",
           "PEM certificate the lobby presents to ply-bot (mutual TLS), with --bot_tls_key.");
 ABSL_FLAG(std::string, bot_tls_key, "", "PEM private key of --bot_tls_cert.");
+ABSL_FLAG(std::string, bot_token_file, "",
+          "File holding the token ply-bot instances require (their --auth_token_file), sent "
+          "with every bot call; empty: none.");
 ABSL_FLAG(int64_t, bot_pacing_ms, 500,
           "Default minimum time before a bot moves, so people can follow (0: as fast as they go).");
 ABSL_FLAG(int64_t, bot_deadline_margin_ms, 1000,
@@ -116,6 +122,8 @@ int Main() {
   // Debian's Abseil is built with Mutex deadlock detection on, which gRPC's locks pay for on
   // every acquisition (a lock graph kept per mutex): a check for debugging, not for serving.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Invalid UTF-8 in a request makes protobuf log a line per request: rate-limited, not raw.
+  RouteProtobufLogs("ply-lobby");
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -153,7 +161,18 @@ int Main() {
                    std::string(bot_credentials.status().message()).c_str());
       return 2;
     }
-    absl::StatusOr<std::unique_ptr<BotTargets>> made = BotTargets::Create(target, *bot_credentials);
+    std::string bot_token;
+    if (const std::string file = absl::GetFlag(FLAGS_bot_token_file); !file.empty()) {
+      absl::StatusOr<std::string> read = ReadTokenFile(file);
+      if (!read.ok()) {
+        std::fprintf(stderr, "ply-lobby: --bot_token_file: %s\n",
+                     std::string(read.status().message()).c_str());
+        return 2;
+      }
+      bot_token = *std::move(read);
+    }
+    absl::StatusOr<std::unique_ptr<BotTargets>> made =
+        BotTargets::Create(target, *bot_credentials, std::move(bot_token));
     if (!made.ok()) {
       std::fprintf(stderr, "ply-lobby: --bot_target: %s\n",
                    std::string(made.status().message()).c_str());

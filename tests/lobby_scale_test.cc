@@ -91,10 +91,11 @@ class LobbyScaleTest : public ::ply::testing::StackFixture {
 
   // A lobby on the test's database: both bots, no bot pacing, quick claims, metrics on.
   Instance StartInstance(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        "--port=0",        "--host=127.0.0.1",  absl::StrCat("--database_url=", url_),
-        BotTargetFlag(),   "--bot_pacing_ms=0", "--claim_ms=200",
-        "--metrics_port=0"};
+    std::vector<std::string> args = {"--port=0", "--host=127.0.0.1",
+                                     absl::StrCat("--database_url=", url_), BotTargetFlag(),
+                                     "--bot_pacing_ms=0", "--claim_ms=200", "--metrics_port=0",
+                                     // Every test client is 127.0.0.1: room for its bot matches.
+                                     "--client_bot_matches=8"};
     args.insert(args.end(), extra.begin(), extra.end());
     Instance lobby;
     auto process = ServerProcess::Start(PLY_LOBBY_BINARY, args);

@@ -48,6 +48,8 @@ void BotDriver::Request(LiveMatch& live) {
   for (const MoveRecord& m : live.rec.moves) request.mutable_position()->add_moves(m.move);
   request.set_difficulty(seat.difficulty);
   request.set_budget_ms(budget);
+  // Nobody waits on a bot-vs-bot move: ply-bot serves people's bots first.
+  if (!people) request.set_priority(v1::BOT_PRIORITY_BACKGROUND);
   // Different games between the same levels, yet the same answer if a move is asked again.
   request.set_seed(Mix64(static_cast<uint64_t>(live.id) * 1000003u + live.rec.ply) | 1);
   const int64_t id = live.id;

@@ -206,15 +206,21 @@ size_t MatchCache::size() {
 
 void MatchCache::MakeRoomLocked() {
   if (matches_.size() < options_.size) return;
-  for (auto i = matches_.begin(); i != matches_.end();) {
-    std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
-    // Whatever nobody here watches or drives goes, whether finished, waiting or in play: a
-    // later call loads it again. So memory stays bounded however many matches clients open.
-    const LiveMatch& m = *i->second;
-    const bool idle = l.owns_lock() && m.loaded && m.watchers.empty() && !m.owned &&
-                      !m.committing && m.bot_call == nullptr;
-    l = {};
-    i = idle ? matches_.erase(i) : std::next(i);
+  // Whatever nobody here watches or drives may go, whether finished, waiting or in play (a
+  // later call loads it again), so memory stays bounded however many matches clients open.
+  // Finished and waiting matches go first; matches in play only as far as the bound needs.
+  // Down to nine tenths of the bound, so that the scan is not paid at every new match.
+  const size_t target = options_.size - options_.size / 10;
+  for (const bool in_play : {false, true}) {
+    for (auto i = matches_.begin(); i != matches_.end() && matches_.size() >= target;) {
+      std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
+      const LiveMatch& m = *i->second;
+      const bool idle = l.owns_lock() && m.loaded && m.watchers.empty() && !m.owned &&
+                        !m.committing && m.bot_call == nullptr &&
+                        (m.rec.status == MatchStatus::kActive) == in_play;
+      l = {};
+      i = idle ? matches_.erase(i) : std::next(i);
+    }
   }
 }
 
