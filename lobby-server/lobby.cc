@@ -59,7 +59,7 @@ Lobby::~Lobby() { Shutdown(); }
 
 void Lobby::Shutdown() {
   if (stopping_.exchange(true)) return;
-  cache_.DisownAll();
+  cache_.Leave();
   for (auto& live : cache_.All()) {
     std::lock_guard<std::mutex> l(live->mu);
     CloseWatchers(*live, absl::UnavailableError("this lobby instance is shutting down: reconnect "

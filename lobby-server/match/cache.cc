@@ -239,7 +239,8 @@ void MatchCache::Disown(LiveMatch& live) {
   store_->Disown(live.id);
 }
 
-void MatchCache::DisownAll() {
+void MatchCache::Leave() {
+  store_->StopPeers();
   for (auto& live : All()) {
     std::lock_guard<std::mutex> l(live->mu);
     if (live->bot_call) live->bot_call->Cancel();

@@ -78,9 +78,11 @@ class MatchCache {
   void TryOwn(LiveMatch& live);
   // Hands back a match this instance owns (lock held).
   void Disown(LiveMatch& live);
-  // Stops driving every match and hands them all back at once (shutting down). Bot calls end
-  // first, so that the next owner's request for the same ply is the only one.
-  void DisownAll();
+  // Leaves the other instances (shutting down): their news is no longer heard (the store's
+  // threads must not reach a cache or an executor that is going away), and every match this
+  // instance drives is handed back at once. Bot calls end first, so that the next owner's
+  // request for the same ply is the only one.
+  void Leave();
 
  private:
   // Loads the match into `live`, telling hooks_.reloaded what it replaced.

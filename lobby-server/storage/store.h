@@ -231,6 +231,9 @@ class MatchStore {
   //
   // Starts announcing this instance's changes to the others and listening for theirs.
   virtual absl::Status StartPeers(PeerHandlers /*handlers*/) { return absl::OkStatus(); }
+  // Stops calling the handlers: none runs, or is still running, once this returns (the lobby
+  // they post to is going away). A handler must not call back into the store.
+  virtual void StopPeers() {}
   // Live lobby instances other than this one, as far as the store can tell.
   virtual absl::StatusOr<int> Peers() { return 0; }
   // Ownership of a match's timed work (asking its bots, flagging its clocks): at most one

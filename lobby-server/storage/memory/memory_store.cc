@@ -25,6 +25,47 @@ bool BotsOnly(const MatchRecord& m) {
 
 }  // namespace
 
+MemoryStore::MemoryStore(bool async_appends) {
+  if (async_appends) writer_ = std::thread([this] { WriteAppends(); });
+}
+
+MemoryStore::~MemoryStore() {
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    closing_ = true;
+  }
+  append_ready_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+void MemoryStore::AppendMoveAsync(int64_t match_id, MoveCommit commit,
+                                  std::function<void(absl::Status)> done) {
+  if (!writer_.joinable()) {
+    done(AppendMove(match_id, commit));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    appends_.push_back({match_id, std::move(commit), std::move(done)});
+  }
+  append_ready_.notify_one();
+}
+
+void MemoryStore::WriteAppends() {
+  for (;;) {
+    PendingAppend next;
+    {
+      std::unique_lock<std::mutex> lock(append_mu_);
+      append_ready_.wait(lock, [&] { return closing_ || !appends_.empty(); });
+      // Closing still answers what was queued: those callers are waiting.
+      if (appends_.empty()) return;
+      next = std::move(appends_.front());
+      appends_.pop_front();
+    }
+    next.done(AppendMove(next.match_id, next.commit));
+  }
+}
+
 void MemoryStore::FailCalls(absl::Status status) {
   std::lock_guard<std::mutex> lock(mu_);
   failure_ = std::move(status);

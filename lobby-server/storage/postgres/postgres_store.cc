@@ -948,13 +948,26 @@ void PostgresStore::Announce(const std::string& what) {
 
 absl::Status PostgresStore::StartPeers(PeerHandlers handlers) {
   if (listening_.exchange(true)) return absl::FailedPreconditionError("already listening");
-  handlers_ = std::move(handlers);
+  {
+    std::lock_guard<std::mutex> lock(handlers_mu_);
+    handlers_ = std::move(handlers);
+  }
   std::promise<absl::Status> first;
   std::future<absl::Status> listening = first.get_future();
   listener_ = std::thread([this, first = std::move(first)]() mutable { Listen(&first); });
   absl::Status s = listening.get();
   if (s.ok()) Announce("hello");
   return s;
+}
+
+void PostgresStore::StopPeers() {
+  std::lock_guard<std::mutex> lock(handlers_mu_);
+  handlers_ = {};
+}
+
+void PostgresStore::Tell(const std::function<void(const PeerHandlers&)>& call) {
+  std::lock_guard<std::mutex> lock(handlers_mu_);
+  call(handlers_);
 }
 
 void PostgresStore::Listen(std::promise<absl::Status>* first) {
@@ -983,7 +996,9 @@ void PostgresStore::Listen(std::promise<absl::Status>* first) {
       if (connected_before) {
         listen_reconnects_.fetch_add(1, std::memory_order_relaxed);
         // Whatever was announced while this connection was down is lost: catch up.
-        if (handlers_.resync) handlers_.resync();
+        Tell([](const PeerHandlers& h) {
+          if (h.resync) h.resync();
+        });
       }
       connected_before = true;
       backoff_ms = 100;
@@ -1012,7 +1027,9 @@ void PostgresStore::Heard(const std::string& payload) {
   if (bar == std::string::npos || payload.compare(0, bar, origin_) == 0) return;
   const absl::string_view what = absl::string_view(payload).substr(bar + 1);
   if (what == "released") {
-    if (handlers_.released) handlers_.released();
+    Tell([](const PeerHandlers& h) {
+      if (h.released) h.released();
+    });
     return;
   }
   std::vector<MatchChange> changes;
@@ -1028,7 +1045,9 @@ void PostgresStore::Heard(const std::string& payload) {
     }
   }
   // An empty list is a new instance saying hello.
-  if (handlers_.changed) handlers_.changed(changes);
+  Tell([&](const PeerHandlers& h) {
+    if (h.changed) h.changed(changes);
+  });
 }
 
 absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connection&)>& work) {
@@ -1057,8 +1076,12 @@ absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connectio
       result = absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
     }
   }
-  // Outside the lock: the handler may call back into the store.
-  if (lost && handlers_.ownership_lost) handlers_.ownership_lost();
+  // Outside owner_mu_: the handler is not to call back into the store, but must not wait for it.
+  if (lost) {
+    Tell([](const PeerHandlers& h) {
+      if (h.ownership_lost) h.ownership_lost();
+    });
+  }
   return result;
 }
 
