@@ -1,5 +1,6 @@
 #include "engine/games/connect4/connect4.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
+#include "engine/games/connect4/book.h"
 #include "engine/games/connect4/solver.h"
 
 namespace ply {
@@ -234,37 +236,52 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
   if (game.cylinder_ || !connect4::Solver::SupportsSize(game.width_, game.height_)) {
     return std::nullopt;
   }
-  // One solver per thread and board size: its table keeps what it learned between the moves of
-  // a game, and a bot worker thread never shares it.
-  thread_local std::map<std::pair<int, int>, std::unique_ptr<connect4::Solver>> solvers;
-  auto& solver = solvers[{game.width_, game.height_}];
-  if (!solver) solver = std::make_unique<connect4::Solver>(game.width_, game.height_, 64);
-  // Leave part of the budget for the fallback search when the position is too hard to prove.
-  connect4::SolverLimits solver_limits{
-      .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
-  if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
+  const auto start = std::chrono::steady_clock::now();
   const int me = game.SideToMove();
-  connect4::SolveResult solved =
-      solver->Solve(game.stones_[me], game.mask_, game.ply_, solver_limits);
-  if (!solved.solved || solved.best_column < 0) return std::nullopt;
-
   SearchResult<Move> result;
-  result.best_move = static_cast<Move>(solved.best_column);
+  int score = 0;
+  // The opening is beyond the solver's budget: the book holds those positions' exact values.
+  std::optional<connect4::BookEntry> booked;
+  if (game.width_ == 7 && game.height_ == 6 &&
+      game.ply_ <= connect4::OpeningBook::Standard().max_ply()) {
+    booked = connect4::OpeningBook::Standard().Find(game.stones_[me], game.mask_);
+  }
+  if (booked) {
+    result.best_move = static_cast<Move>(booked->column);
+    score = booked->score;
+    result.elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  } else {
+    // One solver per thread and board size: its table keeps what it learned between the moves
+    // of a game, and a bot worker thread never shares it.
+    thread_local std::map<std::pair<int, int>, std::unique_ptr<connect4::Solver>> solvers;
+    auto& solver = solvers[{game.width_, game.height_}];
+    if (!solver) solver = std::make_unique<connect4::Solver>(game.width_, game.height_, 64);
+    // Leave part of the budget for the fallback search when the position is too hard to prove.
+    connect4::SolverLimits solver_limits{
+        .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
+    if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
+    connect4::SolveResult solved =
+        solver->Solve(game.stones_[me], game.mask_, game.ply_, solver_limits);
+    if (!solved.solved || solved.best_column < 0) return std::nullopt;
+    result.best_move = static_cast<Move>(solved.best_column);
+    score = solved.score;
+    result.nodes = solved.nodes;
+    result.elapsed_ms = solved.elapsed_ms;
+  }
   result.has_move = true;
   result.pv = {result.best_move};
-  result.nodes = solved.nodes;
-  result.elapsed_ms = solved.elapsed_ms;
   result.exact = true;
   result.depth = game.width_ * game.height_ - game.ply_;
   // Solver score s: the winner's winning stone is placed with m stones on the board, where
   // s = (cells + 1 - m) / 2 and m has the winner's parity; the game ends m - ply + 1 plies on.
   const int cells = game.width_ * game.height_;
-  if (solved.score != 0) {
-    int winner_parity = solved.score > 0 ? game.ply_ & 1 : (game.ply_ + 1) & 1;
-    int m = cells + 1 - 2 * std::abs(solved.score);
+  if (score != 0) {
+    int winner_parity = score > 0 ? game.ply_ & 1 : (game.ply_ + 1) & 1;
+    int m = cells + 1 - 2 * std::abs(score);
     if ((m & 1) != winner_parity) ++m;
     int plies = m - game.ply_ + 1;
-    result.score = solved.score > 0 ? WinIn(plies) : LossIn(plies);
+    result.score = score > 0 ? WinIn(plies) : LossIn(plies);
   }
   return result;
 }

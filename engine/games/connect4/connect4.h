@@ -101,8 +101,9 @@ class Connect4 {
 
   bool operator==(const Connect4&) const = default;
 
-  // The `perfect` level: the exact solver (solver.h) on plain boards, within part of the
-  // budget; nullopt when it cannot prove the result in time (the caller then searches).
+  // The `perfect` level: on 7x6, the opening book (book.h) while it covers the position;
+  // otherwise the exact solver (solver.h) on plain boards, within part of the budget. nullopt
+  // when it cannot prove the result in time (the caller then searches).
   static std::optional<SearchResult<Move>> Solve(Connect4& game, const SearchLimits& limits);
 
   int width() const { return width_; }
