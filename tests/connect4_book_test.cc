@@ -11,7 +11,6 @@
 #include "engine/core/random.h"
 #include "engine/games/connect4/book.h"
 #include "engine/games/connect4/solver.h"
-#include "engine/registry/registry.h"
 
 namespace ply::connect4 {
 namespace {
@@ -118,7 +117,7 @@ TEST(Connect4Book, CoversEveryPositionThePerfectLevelCanReach) {
   EXPECT_GT(checked, 0);
 }
 
-// The book's entries agree with the solver, checked afresh on a sample from the deepest plies
+// The book's entries agree with the solver, checked afresh on a sample from the four deepest plies
 // (a few tens of milliseconds each; shallower ones take the solver seconds to minutes): the
 // same score, and the stored column reaches it.
 TEST(Connect4Book, SampledEntriesAgreeWithFreshSolves) {
@@ -128,12 +127,12 @@ TEST(Connect4Book, SampledEntriesAgreeWithFreshSolves) {
   for (const OpeningBook::Stored& e : book.Entries()) {
     uint64_t current, mask;
     OpeningBook::Decode(e.key, current, mask);
-    if (std::popcount(mask) >= book.max_ply() - 1) deep.push_back(e);
+    if (std::popcount(mask) >= book.max_ply() - 3) deep.push_back(e);
   }
   ASSERT_FALSE(deep.empty());
   Solver solver(7, 6, 16);
   Rng rng(2026);
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < 16; ++i) {
     const OpeningBook::Stored& e = deep[rng.Below(deep.size())];
     uint64_t current, mask;
     OpeningBook::Decode(e.key, current, mask);
@@ -163,22 +162,6 @@ TEST(Connect4Book, OpensInTheCentreWithTheKnownValue) {
   ASSERT_TRUE(root.has_value());
   EXPECT_EQ(root->column, 3);
   EXPECT_EQ(root->score, 1);
-}
-
-// The perfect level plays from the book without searching, and keeps the value: after 4 4 it
-// must not let the win go.
-TEST(Connect4Book, PerfectLevelPlaysTheBookInstantly) {
-  const OpeningBook& book = OpeningBook::Standard();
-  if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
-  const GameInfo* info = FindGame("connect4");
-  auto game = CreateGame("connect4");
-  ASSERT_TRUE(game.ok());
-  auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect")});
-  ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->move, "4");
-  EXPECT_TRUE(report->exact);
-  EXPECT_EQ(report->nodes, 0);
-  EXPECT_LT(report->elapsed_ms, 50);
 }
 
 }  // namespace

@@ -76,18 +76,19 @@ TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
   ExpectLevelKeepsValues("Test_L3_R1", /*every=*/25, /*limit=*/40, "hard");
 }
 
-// The solver cannot prove the empty board within a move's budget (that takes minutes), so the
-// perfect level falls back to the search there; it must still open in the centre, the known
-// perfect first move. A node budget (not a clock) keeps the result the same on any machine.
-TEST(Connect4Levels, PerfectOpensInTheCentre) {
+// The solver cannot prove the empty board within a move's budget (that takes minutes); the
+// perfect level finds it in its opening book, at once and exactly: the centre, a win.
+TEST(Connect4Levels, PerfectOpensInTheCentreFromItsBook) {
   const GameInfo* info = FindGame("connect4");
   auto game = CreateGame("connect4");
   ASSERT_TRUE(game.ok());
   auto report =
       (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect"), .max_nodes = 1000000});
   ASSERT_TRUE(report.ok());
-  EXPECT_FALSE(report->exact);
+  EXPECT_TRUE(report->exact);
   EXPECT_EQ(report->move, "4");
+  EXPECT_GT(report->score, 0);
+  EXPECT_EQ(report->nodes, 0) << "looked up, not searched";
 }
 
 // Column 4 is the only first move that wins. Every iteration of one search, up to the depth a
