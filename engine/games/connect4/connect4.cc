@@ -264,7 +264,7 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
     // prove: a heuristic move throws results away (147446: it lost at -2 where -1 was there
     // to keep), so the solver gets all the rest. 147446 takes the solver 24.5 M nodes, about 3 s
     // at its 8-10 M nodes/s: beyond the 3 s it had of the level's 5, within the 4.5 s now.
-    connect4::SolverLimits solver_limits{
+    SearchLimits solver_limits{
         .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 9 / 10, .stop = limits.stop};
     if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
     connect4::SolveResult solved =
