@@ -91,6 +91,25 @@ TEST(Connect4Levels, PerfectOpensInTheCentreFromItsBook) {
   EXPECT_EQ(report->nodes, 0) << "looked up, not searched";
 }
 
+// The perfect level reports how far the end is, as the search does: a win with the next stone
+// is a win in one ply, and the empty board is won with the first player's 21st stone.
+TEST(Connect4Levels, PerfectReportsTheDistanceToTheEnd) {
+  const GameInfo* info = FindGame("connect4");
+  const Difficulty perfect = *FindLevel(info->levels, "perfect");
+  struct Case {
+    const char* moves;
+    Score score;
+  };
+  for (const Case& c : {Case{"445566", WinIn(1)}, Case{"44556", LossIn(2)}, Case{"", WinIn(41)}}) {
+    auto game = ReplayGame("connect4", {}, Digits(c.moves));
+    ASSERT_TRUE(game.ok());
+    auto report = (*game)->ChooseMove({.level = perfect});
+    ASSERT_TRUE(report.ok());
+    EXPECT_TRUE(report->exact) << c.moves;
+    EXPECT_EQ(report->score, c.score) << "after '" << c.moves << "'";
+  }
+}
+
 // Column 4 is the only first move that wins. Every iteration of one search, up to the depth a
 // two-second budget reaches on a fast machine, must see that (before the evaluation weighed odd
 // and even depths alike, depth 16 chose column 3). Depths stand in for budgets here so that the

@@ -280,12 +280,13 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
   result.exact = true;
   result.depth = game.width_ * game.height_ - game.ply_;
   // Solver score s: the winner's winning stone is placed with m stones on the board, where
-  // s = (cells + 1 - m) / 2 and m has the winner's parity; the game ends m - ply + 1 plies on.
+  // s = (cells + 1 - m) / 2 rounded down, so m is cells + 1 - 2s or one less, whichever has the
+  // winner's parity; the game ends m - ply + 1 plies on.
   const int cells = game.width_ * game.height_;
   if (score != 0) {
     int winner_parity = score > 0 ? game.ply_ & 1 : (game.ply_ + 1) & 1;
     int m = cells + 1 - 2 * std::abs(score);
-    if ((m & 1) != winner_parity) ++m;
+    if ((m & 1) != winner_parity) --m;
     int plies = m - game.ply_ + 1;
     result.score = score > 0 ? WinIn(plies) : LossIn(plies);
   }
