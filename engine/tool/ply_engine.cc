@@ -412,8 +412,11 @@ int Bench(const std::vector<std::string>& args) {
                         {"signature", signature},
                         {"signature_depth", sig_depth}});
       } else {
-        std::cout << absl::StrFormat("%-10s %-5d %14.0f %10d %12d %10d\n", info.name, plies,
-                                     timed.nodes_per_second, timed.depth, signature, sig_depth);
+        // --signature-only measures no speed: its columns say so rather than show zeros.
+        std::string nps = signature_only ? "-" : absl::StrFormat("%.0f", timed.nodes_per_second);
+        std::string depth = signature_only ? "-" : std::to_string(timed.depth);
+        std::cout << absl::StrFormat("%-10s %-5d %14s %10s %12d %10d\n", info.name, plies, nps,
+                                     depth, signature, sig_depth);
         std::cout.flush();
       }
     }
