@@ -8,6 +8,7 @@
 //   ply-engine solve connect4 MOVES
 //   ply-engine book connect4 [--max-ply N] [--out FILE]
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
+//   ply-engine ladder GAME [--games N] [--time-ms T]
 //   ply-engine bench [GAME ...] [--signature-only]
 //   ply-engine demo [GAME] [--a LEVEL --b LEVEL]
 #include <chrono>
@@ -29,6 +30,7 @@
 #include "engine/core/text.h"
 #include "engine/games/connect4/book.h"
 #include "engine/registry/registry.h"
+#include "engine/tool/ladder.h"
 #include "engine/tool/match.h"
 #include "engine/tool/solve.h"
 #include "nlohmann/json.hpp"
@@ -355,6 +357,42 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
   return 0;
 }
 
+// Every level of a game on one rating scale, anchored to a random mover (see ladder.h).
+int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
+  if (args.size() != 1) return Usage("ladder needs GAME");
+  const bool json = absl::GetFlag(FLAGS_json);
+  LadderConfig config{.game = args[0],
+                      .options = options,
+                      .games = absl::GetFlag(FLAGS_games),
+                      .seed = absl::GetFlag(FLAGS_seed),
+                      .opening_plies = absl::GetFlag(FLAGS_opening_plies),
+                      .time_ms = absl::GetFlag(FLAGS_time_ms),
+                      .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
+  auto ratings =
+      RunLadder(config, [&](const std::string& a, const std::string& b, const PairResult& r) {
+        if (json) return;
+        std::cout << absl::StrFormat("%-8s vs %-8s +%d =%d -%d\n", a, b, r.wins, r.draws, r.losses);
+        std::cout.flush();
+      });
+  if (!ratings.ok()) return Fail(ratings.status());
+  if (json) {
+    Json out = Json::array();
+    for (const LadderRating& r : *ratings) {
+      out.push_back(
+          {{"level", r.name}, {"rating", r.rating}, {"error", r.error}, {"games", r.games}});
+    }
+    std::cout << Json{{"game", config.game}, {"anchor", "random"}, {"ratings", out}}.dump() << "\n";
+    return 0;
+  }
+  std::cout << absl::StrFormat("\n%-8s %7s %8s %6s\n", "level", "rating", "95%", "games");
+  for (const LadderRating& r : *ratings) {
+    std::cout << absl::StrFormat("%-8s %7.0f %8s %6d\n", r.name, r.rating,
+                                 r.error > 0 ? absl::StrFormat("+- %.0f", r.error) : "anchor",
+                                 r.games);
+  }
+  return 0;
+}
+
 // Positions for `bench`: the initial position and one a few plies in, reached by a fixed
 // pseudo-random line, for every game (or the ones named).
 int Bench(const std::vector<std::string>& args) {
@@ -503,6 +541,7 @@ int main(int argc, char** argv) {
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
       "  ply-engine book connect4 [--max-ply N] [--out FILE]   (the perfect level's opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
+      "  ply-engine ladder GAME [--games N per pairing] [--time-ms T]   (every level's rating)\n"
       "  ply-engine bench [GAME ...] [--signature-only]\n"
       "  ply-engine demo [GAME] [--a LEVEL --b LEVEL]\n"
       "every subcommand takes --json");
@@ -519,6 +558,7 @@ int main(int argc, char** argv) {
   if (command == "analyze") return ply::Analyze(args, *options);
   if (command == "solve") return ply::Solve(args, *options);
   if (command == "match") return ply::Match(args, *options);
+  if (command == "ladder") return ply::Ladder(args, *options);
   if (command == "book") return ply::Book(args);
   if (command == "bench") return ply::Bench(args);
   if (command == "demo") return ply::Demo(args, *options);
