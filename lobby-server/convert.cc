@@ -2,6 +2,8 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/match/clock.h"
@@ -22,6 +24,10 @@ void SeatToProto(const SeatRecord& s, int index, int64_t clock_ms, std::string s
   p->set_taken(s.taken());
   p->set_clock_ms(clock_ms);
   p->set_side(std::move(side));
+  p->set_player(s.player);
+  p->set_rating(s.rating);
+  p->set_rating_after(s.rating_after);
+  p->set_provisional(s.provisional);
 }
 
 }  // namespace
@@ -114,6 +120,19 @@ std::string BotThinkingJson(const v1::ChooseMoveResponse& reply) {
   std::string json;
   (void)google::protobuf::util::MessageToJsonString(thinking, &json);
   return json;
+}
+
+v1::GameRating RatingToProto(const GameRatingRecord& r) {
+  v1::GameRating p;
+  p.set_game(r.game);
+  p.set_rating(static_cast<int>(std::lround(r.rating)));
+  p.set_deviation(static_cast<int>(std::lround(r.deviation)));
+  p.set_provisional(r.deviation > 110);
+  p.set_games(r.games);
+  p.set_wins(r.wins);
+  p.set_draws(r.draws);
+  p.set_losses(r.losses);
+  return p;
 }
 
 }  // namespace ply::lobby

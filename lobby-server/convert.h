@@ -19,6 +19,7 @@ namespace ply::lobby {
 v1::Match ToProto(const LiveMatch& live, int64_t now_ms);
 // A match as ListMatches lists it: no moves, clocks as stored.
 v1::MatchSummary SummaryToProto(const MatchRecord& rec);
+v1::GameRating RatingToProto(const GameRatingRecord& rating);
 v1::MoveRecord MoveToProto(const MoveRecord& move);
 v1::MatchResult ResultToProto(const MatchResult& result);
 // What a bot's search saw, as MoveRecord::bot_json keeps it.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bot-service/log_text.h"
 #include "bot-service/proto_convert.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
@@ -201,8 +203,117 @@ absl::StatusOr<int> Lobby::SeatThatMayAct(LiveMatch& live, const std::string& to
   return seat;
 }
 
+absl::StatusOr<std::optional<PlayerRecord>> Lobby::PlayerOf(const std::string& key) {
+  if (key.empty()) return std::optional<PlayerRecord>();
+  if (!IsWellFormedToken(key)) {
+    return absl::UnauthenticatedError("that is not a player key of this lobby (ply login)");
+  }
+  absl::StatusOr<PlayerRecord> player = store_->PlayerByKey(TokenHash(key), NowMs());
+  if (absl::IsNotFound(player.status())) {
+    return absl::UnauthenticatedError(
+        "unknown player key: log in again (ply login NAME --key KEY)");
+  }
+  if (!player.ok()) return player.status();
+  return std::optional<PlayerRecord>(*std::move(player));
+}
+
+absl::StatusOr<v1::LoginResponse> Lobby::Login(const v1::LoginRequest& req,
+                                               const std::string& player_key) {
+  v1::LoginResponse response;
+  if (!player_key.empty()) {
+    absl::StatusOr<std::optional<PlayerRecord>> player = PlayerOf(player_key);
+    if (!player.ok()) return player.status();
+    if (!req.name().empty() && !absl::EqualsIgnoreCase(req.name(), (*player)->name)) {
+      return absl::PermissionDeniedError(absl::StrCat("that key is ", (*player)->name, "'s, not ",
+                                                      EchoBounded(req.name(), 24), "'s"));
+    }
+    v1::GetPlayerRequest get;
+    get.set_name((*player)->name);
+    absl::StatusOr<v1::Player> profile = GetPlayer(get);
+    if (!profile.ok()) return profile.status();
+    *response.mutable_player() = *std::move(profile);
+    return response;
+  }
+  if (absl::Status s = CheckPlayerName(req.name()); !s.ok()) return s;
+  const std::string key = NewSeatToken();
+  absl::StatusOr<PlayerRecord> made = store_->CreatePlayer(req.name(), TokenHash(key), NowMs());
+  if (absl::IsAlreadyExists(made.status())) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "the name ", req.name(),
+        " is taken; on another machine of yours, log in with your key: ply login NAME --key KEY"));
+  }
+  if (!made.ok()) return made.status();
+  response.mutable_player()->set_name(made->name);
+  response.mutable_player()->set_created_ms(made->created_ms);
+  response.mutable_player()->set_last_seen_ms(made->last_seen_ms);
+  response.set_player_key(key);
+  return response;
+}
+
+absl::StatusOr<v1::Player> Lobby::GetPlayer(const v1::GetPlayerRequest& req) {
+  if (req.name().empty() || req.name().size() > 32) {
+    return absl::InvalidArgumentError("name a player (2 to 24 characters)");
+  }
+  absl::StatusOr<PlayerRecord> p = store_->LoadPlayer(req.name());
+  if (!p.ok()) return p.status();
+  v1::Player out;
+  out.set_name(p->name);
+  out.set_bot(p->bot);
+  out.set_created_ms(p->created_ms);
+  out.set_last_seen_ms(p->last_seen_ms);
+  for (const GameRatingRecord& g : p->ratings) *out.add_ratings() = RatingToProto(g);
+  return out;
+}
+
+absl::StatusOr<v1::ListMatchesResponse> Lobby::ListPlayerMatches(
+    const v1::ListPlayerMatchesRequest& req) {
+  if (req.name().empty() || req.name().size() > 32 || req.game().size() > kMaxTextBytes) {
+    return absl::InvalidArgumentError("name a player (2 to 24 characters)");
+  }
+  absl::StatusOr<PlayerRecord> p = store_->LoadPlayer(req.name());
+  if (!p.ok()) return p.status();
+  const int limit = req.page_size() <= 0 ? 20 : std::min(req.page_size(), 200);
+  int64_t before = 0;
+  if (!req.page_token().empty() && (!absl::SimpleAtoi(req.page_token(), &before) || before <= 0)) {
+    return absl::InvalidArgumentError("that page token did not come from ListPlayerMatches");
+  }
+  absl::StatusOr<std::vector<MatchRecord>> found =
+      store_->PlayerMatches(p->id, req.game(), before, limit);
+  if (!found.ok()) return found.status();
+  v1::ListMatchesResponse response;
+  for (const MatchRecord& r : *found) *response.add_matches() = SummaryToProto(r);
+  if (static_cast<int>(found->size()) == limit) {
+    response.set_next_page_token(absl::StrCat(found->back().id));
+  }
+  return response;
+}
+
+absl::StatusOr<v1::LeaderboardResponse> Lobby::Leaderboard(const v1::LeaderboardRequest& req) {
+  if (FindGame(req.game()) == nullptr) {
+    return absl::InvalidArgumentError("name a game this lobby offers (ply games)");
+  }
+  const int limit = req.limit() <= 0 ? 20 : std::min(req.limit(), 100);
+  absl::StatusOr<std::vector<LeaderboardRow>> rows = store_->Leaderboard(req.game(), limit);
+  if (!rows.ok()) return rows.status();
+  v1::LeaderboardResponse response;
+  int rank = 0;
+  for (const LeaderboardRow& r : *rows) {
+    v1::LeaderboardEntry* e = response.add_entries();
+    e->set_rank(++rank);
+    e->set_name(r.name);
+    e->set_bot(r.bot);
+    e->set_rating(static_cast<int>(std::lround(r.rating.rating)));
+    e->set_deviation(static_cast<int>(std::lround(r.rating.deviation)));
+    e->set_games(r.rating.games);
+  }
+  return response;
+}
+
 absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatchRequest& req,
-                                                           const std::string& client) {
+                                                           const std::string& client,
+                                                           const std::string& player_key) {
+  absl::StatusOr<std::optional<PlayerRecord>> player = PlayerOf(player_key);
+  if (!player.ok()) return player.status();
   if (req.spec().options_size() > kMaxOptions) {
     return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxOptions, " game options"));
   }
@@ -277,12 +388,35 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
       return absl::InvalidArgumentError(
           absl::StrCat("seat ", s + 1, " (take_seat ", s, ") is not a human seat"));
     }
-    absl::StatusOr<std::string> name = CleanDisplayName(req.display_name());
+    absl::StatusOr<std::string> name = *player ? absl::StatusOr<std::string>((*player)->name)
+                                               : CleanDisplayName(req.display_name());
     if (!name.ok()) return name.status();
     token = NewSeatToken();
     rec.seats[s].display_name = *name;
     rec.seats[s].token_hash = TokenHash(token);
+    if (*player) {
+      rec.seats[s].player_id = (*player)->id;
+      rec.seats[s].player = (*player)->name;
+    }
   }
+  // Bot levels are players too, rated like people (a store without players has none).
+  bool people = false;
+  for (SeatRecord& seat : rec.seats) {
+    people |= seat.kind == SeatKind::kHuman;
+    if (seat.kind != SeatKind::kBot) continue;
+    absl::StatusOr<int64_t> bot = store_->BotPlayer(seat.difficulty);
+    if (bot.ok()) {
+      seat.player_id = *bot;
+      seat.player = absl::StrCat("bot:", seat.difficulty);
+    } else if (!absl::IsUnimplemented(bot.status())) {
+      return bot.status();
+    }
+  }
+  // Rated unless asked not to, when a person plays and every seat taken is a player's (a guest
+  // taking an open seat later makes it casual).
+  rec.rated = !req.casual() && people &&
+              std::all_of(rec.seats.begin(), rec.seats.end(),
+                          [](const SeatRecord& s) { return !s.taken() || s.player_id != 0; });
   const bool full = std::all_of(rec.seats.begin(), rec.seats.end(),
                                 [](const SeatRecord& s) { return s.taken(); });
   rec.status = full ? MatchStatus::kActive : MatchStatus::kWaiting;
@@ -305,6 +439,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   fresh->rec = std::move(rec);
   fresh->game = *std::move(game);
   fresh->loaded = fresh->info != nullptr;
+  // Players' ratings were read by the database as the seats were written: load them.
+  fresh->stale = std::any_of(fresh->rec.seats.begin(), fresh->rec.seats.end(),
+                             [](const SeatRecord& seat) { return seat.player_id != 0; });
   cache_.Add(std::move(fresh));
   v1::CreateMatchResponse response;
   absl::Status s = WithMatch(*id, [&](LiveMatch& live) {
@@ -369,9 +506,14 @@ bool Lobby::TryGetMatch(int64_t match_id, v1::Match* out) {
   return true;
 }
 
-absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchRequest& req) {
-  absl::StatusOr<std::string> name = CleanDisplayName(req.display_name());
+absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchRequest& req,
+                                                       const std::string& player_key) {
+  absl::StatusOr<std::optional<PlayerRecord>> player = PlayerOf(player_key);
+  if (!player.ok()) return player.status();
+  absl::StatusOr<std::string> name =
+      *player ? absl::StatusOr<std::string>((*player)->name) : CleanDisplayName(req.display_name());
   if (!name.ok()) return name.status();
+  const int64_t player_id = *player ? (*player)->id : 0;
   v1::JoinMatchResponse response;
   absl::Status s = WithMatch(req.match_id(), [&](LiveMatch& live) -> absl::Status {
     std::vector<SeatRecord>& seats = live.rec.seats;
@@ -399,13 +541,21 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     const std::string token = NewSeatToken();
     const std::string hash = TokenHash(token);
     const int64_t now = NowMs();
-    absl::StatusOr<bool> started = store_->TakeSeat(live.id, seat, *name, hash, now);
+    absl::StatusOr<bool> started = store_->TakeSeat(live.id, seat, *name, hash, now, player_id);
     if (!started.ok()) {
       live.stale = true;
       return started.status();
     }
     seats[seat].display_name = *name;
     seats[seat].token_hash = hash;
+    seats[seat].player_id = player_id;
+    if (*player) {
+      seats[seat].player = (*player)->name;
+      // The seat's rating was read by the database: the next use reloads the match.
+      live.stale = true;
+    } else {
+      live.rec.rated = false;
+    }
     if (*started) {
       live.rec.status = MatchStatus::kActive;
       live.rec.turn_started_ms = now;

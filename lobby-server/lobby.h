@@ -112,14 +112,26 @@ class Lobby : private BotDriver::Host {
 
   v1::ListGamesResponse ListGames() const;
   // `client` names the caller for the quotas ("" for a client they do not apply to).
+  // `player_key` (the x-ply-player metadata, "" when there was none) makes the seat taken
+  // with take_seat that player's.
   absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request,
-                                                      const std::string& client = "");
+                                                      const std::string& client = "",
+                                                      const std::string& player_key = "");
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   absl::StatusOr<v1::Match> GetMatch(int64_t match_id);
   // GetMatch without blocking, for the gRPC thread: false when the match is not in memory as
   // the database has it, or busy; GetMatch then loads or waits.
   bool TryGetMatch(int64_t match_id, v1::Match* out);
-  absl::StatusOr<v1::JoinMatchResponse> JoinMatch(const v1::JoinMatchRequest& request);
+  absl::StatusOr<v1::JoinMatchResponse> JoinMatch(const v1::JoinMatchRequest& request,
+                                                  const std::string& player_key = "");
+  // Players: registering (no key) or logging in again (the key), a profile, a player's
+  // matches, a game's leaderboard.
+  absl::StatusOr<v1::LoginResponse> Login(const v1::LoginRequest& request,
+                                          const std::string& player_key);
+  absl::StatusOr<v1::Player> GetPlayer(const v1::GetPlayerRequest& request);
+  absl::StatusOr<v1::ListMatchesResponse> ListPlayerMatches(
+      const v1::ListPlayerMatchesRequest& request);
+  absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const v1::LeaderboardRequest& request);
   // `token` is the seat token from the call's metadata ("" when there was none).
   absl::StatusOr<v1::MakeMoveResponse> MakeMove(const v1::MakeMoveRequest& request,
                                                 const std::string& token);
@@ -143,6 +155,8 @@ class Lobby : private BotDriver::Host {
                      std::shared_ptr<EventSink> sink);
 
  private:
+  // The player whose key this is: none for "", UNAUTHENTICATED for a key no player has.
+  absl::StatusOr<std::optional<PlayerRecord>> PlayerOf(const std::string& key);
   using Fresh = MatchCache::Fresh;
   int64_t NowMs() const { return options_.now_ms(); }
   // BotDriver::Host, and the use cases' way to a match: the cache's With.

@@ -36,6 +36,14 @@ std::string LobbyServiceImpl::ClientOf(const grpc::CallbackServerContext& contex
                                : std::string_view(it->second.data(), it->second.size()));
 }
 
+std::string PlayerKey(const grpc::CallbackServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("x-ply-player");
+  if (it == metadata.end()) return "";
+  // Garbage stays garbage (PlayerOf refuses it), but is never empty.
+  return it->second.empty() ? "-" : std::string(it->second.data(), it->second.size());
+}
+
 constexpr char kSlowDown[] = "too many calls from this client: slow down and retry";
 
 bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context) {
@@ -100,8 +108,10 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::CreateMatch(grpc::CallbackServerCont
   // Quotas count against the client, unless it is exempt from the per-client limits.
   std::string client = ClientOf(*context);
   if (limits_ == nullptr || limits_->Exempt(client)) client.clear();
-  return Offload(context, Method::kCreateMatch,
-                 [=, this] { return Into(lobby_->CreateMatch(*request, client), response); });
+  std::string player = PlayerKey(*context);
+  return Offload(context, Method::kCreateMatch, [=, this] {
+    return Into(lobby_->CreateMatch(*request, client, player), response);
+  });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::ListMatches(grpc::CallbackServerContext* context,
@@ -129,8 +139,38 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::GetMatch(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* LobbyServiceImpl::JoinMatch(grpc::CallbackServerContext* context,
                                                       const v1::JoinMatchRequest* request,
                                                       v1::JoinMatchResponse* response) {
+  std::string player = PlayerKey(*context);
   return Offload(context, Method::kJoinMatch,
-                 [=, this] { return Into(lobby_->JoinMatch(*request), response); });
+                 [=, this] { return Into(lobby_->JoinMatch(*request, player), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::Login(grpc::CallbackServerContext* context,
+                                                  const v1::LoginRequest* request,
+                                                  v1::LoginResponse* response) {
+  std::string player = PlayerKey(*context);
+  return Offload(context, Method::kLogin,
+                 [=, this] { return Into(lobby_->Login(*request, player), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::GetPlayer(grpc::CallbackServerContext* context,
+                                                      const v1::GetPlayerRequest* request,
+                                                      v1::Player* response) {
+  return Offload(context, Method::kGetPlayer,
+                 [=, this] { return Into(lobby_->GetPlayer(*request), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::ListPlayerMatches(
+    grpc::CallbackServerContext* context, const v1::ListPlayerMatchesRequest* request,
+    v1::ListMatchesResponse* response) {
+  return Offload(context, Method::kListPlayerMatches,
+                 [=, this] { return Into(lobby_->ListPlayerMatches(*request), response); });
+}
+
+grpc::ServerUnaryReactor* LobbyServiceImpl::Leaderboard(grpc::CallbackServerContext* context,
+                                                        const v1::LeaderboardRequest* request,
+                                                        v1::LeaderboardResponse* response) {
+  return Offload(context, Method::kLeaderboard,
+                 [=, this] { return Into(lobby_->Leaderboard(*request), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::MakeMove(grpc::CallbackServerContext* context,

@@ -43,6 +43,18 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   grpc::ServerUnaryReactor* OfferDraw(grpc::CallbackServerContext* context,
                                       const v1::OfferDrawRequest* request,
                                       v1::Match* response) override;
+  grpc::ServerUnaryReactor* Login(grpc::CallbackServerContext* context,
+                                  const v1::LoginRequest* request,
+                                  v1::LoginResponse* response) override;
+  grpc::ServerUnaryReactor* GetPlayer(grpc::CallbackServerContext* context,
+                                      const v1::GetPlayerRequest* request,
+                                      v1::Player* response) override;
+  grpc::ServerUnaryReactor* ListPlayerMatches(grpc::CallbackServerContext* context,
+                                              const v1::ListPlayerMatchesRequest* request,
+                                              v1::ListMatchesResponse* response) override;
+  grpc::ServerUnaryReactor* Leaderboard(grpc::CallbackServerContext* context,
+                                        const v1::LeaderboardRequest* request,
+                                        v1::LeaderboardResponse* response) override;
   grpc::ServerWriteReactor<v1::MatchEvent>* WatchMatch(
       grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) override;
 
@@ -71,6 +83,8 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
 
 // The seat token of a call: the "authorization: Bearer <token>" metadata, or "".
 std::string BearerToken(const grpc::CallbackServerContext& context);
+// The player key of a call: the "x-ply-player" metadata, or "".
+std::string PlayerKey(const grpc::CallbackServerContext& context);
 
 }  // namespace ply::lobby
 

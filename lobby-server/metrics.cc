@@ -62,6 +62,14 @@ absl::string_view MethodName(Method m) {
       return "OfferDraw";
     case Method::kWatchMatch:
       return "WatchMatch";
+    case Method::kLogin:
+      return "Login";
+    case Method::kGetPlayer:
+      return "GetPlayer";
+    case Method::kListPlayerMatches:
+      return "ListPlayerMatches";
+    case Method::kLeaderboard:
+      return "Leaderboard";
     case Method::kCount:
       break;
   }

@@ -46,6 +46,10 @@ enum class Method : int {
   kResign,
   kOfferDraw,
   kWatchMatch,
+  kLogin,
+  kGetPlayer,
+  kListPlayerMatches,
+  kLeaderboard,
   kCount
 };
 absl::string_view MethodName(Method m);

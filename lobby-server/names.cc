@@ -1,5 +1,6 @@
 #include "lobby-server/names.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -208,6 +209,24 @@ absl::StatusOr<std::string> CleanDisplayName(std::string_view raw) {
         "display names such as \"bot\" or \"bot (level)\" are kept for bot seats");
   }
   return std::string(raw.substr(begin, end - begin));
+}
+
+absl::Status CheckPlayerName(std::string_view name) {
+  const auto allowed = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  };
+  if (name.size() < 2 || name.size() > 24 || !std::all_of(name.begin(), name.end(), allowed) ||
+      !allowed(name[0]) || name[0] == '_' || name[0] == '-' || name[0] == '.') {
+    return absl::InvalidArgumentError(
+        "a player's name has 2 to 24 characters: letters, digits, '_', '-' and '.', beginning "
+        "with a letter or a digit");
+  }
+  if (name.size() >= 3 && (name[0] == 'b' || name[0] == 'B') &&
+      (name[1] == 'o' || name[1] == 'O') && (name[2] == 't' || name[2] == 'T')) {
+    return absl::InvalidArgumentError("names beginning with 'bot' are kept for the bots");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ply::lobby

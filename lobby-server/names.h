@@ -29,6 +29,11 @@ inline constexpr int kMaxMarksPerCharacter = 2;
 // The name to store and show, trimmed; or why it cannot be one.
 absl::StatusOr<std::string> CleanDisplayName(std::string_view raw);
 
+// A player's name (ply login NAME): 2 to 24 characters, each a letter, a digit, '_', '-' or
+// '.', the first a letter or a digit; names of bots ("bot" and what starts with it) refused.
+// Unique ignoring case (the store checks that).
+absl::Status CheckPlayerName(std::string_view name);
+
 }  // namespace ply::lobby
 
 #endif  // PLY_LOBBY_SERVER_NAMES_H_

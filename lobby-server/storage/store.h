@@ -44,6 +44,14 @@ struct SeatRecord {
   std::string token_hash;
   // Time left when the seat's last turn ended (the initial time before its first move).
   int64_t clock_ms = 0;
+  // The player holding the seat (0: a guest without a player key); bot seats belong to their
+  // level's player ("bot:hard").
+  int64_t player_id = 0;
+  std::string player;
+  // The player's rating in the match's game when the seat was taken, and after a rated match.
+  int rating = 0;
+  int rating_after = 0;
+  bool provisional = false;
   bool taken() const { return kind == SeatKind::kBot || !token_hash.empty(); }
 };
 
@@ -87,6 +95,34 @@ struct MatchRecord {
   // Who created it (the client as the per-client limits name it; "" when exempt or unknown),
   // for the quotas.
   std::string creator;
+  // Its end moves the players' ratings: every seat a player's (bot levels included), at least
+  // one a person, and not asked to be casual.
+  bool rated = false;
+};
+
+struct GameRatingRecord {
+  std::string game;
+  double rating = 1500;
+  double deviation = 350;
+  int games = 0;
+  int wins = 0;
+  int draws = 0;
+  int losses = 0;
+};
+
+struct PlayerRecord {
+  int64_t id = 0;
+  std::string name;
+  bool bot = false;
+  int64_t created_ms = 0;
+  int64_t last_seen_ms = 0;
+  std::vector<GameRatingRecord> ratings;
+};
+
+struct LeaderboardRow {
+  std::string name;
+  bool bot = false;
+  GameRatingRecord rating;
 };
 
 // What one client holds now (matches it created that are waiting or in play), for the quotas.
@@ -185,8 +221,10 @@ class MatchStore {
   virtual absl::StatusOr<int64_t> CreateMatch(const MatchRecord& match) = 0;
   // Puts a person in an open human seat. When it was the last open seat, the match becomes
   // active with its first turn starting at `now_ms`; returns whether that happened.
+  // `player_id` binds the seat to a player (0: a guest, which makes the match unrated).
   virtual absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
-                                        const std::string& token_hash, int64_t now_ms) = 0;
+                                        const std::string& token_hash, int64_t now_ms,
+                                        int64_t player_id = 0) = 0;
   // Appends move number commit.move.ply; ABORTED when the match is not active at ply - 1.
   virtual absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) = 0;
   // The same without waiting: `done` runs once with what AppendMove would return, possibly on
@@ -250,6 +288,39 @@ class MatchStore {
   // instance already asked for the same ply (which ownership should make impossible).
   virtual absl::StatusOr<bool> RecordBotRequest(int64_t /*match_id*/, int /*ply*/) { return false; }
   virtual PeerCounters peer_counters() const { return {}; }
+
+  // Players (only a store shared by every instance has them). Names are unique ignoring case.
+  // Registers a player; ALREADY_EXISTS when the name is taken.
+  virtual absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& /*name*/,
+                                                    const std::string& /*key_hash*/,
+                                                    int64_t /*now_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The player whose key hashes to `key_hash` (NOT_FOUND), noting that it was seen now.
+  virtual absl::StatusOr<PlayerRecord> PlayerByKey(const std::string& /*key_hash*/,
+                                                   int64_t /*now_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // A player by name, with its ratings (NOT_FOUND).
+  virtual absl::StatusOr<PlayerRecord> LoadPlayer(const std::string& /*name*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The player of a bot level ("bot:LEVEL"), made on first use.
+  virtual absl::StatusOr<int64_t> BotPlayer(const std::string& /*level*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // A player's matches, newest first (ids below `before_id` when it is not 0).
+  virtual absl::StatusOr<std::vector<MatchRecord>> PlayerMatches(int64_t /*player_id*/,
+                                                                 const std::string& /*game*/,
+                                                                 int64_t /*before_id*/,
+                                                                 int /*limit*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The best settled ratings of `game`.
+  virtual absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& /*game*/,
+                                                                  int /*limit*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
 };
 
 }  // namespace ply::lobby

@@ -100,7 +100,8 @@ absl::StatusOr<int64_t> MemoryStore::CreateMatch(const MatchRecord& match) {
 }
 
 absl::StatusOr<bool> MemoryStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
-                                           const std::string& token_hash, int64_t now_ms) {
+                                           const std::string& token_hash, int64_t now_ms,
+                                           int64_t player_id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Enter(); !s.ok()) return s;
   absl::StatusOr<MatchRecord*> m = FindLocked(match_id);
@@ -114,6 +115,8 @@ absl::StatusOr<bool> MemoryStore::TakeSeat(int64_t match_id, int seat, const std
   }
   r.seats[seat].display_name = name;
   r.seats[seat].token_hash = token_hash;
+  r.seats[seat].player_id = player_id;
+  if (player_id == 0) r.rated = false;
   if (OpenSeats(r) > 0) return false;
   r.status = MatchStatus::kActive;
   r.turn_started_ms = now_ms;

@@ -1,6 +1,8 @@
 #include "lobby-server/storage/postgres/postgres_store.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <future>
 #include <nlohmann/json.hpp>
@@ -8,15 +10,19 @@
 #include <random>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "lobby-server/players/glicko2.h"
 
 namespace ply::lobby {
 namespace {
+
+// Moves the ratings of a rated match that `tx` has just ended (Glicko-2, one game a period).
+void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result);
 
 // Schema versions, oldest first. A released entry is never edited: a change is a new entry.
 const std::vector<std::string>& Migrations() {
@@ -117,13 +123,47 @@ CREATE INDEX matches_open_by_creator ON matches (creator) WHERE status IN (1, 2)
 CREATE INDEX matches_waiting_by_age ON matches (created_ms) WHERE status = 1;
 CREATE INDEX matches_bots_in_play ON matches (id) WHERE status = 2 AND bot_seats > 0;
 )sql",
+      // 6: players and their ratings per game (Glicko-2), people and bot levels ("bot:hard")
+      // alike. A seat may belong to a player, with the rating it had when the match started and,
+      // once a rated match is over, after it.
+      R"sql(
+CREATE TABLE players (
+  id bigserial PRIMARY KEY,
+  name text NOT NULL,
+  key_hash text UNIQUE,
+  bot boolean NOT NULL DEFAULT false,
+  created_ms bigint NOT NULL,
+  last_seen_ms bigint NOT NULL
+);
+CREATE UNIQUE INDEX players_by_name ON players (lower(name));
+CREATE TABLE ratings (
+  player_id bigint NOT NULL REFERENCES players (id),
+  game text NOT NULL,
+  rating double precision NOT NULL DEFAULT 1500,
+  deviation double precision NOT NULL DEFAULT 350,
+  volatility double precision NOT NULL DEFAULT 0.06,
+  games integer NOT NULL DEFAULT 0,
+  wins integer NOT NULL DEFAULT 0,
+  draws integer NOT NULL DEFAULT 0,
+  losses integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (player_id, game)
+);
+CREATE INDEX ratings_by_game ON ratings (game, rating DESC);
+ALTER TABLE seats ADD COLUMN player_id bigint REFERENCES players (id),
+  ADD COLUMN rating_before integer NOT NULL DEFAULT 0,
+  ADD COLUMN deviation_before integer NOT NULL DEFAULT 0,
+  ADD COLUMN rating_after integer NOT NULL DEFAULT 0;
+CREATE INDEX seats_by_player ON seats (player_id, match_id DESC) WHERE player_id IS NOT NULL;
+ALTER TABLE matches ADD COLUMN rated boolean NOT NULL DEFAULT false;
+)sql",
   };
   return migrations;
 }
 
 constexpr char kMatchColumns[] =
     "id, game, options::text, status, ply, COALESCE(time_initial_ms, -1), time_increment_ms, "
-    "bot_pacing_ms, turn_started_ms, draw_offer, winner, end_reason, result_text, created_ms";
+    "bot_pacing_ms, turn_started_ms, draw_offer, winner, end_reason, result_text, created_ms, "
+    "rated";
 
 // Every statement the store runs, by name. Parameters are $n: no SQL is built from values.
 const std::vector<std::pair<std::string, std::string>>& Statements() {
@@ -134,15 +174,20 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "WITH m AS ("
        "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
        "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms, creator,"
-       "    bot_seats)"
+       "    bot_seats, rated)"
        "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10, $12,"
-       "    $13)"
+       "    $13, $14)"
        "  RETURNING id),"
        " s AS ("
-       "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms)"
-       "  SELECT m.id, x.seat, x.kind, x.difficulty, x.name, NULLIF(x.hash, ''), x.clock"
+       "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms,"
+       "    player_id, rating_before, deviation_before)"
+       "  SELECT m.id, x.seat, x.kind, x.difficulty, x.name, NULLIF(x.hash, ''), x.clock,"
+       "    NULLIF(x.player, 0), COALESCE(round(r.rating), CASE WHEN x.player > 0 THEN 1500"
+       "    ELSE 0 END), COALESCE(round(r.deviation), CASE WHEN x.player > 0 THEN 350 ELSE 0 END)"
        "  FROM m, jsonb_to_recordset($11::jsonb)"
-       "    AS x(seat integer, kind integer, difficulty text, name text, hash text, clock bigint))"
+       "    AS x(seat integer, kind integer, difficulty text, name text, hash text, clock bigint,"
+       "    player bigint)"
+       "  LEFT JOIN ratings r ON r.player_id = x.player AND r.game = $1)"
        " SELECT id FROM m"},
       // A person takes an open seat of a waiting match, and the match starts when that was the
       // last open seat: one statement. The seat row's lock settles a race for the same seat;
@@ -151,13 +196,20 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       // when there is no such match).
       {"take_seat",
        "WITH taken AS ("
-       "  UPDATE seats SET display_name = $3, token_hash = $4"
+       "  UPDATE seats SET display_name = $3, token_hash = $4, player_id = NULLIF($6::bigint, 0),"
+       "    rating_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(rating) FROM ratings r,"
+       "      matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 1500) ELSE 0 "
+       "END,"
+       "    deviation_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(deviation) FROM"
+       "      ratings r, matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 350)"
+       "      ELSE 0 END"
        "  WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"
        "  AND EXISTS (SELECT 1 FROM matches WHERE id = $1 AND status = 1) RETURNING 1),"
        " filled AS ("
        "  UPDATE matches SET open_seats = open_seats - 1,"
        "    status = CASE WHEN open_seats = 1 THEN 2 ELSE status END,"
-       "    turn_started_ms = CASE WHEN open_seats = 1 THEN $5 ELSE turn_started_ms END"
+       "    turn_started_ms = CASE WHEN open_seats = 1 THEN $5 ELSE turn_started_ms END,"
+       "    rated = rated AND $6 > 0"
        "  WHERE id = $1 AND EXISTS (SELECT 1 FROM taken) RETURNING status)"
        " SELECT (SELECT count(*) FROM taken),"
        "  COALESCE((SELECT status FROM filled), (SELECT status FROM matches WHERE id = $1))"},
@@ -205,16 +257,20 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"set_draw_offer",
        "UPDATE matches SET draw_offer = $3 WHERE id = $1 AND status = 2 AND ply = $2"},
       {"load_seats",
-       "SELECT match_id, seat, kind, difficulty, display_name, COALESCE(token_hash, ''), "
-       "clock_ms FROM seats WHERE match_id = ANY($1::bigint[]) ORDER BY match_id, seat"},
+       "SELECT s.match_id, s.seat, s.kind, s.difficulty, s.display_name,"
+       " COALESCE(s.token_hash, ''), s.clock_ms, COALESCE(p.name, ''), s.rating_before,"
+       " s.rating_after FROM seats s LEFT JOIN players p ON p.id = s.player_id"
+       " WHERE s.match_id = ANY($1::bigint[]) ORDER BY s.match_id, s.seat"},
       // A match with its seats and the moves after $2, in one statement (one snapshot, one
       // round trip).
       {"load_match_after",
        absl::StrCat(
            "SELECT ", kMatchColumns,
-           ", (SELECT COALESCE(json_agg(json_build_array(kind, difficulty, display_name,"
-           "   COALESCE(token_hash, ''), clock_ms) ORDER BY seat), '[]') FROM seats"
-           "   WHERE match_id = $1)::text,"
+           ", (SELECT COALESCE(json_agg(json_build_array(s.kind, s.difficulty, s.display_name,"
+           "   COALESCE(s.token_hash, ''), s.clock_ms, COALESCE(s.player_id, 0),"
+           "   COALESCE(p.name, ''), s.rating_before, s.deviation_before, s.rating_after)"
+           "   ORDER BY s.seat), '[]') FROM seats s LEFT JOIN players p ON p.id = s.player_id"
+           "   WHERE s.match_id = $1)::text,"
            " (SELECT COALESCE(json_agg(json_build_array(ply, seat, move, think_ms, clock_ms,"
            "   time_ms, COALESCE(bot::text, '')) ORDER BY ply), '[]') FROM moves"
            "   WHERE match_id = $1 AND ply > $2)::text"
@@ -224,6 +280,46 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
       {"load_version", "SELECT ply, status, draw_offer, open_seats FROM matches WHERE id = $1"},
+      // The two players of a rated match that has just ended (nothing when it is not rated).
+      {"rated_seats",
+       "SELECT s.seat, s.player_id, m.game FROM seats s JOIN matches m ON m.id = s.match_id"
+       " WHERE s.match_id = $1 AND m.rated AND s.player_id IS NOT NULL ORDER BY s.seat"},
+      {"lock_rating",
+       "WITH made AS (INSERT INTO ratings (player_id, game) VALUES ($1, $2)"
+       "  ON CONFLICT DO NOTHING RETURNING rating, deviation, volatility)"
+       " SELECT rating, deviation, volatility FROM made UNION ALL"
+       " SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND game = $2"
+       " AND NOT EXISTS (SELECT 1 FROM made) FOR UPDATE"},
+      {"set_rating",
+       "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = games + 1,"
+       " wins = wins + $6, draws = draws + $7, losses = losses + $8"
+       " WHERE player_id = $1 AND game = $2"},
+      {"set_rating_after", "UPDATE seats SET rating_after = $3 WHERE match_id = $1 AND seat = $2"},
+      {"create_player",
+       "INSERT INTO players (name, key_hash, created_ms, last_seen_ms) VALUES ($1, $2, $3, $3)"
+       " RETURNING id"},
+      {"player_by_key",
+       "UPDATE players SET last_seen_ms = $2 WHERE key_hash = $1 RETURNING id, name, bot,"
+       " created_ms, last_seen_ms"},
+      {"player_by_name",
+       "SELECT id, name, bot, created_ms, last_seen_ms FROM players WHERE lower(name) = lower($1)"},
+      {"player_ratings",
+       "SELECT game, rating, deviation, games, wins, draws, losses FROM ratings"
+       " WHERE player_id = $1 ORDER BY game"},
+      {"bot_player",
+       "WITH made AS (INSERT INTO players (name, bot, created_ms, last_seen_ms)"
+       "  VALUES ($1, true, $2, $2) ON CONFLICT DO NOTHING RETURNING id)"
+       " SELECT id FROM made UNION ALL SELECT id FROM players WHERE lower(name) = lower($1)"},
+      {"player_matches",
+       absl::StrCat("SELECT ", kMatchColumns,
+                    " FROM matches WHERE id IN (SELECT match_id FROM"
+                    " seats WHERE player_id = $1 AND ($3::bigint = 0 OR match_id < $3)"
+                    " ORDER BY match_id DESC LIMIT 1000) AND ($2::text = '' OR game = $2)"
+                    " ORDER BY id DESC LIMIT $4::integer")},
+      {"leaderboard",
+       "SELECT p.name, p.bot, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses"
+       " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.game = $1"
+       " AND r.deviation <= $2 ORDER BY r.rating DESC LIMIT $3::integer"},
       {"holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
        " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
@@ -354,6 +450,7 @@ MatchRecord MatchFromRow(const pqxx::row& r) {
   m.result.reason = static_cast<EndReason>(r[11].as<int>());
   m.result.text = r[12].as<std::string>();
   m.created_ms = r[13].as<int64_t>();
+  m.rated = r[14].as<bool>();
   return m;
 }
 
@@ -374,6 +471,9 @@ void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
       s.display_name = r[4].as<std::string>();
       s.token_hash = r[5].as<std::string>();
       s.clock_ms = r[6].as<int64_t>();
+      s.player = r[7].as<std::string>();
+      s.rating = r[8].as<int>();
+      s.rating_after = r[9].as<int>();
       m.seats.push_back(std::move(s));
     }
   }
@@ -577,14 +677,15 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
                      {"difficulty", s.difficulty},
                      {"name", s.display_name},
                      {"hash", s.token_hash},
-                     {"clock", s.clock_ms}});
+                     {"clock", s.clock_ms},
+                     {"player", s.player_id}});
   }
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
     id = tx.exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                            m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
                            m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
-                           bot_seats)[0]
+                           bot_seats, m.rated)[0]
              .as<int64_t>();
     return absl::OkStatus();
   });
@@ -593,11 +694,13 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
 }
 
 absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
-                                             const std::string& token_hash, int64_t now_ms) {
+                                             const std::string& token_hash, int64_t now_ms,
+                                             int64_t player_id) {
   bool started = false;
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
-    pqxx::row r = tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms);
+    pqxx::row r =
+        tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms, player_id);
     if (r[1].is_null()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
     // Not taken: someone holds that seat (a match starts only once every seat is held).
     if (r[0].as<int>() == 0) {
@@ -695,6 +798,23 @@ void PostgresStore::WriteAppends() {
 
 std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAppend>& batch) {
   std::vector<absl::Status> results(batch.size());
+  // A move that ends a match commits alone, in a transaction that also moves the ratings.
+  std::vector<PendingAppend> plain;
+  std::vector<size_t> plain_index;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].commit.result.has_value()) {
+      results[i] = AppendOne(batch[i].match_id, batch[i].commit);
+    } else {
+      plain.push_back(batch[i]);
+      plain_index.push_back(i);
+    }
+  }
+  if (plain.size() < batch.size()) {
+    std::vector<absl::Status> rest =
+        plain.empty() ? std::vector<absl::Status>{} : AppendBatch(plain);
+    for (size_t k = 0; k < rest.size(); ++k) results[plain_index[k]] = std::move(rest[k]);
+    return results;
+  }
   if (batch.size() == 1) {
     results[0] = AppendOne(batch[0].match_id, batch[0].commit);
     return results;
@@ -756,7 +876,7 @@ std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAp
 
 absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit) {
   return WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
+    pqxx::work tx(conn.c);
     const MoveRecord& mv = commit.move;
     const MatchResult result = commit.result.value_or(MatchResult{});
     const int status =
@@ -769,9 +889,43 @@ absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit
       return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
                                              mv.ply - 1, ": another move or result came first"));
     }
+    if (commit.result) RateMatch(tx, match_id, *commit.result);
+    tx.commit();
     return absl::OkStatus();
   });
 }
+
+namespace {
+
+void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result) {
+  // A cancelled match, or one a bot could not finish, says nothing about anyone's strength.
+  if (result.reason == EndReason::kBotFailure || result.reason == EndReason::kCancelled ||
+      result.reason == EndReason::kNone) {
+    return;
+  }
+  pqxx::result seats = tx.exec_prepared("rated_seats", match_id);
+  if (seats.size() != 2) return;
+  int64_t player[2];
+  for (int i = 0; i < 2; ++i) player[i] = seats[i][1].as<int64_t>();
+  const std::string game = seats[0][2].as<std::string>();
+  // Locked in id order, so that two matches ending at once cannot deadlock on their players.
+  Glicko before[2];
+  for (int i : player[0] < player[1] ? std::array<int, 2>{0, 1} : std::array<int, 2>{1, 0}) {
+    pqxx::row r = tx.exec_prepared1("lock_rating", player[i], game);
+    before[i] = {.rating = r[0].as<double>(),
+                 .deviation = r[1].as<double>(),
+                 .volatility = r[2].as<double>()};
+  }
+  for (int i = 0; i < 2; ++i) {
+    const double score = result.winner < 0 ? 0.5 : result.winner == i ? 1.0 : 0.0;
+    const Glicko after = GlickoUpdate(before[i], {{.opponent = before[1 - i], .score = score}});
+    tx.exec_prepared("set_rating", player[i], game, after.rating, after.deviation, after.volatility,
+                     score == 1.0 ? 1 : 0, score == 0.5 ? 1 : 0, score == 0.0 ? 1 : 0);
+    tx.exec_prepared("set_rating_after", match_id, i, static_cast<int>(std::lround(after.rating)));
+  }
+}
+
+}  // namespace
 
 absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit) {
   absl::Status s = WithConnection([&](Connection& conn) {
@@ -787,6 +941,7 @@ absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit)
     for (size_t i = 0; i < commit.clocks_ms.size(); ++i) {
       tx.exec_prepared("set_clock", match_id, static_cast<int>(i), commit.clocks_ms[i]);
     }
+    RateMatch(tx, match_id, commit.result);
     tx.commit();
     return absl::OkStatus();
   });
@@ -821,16 +976,21 @@ absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int 
     pqxx::result r = tx.exec_prepared("load_match_after", match_id, after_ply);
     if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
     match = MatchFromRow(r[0]);
-    for (const nlohmann::json& s : nlohmann::json::parse(r[0][14].as<std::string>())) {
+    for (const nlohmann::json& s : nlohmann::json::parse(r[0][15].as<std::string>())) {
       SeatRecord seat;
       seat.kind = static_cast<SeatKind>(s[0].get<int>());
       seat.difficulty = s[1].get<std::string>();
       seat.display_name = s[2].get<std::string>();
       seat.token_hash = s[3].get<std::string>();
       seat.clock_ms = s[4].get<int64_t>();
+      seat.player_id = s[5].get<int64_t>();
+      seat.player = s[6].get<std::string>();
+      seat.rating = s[7].get<int>();
+      seat.provisional = seat.player_id != 0 && s[8].get<int>() > Glicko::kProvisional;
+      seat.rating_after = s[9].get<int>();
       match.seats.push_back(std::move(seat));
     }
-    for (const nlohmann::json& m : nlohmann::json::parse(r[0][15].as<std::string>())) {
+    for (const nlohmann::json& m : nlohmann::json::parse(r[0][16].as<std::string>())) {
       MoveRecord mv;
       mv.ply = m[0].get<int>();
       mv.seat = m[1].get<int>();
@@ -1205,6 +1365,132 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t create
   for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = NowMs()});
   if (!changes.empty()) Announce(changes);
   return ids;
+}
+
+namespace {
+
+PlayerRecord PlayerFromRow(const pqxx::row& r) {
+  return {.id = r[0].as<int64_t>(),
+          .name = r[1].as<std::string>(),
+          .bot = r[2].as<bool>(),
+          .created_ms = r[3].as<int64_t>(),
+          .last_seen_ms = r[4].as<int64_t>()};
+}
+
+GameRatingRecord RatingFromRow(const pqxx::row& r, int first) {
+  return {.rating = r[first].as<double>(),
+          .deviation = r[first + 1].as<double>(),
+          .games = r[first + 2].as<int>(),
+          .wins = r[first + 3].as<int>(),
+          .draws = r[first + 4].as<int>(),
+          .losses = r[first + 5].as<int>()};
+}
+
+}  // namespace
+
+absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name,
+                                                         const std::string& key_hash,
+                                                         int64_t now_ms) {
+  PlayerRecord p;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    // Taken (ignoring case): a unique index says so; the caller learns it as ALREADY_EXISTS.
+    if (!tx.exec_prepared("player_by_name", name).empty()) {
+      return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
+    }
+    p = {.id = tx.exec_prepared1("create_player", name, key_hash, now_ms)[0].as<int64_t>(),
+         .name = name,
+         .created_ms = now_ms,
+         .last_seen_ms = now_ms};
+    tx.commit();
+    return absl::OkStatus();
+  });
+  // Two registering the same name at once: the index refused the second.
+  if (absl::IsAborted(status)) {
+    return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
+  }
+  if (!status.ok()) return status;
+  return p;
+}
+
+absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,
+                                                        int64_t now_ms) {
+  PlayerRecord p;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("player_by_key", key_hash, now_ms);
+    if (r.empty()) return absl::NotFoundError("no player has that key");
+    p = PlayerFromRow(r[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return p;
+}
+
+absl::StatusOr<PlayerRecord> PostgresStore::LoadPlayer(const std::string& name) {
+  PlayerRecord p;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
+    pqxx::result r = tx.exec_prepared("player_by_name", name);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no player ", name));
+    p = PlayerFromRow(r[0]);
+    for (const pqxx::row& row : tx.exec_prepared("player_ratings", p.id)) {
+      GameRatingRecord g = RatingFromRow(row, 1);
+      g.game = row[0].as<std::string>();
+      p.ratings.push_back(std::move(g));
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return p;
+}
+
+absl::StatusOr<int64_t> PostgresStore::BotPlayer(const std::string& level) {
+  int64_t id = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    id = tx.exec_prepared1("bot_player", absl::StrCat("bot:", level), NowMs())[0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+absl::StatusOr<std::vector<MatchRecord>> PostgresStore::PlayerMatches(int64_t player_id,
+                                                                      const std::string& game,
+                                                                      int64_t before_id,
+                                                                      int limit) {
+  std::vector<MatchRecord> matches;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
+    for (const pqxx::row& r :
+         tx.exec_prepared("player_matches", player_id, game, before_id, limit)) {
+      matches.push_back(MatchFromRow(r));
+    }
+    LoadSeats(tx, matches);
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return matches;
+}
+
+absl::StatusOr<std::vector<LeaderboardRow>> PostgresStore::Leaderboard(const std::string& game,
+                                                                       int limit) {
+  std::vector<LeaderboardRow> rows;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("leaderboard", game, Glicko::kProvisional, limit)) {
+      LeaderboardRow row{.name = r[0].as<std::string>(), .bot = r[1].as<bool>()};
+      row.rating = RatingFromRow(r, 2);
+      row.rating.game = game;
+      rows.push_back(std::move(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return rows;
 }
 
 }  // namespace ply::lobby

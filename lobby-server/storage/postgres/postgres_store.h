@@ -64,7 +64,8 @@ class PostgresStore final : public MatchStore {
   absl::Status Migrate() override;
   absl::StatusOr<int64_t> CreateMatch(const MatchRecord& match) override;
   absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
-                                const std::string& token_hash, int64_t now_ms) override;
+                                const std::string& token_hash, int64_t now_ms,
+                                int64_t player_id = 0) override;
   absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) override;
   void AppendMoveAsync(int64_t match_id, MoveCommit commit,
                        std::function<void(absl::Status)> done) override;
@@ -93,6 +94,15 @@ class PostgresStore final : public MatchStore {
   void DisownAll() override;
   absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int limit) override;
   absl::StatusOr<bool> RecordBotRequest(int64_t match_id, int ply) override;
+  absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& name, const std::string& key_hash,
+                                            int64_t now_ms) override;
+  absl::StatusOr<PlayerRecord> PlayerByKey(const std::string& key_hash, int64_t now_ms) override;
+  absl::StatusOr<PlayerRecord> LoadPlayer(const std::string& name) override;
+  absl::StatusOr<int64_t> BotPlayer(const std::string& level) override;
+  absl::StatusOr<std::vector<MatchRecord>> PlayerMatches(int64_t player_id, const std::string& game,
+                                                         int64_t before_id, int limit) override;
+  absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& game,
+                                                          int limit) override;
 
   // This instance's name in announcements.
   const std::string& origin() const { return origin_; }

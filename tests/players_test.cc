@@ -1,0 +1,263 @@
+// Players end to end: registering and logging in again with the player key, names unique
+// ignoring case, a rated game moving both ratings by the Glicko-2 formulas in the transaction
+// that ends it, a guest making a match casual, whois, history and the leaderboard. The Glicko-2
+// arithmetic itself is checked against the worked example of Glickman's paper. Real
+// PostgreSQL, ply-bot and ply-lobby processes.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lobby-server/players/glicko2.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
+#include "tests/stack_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::lobby::Glicko;
+using ::ply::lobby::GlickoUpdate;
+using ::ply::testing::GetMatch;
+using ::ply::testing::Move;
+
+TEST(Glicko2, MatchesTheWorkedExampleOfThePaper) {
+  // Glickman, "Example of the Glicko-2 system": 1500/200/0.06 beats 1400/30, loses to 1550/100
+  // and to 1700/300 (tau 0.5): 1464.06, 151.52, 0.05999.
+  const Glicko after = GlickoUpdate({.rating = 1500, .deviation = 200, .volatility = 0.06},
+                                    {{.opponent = {.rating = 1400, .deviation = 30}, .score = 1},
+                                     {.opponent = {.rating = 1550, .deviation = 100}, .score = 0},
+                                     {.opponent = {.rating = 1700, .deviation = 300}, .score = 0}});
+  EXPECT_NEAR(after.rating, 1464.06, 0.01);
+  EXPECT_NEAR(after.deviation, 151.52, 0.01);
+  EXPECT_NEAR(after.volatility, 0.05999, 0.00001);
+}
+
+TEST(Glicko2, AWinAgainstAnEqualMovesANewcomerFarAndASettledPlayerLittle) {
+  const Glicko newcomer = GlickoUpdate({}, {{.opponent = {}, .score = 1}});
+  EXPECT_GT(newcomer.rating, 1600);
+  EXPECT_LT(newcomer.deviation, 350);
+  const Glicko settled =
+      GlickoUpdate({.rating = 1500, .deviation = 60},
+                   {{.opponent = {.rating = 1500, .deviation = 60}, .score = 1}});
+  EXPECT_GT(settled.rating, 1500);
+  EXPECT_LT(settled.rating, 1520);
+  // A draw between equals changes no rating.
+  EXPECT_NEAR(GlickoUpdate({}, {{.opponent = {}, .score = 0.5}}).rating, 1500, 1e-6);
+}
+
+class PlayersTest : public ::ply::testing::StackFixture {
+ protected:
+  void SetUp() override {
+    auto url = NewDatabase("players");
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+    StartLobby();
+  }
+
+  // Login without a key (registering) or with one (again).
+  grpc::Status Login(const std::string& name, const std::string& key, v1::LoginResponse* out) {
+    v1::LoginRequest request;
+    request.set_name(name);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    if (!key.empty()) context.AddMetadata("x-ply-player", key);
+    return stub_->Login(&context, request, out);
+  }
+
+  std::string Register(const std::string& name) {
+    v1::LoginResponse r;
+    grpc::Status s = Login(name, "", &r);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(r.player_key().size(), 32u);
+    return r.player_key();
+  }
+
+  // A match of `game` between two players (or a guest for an empty key): the seat tokens.
+  std::pair<int64_t, std::pair<std::string, std::string>> PlayerMatch(const std::string& game,
+                                                                      const std::string& key0,
+                                                                      const std::string& key1,
+                                                                      bool casual = false) {
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name(game);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.set_take_seat(0);
+    create.set_display_name("guest-a");
+    create.set_casual(casual);
+    v1::CreateMatchResponse created;
+    {
+      grpc::ClientContext context;
+      if (!key0.empty()) context.AddMetadata("x-ply-player", key0);
+      grpc::Status s = stub_->CreateMatch(&context, create, &created);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+    }
+    v1::JoinMatchRequest join;
+    join.set_match_id(created.match().id());
+    join.set_seat(1);
+    join.set_display_name("guest-b");
+    v1::JoinMatchResponse joined;
+    {
+      grpc::ClientContext context;
+      if (!key1.empty()) context.AddMetadata("x-ply-player", key1);
+      grpc::Status s = stub_->JoinMatch(&context, join, &joined);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+    }
+    return {created.match().id(), {created.seat_token(), joined.seat_token()}};
+  }
+
+  v1::Player Whois(const std::string& name) {
+    v1::GetPlayerRequest request;
+    request.set_name(name);
+    grpc::ClientContext context;
+    v1::Player p;
+    grpc::Status s = stub_->GetPlayer(&context, request, &p);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return p;
+  }
+};
+
+TEST_F(PlayersTest, RegistersAndLogsInAgainWithTheKeyAndNamesAreUniqueIgnoringCase) {
+  const std::string key = Register("Alice_1");
+  v1::LoginResponse again;
+  ASSERT_TRUE(Login("alice_1", key, &again).ok()) << "case does not matter";
+  EXPECT_EQ(again.player().name(), "Alice_1");
+  EXPECT_TRUE(again.player_key().empty()) << "the key is shown once, at registration";
+  v1::LoginResponse taken;
+  grpc::Status s = Login("ALICE_1", "", &taken);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_NE(s.error_message().find("--key"), std::string::npos) << s.error_message();
+  for (const std::string bad :
+       {"a", "x y", "-dash", "botty", "Bot_3", std::string(25, 'n'), "na\xc3\xafve"}) {
+    EXPECT_EQ(Login(bad, "", &taken).error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+  }
+  const std::string other = Register("bob.b");
+  EXPECT_EQ(Login("Alice_1", other, &taken).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Login("Alice_1", std::string(32, 'f'), &taken).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  auto [id, tokens] = PlayerMatch("connect4", alice, bob);
+  absl::StatusOr<v1::Match> before = GetMatch(stub_.get(), id);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->seats(0).player(), "alice");
+  EXPECT_EQ(before->seats(1).player(), "bob");
+  EXPECT_EQ(before->seats(0).display_name(), "alice");
+  EXPECT_EQ(before->seats(0).rating(), 1500);
+  EXPECT_TRUE(before->seats(0).provisional());
+  // Alice wins with four in column 1.
+  const char* moves[] = {"1", "2", "1", "2", "1", "2", "1"};
+  for (int ply = 0; ply < 7; ++ply) {
+    ASSERT_TRUE(
+        Move(stub_.get(), id, ply, moves[ply], ply % 2 ? tokens.second : tokens.first).ok());
+  }
+  absl::StatusOr<v1::Match> after = GetMatch(stub_.get(), id);
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->status(), v1::MATCH_STATUS_FINISHED);
+  const Glicko won = GlickoUpdate({}, {{.opponent = {}, .score = 1}});
+  const Glicko lost = GlickoUpdate({}, {{.opponent = {}, .score = 0}});
+  EXPECT_EQ(after->seats(0).rating_after(), static_cast<int>(std::lround(won.rating)));
+  EXPECT_EQ(after->seats(1).rating_after(), static_cast<int>(std::lround(lost.rating)));
+  const v1::Player a = Whois("alice");
+  ASSERT_EQ(a.ratings_size(), 1);
+  EXPECT_EQ(a.ratings(0).game(), "connect4");
+  EXPECT_EQ(a.ratings(0).rating(), static_cast<int>(std::lround(won.rating)));
+  EXPECT_EQ(a.ratings(0).deviation(), static_cast<int>(std::lround(won.deviation)));
+  EXPECT_EQ(a.ratings(0).games(), 1);
+  EXPECT_EQ(a.ratings(0).wins(), 1);
+  EXPECT_TRUE(a.ratings(0).provisional());
+  EXPECT_EQ(Whois("bob").ratings(0).losses(), 1);
+  // A resignation is rated too; the next game starts from the new ratings.
+  auto [second, t2] = PlayerMatch("connect4", bob, alice);
+  EXPECT_EQ(GetMatch(stub_.get(), second)->seats(0).rating(),
+            static_cast<int>(std::lround(lost.rating)));
+  grpc::ClientContext resign;
+  resign.AddMetadata("authorization", absl::StrCat("Bearer ", t2.first));
+  v1::ResignRequest r;
+  r.set_match_id(second);
+  v1::Match m;
+  ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+  EXPECT_EQ(Whois("alice").ratings(0).wins(), 2);
+  // History: newest first, both matches.
+  v1::ListPlayerMatchesRequest history;
+  history.set_name("ALICE");
+  grpc::ClientContext context;
+  v1::ListMatchesResponse list;
+  ASSERT_TRUE(stub_->ListPlayerMatches(&context, history, &list).ok());
+  ASSERT_EQ(list.matches_size(), 2);
+  EXPECT_EQ(list.matches(0).id(), second);
+  EXPECT_EQ(list.matches(1).id(), id);
+  EXPECT_EQ(list.matches(1).seats(0).player(), "alice");
+}
+
+TEST_F(PlayersTest, AGuestOrACasualMatchMovesNoRating) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  for (auto [key1, casual] : {std::pair{std::string(), false}, std::pair{bob, true}}) {
+    auto [id, tokens] = PlayerMatch("tictactoe", alice, key1, casual);
+    grpc::ClientContext resign;
+    resign.AddMetadata("authorization", absl::StrCat("Bearer ", tokens.second));
+    v1::ResignRequest r;
+    r.set_match_id(id);
+    v1::Match m;
+    ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+    EXPECT_EQ(m.seats(0).rating_after(), 0);
+  }
+  EXPECT_EQ(Whois("alice").ratings_size(), 0);
+}
+
+TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead) {
+  const std::string alice = Register("alice");
+  v1::CreateMatchRequest create;
+  create.mutable_spec()->set_name("tictactoe");
+  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  v1::SeatSpec* bot = create.add_seats();
+  bot->set_kind(v1::SEAT_KIND_BOT);
+  bot->set_difficulty("beginner");
+  create.set_take_seat(0);
+  create.set_bot_pacing_ms(0);
+  v1::CreateMatchResponse created;
+  grpc::ClientContext c;
+  c.AddMetadata("x-ply-player", alice);
+  ASSERT_TRUE(stub_->CreateMatch(&c, create, &created).ok());
+  EXPECT_EQ(created.match().seats(1).player(), "bot:beginner");
+  grpc::ClientContext resign;
+  resign.AddMetadata("authorization", absl::StrCat("Bearer ", created.seat_token()));
+  v1::ResignRequest r;
+  r.set_match_id(created.match().id());
+  v1::Match m;
+  ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+  const v1::Player level = Whois("bot:beginner");
+  EXPECT_TRUE(level.bot());
+  ASSERT_EQ(level.ratings_size(), 1);
+  EXPECT_EQ(level.ratings(0).wins(), 1);
+  // The leaderboard lists settled ratings only: none yet; then the bot's, once settled.
+  v1::LeaderboardRequest top;
+  top.set_game("tictactoe");
+  v1::LeaderboardResponse board;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->Leaderboard(&context, top, &board).ok());
+  }
+  EXPECT_EQ(board.entries_size(), 0);
+  const size_t at = url_.find("dbname=") + 7;
+  cluster_->Query(url_.substr(at, url_.find(' ', at) - at),
+                  "UPDATE ratings SET deviation = 60 WHERE player_id = "
+                  "(SELECT id FROM players WHERE name = 'bot:beginner')");
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->Leaderboard(&context, top, &board).ok());
+  }
+  ASSERT_EQ(board.entries_size(), 1);
+  EXPECT_EQ(board.entries(0).name(), "bot:beginner");
+  EXPECT_TRUE(board.entries(0).bot());
+  EXPECT_EQ(board.entries(0).rank(), 1);
+}
+
+}  // namespace
+}  // namespace ply
