@@ -98,44 +98,52 @@ void Lobby::ExpireTick() {
   executor_->PostAt(absl::Now() + next, [this] { ExpireTick(); });
 }
 
-absl::Status Lobby::CheckQuotas(const MatchRecord& rec, const std::string& client) {
+absl::Status Lobby::CheckBotCapacity(const MatchRecord& rec) {
+  int bot_seats = 0;
+  for (const SeatRecord& s : rec.seats) bot_seats += s.kind == SeatKind::kBot ? 1 : 0;
+  if (bot_seats == 0 || options_.max_bot_seats <= 0) return absl::OkStatus();
+  // A soft bound (creates at once may pass it together by a few seats): it keeps the bot tier
+  // from being booked far beyond its cores, which a few seats do not change.
+  absl::StatusOr<int> in_play = store_->BotSeatsInPlay();
+  if (!in_play.ok()) return in_play.status();
+  if (*in_play + bot_seats > options_.max_bot_seats) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("every bot is busy (", *in_play, " bot seats in play): try again shortly"));
+  }
+  return absl::OkStatus();
+}
+
+std::function<absl::Status(const Holdings&)> Lobby::QuotaCheck(const MatchRecord& rec) const {
   int bot_seats = 0;
   for (const SeatRecord& s : rec.seats) bot_seats += s.kind == SeatKind::kBot ? 1 : 0;
   const bool bots_only = bot_seats == static_cast<int>(rec.seats.size());
   const bool waiting = rec.status == MatchStatus::kWaiting;
-  if (!client.empty() && ((waiting && options_.client_waiting_matches > 0) ||
-                          (bot_seats > 0 && options_.client_bot_seats > 0) ||
-                          (bots_only && options_.client_bot_matches > 0))) {
-    absl::StatusOr<Holdings> held = store_->HoldingsOf(client);
-    if (!held.ok()) return held.status();
-    if (waiting && options_.client_waiting_matches > 0 &&
-        held->waiting >= options_.client_waiting_matches) {
+  if (rec.creator.empty() || !((waiting && options_.client_waiting_matches > 0) ||
+                               (bot_seats > 0 && options_.client_bot_seats > 0) ||
+                               (bots_only && options_.client_bot_matches > 0))) {
+    return nullptr;
+  }
+  return [options = options_, bot_seats, bots_only, waiting](const Holdings& held) {
+    if (waiting && options.client_waiting_matches > 0 &&
+        held.waiting >= options.client_waiting_matches) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "you already have ", held->waiting,
+          "you already have ", held.waiting,
           " matches waiting for players: let one start, or expire, before opening another"));
     }
-    if (bots_only && options_.client_bot_matches > 0 &&
-        held->bot_matches >= options_.client_bot_matches) {
+    if (bots_only && options.client_bot_matches > 0 &&
+        held.bot_matches >= options.client_bot_matches) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("you already run ", held->bot_matches,
+          absl::StrCat("you already run ", held.bot_matches,
                        " bot-vs-bot matches, the most one client may: wait for one to end"));
     }
-    if (bot_seats > 0 && options_.client_bot_seats > 0 &&
-        held->bot_seats + bot_seats > options_.client_bot_seats) {
+    if (bot_seats > 0 && options.client_bot_seats > 0 &&
+        held.bot_seats + bot_seats > options.client_bot_seats) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "your matches already have ", held->bot_seats, " bot seats and one client may have ",
-          options_.client_bot_seats, ": finish or resign one first"));
+          "your matches already have ", held.bot_seats, " bot seats and one client may have ",
+          options.client_bot_seats, ": finish or resign one first"));
     }
-  }
-  if (bot_seats > 0 && options_.max_bot_seats > 0) {
-    absl::StatusOr<int> in_play = store_->BotSeatsInPlay();
-    if (!in_play.ok()) return in_play.status();
-    if (*in_play + bot_seats > options_.max_bot_seats) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("every bot is busy (", *in_play, " bot seats in play): try again shortly"));
-    }
-  }
-  return absl::OkStatus();
+    return absl::OkStatus();
+  };
 }
 
 std::string Lobby::MetricsText() {
@@ -428,8 +436,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   if (bots_only) {
     rec.bot_pacing_ms = std::max(rec.bot_pacing_ms, options_.bot_vs_bot_min_pacing_ms);
   }
-  if (absl::Status quota = CheckQuotas(rec, client); !quota.ok()) return quota;
-  absl::StatusOr<int64_t> id = store_->CreateMatch(rec);
+  if (absl::Status capacity = CheckBotCapacity(rec); !capacity.ok()) return capacity;
+  // The creator's quotas are checked with the create, in one step for that creator.
+  absl::StatusOr<int64_t> id = store_->CreateMatchWithin(rec, QuotaCheck(rec));
   if (!id.ok()) return id.status();
   // Memory starts as what was just written, so the first use needs no reload.
   rec.id = *id;
@@ -752,12 +761,7 @@ void Lobby::AfterChange(LiveMatch& live) {
     return;
   }
   if (live.rec.status != MatchStatus::kActive || stopping_) return;
-  if (live.rec.time_initial_ms && !live.clock_ticking &&
-      options_.clock_event_interval > absl::ZeroDuration()) {
-    live.clock_ticking = true;
-    const int64_t id = live.id;
-    executor_->PostAt(absl::Now() + options_.clock_event_interval, [this, id] { ClockTick(id); });
-  }
+  StartClockTicks(live);
   // The clock's flag and the bot are the owner's work.
   if (!live.owned) return;
   if (live.rec.time_initial_ms && live.flag_ply != live.rec.ply) {
@@ -781,15 +785,30 @@ void Lobby::CheckFlag(int64_t id, int ply) {
   if (!s.ok() && absl::IsUnavailable(s)) RetryLater(id, absl::Seconds(1));
 }
 
-void Lobby::ClockTick(int64_t id) {
-  if (stopping_) return;
-  (void)WithMatch(id, [&](LiveMatch& live) {
-    live.clock_ticking = false;
-    if (live.rec.status != MatchStatus::kActive) return absl::OkStatus();
-    if (!live.watchers.empty()) Broadcast(live, ClockUpdateEvent(live, NowMs()));
-    AfterChange(live);  // schedules the next tick
-    return absl::OkStatus();
-  });
+void Lobby::StartClockTicks(LiveMatch& live) {
+  if (!live.rec.time_initial_ms || live.clock_ticking || live.watchers.empty() ||
+      live.rec.status != MatchStatus::kActive || stopping_ ||
+      options_.clock_event_interval <= absl::ZeroDuration()) {
+    return;
+  }
+  std::shared_ptr<LiveMatch> copy = cache_.Find(live.id);
+  if (copy.get() != &live) return;
+  live.clock_ticking = true;
+  executor_->PostAt(absl::Now() + options_.clock_event_interval,
+                    [this, weak = std::weak_ptr<LiveMatch>(copy)] { ClockTick(weak); });
+}
+
+void Lobby::ClockTick(const std::weak_ptr<LiveMatch>& copy) {
+  std::shared_ptr<LiveMatch> live = copy.lock();
+  if (live == nullptr || stopping_) return;
+  std::lock_guard<std::mutex> lock(live->mu);
+  live->clock_ticking = false;
+  // Never a load: a copy that left the cache has nobody to tell.
+  if (live->dropped || live->rec.status != MatchStatus::kActive || live->watchers.empty()) {
+    return;
+  }
+  Broadcast(*live, ClockUpdateEvent(*live, NowMs()));
+  StartClockTicks(*live);
 }
 
 void Lobby::ReloadSoon(int64_t id, const absl::Status& failure) {
@@ -868,12 +887,20 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
 
 absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
                           std::shared_ptr<EventSink> sink) {
+  // A stream that arrives while this instance leaves would hear nothing more: elsewhere.
+  if (stopping_) {
+    return absl::UnavailableError(
+        "this lobby instance is shutting down: reconnect (another instance serves the match)");
+  }
   return cache_.With(
       match_id,
       [&](LiveMatch& live) -> absl::Status {
         absl::StatusOr<bool> stays = Greet(live, after_ply, *sink, NowMs());
         if (!stays.ok()) return stays.status();
-        if (*stays) live.watchers.push_back(std::move(sink));
+        if (*stays) {
+          live.watchers.push_back(std::move(sink));
+          StartClockTicks(live);
+        }
         return absl::OkStatus();
       },
       Fresh::kChecked);

@@ -185,8 +185,11 @@ class Lobby : private BotDriver::Host {
   // Ends the match on time if the side to move has flagged; returns whether it did.
   bool FlagIfExpired(LiveMatch& live, int64_t now_ms);
 
-  // Refuses a new match that would take `client` (or everyone) past a quota.
-  absl::Status CheckQuotas(const MatchRecord& rec, const std::string& client);
+  // Refuses a match that would take the bot seats in play past max_bot_seats.
+  absl::Status CheckBotCapacity(const MatchRecord& rec);
+  // What the store checks against the creator's holdings as it creates `rec` (null when no
+  // quota applies).
+  std::function<absl::Status(const Holdings&)> QuotaCheck(const MatchRecord& rec) const;
   // Cancels the waiting matches past waiting_expiry, then schedules itself again.
   void ExpireTick();
   void RetryLater(int64_t id, absl::Duration delay) override;
@@ -194,7 +197,11 @@ class Lobby : private BotDriver::Host {
   void ReloadSoon(int64_t id, const absl::Status& failure);
   void CheckFlag(int64_t id, int ply);
   // Sends watchers a ClockUpdate and schedules the next one while the match is on.
-  void ClockTick(int64_t id);
+  // Sends the watchers of this copy a ClockUpdate and schedules the next while it is watched
+  // and in play; a copy evicted or replaced meanwhile ends its chain.
+  void ClockTick(const std::weak_ptr<LiveMatch>& copy);
+  // Starts the chain of clock updates of a watched, clocked match in play, if not running.
+  void StartClockTicks(LiveMatch& live);
 
   MatchStore* store_;
   Executor* executor_;

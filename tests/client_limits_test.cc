@@ -22,6 +22,9 @@ TEST(ClientLimitsTest, AnIpv6ClientIsItsSlash64) {
   EXPECT_EQ(limits.ClientOf("ipv6:[2001:db8:1:2:ffff:ee:dd:cc]:1"), a)
       << "another address of the same /64 is the same client";
   EXPECT_NE(limits.ClientOf("ipv6:[2001:db8:1:3::1]:1"), a) << "the next /64 is another client";
+  // IPv4 in IPv6 form is its IPv4 client, not one /64 for all of them.
+  EXPECT_EQ(ClientLimits::KeyOf("::ffff:203.0.113.7"), "203.0.113.7");
+  EXPECT_NE(ClientLimits::KeyOf("::ffff:203.0.113.7"), ClientLimits::KeyOf("::ffff:198.51.100.9"));
 }
 
 TEST(ClientLimitsTest, OnlyATrustedProxyNamesTheClient) {

@@ -264,6 +264,31 @@ TEST_F(LobbyScaleTest, ABotMatchGoesOnThroughAnotherInstanceWhenItsDriverIsKille
   EXPECT_EQ(Metric(b, "ply_lobby_duplicate_bot_requests_total"), 0);
 }
 
+TEST_F(LobbyScaleTest, RefusedMovesWhileABotThinksDoNotAskTheBotAgain) {
+  // With peers, a refusal is decided again on a fresh load: that reload must not send the bot
+  // a second request for the position it is already searching.
+  Instance a = StartInstance();
+  Instance b = StartInstance();
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT},
+                     {"", "hard"}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("alice");
+                     })
+                  .ok());
+  const int64_t id = created.match().id();
+  ASSERT_TRUE(Move(a.stub.get(), id, 0, "4", created.seat_token()).ok());
+  // The bot (hard: about a second) is thinking; the person keeps pressing.
+  for (int i = 0; i < 10; ++i) {
+    grpc::Status s = Move(a.stub.get(), id, 1, "3", created.seat_token());
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  }
+  const v1::Match m = WaitMatch(a, id, [](const v1::Match& m) { return m.moves_size() >= 2; });
+  EXPECT_EQ(m.moves_size(), 2);
+  EXPECT_EQ(Metric(a, "ply_lobby_bot_calls_total"), 1);
+}
+
 TEST_F(LobbyScaleTest, ARollingRestartOfBothInstancesLosesNothing) {
   std::vector<Instance> lobbies;
   lobbies.push_back(StartInstance());

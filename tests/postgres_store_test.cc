@@ -215,6 +215,63 @@ TEST_F(PostgresStoreTest, RacesForSeatsStartTheMatchExactlyOnce) {
   }
 }
 
+TEST_F(PostgresStoreTest, OwningAMatchTwiceIsOneOwnershipThatOneDisownEnds) {
+  std::unique_ptr<PostgresStore> a = NewStore();
+  std::unique_ptr<PostgresStore> b = NewStore();
+  absl::StatusOr<int64_t> id = a->CreateMatch(TwoSeats(0));
+  ASSERT_TRUE(id.ok()) << id.status();
+  // A claim and an Own of the same match by one instance (session locks would stack).
+  ASSERT_TRUE(*a->Own(*id));
+  ASSERT_TRUE(*a->Own(*id));
+  EXPECT_FALSE(*b->Own(*id)) << "one owner at a time";
+  a->Disown(*id);
+  EXPECT_TRUE(*b->Own(*id)) << "one Disown hands it back";
+  // An instance that has left takes no ownership any more.
+  b->DisownAll();
+  EXPECT_FALSE(b->Own(*id).ok());
+  EXPECT_TRUE(*a->Own(*id));
+}
+
+TEST_F(PostgresStoreTest, AnExpiredMatchTakesNoSeatAndListsNoOpenSeat) {
+  std::unique_ptr<PostgresStore> store = NewStore();
+  absl::StatusOr<int64_t> id = store->CreateMatch(TwoSeats(1));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<std::vector<int64_t>> gone =
+      store->ExpireWaiting(/*created_before_ms=*/1700000000001, "cancelled", 10);
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_NE(std::find(gone->begin(), gone->end(), *id), gone->end());
+  absl::Status join = store->TakeSeat(*id, 0, "late", "hash-late", 9).status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(join)) << join;
+  absl::StatusOr<MatchRecord> m = store->LoadMatch(*id);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->status, MatchStatus::kFinished);
+  EXPECT_EQ(m->result.reason, EndReason::kCancelled);
+  EXPECT_FALSE(m->seats[0].taken());
+  absl::StatusOr<std::vector<MatchRecord>> open = store->ListMatches({.open_seats = true});
+  ASSERT_TRUE(open.ok());
+  for (const MatchRecord& r : *open) EXPECT_NE(r.id, *id) << "a cancelled match is not open";
+}
+
+TEST_F(PostgresStoreTest, ACreatorsCreatesAtOnceCannotAllPassItsQuota) {
+  std::unique_ptr<PostgresStore> store = NewStore();
+  const std::string creator = absl::StrCat("198.51.100.", ++serial_);
+  std::atomic<int> made{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      MatchRecord m = TwoSeats(1);
+      m.creator = creator;
+      absl::StatusOr<int64_t> id = store->CreateMatchWithin(m, [](const Holdings& held) {
+        return held.waiting >= 2 ? absl::ResourceExhaustedError("quota") : absl::OkStatus();
+      });
+      (id.ok() ? made : refused)++;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(made.load(), 2);
+  EXPECT_EQ(refused.load(), 6);
+}
+
 TEST_F(PostgresStoreTest, DatabaseErrorsAreLoggedNotReturned) {
   std::unique_ptr<PostgresStore> store = NewStore();
   absl::StatusOr<int64_t> id = store->CreateMatch(TwoSeats(0));

@@ -55,12 +55,16 @@ void BotDriver::Request(LiveMatch& live) {
   const int64_t id = live.id;
   const int ply = live.rec.ply;
   // Ownership makes a second instance asking for this ply impossible; the database counts it.
-  if (absl::StatusOr<bool> duplicate = store_->RecordBotRequest(id, ply);
-      duplicate.ok() && *duplicate) {
-    metrics_->duplicate_bot_requests.fetch_add(1, std::memory_order_relaxed);
-    std::fprintf(stderr, "ply-lobby: match %lld ply %d: another live instance asked a bot too\n",
-                 static_cast<long long>(id), ply);
-  }
+  // On the executor: this may be a database writer's thread (a person's move just landed), and
+  // the count is a check, not a step of the move.
+  executor_->PostAt(absl::Now(), [store = store_, metrics = metrics_, id, ply] {
+    if (absl::StatusOr<bool> duplicate = store->RecordBotRequest(id, ply);
+        duplicate.ok() && *duplicate) {
+      metrics->duplicate_bot_requests.fetch_add(1, std::memory_order_relaxed);
+      std::fprintf(stderr, "ply-lobby: match %lld ply %d: another live instance asked a bot too\n",
+                   static_cast<long long>(id), ply);
+    }
+  });
   metrics_->bot_calls.fetch_add(1, std::memory_order_relaxed);
   // The client stays alive until its call is done, even if the instance list changes meanwhile.
   std::shared_ptr<BotClient> client = bots_->Current();

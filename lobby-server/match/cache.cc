@@ -39,15 +39,19 @@ absl::Status MatchCache::Start() {
       .changed =
           [this](const std::vector<MatchChange>& changes) {
             peers_.store(std::max(1, peers_.load()), std::memory_order_relaxed);
+            last_peer_ms_.store(WallClockMs(), std::memory_order_relaxed);
             if (changes.empty()) return;
             executor_->PostAt(absl::Now(), [this, changes] { OnPeerChanges(changes); });
           },
       .resync = [this] { executor_->PostAt(absl::Now(), [this] { ResyncAll(); }); },
       .released = [this] { executor_->PostAt(absl::Now(), [this] { ClaimOrphans(); }); },
-      .ownership_lost = [this] { executor_->PostAt(absl::Now(), [this] { OwnershipLost(); }); },
+      .ownership_lost =
+          [this](int64_t epoch) {
+            executor_->PostAt(absl::Now(), [this, epoch] { OwnershipLost(epoch); });
+          },
   };
   if (absl::Status s = store_->StartPeers(std::move(handlers)); !s.ok()) return s;
-  if (absl::StatusOr<int> peers = store_->Peers(); peers.ok()) peers_ = *peers;
+  if (absl::StatusOr<int> peers = store_->Peers(); peers.ok()) NotePeers(*peers);
   // Everything ownerless now, before serving: a restarted lobby goes on where it stopped.
   while (ClaimOrphans() >= options_.claim_batch) {
   }
@@ -168,12 +172,20 @@ absl::Status MatchCache::Reload(LiveMatch& live) {
     }
     before.game = std::move(live.game);
   }
+  const int old_ply = live.loaded ? live.rec.ply : -1;
   live.rec = *std::move(rec);
   live.info = info;
   live.game = std::move(game);
   live.loaded = true;
   live.stale = false;
-  live.bot_ply = -1;
+  // A bot call out for the position the match is still at stays the only one: asking again on
+  // every reload would let anyone make the bots search at will (a refused move reloads).
+  if (live.bot_call != nullptr &&
+      (live.rec.ply != old_ply || live.rec.status != MatchStatus::kActive)) {
+    live.bot_call->Cancel();
+    live.bot_call = nullptr;
+  }
+  if (live.bot_call == nullptr) live.bot_ply = -1;
   live.flag_ply = -1;
   hooks_.reloaded(live, std::move(before));
   return absl::OkStatus();
@@ -218,6 +230,9 @@ void MatchCache::MakeRoomLocked() {
       const bool idle = l.owns_lock() && m.loaded && m.watchers.empty() && !m.owned &&
                         !m.committing && m.bot_call == nullptr &&
                         (m.rec.status == MatchStatus::kActive) == in_play;
+      // A caller that took this copy from the map before and waits for its lock must look
+      // again, not use a copy nobody will update.
+      if (idle) i->second->dropped = true;
       l = {};
       i = idle ? matches_.erase(i) : std::next(i);
     }
@@ -229,14 +244,27 @@ void MatchCache::TryOwn(LiveMatch& live) {
       !HasTimedWork(live.rec)) {
     return;
   }
+  const int64_t epoch = store_->OwnerEpoch();
   absl::StatusOr<bool> owned = store_->Own(live.id);
   live.owned = owned.ok() && *owned;
+  live.owned_epoch = epoch;
 }
 
 void MatchCache::Disown(LiveMatch& live) {
   if (!live.owned) return;
   live.owned = false;
-  store_->Disown(live.id);
+  // Not here: this may be a database writer's thread (a move that ended the match), which must
+  // not wait for the owner connection.
+  executor_->PostAt(absl::Now(), [store = store_, id = live.id] { store->Disown(id); });
+}
+
+bool MatchCache::HasPeers() const {
+  return Peers() > 0 || WallClockMs() - last_peer_ms_.load(std::memory_order_relaxed) < 60'000;
+}
+
+void MatchCache::NotePeers(int peers) {
+  peers_ = peers;
+  if (peers > 0) last_peer_ms_.store(WallClockMs(), std::memory_order_relaxed);
 }
 
 void MatchCache::Leave() {
@@ -251,6 +279,7 @@ void MatchCache::Leave() {
 
 int MatchCache::ClaimOrphans() {
   if (*stopping_) return 0;
+  const int64_t epoch = store_->OwnerEpoch();
   absl::StatusOr<std::vector<int64_t>> ids = store_->ClaimOrphans(options_.claim_batch);
   if (!ids.ok()) return 0;
   for (int64_t id : *ids) {
@@ -260,6 +289,7 @@ int MatchCache::ClaimOrphans() {
         id,
         [&](LiveMatch& live) {
           live.owned = true;
+          live.owned_epoch = epoch;
           live.flag_ply = -1;
           if (live.bot_call == nullptr) live.bot_ply = -1;
           // Finished meanwhile: the hook hands it back.
@@ -275,7 +305,7 @@ int MatchCache::ClaimOrphans() {
 void MatchCache::ClaimTick() {
   if (*stopping_) return;
   ClaimOrphans();
-  if (absl::StatusOr<int> peers = store_->Peers(); peers.ok()) peers_ = *peers;
+  if (absl::StatusOr<int> peers = store_->Peers(); peers.ok()) NotePeers(*peers);
   // Jitter, so that instances started together do not claim in step.
   const absl::Duration next =
       options_.claim_interval *
@@ -323,10 +353,10 @@ void MatchCache::ResyncAll() {
   }
 }
 
-void MatchCache::OwnershipLost() {
+void MatchCache::OwnershipLost(int64_t epoch) {
   for (auto& live : All()) {
     std::lock_guard<std::mutex> lock(live->mu);
-    if (!live->owned) continue;
+    if (!live->owned || live->owned_epoch > epoch) continue;
     // Another instance may own it already: its bot request must be the only one.
     live->owned = false;
     if (live->bot_call) live->bot_call->Cancel();

@@ -56,7 +56,10 @@ class MatchCache {
   // Joins the other instances and claims every ownerless match, then keeps claiming them.
   absl::Status Start();
   // Whether other lobby instances share the database, as far as this one knows.
-  bool HasPeers() const { return Peers() > 0; }
+  // True while other instances are known, and for a minute after the last sign of one (a
+  // peer reconnecting its listener is briefly not counted, and must not make this instance
+  // answer from memory unchecked).
+  bool HasPeers() const;
   int Peers() const { return peers_.load(std::memory_order_relaxed); }
 
   // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first.
@@ -95,7 +98,8 @@ class MatchCache {
   // Every cached match may be behind (announcements were lost).
   void ResyncAll();
   // The store lost this instance's ownerships: stop driving every match.
-  void OwnershipLost();
+  void OwnershipLost(int64_t epoch);
+  void NotePeers(int peers);
   // Claims up to claim_batch ownerless matches; returns how many it took.
   int ClaimOrphans();
   // ClaimOrphans and a look at the peers, every claim_interval.
@@ -111,6 +115,7 @@ class MatchCache {
   const std::atomic<bool>* stopping_;
   const Hooks hooks_;
   std::atomic<int> peers_{0};
+  std::atomic<int64_t> last_peer_ms_{0};
 
   std::mutex map_mu_;
   std::map<int64_t, std::shared_ptr<LiveMatch>> matches_;

@@ -58,6 +58,9 @@ struct LiveMatch {
   int flag_ply = -1;
   // This instance drives the match's timed work (its bot, its clock's flag).
   bool owned = false;
+  // The store's ownership epoch when it was taken: losing that epoch's ownerships (a broken
+  // owner connection) does not touch ones taken since.
+  int64_t owned_epoch = 0;
   // A ClockTick is scheduled.
   bool clock_ticking = false;
 

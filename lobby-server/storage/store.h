@@ -201,7 +201,9 @@ struct PeerHandlers {
   // Another instance handed its matches back (it is shutting down): claim them now.
   std::function<void()> released;
   // This instance's ownerships are gone (the connection holding them broke).
-  std::function<void()> ownership_lost;
+  // `epoch` is the one OwnerEpoch() had while those ownerships were held; ownerships taken
+  // since (on a new connection) stand.
+  std::function<void(int64_t epoch)> ownership_lost;
 };
 
 // How the conversation with the other instances goes, for the metrics.
@@ -256,6 +258,11 @@ class MatchStore {
       const std::string& token_hash) = 0;
   virtual absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) = 0;
   virtual absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) = 0;
+  // CreateMatch if `check`, told what the match's creator holds now, says so: both at once for
+  // that creator (no other create of its can come between), so that creates at the same moment
+  // cannot all pass a quota only one of them fits. A null `check` creates at once.
+  virtual absl::StatusOr<int64_t> CreateMatchWithin(
+      const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) = 0;
   // Bot seats in matches being played, over every creator.
   virtual absl::StatusOr<int> BotSeatsInPlay() = 0;
   // Cancels (kCancelled, no result, `text`) up to `limit` matches still waiting for players
@@ -280,6 +287,8 @@ class MatchStore {
   virtual void Disown(int64_t /*match_id*/) {}
   // Gives up every ownership and tells the other instances to claim them.
   virtual void DisownAll() {}
+  // Ownerships taken now belong to this epoch; it changes when they are all lost at once.
+  virtual int64_t OwnerEpoch() { return 0; }
   // Takes ownership of up to `limit` active matches with timed work that no instance owns.
   virtual absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int /*limit*/) {
     return std::vector<int64_t>{};

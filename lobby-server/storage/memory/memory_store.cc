@@ -88,8 +88,17 @@ absl::StatusOr<MatchRecord*> MemoryStore::FindLocked(int64_t match_id) {
 }
 
 absl::StatusOr<int64_t> MemoryStore::CreateMatch(const MatchRecord& match) {
+  return CreateMatchWithin(match, nullptr);
+}
+
+absl::StatusOr<int64_t> MemoryStore::CreateMatchWithin(
+    const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Enter(); !s.ok()) return s;
+  // Under the one lock, as PostgreSQL serialises a creator's creates.
+  if (check) {
+    if (absl::Status s = check(HoldingsLocked(match.creator)); !s.ok()) return s;
+  }
   MatchRecord& m = matches_[next_id_];
   m = match;
   m.id = next_id_;
@@ -250,8 +259,12 @@ int BotSeats(const MatchRecord& m) {
 }  // namespace
 
 absl::StatusOr<Holdings> MemoryStore::HoldingsOf(const std::string& creator) {
-  if (absl::Status s = Enter(); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  return HoldingsLocked(creator);
+}
+
+Holdings MemoryStore::HoldingsLocked(const std::string& creator) const {
   Holdings h;
   for (const auto& [id, m] : matches_) {
     if (m.creator != creator || m.status == MatchStatus::kFinished) continue;
@@ -263,11 +276,11 @@ absl::StatusOr<Holdings> MemoryStore::HoldingsOf(const std::string& creator) {
 }
 
 absl::StatusOr<int> MemoryStore::BotSeatsInPlay() {
-  if (absl::Status s = Enter(); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Enter(); !s.ok()) return s;
   int seats = 0;
   for (const auto& [id, m] : matches_) {
-    if (m.status == MatchStatus::kActive) seats += BotSeats(m);
+    if (m.status != MatchStatus::kFinished) seats += BotSeats(m);
   }
   return seats;
 }
@@ -275,8 +288,8 @@ absl::StatusOr<int> MemoryStore::BotSeatsInPlay() {
 absl::StatusOr<std::vector<int64_t>> MemoryStore::ExpireWaiting(int64_t created_before_ms,
                                                                 const std::string& text,
                                                                 int limit) {
-  if (absl::Status s = Enter(); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Enter(); !s.ok()) return s;
   std::vector<int64_t> ids;
   for (auto& [id, m] : matches_) {
     if (static_cast<int>(ids.size()) >= limit) break;

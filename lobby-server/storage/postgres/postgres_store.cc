@@ -106,6 +106,10 @@ CREATE TABLE bot_requests (
   owner_pid integer NOT NULL,
   owner_started text NOT NULL,
   asked_ms bigint NOT NULL,
+  -- Who had asked for this ply before, when someone asks again (kept by the upsert, which sees
+  -- the row as it is then, even when the other asked a moment ago).
+  prev_pid integer,
+  prev_started text,
   PRIMARY KEY (match_id, ply)
 );
 CREATE INDEX matches_active ON matches (id) WHERE status = 2;
@@ -121,7 +125,7 @@ UPDATE matches SET bot_seats =
   WHERE status IN (1, 2);
 CREATE INDEX matches_open_by_creator ON matches (creator) WHERE status IN (1, 2);
 CREATE INDEX matches_waiting_by_age ON matches (created_ms) WHERE status = 1;
-CREATE INDEX matches_bots_in_play ON matches (id) WHERE status = 2 AND bot_seats > 0;
+CREATE INDEX matches_bots_in_play ON matches (id) WHERE status IN (1, 2) AND bot_seats > 0;
 )sql",
       // 6: players and their ratings per game (Glicko-2), people and bot levels ("bot:hard")
       // alike. A seat may belong to a player, with the rating it had when the match started and,
@@ -195,22 +199,25 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       // it. Returns (seat taken?, the match's status after, or before when not taken; NULL
       // when there is no such match).
       {"take_seat",
-       "WITH taken AS ("
+       // The match row is locked first and still waiting once the lock is had (a match
+       // cancelled meanwhile, by the expiry, takes no seat).
+       "WITH waiting AS (SELECT id FROM matches WHERE id = $1 AND status = 1 FOR UPDATE),"
+       " taken AS ("
        "  UPDATE seats SET display_name = $3, token_hash = $4, player_id = NULLIF($6::bigint, 0),"
        "    rating_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(rating) FROM ratings r,"
-       "      matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 1500) ELSE 0 "
-       "END,"
+       "      matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 1500)"
+       "      ELSE 0 END,"
        "    deviation_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(deviation) FROM"
        "      ratings r, matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 350)"
        "      ELSE 0 END"
        "  WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"
-       "  AND EXISTS (SELECT 1 FROM matches WHERE id = $1 AND status = 1) RETURNING 1),"
+       "  AND EXISTS (SELECT 1 FROM waiting) RETURNING 1),"
        " filled AS ("
        "  UPDATE matches SET open_seats = open_seats - 1,"
        "    status = CASE WHEN open_seats = 1 THEN 2 ELSE status END,"
        "    turn_started_ms = CASE WHEN open_seats = 1 THEN $5 ELSE turn_started_ms END,"
        "    rated = rated AND $6 > 0"
-       "  WHERE id = $1 AND EXISTS (SELECT 1 FROM taken) RETURNING status)"
+       "  WHERE id = $1 AND status = 1 AND EXISTS (SELECT 1 FROM taken) RETURNING status)"
        " SELECT (SELECT count(*) FROM taken),"
        "  COALESCE((SELECT status FROM filled), (SELECT status FROM matches WHERE id = $1))"},
       // A move in one statement (one round trip, atomic on its own): the match advances only
@@ -323,14 +330,17 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
        " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
+      {"lock_creator", "SELECT pg_advisory_xact_lock(7140002, hashtext($1))"},
       {"bot_seats_in_play",
-       "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status = 2 AND bot_seats > 0"},
+       "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status IN (1, 2)"
+       " AND bot_seats > 0"},
       // The oldest waiting matches past their time; a row another transaction holds (a seat
       // being taken) is left for the next sweep.
       {"expire_waiting",
        "WITH old AS (SELECT id FROM matches WHERE status = 1 AND created_ms < $1"
        "  ORDER BY created_ms LIMIT $3 FOR UPDATE SKIP LOCKED)"
-       " UPDATE matches m SET status = 3, winner = -1, end_reason = 6, result_text = $2"
+       " UPDATE matches m SET status = 3, winner = -1, end_reason = 6, result_text = $2,"
+       " open_seats = 0"
        " FROM old WHERE m.id = old.id RETURNING m.id"},
       {"notify", "SELECT pg_notify('ply_matches', $1)"},
       // Ownership is a session-level advisory lock per match, held on the owner connection: it
@@ -363,17 +373,17 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       // The previous request for this ply counts as a duplicate only when it came from another
       // instance whose owner connection is still alive.
       {"record_bot_request",
-       "WITH prev AS ("
-       "  SELECT owner_pid, owner_started FROM bot_requests WHERE match_id = $1 AND ply = $2),"
-       " gone AS (DELETE FROM bot_requests WHERE match_id = $1 AND ply < $2),"
+       "WITH gone AS (DELETE FROM bot_requests WHERE match_id = $1 AND ply < $2),"
        " up AS ("
        "  INSERT INTO bot_requests (match_id, ply, owner_pid, owner_started, asked_ms)"
        "  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (match_id, ply) DO UPDATE"
        "  SET owner_pid = EXCLUDED.owner_pid, owner_started = EXCLUDED.owner_started,"
-       "    asked_ms = EXCLUDED.asked_ms)"
-       " SELECT EXISTS (SELECT 1 FROM prev p JOIN pg_stat_activity a ON a.pid = p.owner_pid"
-       "  AND a.backend_start::text = p.owner_started"
-       "  WHERE NOT (p.owner_pid = $3 AND p.owner_started = $4))"},
+       "    asked_ms = EXCLUDED.asked_ms, prev_pid = bot_requests.owner_pid,"
+       "    prev_started = bot_requests.owner_started"
+       "  RETURNING prev_pid, prev_started)"
+       " SELECT EXISTS (SELECT 1 FROM up p JOIN pg_stat_activity a ON a.pid = p.prev_pid"
+       "  AND a.backend_start::text = p.prev_started"
+       "  WHERE NOT (p.prev_pid = $3 AND p.prev_started = $4))"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
       // For the rest of a transaction: plan each statement for its values. A generic plan
       // (what PostgreSQL settles on after five calls) picks one index for every value, and a
@@ -658,6 +668,11 @@ absl::Status PostgresStore::Migrate() {
 }
 
 absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
+  return CreateMatchWithin(m, nullptr);
+}
+
+absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
+    const MatchRecord& m, const std::function<absl::Status(const Holdings&)>& check) {
   int64_t id = 0;
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [k, v] : m.options) options[k] = v;
@@ -681,12 +696,22 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
                      {"player", s.player_id}});
   }
   absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
+    pqxx::work tx(conn.c);
+    if (check) {
+      // One create at a time per creator (over every instance), so that creates at once cannot
+      // all pass a quota that only one of them fits.
+      tx.exec_prepared("lock_creator", m.creator);
+      pqxx::row r = tx.exec_prepared1("holdings", m.creator);
+      const Holdings held{
+          .waiting = r[0].as<int>(), .bot_seats = r[1].as<int>(), .bot_matches = r[2].as<int>()};
+      if (absl::Status s = check(held); !s.ok()) return s;
+    }
     id = tx.exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                            m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
                            m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
                            bot_seats, m.rated)[0]
              .as<int64_t>();
+    tx.commit();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -702,7 +727,12 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
     pqxx::row r =
         tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms, player_id);
     if (r[1].is_null()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-    // Not taken: someone holds that seat (a match starts only once every seat is held).
+    // Not taken: the match is over (cancelled, say), or someone holds that seat (a match
+    // starts only once every seat is held).
+    if (r[0].as<int>() == 0 && r[1].as<int>() == static_cast<int>(MatchStatus::kFinished)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", match_id, " is over: nobody can join it"));
+    }
     if (r[0].as<int>() == 0) {
       return absl::AlreadyExistsError(
           absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
@@ -1098,12 +1128,27 @@ void PostgresStore::Announce(const std::vector<MatchChange>& changes) {
 
 void PostgresStore::Announce(const std::string& what) {
   if (!listening_) return;
+  std::deque<std::string> payloads;
+  {
+    // What could not be sent before goes first, so that no other instance misses a change
+    // (its watchers would wait for a move, or an end, forever).
+    std::lock_guard<std::mutex> lock(unsent_mu_);
+    payloads.swap(unsent_);
+  }
+  if (!what.empty()) payloads.push_back(absl::StrCat(origin_, "|", what));
+  if (payloads.empty()) return;
+  size_t sent = 0;
   absl::Status s = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("notify", absl::StrCat(origin_, "|", what));
+    for (; sent < payloads.size(); ++sent) tx.exec_prepared("notify", payloads[sent]);
     return absl::OkStatus();
   });
-  if (!s.ok()) db_errors_.fetch_add(1, std::memory_order_relaxed);
+  if (s.ok()) return;
+  db_errors_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(unsent_mu_);
+  for (size_t i = sent; i < payloads.size(); ++i) unsent_.push_back(std::move(payloads[i]));
+  // Bounded: past this a peer's resync (or its version checks) has to do.
+  while (unsent_.size() > 1000) unsent_.pop_front();
 }
 
 absl::Status PostgresStore::StartPeers(PeerHandlers handlers) {
@@ -1211,14 +1256,19 @@ void PostgresStore::Heard(const std::string& payload) {
 }
 
 absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connection&)>& work) {
-  bool lost = false;
   absl::Status result;
+  int64_t lost_epoch = 0;
   {
     std::lock_guard<std::mutex> lock(owner_mu_);
+    // The lobby is leaving: no new ownership may outlive DisownAll.
+    if (owner_closed_) return absl::UnavailableError("this lobby instance is leaving");
     try {
       if (owner_ == nullptr) {
         owner_ = Connect("ply-lobby-owner");
         pqxx::nontransaction tx(owner_->c);
+        // The claim query's plan is cheap to make and its cost estimate high: JIT compiling it
+        // took longer than running it.
+        tx.exec("SET jit = off");
         pqxx::row me = tx.exec_prepared1("whoami");
         owner_pid_ = me[0].as<int>();
         owner_started_ = me[1].as<std::string>();
@@ -1226,26 +1276,30 @@ absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connectio
       result = work(*owner_);
     } catch (const std::exception& e) {
       db_errors_.fetch_add(1, std::memory_order_relaxed);
-      if (owner_ != nullptr && !owner_->c.is_open()) {
+      const bool broken =
+          owner_ != nullptr &&
+          (!owner_->c.is_open() || dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr);
+      if (broken) {
+        // Every lock died with the connection.
         owner_ = nullptr;
-        lost = true;
-      } else if (owner_ != nullptr && dynamic_cast<const pqxx::broken_connection*>(&e)) {
-        owner_ = nullptr;
-        lost = true;
+        held_.clear();
+        lost_epoch = owner_epoch_.fetch_add(1);
       }
       result = absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
     }
   }
   // Outside owner_mu_: the handler is not to call back into the store, but must not wait for it.
-  if (lost) {
-    Tell([](const PeerHandlers& h) {
-      if (h.ownership_lost) h.ownership_lost();
+  if (lost_epoch != 0) {
+    Tell([lost_epoch](const PeerHandlers& h) {
+      if (h.ownership_lost) h.ownership_lost(lost_epoch);
     });
   }
   return result;
 }
 
 absl::StatusOr<int> PostgresStore::Peers() {
+  // Called every claim interval: a good moment to send what could not be sent before.
+  Announce("");
   int peers = 0;
   absl::Status s = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
@@ -1259,8 +1313,15 @@ absl::StatusOr<int> PostgresStore::Peers() {
 absl::StatusOr<bool> PostgresStore::Own(int64_t match_id) {
   bool owned = false;
   absl::Status s = WithOwner([&](Connection& conn) {
+    // A lock this session holds already (a claim got there first) is not taken again: session
+    // locks stack, and the one Disown would leave held forever.
+    if (held_.contains(match_id)) {
+      owned = true;
+      return absl::OkStatus();
+    }
     pqxx::nontransaction tx(conn.c);
     owned = tx.exec_prepared1("own", kOwnerKey | match_id)[0].as<bool>();
+    if (owned) held_.insert(match_id);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
@@ -1269,6 +1330,7 @@ absl::StatusOr<bool> PostgresStore::Own(int64_t match_id) {
 
 void PostgresStore::Disown(int64_t match_id) {
   (void)WithOwner([&](Connection& conn) {
+    if (held_.erase(match_id) == 0) return absl::OkStatus();
     pqxx::nontransaction tx(conn.c);
     tx.exec_prepared1("disown", kOwnerKey | match_id);
     return absl::OkStatus();
@@ -1285,9 +1347,12 @@ void PostgresStore::DisownAll() {
     return absl::OkStatus();
   });
   {
-    // Closed rather than kept: nothing of this instance's ownership outlives the call.
+    // Closed rather than kept, and for good: nothing of this instance's ownership outlives the
+    // call, and no claim after it takes any.
     std::lock_guard<std::mutex> lock(owner_mu_);
     owner_ = nullptr;
+    held_.clear();
+    owner_closed_ = true;
   }
   if (s.ok()) Announce("released");
 }
@@ -1298,6 +1363,7 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ClaimOrphans(int limit) {
     pqxx::nontransaction tx(conn.c);
     for (const pqxx::row& r : tx.exec_prepared("claim_orphans", kOwnerKey, limit)) {
       ids.push_back(r[0].as<int64_t>());
+      held_.insert(ids.back());
     }
     return absl::OkStatus();
   });

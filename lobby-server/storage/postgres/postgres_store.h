@@ -63,6 +63,8 @@ class PostgresStore final : public MatchStore {
 
   absl::Status Migrate() override;
   absl::StatusOr<int64_t> CreateMatch(const MatchRecord& match) override;
+  absl::StatusOr<int64_t> CreateMatchWithin(
+      const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) override;
   absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
                                 const std::string& token_hash, int64_t now_ms,
                                 int64_t player_id = 0) override;
@@ -90,6 +92,7 @@ class PostgresStore final : public MatchStore {
   void StopPeers() override;
   absl::StatusOr<int> Peers() override;
   absl::StatusOr<bool> Own(int64_t match_id) override;
+  int64_t OwnerEpoch() override { return owner_epoch_.load(); }
   void Disown(int64_t match_id) override;
   void DisownAll() override;
   absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int limit) override;
@@ -169,6 +172,14 @@ class PostgresStore final : public MatchStore {
   std::thread listener_;
   std::atomic<int> listener_pid_{0};
   std::mutex owner_mu_;
+  // Matches whose lock the owner connection holds (session locks stack: one is never taken
+  // twice), its epoch, and whether DisownAll closed it for good (the lobby is leaving).
+  absl::flat_hash_set<int64_t> held_;
+  std::atomic<int64_t> owner_epoch_{1};
+  bool owner_closed_ = false;
+  // Announcements that could not be sent, sent again with the next one (at most a few).
+  std::mutex unsent_mu_;
+  std::deque<std::string> unsent_;
   std::unique_ptr<Connection> owner_;
   int owner_pid_ = 0;
   std::string owner_started_;
