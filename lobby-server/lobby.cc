@@ -753,6 +753,10 @@ absl::Status Lobby::CommitFinish(LiveMatch& live, MatchResult result, std::vecto
 
 void Lobby::AfterChange(LiveMatch& live) {
   if (live.rec.status == MatchStatus::kFinished) {
+    // The transaction that ended a rated match moved the ratings: the next read loads them.
+    if (live.rec.rated && live.rec.seats.size() == 2 && live.rec.seats[0].rating_after == 0) {
+      live.stale = true;
+    }
     if (!live.watchers.empty()) {
       Broadcast(live, GameOverEvent(live, NowMs()));
       CloseWatchers(live, absl::OkStatus());

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -71,7 +72,7 @@ class PlayersTest : public ::ply::testing::StackFixture {
     v1::LoginResponse r;
     grpc::Status s = Login(name, "", &r);
     EXPECT_TRUE(s.ok()) << s.error_message();
-    EXPECT_EQ(r.player_key().size(), 32u);
+    EXPECT_GE(r.player_key().size(), 32u);
     return r.player_key();
   }
 
@@ -129,8 +130,8 @@ TEST_F(PlayersTest, RegistersAndLogsInAgainWithTheKeyAndNamesAreUniqueIgnoringCa
   grpc::Status s = Login("ALICE_1", "", &taken);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_NE(s.error_message().find("--key"), std::string::npos) << s.error_message();
-  for (const std::string bad :
-       {"a", "x y", "-dash", "botty", "Bot_3", std::string(25, 'n'), "na\xc3\xafve"}) {
+  for (const std::string& bad : std::vector<std::string>{"a", "x y", "-dash", "botty", "Bot_3",
+                                                         std::string(25, 'n'), "na\xc3\xafve"}) {
     EXPECT_EQ(Login(bad, "", &taken).error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
   }
   const std::string other = Register("bob.b");
@@ -153,8 +154,8 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   // Alice wins with four in column 1.
   const char* moves[] = {"1", "2", "1", "2", "1", "2", "1"};
   for (int ply = 0; ply < 7; ++ply) {
-    ASSERT_TRUE(
-        Move(stub_.get(), id, ply, moves[ply], ply % 2 ? tokens.second : tokens.first).ok());
+    grpc::Status s = Move(stub_.get(), id, ply, moves[ply], ply % 2 ? tokens.second : tokens.first);
+    ASSERT_TRUE(s.ok()) << "ply " << ply << ": " << s.error_message();
   }
   absl::StatusOr<v1::Match> after = GetMatch(stub_.get(), id);
   ASSERT_TRUE(after.ok());
@@ -231,7 +232,8 @@ TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead)
   v1::ResignRequest r;
   r.set_match_id(created.match().id());
   v1::Match m;
-  ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+  grpc::Status resigned = stub_->Resign(&resign, r, &m);
+  ASSERT_TRUE(resigned.ok()) << resigned.error_message();
   const v1::Player level = Whois("bot:beginner");
   EXPECT_TRUE(level.bot());
   ASSERT_EQ(level.ratings_size(), 1);

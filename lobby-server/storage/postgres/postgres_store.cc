@@ -291,12 +291,11 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"rated_seats",
        "SELECT s.seat, s.player_id, m.game FROM seats s JOIN matches m ON m.id = s.match_id"
        " WHERE s.match_id = $1 AND m.rated AND s.player_id IS NOT NULL ORDER BY s.seat"},
+      {"ensure_rating",
+       "INSERT INTO ratings (player_id, game) VALUES ($1, $2) ON CONFLICT DO NOTHING"},
       {"lock_rating",
-       "WITH made AS (INSERT INTO ratings (player_id, game) VALUES ($1, $2)"
-       "  ON CONFLICT DO NOTHING RETURNING rating, deviation, volatility)"
-       " SELECT rating, deviation, volatility FROM made UNION ALL"
-       " SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND game = $2"
-       " AND NOT EXISTS (SELECT 1 FROM made) FOR UPDATE"},
+       "SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND game = $2"
+       " FOR UPDATE"},
       {"set_rating",
        "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = games + 1,"
        " wins = wins + $6, draws = draws + $7, losses = losses + $8"
@@ -941,6 +940,7 @@ void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& 
   // Locked in id order, so that two matches ending at once cannot deadlock on their players.
   Glicko before[2];
   for (int i : player[0] < player[1] ? std::array<int, 2>{0, 1} : std::array<int, 2>{1, 0}) {
+    tx.exec_prepared("ensure_rating", player[i], game);
     pqxx::row r = tx.exec_prepared1("lock_rating", player[i], game);
     before[i] = {.rating = r[0].as<double>(),
                  .deviation = r[1].as<double>(),
