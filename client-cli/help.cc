@@ -42,6 +42,19 @@ const std::vector<CommandHelp>& Commands() {
       {"replay", "ply replay MATCH", "Steps through a match's moves (n/p, arrows, q)."},
       {"move", "ply move MATCH MOVE [--json]",
        "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it."},
+      {"login", "ply login NAME [--key KEY]",
+       "Registers you as player NAME on this lobby (2 to 24 letters, digits, '_', '-', '.';\n"
+       "unique ignoring case) and keeps your player key in ~/.config/ply/seats.json (0600).\n"
+       "From then on the seats you take are yours: rated games move your rating. On another\n"
+       "machine, log in again with the key the first login printed: ply login NAME --key KEY."},
+      {"whois", "ply whois NAME [--json]",
+       "A player's ratings per game (? while provisional), games, wins, draws and losses, and\n"
+       "when they were last seen. Bot levels are players too: ply whois bot:hard."},
+      {"history", "ply history [NAME] [--game G] [--limit N] [--json]",
+       "A player's matches, newest first (yours without NAME)."},
+      {"top", "ply top GAME [--limit N] [--json]",
+       "The leaderboard of GAME: settled ratings (deviation 110 or less), people and bot\n"
+       "levels alike."},
       {"help", "ply help [COMMAND]", "This help, or one command's."},
   };
   return *commands;

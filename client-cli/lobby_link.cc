@@ -79,10 +79,11 @@ void Dedupe(std::vector<std::string>& v) {
 }
 
 template <class Call>
-auto Unary(Call call, const std::string& token = "") {
+auto Unary(Call call, const std::string& token = "", const std::string& player_key = "") {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
   if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+  if (!player_key.empty()) context.AddMetadata("x-ply-player", player_key);
   return call(&context);
 }
 
@@ -155,11 +156,12 @@ LobbyClient::LobbyClient(LobbyTarget target, std::shared_ptr<grpc::ChannelCreden
   stub_ = v1::LobbyService::NewStub(channel_);
 }
 
-#define PLY_UNARY(Response, Method, request, token)                                               \
-  Response response;                                                                              \
-  grpc::Status status =                                                                           \
-      Unary([&](grpc::ClientContext* c) { return stub_->Method(c, request, &response); }, token); \
-  if (!status.ok()) return ToAbslStatus(status);                                                  \
+#define PLY_UNARY(Response, Method, request, token)                                              \
+  Response response;                                                                             \
+  grpc::Status status =                                                                          \
+      Unary([&](grpc::ClientContext* c) { return stub_->Method(c, request, &response); }, token, \
+            player_key_);                                                                        \
+  if (!status.ok()) return ToAbslStatus(status);                                                 \
   return response
 
 absl::StatusOr<v1::ListGamesResponse> LobbyClient::ListGames() {
@@ -194,6 +196,27 @@ absl::StatusOr<v1::Match> LobbyClient::OfferDraw(int64_t match_id, const std::st
   v1::OfferDrawRequest request;
   request.set_match_id(match_id);
   PLY_UNARY(v1::Match, OfferDraw, request, token);
+}
+absl::StatusOr<v1::LoginResponse> LobbyClient::Login(const std::string& name) {
+  v1::LoginRequest request;
+  request.set_name(name);
+  PLY_UNARY(v1::LoginResponse, Login, request, "");
+}
+absl::StatusOr<v1::Player> LobbyClient::GetPlayer(const std::string& name) {
+  v1::GetPlayerRequest request;
+  request.set_name(name);
+  PLY_UNARY(v1::Player, GetPlayer, request, "");
+}
+absl::StatusOr<v1::ListMatchesResponse> LobbyClient::ListPlayerMatches(
+    const v1::ListPlayerMatchesRequest& request) {
+  PLY_UNARY(v1::ListMatchesResponse, ListPlayerMatches, request, "");
+}
+absl::StatusOr<v1::LeaderboardResponse> LobbyClient::Leaderboard(const std::string& game,
+                                                                 int limit) {
+  v1::LeaderboardRequest request;
+  request.set_game(game);
+  request.set_limit(limit);
+  PLY_UNARY(v1::LeaderboardResponse, Leaderboard, request, "");
 }
 #undef PLY_UNARY
 

@@ -63,9 +63,17 @@ class LobbyClient {
                                                 const std::string& token);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
+  // Calls carry this player's key (x-ply-player) from now on: seats taken are the player's.
+  void set_player_key(std::string key) { player_key_ = std::move(key); }
+  absl::StatusOr<v1::LoginResponse> Login(const std::string& name);
+  absl::StatusOr<v1::Player> GetPlayer(const std::string& name);
+  absl::StatusOr<v1::ListMatchesResponse> ListPlayerMatches(
+      const v1::ListPlayerMatchesRequest& request);
+  absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& game, int limit);
 
  private:
   std::string address_;
+  std::string player_key_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::LobbyService::Stub> stub_;
 };

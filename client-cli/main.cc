@@ -29,6 +29,7 @@
 #include "client-cli/requests.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/session.h"
+#include "engine/core/display_text.h"
 #include "engine/games/draughts/draughts.h"
 
 ABSL_FLAG(std::string, server, "",
@@ -60,6 +61,8 @@ ABSL_FLAG(std::string, seat, "",
           "join: the seat to take, counted from 1 (1 or 2); default: the first open one.");
 ABSL_FLAG(std::string, name, "", "new, join: your name at the table (default: $USER).");
 ABSL_FLAG(std::string, format, "text", "record: text, or pdn (draughts).");
+ABSL_FLAG(std::string, key, "",
+          "login: your player key (printed by your first login), to log in on another machine.");
 ABSL_FLAG(absl::Duration, bell_after, absl::Seconds(10),
           "new, join: ring the terminal's bell when the opponent moves after you waited this "
           "long; 0 turns the bell off.");
@@ -128,7 +131,82 @@ Look OutputLook() { return ChooseLook(isatty(STDOUT_FILENO), std::getenv("NO_COL
 
 class Cli {
  public:
-  Cli() : lobby_(Target(), Credentials()), store_(SeatStore::DefaultPath()) {}
+  Cli() : lobby_(Target(), Credentials()), store_(SeatStore::DefaultPath()) {
+    // Logged in on this lobby: the seats taken are the player's.
+    if (std::optional<PlayerLogin> me = store_.Player(lobby_.address())) {
+      me_ = *me;
+      lobby_.set_player_key(me->key);
+    }
+  }
+
+  int Login(const std::vector<std::string>& args) {
+    if (args.size() != 1) return Usage("usage: ply login NAME [--key KEY]");
+    const std::string key = absl::GetFlag(FLAGS_key);
+    lobby_.set_player_key(key);
+    absl::StatusOr<v1::LoginResponse> r = lobby_.Login(args[0]);
+    if (!r.ok()) return Fail(r.status());
+    const PlayerLogin login{.name = r->player().name(), .key = key.empty() ? r->player_key() : key};
+    if (absl::Status saved = store_.SavePlayer(lobby_.address(), login); !saved.ok()) {
+      return Fail(saved);
+    }
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*r) << std::endl;
+      return 0;
+    }
+    if (key.empty()) {
+      std::cout << "Registered as " << DisplayText(login.name) << " on " << lobby_.address()
+                << ".\nYour player key (shown once; kept in " << store_.path() << "):\n  "
+                << login.key << "\nOn another machine: ply login " << login.name << " --key "
+                << login.key << "\n";
+    } else {
+      std::cout << "Logged in as " << DisplayText(login.name) << " on " << lobby_.address()
+                << ".\n";
+    }
+    return 0;
+  }
+
+  int Whois(const std::vector<std::string>& args) {
+    if (args.size() != 1) return Usage("usage: ply whois NAME");
+    absl::StatusOr<v1::Player> p = lobby_.GetPlayer(args[0]);
+    if (!p.ok()) return Fail(p.status());
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*p) << std::endl;
+      return 0;
+    }
+    std::cout << PlayerText(*p, absl::LocalTimeZone()) << std::flush;
+    return 0;
+  }
+
+  int History(const std::vector<std::string>& args) {
+    if (args.size() > 1) return Usage("usage: ply history [NAME] [--game G]");
+    v1::ListPlayerMatchesRequest request;
+    request.set_name(args.empty() ? me_.name : args[0]);
+    if (request.name().empty()) return Usage("whose history? ply history NAME (or ply login)");
+    request.set_game(absl::GetFlag(FLAGS_game));
+    const int limit = std::clamp(absl::GetFlag(FLAGS_limit), 1, 200);
+    request.set_page_size(limit);
+    absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListPlayerMatches(request);
+    if (!list.ok()) return Fail(list.status());
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*list) << std::endl;
+      return 0;
+    }
+    std::cout << MatchesTable(*list, limit, absl::LocalTimeZone()) << std::flush;
+    return 0;
+  }
+
+  int Top(const std::vector<std::string>& args) {
+    if (args.size() != 1) return Usage("usage: ply top GAME");
+    absl::StatusOr<v1::LeaderboardResponse> board =
+        lobby_.Leaderboard(args[0], std::clamp(absl::GetFlag(FLAGS_limit), 1, 100));
+    if (!board.ok()) return Fail(board.status());
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*board) << std::endl;
+      return 0;
+    }
+    std::cout << LeaderboardTable(args[0], *board) << std::flush;
+    return 0;
+  }
 
   int Fail(const absl::Status& s) {
     if (absl::GetFlag(FLAGS_json)) {
@@ -389,6 +467,8 @@ class Cli {
 
   LobbyClient lobby_;
   SeatStore store_;
+  // The player logged in on this lobby, if any.
+  PlayerLogin me_;
 };
 
 bool ParseMatchId(const std::string& text, int64_t* id) {
@@ -419,6 +499,10 @@ int Main(int argc, char** argv) {
   if (command == "games") return cli.Games();
   if (command == "new") return cli.New(args);
   if (command == "list") return cli.List();
+  if (command == "login") return cli.Login(args);
+  if (command == "whois") return cli.Whois(args);
+  if (command == "history") return cli.History(args);
+  if (command == "top") return cli.Top(args);
 
   int64_t id = 0;
   const bool needs_id = command == "join" || command == "watch" || command == "record" ||

@@ -107,7 +107,16 @@ std::string MatchView::Player(int seat) const {
   if (seat < 0 || seat >= match_.seats_size()) return "?";
   const v1::Seat& s = match_.seats(seat);
   if (!s.taken()) return "(open)";
-  return s.display_name().empty() ? "someone" : DisplayText(s.display_name());
+  std::string name = s.display_name().empty() ? "someone" : DisplayText(s.display_name());
+  // A player's rating beside the name; after a rated game, where it went.
+  if (s.rating() > 0 && s.rating_after() > 0) {
+    const int change = s.rating_after() - s.rating();
+    absl::StrAppend(&name, " (", s.rating(), " -> ", s.rating_after(), ", ",
+                    change >= 0 ? "+" : "", change, ")");
+  } else if (s.rating() > 0) {
+    absl::StrAppend(&name, " (", s.rating(), s.provisional() ? "?" : "", ")");
+  }
+  return name;
 }
 
 std::string FormatClock(int64_t ms) {

@@ -365,4 +365,42 @@ std::string RecordText(const v1::Match& match, absl::TimeZone zone, std::string*
   return out;
 }
 
+std::string PlayerText(const v1::Player& player, absl::TimeZone zone) {
+  std::string out = absl::StrCat(DisplayText(player.name()), player.bot() ? " (a bot level)" : "",
+                                 "\n  registered ", FormatDate(player.created_ms(), zone),
+                                 ", last seen ", FormatDate(player.last_seen_ms(), zone), "\n");
+  if (player.ratings().empty()) {
+    absl::StrAppend(&out, "  no rated games yet\n");
+    return out;
+  }
+  absl::StrAppend(&out, absl::StrFormat("  %-10s %8s %6s %6s %5s %5s %6s\n", "GAME", "RATING", "+-",
+                                        "GAMES", "WINS", "DRAWS", "LOSSES"));
+  for (const v1::GameRating& g : player.ratings()) {
+    absl::StrAppend(&out, absl::StrFormat("  %-10s %7d%s %6d %6d %5d %5d %6d\n", g.game(),
+                                          g.rating(), g.provisional() ? "?" : " ", g.deviation(),
+                                          g.games(), g.wins(), g.draws(), g.losses()));
+  }
+  if (std::any_of(player.ratings().begin(), player.ratings().end(),
+                  [](const v1::GameRating& g) { return g.provisional(); })) {
+    absl::StrAppend(&out, "  ?: provisional, until a few more rated games settle it\n");
+  }
+  return out;
+}
+
+std::string LeaderboardTable(const std::string& game, const v1::LeaderboardResponse& board) {
+  if (board.entries().empty()) {
+    return absl::StrCat("No settled ratings in ", game,
+                        " yet: ratings settle after a few rated games (ply whois NAME shows "
+                        "provisional ones).\n");
+  }
+  std::string out =
+      absl::StrFormat("%4s  %-24s %7s %5s %6s\n", "RANK", "PLAYER", "RATING", "+-", "GAMES");
+  for (const v1::LeaderboardEntry& e : board.entries()) {
+    absl::StrAppend(&out,
+                    absl::StrFormat("%4d  %-24s %7d %5d %6d\n", e.rank(), DisplayText(e.name()),
+                                    e.rating(), e.deviation(), e.games()));
+  }
+  return out;
+}
+
 }  // namespace ply::client

@@ -63,6 +63,10 @@ std::string GamesTable(const v1::ListGamesResponse& games, Look look);
 // `ply list`: one row per match, then a line saying that there are more (when the lobby has a
 // next page; `limit` is the page size asked for) and the [open] footnote when a row has one.
 std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::TimeZone zone);
+// `ply whois`: a player's ratings and results per game.
+std::string PlayerText(const v1::Player& player, absl::TimeZone zone);
+// `ply top`: a game's leaderboard.
+std::string LeaderboardTable(const std::string& game, const v1::LeaderboardResponse& board);
 
 // `ply record`: who played, when, the result, the moves in notation and a table of every move
 // with its time and what a bot's search saw (scores from the first player's side, with a legend).

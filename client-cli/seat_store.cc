@@ -90,8 +90,41 @@ absl::Status SeatStore::Save(const std::string& server, const SeatTicket& ticket
   Json all = Load(path_);
   Json& entry = all[server][std::to_string(ticket.match_id)];
   entry = {{"seat", ticket.seat}, {"token", ticket.token}, {"name", ticket.name}};
-  const std::string text = all.dump(2) + "\n";
+  return Write(all.dump(2) + "\n");
+}
 
+std::optional<PlayerLogin> SeatStore::Player(const std::string& server) const {
+  if (path_.empty()) return std::nullopt;
+  const Json all = Load(path_);
+  auto players = all.find("players");
+  if (players == all.end() || !players->is_object()) return std::nullopt;
+  for (auto it = players->begin(); it != players->end(); ++it) {
+    if ((it.key() == server || Overlap(it.key(), server)) && it->is_object() &&
+        it->value("key", "") != "") {
+      return PlayerLogin{.name = it->value("name", ""), .key = it->value("key", "")};
+    }
+  }
+  return std::nullopt;
+}
+
+absl::Status SeatStore::SavePlayer(const std::string& server, const PlayerLogin& player) {
+  if (path_.empty()) {
+    return absl::FailedPreconditionError("no HOME or XDG_CONFIG_HOME: nowhere to keep the key");
+  }
+  const std::filesystem::path file(path_);
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", file.parent_path().string(), ": ", ec.message()));
+  }
+  chmod(file.parent_path().c_str(), 0700);
+  Json all = Load(path_);
+  all["players"][server] = {{"name", player.name}, {"key", player.key}};
+  return Write(all.dump(2) + "\n");
+}
+
+absl::Status SeatStore::Write(const std::string& text) {
   // Written to a private temporary file, then renamed over the old one.
   const std::string tmp = path_ + ".tmp";
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

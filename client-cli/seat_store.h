@@ -1,6 +1,7 @@
 // Seat tokens kept between runs, so that `ply join MATCH` resumes a seat and `ply move MATCH MOVE`
-// can act for it. One JSON file, $XDG_CONFIG_HOME/ply/seats.json (or ~/.config/ply/seats.json),
-// readable by its owner only (0600; the folder 0700): a token is the only proof of a seat.
+// can act for it; and the player this machine logged in as on each lobby (`ply login`). One JSON
+// file, $XDG_CONFIG_HOME/ply/seats.json (or ~/.config/ply/seats.json), readable by its owner only
+// (0600; the folder 0700): a token is the only proof of a seat.
 #ifndef PLY_CLIENT_CLI_SEAT_STORE_H_
 #define PLY_CLIENT_CLI_SEAT_STORE_H_
 
@@ -11,6 +12,11 @@
 #include "absl/status/status.h"
 
 namespace ply::client {
+
+struct PlayerLogin {
+  std::string name;
+  std::string key;
+};
 
 struct SeatTicket {
   int64_t match_id = 0;
@@ -31,9 +37,14 @@ class SeatStore {
   std::optional<SeatTicket> Find(const std::string& server, int64_t match_id) const;
   // Records (or replaces) the seat; the file is rewritten whole and atomically.
   absl::Status Save(const std::string& server, const SeatTicket& ticket);
+  // The player logged in on lobby `server` (or a list sharing an instance with it), if any.
+  std::optional<PlayerLogin> Player(const std::string& server) const;
+  absl::Status SavePlayer(const std::string& server, const PlayerLogin& player);
   const std::string& path() const { return path_; }
 
  private:
+  // Replaces the file with `text`, atomically and readable by its owner only.
+  absl::Status Write(const std::string& text);
   std::string path_;
 };
 

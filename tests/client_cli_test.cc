@@ -688,6 +688,51 @@ TEST_F(ClientCliTest, GomokuMovesAreCountedNotListed) {
   ASSERT_EQ(alice->WaitExit(), 0) << alice->Output();
 }
 
+TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
+  // Registering prints the key once and keeps it (owner-only).
+  auto [code, out] = Run("alice", {"login", "alice"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Registered as alice"), std::string::npos) << out;
+  const size_t at = out.find("--key ");
+  ASSERT_NE(at, std::string::npos) << out;
+  std::string key = out.substr(at + 6);
+  key = key.substr(0, key.find_first_of("\r\n"));
+  struct stat st;
+  ASSERT_EQ(stat((home_ + "/alice/ply/seats.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  // The name is taken, ignoring case; the key logs in on another machine.
+  std::tie(code, out) = Run("elsewhere", {"login", "ALICE"});
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("taken"), std::string::npos) << out;
+  std::tie(code, out) = Run("elsewhere", {"login", "alice", "--key", key});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Logged in as alice"), std::string::npos) << out;
+  ASSERT_EQ(Run("bob", {"login", "bob"}).first, 0);
+
+  // A rated game: alice opens, bob joins and resigns.
+  std::tie(code, out) = Run("alice", {"new", "tictactoe", "--seat2", "open", "--detach"});
+  ASSERT_EQ(code, 0) << out;
+  const int64_t id = LatestMatch();
+  auto bob = Ply("bob", {"join", absl::StrCat(id)});
+  ASSERT_TRUE(bob->WaitScreen({"bob (1500?)", "alice (1500?)"})) << bob->Screen();
+  bob->Type("resign\r");
+  ASSERT_TRUE(bob->WaitScreen({"yes"})) << bob->Screen();
+  bob->Type("yes\r");
+  ASSERT_TRUE(bob->WaitScreen({"Game over"})) << bob->Screen();
+  bob->Type("q");
+  bob->WaitExit();
+  std::tie(code, out) = Run("bob", {"whois", "alice"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("tictactoe"), std::string::npos) << out;
+  EXPECT_NE(out.find("1662?"), std::string::npos) << out;
+  std::tie(code, out) = Run("alice", {"history"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(absl::StrCat(id)), std::string::npos) << out;
+  std::tie(code, out) = Run("alice", {"top", "tictactoe"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("No settled ratings"), std::string::npos) << out;
+}
+
 TEST_F(ClientCliTest, VersionSaysWhichPlyThisIs) {
   auto [code, out] = Run("alice", {"--version"});
   EXPECT_EQ(code, 0);
