@@ -1,0 +1,87 @@
+// ply-web: the web page of ply and its gateway to the lobby. Serves the page, a JSON API and live
+// matches as Server-Sent Events, and talks to the lobby over gRPC like any other client. Holds
+// nothing a browser depends on, so any number of instances may stand behind a load balancer.
+// Prints "ply-web listening on http://HOST:PORT" on stdout once it serves (with --port=0 the
+// system chooses the port).
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "client-cli/lobby_link.h"
+#include "client-web/gateway.h"
+
+ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(int, port, 8080, "Port to listen on; 0 lets the system choose a free one.");
+ABSL_FLAG(std::string, lobby, "127.0.0.1:50050",
+          "The lobby: HOST:PORT, several comma-separated (round robin), or dns:///NAME:PORT. "
+          "$PLY_SERVER when the flag is not given.");
+ABSL_FLAG(int, threads, 512,
+          "Connections served at once; each live match a browser watches holds one.");
+ABSL_FLAG(double, client_rps, 20, "Requests per second one client address may make.");
+ABSL_FLAG(double, client_burst, 60, "Requests one client address may make at once above its rate.");
+ABSL_FLAG(int, client_streams, 16, "Live match streams one client address may hold; 0: no limit.");
+ABSL_FLAG(int, keepalive_s, 15, "Seconds between keep-alive comments on a quiet event stream.");
+ABSL_FLAG(bool, trust_forwarded_for, false,
+          "Count clients by the first X-Forwarded-For address (only behind a proxy that sets it).");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
+  absl::ParseCommandLine(argc, argv);
+  // Signals are taken by sigwait below; blocked before any thread starts so none of them gets it.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A browser that goes away mid-write must not kill the process.
+  signal(SIGPIPE, SIG_IGN);
+
+  std::string lobby = absl::GetFlag(FLAGS_lobby);
+  const char* env = std::getenv("PLY_SERVER");
+  if (env != nullptr && *env != '\0' && lobby == "127.0.0.1:50050") lobby = env;
+  absl::StatusOr<ply::client::LobbyTarget> target = ply::client::ParseServers(lobby);
+  if (!target.ok()) {
+    std::fprintf(stderr, "ply-web: --lobby: %s\n", std::string(target.status().message()).c_str());
+    return 2;
+  }
+  ply::web::Gateway gateway(*target,
+                            {
+                                .client_rps = absl::GetFlag(FLAGS_client_rps),
+                                .client_burst = absl::GetFlag(FLAGS_client_burst),
+                                .client_streams = absl::GetFlag(FLAGS_client_streams),
+                                .keepalive = absl::Seconds(absl::GetFlag(FLAGS_keepalive_s)),
+                                .trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for),
+                            });
+  httplib::Server server;
+  const int threads = std::max(8, absl::GetFlag(FLAGS_threads));
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  gateway.Install(server);
+
+  const std::string host = absl::GetFlag(FLAGS_host);
+  int port = absl::GetFlag(FLAGS_port);
+  if (port == 0) {
+    port = server.bind_to_any_port(host);
+  } else if (!server.bind_to_port(host, port)) {
+    port = -1;
+  }
+  if (port < 0) {
+    std::fprintf(stderr, "ply-web: cannot listen on %s:%d\n", host.c_str(),
+                 absl::GetFlag(FLAGS_port));
+    return 1;
+  }
+  std::thread serving([&] { server.listen_after_bind(); });
+  std::printf("ply-web listening on http://%s:%d (lobby %s)\n", host.c_str(), port,
+              target->key.c_str());
+  std::fflush(stdout);
+  int signo = 0;
+  sigwait(&signals, &signo);
+  std::fprintf(stderr, "ply-web: signal %d: stopping\n", signo);
+  server.stop();
+  serving.join();
+  return 0;
+}
