@@ -1,5 +1,6 @@
 # Writes OUT, a C++ file defining ply::web::FindAsset over every file given in FILES (a list of
-# paths), each as a byte array, with its Content-Type from its extension.
+# paths separated by |), each as a byte array, with its Content-Type from its extension.
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 set(table "")
 set(i 0)

@@ -9,9 +9,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "bot-service/proto_convert.h"
 #include "client-web/assets.h"
+#include "client-web/board_model.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
+#include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
 namespace ply::web {
@@ -158,6 +161,8 @@ void Gateway::Install(httplib::Server& server) {
               [this](const httplib::Request& req, httplib::Response& res) {
                 Resign(req, res, /*draw=*/true);
               });
+  server.Get(R"(/api/matches/(\d{1,16})/replay)",
+             [this](const httplib::Request& req, httplib::Response& res) { Replay(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/events)",
              [this](const httplib::Request& req, httplib::Response& res) { Events(req, res); });
   server.Get(R"(/([a-z0-9_.\-]*))", [](const httplib::Request& req, httplib::Response& res) {
@@ -286,6 +291,29 @@ void Gateway::Resign(const httplib::Request& req, httplib::Response& res, bool d
       draw ? lobby_.OfferDraw(*id, *token) : lobby_.Resign(*id, *token);
   if (!match.ok()) return SendError(res, match.status());
   SendJson(res, 200, {{"match", MatchJson(*match, Reader::kPlayer)}});
+}
+
+void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<v1::Match> match = lobby_.GetMatch(*id);
+  if (!match.ok()) return SendError(res, match.status());
+  // Replaying is for finished matches: the live page shows a running one.
+  if (match->status() != v1::MATCH_STATUS_FINISHED) {
+    return SendError(res, absl::FailedPreconditionError("the match is not over yet"));
+  }
+  absl::StatusOr<std::unique_ptr<AnyGame>> game =
+      CreateGame(match->spec().name(), FromProto(match->spec()));
+  if (!game.ok()) return SendError(res, game.status());
+  // Every position from the start, so that the page steps through them without asking again.
+  json boards = json::array({BoardModel(match->spec().name(), (*game)->Render())});
+  for (const v1::MoveRecord& m : match->moves()) {
+    if (absl::Status s = (*game)->Play(m.move()); !s.ok()) return SendError(res, s);
+    boards.push_back(BoardModel(match->spec().name(), (*game)->Render()));
+  }
+  json out = MatchJson(*match, Reader::kSpectator);
+  out["boards"] = boards;
+  SendJson(res, 200, out);
 }
 
 void Gateway::Events(const httplib::Request& req, httplib::Response& res) {

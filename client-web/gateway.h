@@ -55,6 +55,7 @@ class Gateway {
   void Move(const httplib::Request& req, httplib::Response& res);
   void Resign(const httplib::Request& req, httplib::Response& res, bool draw);
   void Events(const httplib::Request& req, httplib::Response& res);
+  void Replay(const httplib::Request& req, httplib::Response& res);
   // The rendered board of a listed match with `plies` moves, from a cache or the lobby.
   std::string BoardOf(int64_t id, int plies);
 

@@ -133,7 +133,7 @@ bool MatchFeed::Next(Cursor& cursor, absl::Duration timeout, std::string& out) {
   changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), news);
   if (!loaded_) {
     if (!ended_) return true;
-    out += SseEvent("error", 0, {{"error", error_.message()}});
+    out += SseEvent("failure", 0, {{"error", error_.message()}});
     return false;
   }
   const bool player = cursor.reader == Reader::kPlayer;
