@@ -73,7 +73,10 @@ json GridBoard(std::string_view game, const std::vector<std::string>& lines) {
       // Tic-Tac-Two's caption: "grid b2-d4, X to move, in hand X 4 O 4".
       if (game == "tictactwo" && line.rfind("grid ", 0) == 0 && line.size() >= 10) {
         model["grid"] = {line[5] - 'a', line[6] - '1', line[8] - 'a', line[9] - '1'};
-        model["hand"] = {NumberAfter(line, "in hand X "), NumberAfter(line, " O ")};
+        if (const size_t at = line.find("in hand X "); at != std::string::npos) {
+          const std::string_view rest = std::string_view(line).substr(at);
+          model["hand"] = {NumberAfter(rest, "in hand X "), NumberAfter(rest, " O ")};
+        }
       }
       continue;
     }
