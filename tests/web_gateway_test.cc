@@ -222,7 +222,8 @@ TEST_F(GatewayHttp, PageAndApiCarryTheSecurityHeaders) {
 TEST_F(GatewayHttp, RefusesBadRequestsBeforeTheLobby) {
   httplib::Client c = Client();
   // A form post (what another site could make a browser send) is not JSON.
-  httplib::Result form = c.Post("/api/matches", "game=connect4", "application/x-www-form-urlencoded");
+  httplib::Result form =
+      c.Post("/api/matches", "game=connect4", "application/x-www-form-urlencoded");
   ASSERT_TRUE(form);
   EXPECT_EQ(form->status, 400);
   EXPECT_NE(form->body.find("application/json"), std::string::npos);
