@@ -26,12 +26,22 @@ ABSL_FLAG(double, client_rps, 20, "Requests per second one client address may ma
 ABSL_FLAG(double, client_burst, 60, "Requests one client address may make at once above its rate.");
 ABSL_FLAG(int, client_streams, 16, "Live match streams one client address may hold; 0: no limit.");
 ABSL_FLAG(int, keepalive_s, 15, "Seconds between keep-alive comments on a quiet event stream.");
+ABSL_FLAG(bool, healthcheck, false,
+          "Ask the ply-web on 127.0.0.1:--port for GET /healthz and exit 0 when it answers 200 "
+          "(for container health checks).");
 ABSL_FLAG(bool, trust_forwarded_for, false,
           "Count clients by the first X-Forwarded-For address (only behind a proxy that sets it).");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
   absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_healthcheck)) {
+    httplib::Client client("127.0.0.1", absl::GetFlag(FLAGS_port));
+    client.set_connection_timeout(2, 0);
+    client.set_read_timeout(2, 0);
+    httplib::Result res = client.Get("/healthz");
+    return res && res->status == 200 ? 0 : 1;
+  }
   // Signals are taken by sigwait below; blocked before any thread starts so none of them gets it.
   sigset_t signals;
   sigemptyset(&signals);
