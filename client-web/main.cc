@@ -3,7 +3,9 @@
 // nothing a browser depends on, so any number of instances may stand behind a load balancer.
 // Prints "ply-web listening on http://HOST:PORT" on stdout once it serves (with --port=0 the
 // system chooses the port).
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <cstdio>
 #include <string>
@@ -31,6 +33,29 @@ ABSL_FLAG(bool, healthcheck, false,
           "(for container health checks).");
 ABSL_FLAG(bool, trust_forwarded_for, false,
           "Count clients by the first X-Forwarded-For address (only behind a proxy that sets it).");
+
+namespace {
+
+// cpp-httplib 0.11 listens with a backlog of 5 (fixed when Debian built it). Browsers reconnect
+// their event streams all at once when an instance restarts; with a queue of 5 most of their
+// connections are dropped and retried only a second or more later. Linux takes a second listen()
+// on a listening socket as a new backlog, so the socket on `port` gets a long queue here.
+void WidenAcceptQueue(int port) {
+  for (int fd = 0; fd < 1024; ++fd) {
+    int listening = 0;
+    socklen_t size = sizeof(listening);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening) continue;
+    sockaddr_storage address{};
+    socklen_t length = sizeof(address);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) continue;
+    const int bound = address.ss_family == AF_INET6
+                          ? ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port)
+                          : ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+    if (bound == port) listen(fd, SOMAXCONN);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
@@ -84,6 +109,7 @@ int main(int argc, char** argv) {
                  absl::GetFlag(FLAGS_port));
     return 1;
   }
+  WidenAcceptQueue(port);
   std::thread serving([&] { server.listen_after_bind(); });
   std::printf("ply-web listening on http://%s:%d (lobby %s)\n", host.c_str(), port,
               target->key.c_str());

@@ -173,7 +173,7 @@ TEST_F(WebTest, PlayersDoNotSeeTheBotsThinkingWhileTheMatchIsOn) {
 
 TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   SKIP_WITHOUT_BROWSER();
-  const int64_t id = BotMatch("connect4", 120);
+  const int64_t id = BotMatch("reversi", 100);
   const json report = Scenario("watch", {std::to_string(id)});
   const v1::Match stored = Get(id);
   std::vector<std::string> moves;
