@@ -101,8 +101,9 @@ void SecurityHeaders(httplib::Response& res, bool api) {
 
 }  // namespace
 
-Gateway::Gateway(client::LobbyTarget lobby, GatewayOptions options)
-    : lobby_(std::move(lobby)),
+Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredentials> credentials,
+                 GatewayOptions options)
+    : lobby_(std::move(lobby), std::move(credentials)),
       options_(options),
       limits_(options.client_rps, options.client_burst, options.client_streams),
       hub_(&lobby_, options.linger) {}

@@ -40,7 +40,9 @@ struct GatewayOptions {
 
 class Gateway {
  public:
-  Gateway(client::LobbyTarget lobby, GatewayOptions options);
+  // `credentials`: plaintext to the lobby when null.
+  Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredentials> credentials,
+          GatewayOptions options);
   // Adds every route, the limits and the headers to `server`.
   void Install(httplib::Server& server);
   WatchHub& hub() { return hub_; }

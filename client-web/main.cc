@@ -14,6 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "bot-service/credentials.h"
 #include "client-cli/lobby_link.h"
 #include "client-web/gateway.h"
 
@@ -22,6 +23,12 @@ ABSL_FLAG(int, port, 8080, "Port to listen on; 0 lets the system choose a free o
 ABSL_FLAG(std::string, lobby, "127.0.0.1:50050",
           "The lobby: HOST:PORT, several comma-separated (round robin), or dns:///NAME:PORT. "
           "$PLY_SERVER when the flag is not given.");
+ABSL_FLAG(bool, lobby_tls, false,
+          "Reach the lobby over TLS, verifying it against the system's trusted roots.");
+ABSL_FLAG(std::string, lobby_tls_ca, "", "PEM CA to verify a TLS lobby against; implies TLS.");
+ABSL_FLAG(std::string, lobby_tls_cert, "",
+          "PEM client certificate, for a lobby that requires one.");
+ABSL_FLAG(std::string, lobby_tls_key, "", "PEM private key of --lobby_tls_cert.");
 ABSL_FLAG(int, threads, 512,
           "Connections served at once; each live match a browser watches holds one.");
 ABSL_FLAG(double, client_rps, 20, "Requests per second one client address may make.");
@@ -84,7 +91,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ply-web: --lobby: %s\n", std::string(target.status().message()).c_str());
     return 2;
   }
-  ply::web::Gateway gateway(*target,
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (absl::GetFlag(FLAGS_lobby_tls) || !absl::GetFlag(FLAGS_lobby_tls_ca).empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> made =
+        ply::MakeChannelCredentials({.ca_file = absl::GetFlag(FLAGS_lobby_tls_ca),
+                                     .cert_file = absl::GetFlag(FLAGS_lobby_tls_cert),
+                                     .key_file = absl::GetFlag(FLAGS_lobby_tls_key),
+                                     .system_roots = absl::GetFlag(FLAGS_lobby_tls)});
+    if (!made.ok()) {
+      std::fprintf(stderr, "ply-web: %s\n", std::string(made.status().message()).c_str());
+      return 2;
+    }
+    credentials = *made;
+  }
+  ply::web::Gateway gateway(*target, credentials,
                             {
                                 .client_rps = absl::GetFlag(FLAGS_client_rps),
                                 .client_burst = absl::GetFlag(FLAGS_client_burst),

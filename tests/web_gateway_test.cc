@@ -172,7 +172,7 @@ class GatewayHttp : public ::testing::Test {
     absl::StatusOr<client::LobbyTarget> target = client::ParseServers("127.0.0.1:1");
     ASSERT_TRUE(target.ok());
     gateway_ = std::make_unique<Gateway>(
-        *target, GatewayOptions{.client_rps = 5, .client_burst = 20, .max_body = 1024});
+        *target, nullptr, GatewayOptions{.client_rps = 5, .client_burst = 20, .max_body = 1024});
     gateway_->Install(server_);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
