@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -181,6 +182,15 @@ TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
   EXPECT_GT(report["botInfo"].get<int>(), 0);
   EXPECT_GT(std::filesystem::file_size(report["screenshot"].get<std::string>()), 1000u);
+  // The replay steps from the empty board to the end; the page fits a phone's width.
+  EXPECT_EQ(report["replay"]["atStart"],
+            absl::StrCat("Replay: position after 0 of ", moves.size(), " moves"));
+  EXPECT_EQ(report["replay"]["afterOne"],
+            absl::StrCat("Replay: position after 1 of ", moves.size(), " moves"));
+  EXPECT_EQ(report["replay"]["atEnd"],
+            absl::StrCat("Replay: position after ", moves.size(), " of ", moves.size(), " moves"));
+  EXPECT_EQ(report["replay"]["startBoard"], 4);  // Reversi's four first discs
+  EXPECT_LE(report["overflow"].get<int>(), 0);
   // From a move's commit in the lobby to the page showing it, same machine, same clock.
   std::vector<double> delays;
   for (const json& t : report["trace"]) {
@@ -196,9 +206,53 @@ TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   EXPECT_LT(p99, 1000);
 }
 
+TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = BotMatch("reversi", 100);
+  json report;
+  std::thread page([&] { report = Scenario("watch", {std::to_string(id)}); });
+  // Mid-match, ply-web dies and a new one takes its port: the page's EventSource reconnects
+  // with the last move it has as Last-Event-ID. That is once the page follows the match (ply-web
+  // has its feed) and a few more moves have come.
+  const absl::Time deadline = absl::Now() + absl::Seconds(90);
+  httplib::Client health("127.0.0.1", web_->port());
+  bool following = false;
+  while (!following && absl::Now() < deadline) {
+    httplib::Result r = health.Get("/healthz");
+    following = r && r->body.find("feeds=1") != std::string::npos;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  const int seen = Get(id).moves_size();
+  while (following && Get(id).moves_size() < seen + 5 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  if (!following || Get(id).status() != v1::MATCH_STATUS_ACTIVE) {
+    page.join();
+    FAIL() << "the page never followed the match, or it ended before the restart";
+  }
+  const int port = web_->port();
+  web_.reset();
+  absl::SleepFor(absl::Milliseconds(500));
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {absl::StrCat("--port=", port), "--host=127.0.0.1",
+                       absl::StrCat("--lobby=", lobby_->address()), "--client_rps=1000",
+                       "--client_burst=1000", "--client_streams=0"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  web_ = *std::move(web);
+  page.join();
+  const v1::Match stored = Get(id);
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
+  ASSERT_TRUE(report.contains("moves")) << report.dump();
+  EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
+  EXPECT_EQ(report["snapshots"], 1);  // resumed, not started over
+}
+
 TEST_F(WebTest, BrowserPagesPlayConnectFourAgainstEachOtherToAWin) {
   SKIP_WITHOUT_BROWSER();
   const json report = Scenario("two-players");
+  // Red's clock ran while Red was to move.
+  EXPECT_NE(report["clockBefore"], report["clockAfter"]);
   EXPECT_EQ(report["a"], "Game over: Red wins: four in a row");
   EXPECT_EQ(report["b"], "Game over: Red wins: four in a row");
   EXPECT_EQ(report["tokenShownToB"], false);
@@ -293,6 +347,7 @@ TEST_F(WebTest, BrowserClicksAMorrisCaptureAndADraughtsMultiJump) {
 TEST_F(WebTest, BrowserShowsTheLobbysReasonForARefusedMove) {
   SKIP_WITHOUT_BROWSER();
   const json report = Scenario("refused", {"beginner"});
+  EXPECT_EQ(report["first"], "b2");  // played with the arrow keys and Enter
   EXPECT_EQ(report["notice"], "Move b2 refused: b2 is already taken");
 }
 

@@ -253,7 +253,10 @@ class MatchPage {
     this.selection = [];
     this.cursor = [0, 0];
     this.replay = null;
+    // For tests and curious people: when each move arrived, and how many whole snapshots came
+    // (one, unless the stream had to start over rather than resume).
     this.trace = (window.plyTrace = []);
+    window.plySnapshots = 0;
     this.build();
     this.connect();
     this.tick = setInterval(() => this.drawClocks(), 200);
@@ -301,6 +304,7 @@ class MatchPage {
     const view = this.mine ? '?view=player' : '';
     this.es = new EventSource(`/api/matches/${this.id}/events${view}`);
     this.es.addEventListener('snapshot', (e) => {
+      window.plySnapshots++;
       const data = JSON.parse(e.data);
       this.moves = data.moves;
       this.applyState(data, false);

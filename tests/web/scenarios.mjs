@@ -36,7 +36,7 @@ async function launch() {
 // The page's console errors fail the scenario: a script error would otherwise pass silently.
 function watchErrors(page, errors) {
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text()); });
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource|net::ERR_/.test(m.text())) errors.push(m.text()); });
 }
 
 async function newPage(context, errors) {
@@ -98,8 +98,24 @@ const scenarios = {
     await waitStatus(page, /Game over/, 120000);
     const moves = await page.locator('#moves li .mv').allInnerTexts();
     const trace = await page.evaluate(() => window.plyTrace);
+    const snapshots = await page.evaluate(() => window.plySnapshots);
     const botInfo = await page.locator('#moves li .bot').count();
-    return { moves, trace, botInfo, screenshot: await shot(page, 'watch'), status: await statusText(page) };
+    const status = await statusText(page);
+    const screenshot = await shot(page, 'watch');
+    // The replay: from the start, one move on with the keyboard, and back to the end.
+    await page.click('#replay-start');
+    await page.keyboard.press('Home');
+    const atStart = await statusText(page);
+    const startBoard = await page.locator('#board .piece').count();
+    await page.keyboard.press('ArrowRight');
+    const afterOne = await statusText(page);
+    await page.click('#rp-last');
+    const atEnd = await statusText(page);
+    // A phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await page.screenshot({ path: path.join(outDir, 'watch-phone.png'), fullPage: true });
+    return { moves, trace, snapshots, botInfo, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
   },
 
   // Two people, two browsers (separate storage): one creates an open seat and shares the link,
@@ -113,12 +129,18 @@ const scenarios = {
       await a.selectOption('#opponent', 'friend');
       await a.selectOption('#side', '0');
       await a.fill('#name', 'alice');
+      await a.selectOption('#clock', '180+2');
       await a.click('#create');
       const link = await a.locator('#share').inputValue();
       const b = await newPage(second.context, errors);
       await b.goto(link);
       await b.fill('#join-name', 'bob');
       await b.click('[data-join="2"]');
+      // Red's clock runs while Red thinks.
+      await waitStatus(a, /Your move/);
+      const clockBefore = await a.locator('[data-clock="0"]').innerText();
+      await a.waitForTimeout(1100);
+      const clockAfter = await a.locator('[data-clock="0"]').innerText();
       const plan = ['1', '2', '1', '2', '1', '2', '1'];
       for (let i = 0; i < plan.length; i++) {
         const page = i % 2 === 0 ? a : b;
@@ -129,7 +151,7 @@ const scenarios = {
       await waitStatus(a, /Game over/);
       await waitStatus(b, /Game over/);
       await shot(a, 'two-players');
-      return { a: await statusText(a), b: await statusText(b), tokenShownToB: (await b.content()).includes(await a.evaluate(() => Object.keys(localStorage).map((k) => JSON.parse(localStorage.getItem(k)).token)[0])) };
+      return { clockBefore, clockAfter, a: await statusText(a), b: await statusText(b), tokenShownToB: (await b.content()).includes(await a.evaluate(() => Object.keys(localStorage).map((k) => JSON.parse(localStorage.getItem(k)).token)[0])) };
     } finally {
       await second.close();
     }
@@ -184,12 +206,17 @@ const scenarios = {
     const id = await createInPage(page, { game: 'tictactoe', name: 'tester', seats: [{ bot: false }, { bot: true, level: args[0] }], take_seat: 0 });
     await page.goto(`${base}/#/m/${id}`);
     await waitStatus(page, /Your move/);
-    await page.locator('#board [data-cell="b2"]').click();
+    // The first move with the keyboard: from a1, right and down to b2, Enter.
+    await page.focus('#board');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
     await waitMoves(page, 2);
     await waitStatus(page, /Your move/);
     await page.locator('#board [data-cell="b2"]').click();
     await page.waitForFunction(() => /refused/.test(document.querySelector('#notice').textContent));
-    return { notice: await page.locator('#notice').innerText() };
+    const first = await page.locator('#moves li .mv').first().innerText();
+    return { first, notice: await page.locator('#notice').innerText() };
   },
 
   // A reload keeps the seat: the page finds its token and plays on. The token never appears in
