@@ -183,12 +183,13 @@ TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   EXPECT_GT(report["botInfo"].get<int>(), 0);
   EXPECT_GT(std::filesystem::file_size(report["screenshot"].get<std::string>()), 1000u);
   // The replay steps from the empty board to the end; the page fits a phone's width.
+  const std::string result = absl::StrCat(" moves (", stored.result().text(), ")");
   EXPECT_EQ(report["replay"]["atStart"],
-            absl::StrCat("Replay: position after 0 of ", moves.size(), " moves"));
+            absl::StrCat("Replay: position after 0 of ", moves.size(), result));
   EXPECT_EQ(report["replay"]["afterOne"],
-            absl::StrCat("Replay: position after 1 of ", moves.size(), " moves"));
+            absl::StrCat("Replay: position after 1 of ", moves.size(), result));
   EXPECT_EQ(report["replay"]["atEnd"],
-            absl::StrCat("Replay: position after ", moves.size(), " of ", moves.size(), " moves"));
+            absl::StrCat("Replay: position after ", moves.size(), " of ", moves.size(), result));
   EXPECT_EQ(report["replay"]["startBoard"], 4);  // Reversi's four first discs
   EXPECT_LE(report["overflow"].get<int>(), 0);
   // From a move's commit in the lobby to the page showing it, same machine, same clock.

@@ -469,7 +469,10 @@ class MatchPage {
 
   statusText() {
     const st = this.state;
-    if (this.replay) return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves`;
+    if (this.replay) {
+      const result = st.result ? ` (${st.result.text})` : '';
+      return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves${result}`;
+    }
     if (st.status === 'finished') return `Game over: ${st.result ? st.result.text : 'finished'}`;
     if (st.status === 'waiting') {
       const open = st.seats.filter((s) => !s.taken).map((s) => `${s.side} (${seatLabel(s.index)})`);
@@ -591,10 +594,10 @@ class MatchPage {
       this.moves = data.moves;
       this.replay = { boards: data.boards, index: 0 };
       this.replayBox.replaceChildren(
-        h('button', { type: 'button', id: 'rp-first', 'aria-label': 'Start', onclick: () => this.step(-1e9) }, '⏮'),
+        h('button', { type: 'button', id: 'rp-first', 'aria-label': 'Start', onclick: () => this.step(-1e9) }, '|◀'),
         h('button', { type: 'button', id: 'rp-prev', 'aria-label': 'Back one move', onclick: () => this.step(-1) }, '◀'),
         h('button', { type: 'button', id: 'rp-next', 'aria-label': 'Forward one move', onclick: () => this.step(1) }, '▶'),
-        h('button', { type: 'button', id: 'rp-last', 'aria-label': 'End', onclick: () => this.step(1e9) }, '⏭'),
+        h('button', { type: 'button', id: 'rp-last', 'aria-label': 'End', onclick: () => this.step(1e9) }, '▶|'),
         h('button', { type: 'button', id: 'rp-exit', onclick: () => { this.replay = null; this.replayBox.replaceChildren(); this.render(); } }, 'Leave the replay'));
       this.render();
     } catch (e) { this.notice.textContent = e.message; }
