@@ -32,6 +32,9 @@ constexpr char kJson[] = "application/json; charset=utf-8";
 // Matches listed with their boards at most (each board may cost a GetMatch).
 constexpr int kBoardsPerList = 24;
 constexpr size_t kBoardCache = 2000;
+// How long a list answer is served again, and how many different lists are kept.
+constexpr absl::Duration kListFresh = absl::Seconds(1);
+constexpr size_t kListCache = 256;
 
 int HttpStatus(absl::StatusCode code) {
   switch (code) {
@@ -217,6 +220,15 @@ void Gateway::List(const httplib::Request& req, httplib::Response& res) {
       .page = req.get_param_value("page"),
   });
   if (!request.ok()) return SendError(res, request.status());
+  const std::string key = request->SerializeAsString();
+  const absl::Time now = absl::Now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = lists_.find(key);
+    if (it != lists_.end() && now - it->second.first < kListFresh) {
+      return res.set_content(it->second.second, kJson);
+    }
+  }
   absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListMatches(*request);
   if (!list.ok()) return SendError(res, list.status());
   json matches = json::array();
@@ -225,7 +237,13 @@ void Gateway::List(const httplib::Request& req, httplib::Response& res) {
     const std::string board = boards++ < kBoardsPerList ? BoardOf(s.id(), s.moves_played()) : "";
     matches.push_back(SummaryJson(s, board));
   }
-  SendJson(res, 200, {{"matches", matches}, {"next", list->next_page_token()}});
+  const std::string body = json{{"matches", matches}, {"next", list->next_page_token()}}.dump();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (lists_.size() >= kListCache) lists_.clear();
+    lists_[key] = {now, body};
+  }
+  res.set_content(body, kJson);
 }
 
 void Gateway::Get(const httplib::Request& req, httplib::Response& res) {

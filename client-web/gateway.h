@@ -69,6 +69,9 @@ class Gateway {
   std::string games_json_;
   // Match id -> (moves played, rendered board).
   std::map<int64_t, std::pair<int, std::string>> boards_;
+  // Recent list answers by request: every visitor's list page asks every two seconds, and the
+  // lobby counts this gateway as one client.
+  std::map<std::string, std::pair<absl::Time, std::string>> lists_;
 };
 
 }  // namespace ply::web

@@ -169,6 +169,11 @@ bool MatchFeed::Next(Cursor& cursor, absl::Duration timeout, std::string& out) {
   return true;
 }
 
+bool MatchFeed::failed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ended_ && !error_.ok();
+}
+
 absl::Time MatchFeed::idle_since() {
   std::lock_guard<std::mutex> lock(mu_);
   return readers_ > 0 ? absl::InfinitePast() : idle_since_;
@@ -184,27 +189,52 @@ void MatchFeed::DropReader() {
   if (--readers_ == 0) idle_since_ = absl::Now();
 }
 
-std::shared_ptr<MatchFeed> WatchHub::Feed(int64_t match_id) {
+WatchHub::WatchHub(client::LobbyClient* lobby, absl::Duration linger)
+    : lobby_(lobby), linger_(linger) {
+  sweeper_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return stopping_; })) {
+      lock.unlock();
+      Sweep(/*keep=*/0);
+      lock.lock();
+    }
+  });
+}
+
+WatchHub::~WatchHub() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  sweeper_.join();
+}
+
+void WatchHub::Sweep(int64_t keep) {
   std::vector<std::shared_ptr<MatchFeed>> gone;
-  std::shared_ptr<MatchFeed> feed;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const absl::Time now = absl::Now();
     for (auto it = feeds_.begin(); it != feeds_.end();) {
-      if (it->first != match_id && now - it->second->idle_since() > linger_) {
+      if (it->first != keep && now - it->second->idle_since() > linger_) {
         gone.push_back(std::move(it->second));
         it = feeds_.erase(it);
       } else {
         ++it;
       }
     }
-    std::shared_ptr<MatchFeed>& slot = feeds_[match_id];
-    if (slot == nullptr) slot = std::make_shared<MatchFeed>(lobby_, match_id);
-    feed = slot;
   }
-  // Feeds are stopped outside the lock: stopping one waits for its thread.
+  // Stopped outside the lock: stopping a feed waits for its thread.
   gone.clear();
-  return feed;
+}
+
+std::shared_ptr<MatchFeed> WatchHub::Feed(int64_t match_id) {
+  Sweep(match_id);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<MatchFeed>& slot = feeds_[match_id];
+  // A feed that could not reach the lobby is not kept for the next reader.
+  if (slot == nullptr || slot->failed()) slot = std::make_shared<MatchFeed>(lobby_, match_id);
+  return slot;
 }
 
 size_t WatchHub::size() {

@@ -52,6 +52,8 @@ class MatchFeed {
   // False once the match is over and the reader has had everything (then `out` ends with an
   // "end" event).
   bool Next(Cursor& cursor, absl::Duration timeout, std::string& out);
+  // The lobby refused the match or could not be reached.
+  bool failed();
   // When the last reader left (InfinitePast while some are reading).
   absl::Time idle_since();
   void AddReader();
@@ -88,17 +90,25 @@ class MatchFeed {
 
 class WatchHub {
  public:
-  WatchHub(client::LobbyClient* lobby, absl::Duration linger) : lobby_(lobby), linger_(linger) {}
+  WatchHub(client::LobbyClient* lobby, absl::Duration linger);
+  ~WatchHub();
   // The feed of `match_id`, made on first use; the caller pairs AddReader/DropReader.
   std::shared_ptr<MatchFeed> Feed(int64_t match_id);
   // Feeds being kept (for /healthz and tests).
   size_t size();
 
  private:
+  // Drops the feeds nobody has read for `linger_`, but `keep`'s.
+  void Sweep(int64_t keep);
+
   client::LobbyClient* lobby_;
   const absl::Duration linger_;
   std::mutex mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
   std::map<int64_t, std::shared_ptr<MatchFeed>> feeds_;
+  // Sweeps now and then, so that a quiet gateway lets go of its lobby streams too.
+  std::thread sweeper_;
 };
 
 }  // namespace ply::web
