@@ -59,7 +59,7 @@ void MatchFeed::Run() {
   }
 }
 
-std::string MatchFeed::StateData() const {
+json MatchFeed::State() const {
   v1::Match match = view_.match();
   const absl::Time now = absl::Now();
   for (int i = 0; i < match.seats_size(); ++i) {
@@ -67,12 +67,12 @@ std::string MatchFeed::StateData() const {
   }
   std::vector<std::string> legal;
   if (view_.active()) legal = view_.game().LegalMoves();
-  return StateJson(match, legal).dump();
+  return StateJson(match, legal);
 }
 
 std::string MatchFeed::SnapshotEvent(Reader reader) const {
   json data = MatchJson(view_.match(), reader);
-  json state = json::parse(StateData());
+  json state = State();
   for (auto& [k, v] : state.items()) data[k] = v;
   return SseEvent("snapshot", view_.plies(), data);
 }
@@ -102,7 +102,7 @@ void MatchFeed::Apply(const v1::MatchEvent& event) {
   }
   if (event.has_move_applied() && view_.plies() > before) {
     const v1::MoveRecord& move = view_.match().moves(view_.plies() - 1);
-    json state = json::parse(StateData());
+    json state = State();
     const bool player_sees = ShowsThinking(view_.match(), Reader::kPlayer);
     Append(SseEvent("move", move.ply(), {{"move", MoveJson(move, true)}, {"state", state}}),
            SseEvent("move", move.ply(), {{"move", MoveJson(move, player_sees)}, {"state", state}}));
@@ -115,7 +115,7 @@ void MatchFeed::Apply(const v1::MatchEvent& event) {
     Append(text, text);
     return;
   }
-  std::string text = SseEvent("state", view_.plies(), json::parse(StateData()));
+  std::string text = SseEvent("state", view_.plies(), State());
   Append(text, text);
 }
 
@@ -148,7 +148,7 @@ bool MatchFeed::Next(Cursor& cursor, absl::Duration timeout, std::string& out) {
         const v1::MoveRecord& m = view_.match().moves(i);
         out += SseEvent("move", m.ply(), {{"move", MoveJson(m, thinking)}});
       }
-      out += absl::StrCat("id: ", plies, "\nevent: state\ndata: ", StateData(), "\n\n");
+      out += SseEvent("state", plies, State());
     }
     cursor.seq = seq_;
   } else if (recent_.empty() || recent_.front().seq > cursor.seq + 1) {

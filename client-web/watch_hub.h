@@ -69,7 +69,7 @@ class MatchFeed {
   void Apply(const v1::MatchEvent& event);
   // The match now, whole ("snapshot") or without its moves ("state"), as one SSE event.
   std::string SnapshotEvent(Reader reader) const;
-  std::string StateData() const;
+  nlohmann::json State() const;
   void Append(std::string spectator, std::string player);
 
   const int64_t match_id_;

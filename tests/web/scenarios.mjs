@@ -104,6 +104,7 @@ const scenarios = {
     const screenshot = await shot(page, 'watch');
     // The replay: from the start, one move on with the keyboard, and back to the end.
     await page.click('#replay-start');
+    await page.waitForSelector('#rp-first');  // the positions have arrived
     await page.keyboard.press('Home');
     const atStart = await statusText(page);
     const startBoard = await page.locator('#board .piece').count();
