@@ -349,13 +349,20 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
   }
   const Reader reader =
       req.get_param_value("view") == "player" ? Reader::kPlayer : Reader::kSpectator;
+  if (streams_.fetch_add(1) >= options_.max_streams) {
+    streams_.fetch_sub(1);
+    res.set_header("Retry-After", "5");
+    return SendJson(res, 503, {{"error", "this server is watching all it can; try again soon"}});
+  }
   const std::string client = ClientOf(req);
   if (!limits_.OpenStream(client)) {
+    streams_.fetch_sub(1);
     return SendJson(res, 429, {{"error", "too many live matches open from your address"}});
   }
   std::shared_ptr<MatchFeed> feed = hub_.Feed(*id);
   if (absl::Status loaded = feed->WaitLoaded(absl::Seconds(5)); !loaded.ok()) {
     limits_.Release(client);
+    streams_.fetch_sub(1);
     return SendError(res, loaded);
   }
   feed->AddReader();
@@ -381,6 +388,7 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
       [this, feed, client](bool) {
         feed->DropReader();
         limits_.Release(client);
+        streams_.fetch_sub(1);
       });
 }
 

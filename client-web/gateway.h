@@ -8,6 +8,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,6 +28,9 @@ struct GatewayOptions {
   double client_rps = 20;
   double client_burst = 60;
   int client_streams = 16;
+  // Event streams open at once, from everyone. Each holds a connection thread until it ends: at
+  // this many, new streams are refused (503) so that threads stay free for other requests.
+  int max_streams = 480;
   // Largest request body accepted.
   size_t max_body = 16 * 1024;
   // Seconds between keep-alive comments on an idle event stream (they also find closed ones).
@@ -65,6 +69,7 @@ class Gateway {
   const GatewayOptions options_;
   ClientLimits limits_;
   WatchHub hub_;
+  std::atomic<int> streams_{0};
   std::mutex mu_;
   std::string games_json_;
   // Match id -> (moves played, rendered board).

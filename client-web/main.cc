@@ -30,7 +30,8 @@ ABSL_FLAG(std::string, lobby_tls_cert, "",
           "PEM client certificate, for a lobby that requires one.");
 ABSL_FLAG(std::string, lobby_tls_key, "", "PEM private key of --lobby_tls_cert.");
 ABSL_FLAG(int, threads, 512,
-          "Connections served at once; each live match a browser watches holds one.");
+          "Connections served at once; each live match a browser watches holds one. Event "
+          "streams beyond --threads less 32 are refused, keeping threads for other requests.");
 ABSL_FLAG(double, client_rps, 20, "Requests per second one client address may make.");
 ABSL_FLAG(double, client_burst, 60, "Requests one client address may make at once above its rate.");
 ABSL_FLAG(int, client_streams, 16, "Live match streams one client address may hold; 0: no limit.");
@@ -104,16 +105,17 @@ int main(int argc, char** argv) {
     }
     credentials = *made;
   }
+  const int threads = std::max(40, absl::GetFlag(FLAGS_threads));
   ply::web::Gateway gateway(*target, credentials,
                             {
                                 .client_rps = absl::GetFlag(FLAGS_client_rps),
                                 .client_burst = absl::GetFlag(FLAGS_client_burst),
                                 .client_streams = absl::GetFlag(FLAGS_client_streams),
+                                .max_streams = threads - 32,
                                 .keepalive = absl::Seconds(absl::GetFlag(FLAGS_keepalive_s)),
                                 .trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for),
                             });
   httplib::Server server;
-  const int threads = std::max(8, absl::GetFlag(FLAGS_threads));
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   gateway.Install(server);
 

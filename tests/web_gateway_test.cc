@@ -172,7 +172,8 @@ class GatewayHttp : public ::testing::Test {
     absl::StatusOr<client::LobbyTarget> target = client::ParseServers("127.0.0.1:1");
     ASSERT_TRUE(target.ok());
     gateway_ = std::make_unique<Gateway>(
-        *target, nullptr, GatewayOptions{.client_rps = 5, .client_burst = 20, .max_body = 1024});
+        *target, nullptr,
+        GatewayOptions{.client_rps = 5, .client_burst = 20, .max_streams = 0, .max_body = 1024});
     gateway_->Install(server_);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -257,6 +258,15 @@ TEST_F(GatewayHttp, AFloodingClientGets429) {
   }
   EXPECT_GT(refused, 10);
   EXPECT_EQ(c.Get("/healthz")->status, 200);
+}
+
+TEST_F(GatewayHttp, AFullGatewayRefusesNewStreamsAndServesTheRest) {
+  httplib::Client c = Client();
+  httplib::Result stream = c.Get("/api/matches/5/events");
+  ASSERT_TRUE(stream);
+  EXPECT_EQ(stream->status, 503);
+  EXPECT_EQ(stream->get_header_value("Retry-After"), "5");
+  EXPECT_EQ(c.Get("/")->status, 200);
 }
 
 TEST_F(GatewayHttp, AnUnreachableLobbyIsA503WithASentence) {

@@ -46,9 +46,15 @@ const seats = {
 };
 
 let gamesCache = null;
-async function games() {
-  if (!gamesCache) gamesCache = (await api('/api/games')).games;
-  return gamesCache;
+let gamesLoading = null;
+// The games, asked once per page load (however many callers want them meanwhile).
+function games() {
+  if (gamesCache) return Promise.resolve(gamesCache);
+  if (!gamesLoading) {
+    gamesLoading = api('/api/games').then((out) => (gamesCache = out.games))
+      .finally(() => { gamesLoading = null; });
+  }
+  return gamesLoading;
 }
 const gameTitle = (name) => (gamesCache || []).find((g) => g.name === name)?.title || name;
 
