@@ -140,7 +140,7 @@ const scenarios = {
       // Red's clock runs while Red thinks.
       await waitStatus(a, /Your move/);
       const clockBefore = await a.locator('[data-clock="0"]').innerText();
-      await a.waitForTimeout(1100);
+      await a.waitForTimeout(2200);  // the text shows whole seconds and is redrawn every 200 ms
       const clockAfter = await a.locator('[data-clock="0"]').innerText();
       const plan = ['1', '2', '1', '2', '1', '2', '1'];
       for (let i = 0; i < plan.length; i++) {
