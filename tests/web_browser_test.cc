@@ -249,6 +249,38 @@ TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
   EXPECT_EQ(report["snapshots"], 1);  // resumed, not started over
 }
 
+TEST_F(WebTest, BrowserFollowsByAskingWhenTheGatewayHasNoStreamToSpare) {
+  SKIP_WITHOUT_BROWSER();
+  // A gateway with room for eight event streams (the fewest: --threads is at least 40, and 32
+  // threads stay for other requests), which others hold.
+  web_.reset();
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+                       "--threads=40", "--client_rps=1000", "--client_burst=1000"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  web_ = *std::move(web);
+  base_ = absl::StrCat("http://127.0.0.1:", web_->port());
+  const int64_t id = BotMatch("reversi", 120);
+  std::vector<std::thread> holders;
+  for (int i = 0; i < 8; ++i) {
+    holders.emplace_back([&] {
+      Stream(id, {}, "",
+             [](const std::string& t) { return t.find("event: end") != std::string::npos; });
+    });
+  }
+  absl::SleepFor(absl::Milliseconds(500));
+  const json report = Scenario("watch", {std::to_string(id)});
+  for (std::thread& t : holders) t.join();
+  const v1::Match stored = Get(id);
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
+  ASSERT_TRUE(report.contains("moves")) << report.dump();
+  EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
+  EXPECT_EQ(report["snapshots"], 0);  // no event stream at all
+  EXPECT_EQ(report["connection"],
+            "Live updates are not available; the page asks every two seconds.");
+}
+
 TEST_F(WebTest, BrowserPagesPlayConnectFourAgainstEachOtherToAWin) {
   SKIP_WITHOUT_BROWSER();
   const json report = Scenario("two-players");

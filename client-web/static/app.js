@@ -270,6 +270,7 @@ class MatchPage {
 
   stop() {
     clearInterval(this.tick);
+    clearTimeout(this.pollTimer);
     if (this.es) this.es.close();
     document.removeEventListener('keydown', this.onKey);
   }
@@ -278,6 +279,7 @@ class MatchPage {
     this.title = h('h2', { id: 'title' }, `Match #${this.id}`);
     this.status = h('p', { id: 'status', role: 'status', 'aria-live': 'polite' }, 'Connecting…');
     this.notice = h('p', { id: 'notice', role: 'alert', class: 'notice' });
+    this.connection = h('p', { id: 'connection', class: 'connection' });
     this.boardBox = h('div', { id: 'board', tabindex: 0, 'aria-label': 'Board. Arrow keys move, Enter picks a cell.' });
     this.extra = h('div', { id: 'extra-moves', class: 'buttons' });
     this.seatsBox = h('div', { id: 'seats' });
@@ -292,7 +294,7 @@ class MatchPage {
     } }, this.typed, h('button', { type: 'submit' }, 'Play'));
     this.legend = h('p', { class: 'legend' });
     main.appendChild(h('div', { class: 'match-page' },
-      h('div', { class: 'board-col' }, this.title, this.status, this.boardBox, this.extra, this.typeForm, this.notice, this.replayBox),
+      h('div', { class: 'board-col' }, this.title, this.status, this.connection, this.boardBox, this.extra, this.typeForm, this.notice, this.replayBox),
       h('div', { class: 'side-col' }, this.seatsBox, this.controls, h('h3', {}, 'Moves'), this.legend, this.moveList)));
     this.boardBox.addEventListener('click', (e) => {
       const cell = e.target.closest('[data-cell]');
@@ -328,12 +330,26 @@ class MatchPage {
     this.es.addEventListener('end', () => { this.es.close(); this.finished(); });
     this.es.onerror = () => {
       if (this.es.readyState === EventSource.CLOSED) {
-        // The server refused the stream (no such match, too many streams): say so.
-        api(`/api/matches/${this.id}`).catch((e) => { this.status.textContent = e.message; });
+        // The server refused the stream (no such match, or too many streams): the match by
+        // asking every two seconds instead, or the reason it cannot be had.
+        this.poll();
       } else if (!this.state || this.state.status !== 'finished') {
         this.status.textContent = 'Connection lost; reconnecting…';
       }
     };
+  }
+
+  async poll() {
+    try {
+      const view = this.mine ? '?view=player' : '';
+      const full = await api(`/api/matches/${this.id}${view}`);
+      this.connection.textContent = 'Live updates are not available; the page asks every two seconds.';
+      this.moves = full.moves;
+      this.applyState(full, true);
+      if (full.status !== 'finished') this.pollTimer = setTimeout(() => this.poll(), 2000);
+    } catch (e) {
+      this.status.textContent = e.message;
+    }
   }
 
   // The match page of a player is a spectator's once the match is over: every bot's search.

@@ -116,7 +116,8 @@ const scenarios = {
     await page.setViewportSize({ width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     await page.screenshot({ path: path.join(outDir, 'watch-phone.png'), fullPage: true });
-    return { moves, trace, snapshots, botInfo, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
+    const connection = await page.locator('#connection').innerText();
+    return { moves, trace, snapshots, connection, botInfo, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
   },
 
   // Two people, two browsers (separate storage): one creates an open seat and shares the link,
