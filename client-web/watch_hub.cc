@@ -151,6 +151,8 @@ bool MatchFeed::Next(Cursor& cursor, absl::Duration timeout, std::string& out) {
       out += SseEvent("state", plies, State());
     }
     cursor.seq = seq_;
+  } else if (seq_ == cursor.seq) {
+    // Nothing new: the caller writes a keep-alive.
   } else if (recent_.empty() || recent_.front().seq > cursor.seq + 1) {
     // Too far behind for the events kept: the whole match again.
     out += SnapshotEvent(cursor.reader);

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -147,6 +148,26 @@ TEST_F(WebTest, EventStreamResumesAfterTheLastPly) {
             std::string::npos);
   // ?after= does the same for a client that cannot set the header.
   EXPECT_EQ(Stream(id, {}, "?after=3", ended), resumed);
+}
+
+TEST_F(WebTest, AQuietStreamGetsKeepAlivesNotTheMatchAgain) {
+  web_.reset();
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+                       "--keepalive_s=1"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  web_ = *std::move(web);
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {SEAT_KIND_HUMAN, SEAT_KIND_HUMAN}, {}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("ann");
+                     })
+                  .ok());
+  const std::string text = Stream(created.match().id(), {}, "", [](const std::string& t) {
+    return absl::StrContains(t, ": keep-alive\n\n: keep-alive\n\n");
+  });
+  EXPECT_EQ(text.find("event: snapshot"), text.rfind("event: snapshot"));
 }
 
 TEST_F(WebTest, PlayersDoNotSeeTheBotsThinkingWhileTheMatchIsOn) {
