@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bot-service/proto_convert.h"
 
@@ -35,7 +36,7 @@ std::string BotClient::ServiceConfigJson(const BotClientOptions& options) {
                          health, options.max_attempts);
 }
 
-BotClient::BotClient(const BotClientOptions& options) {
+BotClient::BotClient(const BotClientOptions& options) : token_(options.token) {
   grpc::ChannelArguments args;
   args.SetServiceConfigJSON(ServiceConfigJson(options));
   // Detect a dead instance between calls too, not only when a call fails.
@@ -50,10 +51,15 @@ BotClient::BotClient(const BotClientOptions& options) {
   stub_ = v1::BotService::NewStub(channel_);
 }
 
+void BotClient::Prepare(grpc::ClientContext& context, absl::Duration timeout) const {
+  context.set_deadline(DeadlineIn(timeout));
+  if (!token_.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token_));
+}
+
 absl::StatusOr<v1::ChooseMoveResponse> BotClient::ChooseMove(const v1::ChooseMoveRequest& request,
                                                              absl::Duration timeout) {
   grpc::ClientContext context;
-  context.set_deadline(DeadlineIn(timeout));
+  Prepare(context, timeout);
   v1::ChooseMoveResponse response;
   grpc::Status status = stub_->ChooseMove(&context, request, &response);
   if (!status.ok()) return ToAbslStatus(status);
@@ -64,7 +70,7 @@ std::shared_ptr<BotClient::PendingMove> BotClient::ChooseMoveAsync(
     const v1::ChooseMoveRequest& request, absl::Duration timeout, MoveCallback done) {
   auto call = std::make_shared<PendingMove>();
   call->request_ = request;
-  call->context_.set_deadline(DeadlineIn(timeout));
+  Prepare(call->context_, timeout);
   // The callback keeps the call (context, messages) alive until gRPC is done with it.
   stub_->async()->ChooseMove(&call->context_, &call->request_, &call->response_,
                              [call, done = std::move(done)](grpc::Status status) {
@@ -79,7 +85,7 @@ std::shared_ptr<BotClient::PendingMove> BotClient::ChooseMoveAsync(
 
 absl::StatusOr<v1::ListGamesResponse> BotClient::ListGames(absl::Duration timeout) {
   grpc::ClientContext context;
-  context.set_deadline(DeadlineIn(timeout));
+  Prepare(context, timeout);
   v1::ListGamesResponse response;
   grpc::Status status = stub_->ListGames(&context, v1::ListGamesRequest(), &response);
   if (!status.ok()) return ToAbslStatus(status);
@@ -88,7 +94,7 @@ absl::StatusOr<v1::ListGamesResponse> BotClient::ListGames(absl::Duration timeou
 
 absl::StatusOr<v1::GetMetricsResponse> BotClient::GetMetrics(absl::Duration timeout) {
   grpc::ClientContext context;
-  context.set_deadline(DeadlineIn(timeout));
+  Prepare(context, timeout);
   v1::GetMetricsResponse response;
   grpc::Status status = stub_->GetMetrics(&context, v1::GetMetricsRequest(), &response);
   if (!status.ok()) return ToAbslStatus(status);

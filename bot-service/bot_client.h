@@ -29,6 +29,10 @@ struct BotClientOptions {
   bool health_check = true;
   // Plaintext when null (see credentials.h for TLS).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // The instances' shared token (ply-bot --auth_token_file), sent with every call as
+  // "authorization: Bearer TOKEN" metadata; empty: none. Metadata rather than call credentials,
+  // which gRPC sends over TLS channels only.
+  std::string token;
 };
 
 class BotClient {
@@ -38,8 +42,9 @@ class BotClient {
   // The service config the channel uses (round_robin, health checking, retries), as JSON.
   static std::string ServiceConfigJson(const BotClientOptions& options);
 
-  // Asks for a move; `timeout` bounds the whole call, retries included, and becomes the
-  // server's deadline (its search budget is derived from it).
+  // Asks for a move; the request's `priority` says whether a person waits for it. `timeout` bounds
+  // the whole call, retries included, and becomes the server's deadline (its search budget is
+  // derived from it).
   absl::StatusOr<v1::ChooseMoveResponse> ChooseMove(const v1::ChooseMoveRequest& request,
                                                     absl::Duration timeout);
 
@@ -69,7 +74,11 @@ class BotClient {
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
  private:
+  // Deadline and token, for every call.
+  void Prepare(grpc::ClientContext& context, absl::Duration timeout) const;
+
   std::shared_ptr<grpc::Channel> channel_;
+  std::string token_;
   std::unique_ptr<v1::BotService::Stub> stub_;
 };
 

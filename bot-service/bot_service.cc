@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "bot-service/log_text.h"
 #include "bot-service/proto_convert.h"
 #include "engine/core/text.h"
 #include "engine/registry/registry.h"
@@ -34,6 +35,16 @@ absl::Status CheckText(std::string_view what, const std::string& text) {
         Absl(what), " is ", text.size(), " bytes long; at most ", kMaxTextBytes, " are accepted"));
   }
   return absl::OkStatus();
+}
+
+// What goes back to a caller: the same code, the sentence with any control character that
+// came in with the request escaped (an unknown difficulty is named in it, for instance).
+grpc::Status ToCaller(const absl::Status& s) {
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), EchoBounded(s.message(), 1024));
+}
+
+const char* PriorityName(Priority p) {
+  return p == Priority::kBackground ? "background" : "interactive";
 }
 
 // A stop flag that is always raised: the search returns the move order's first move at once.
@@ -89,6 +100,10 @@ absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& reques
         absl::StrCat("budget_ms is ", request.budget_ms(),
                      "; it must be 0 (the level's own) or between 1 and ", max_budget_ms));
   }
+  if (!v1::BotPriority_IsValid(request.priority())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "priority ", request.priority(), " is unknown; use INTERACTIVE (0) or BACKGROUND (1)"));
+  }
   if (request.max_nodes() < 0) {
     return absl::InvalidArgumentError(absl::StrCat("max_nodes is ", request.max_nodes(),
                                                    "; it must be 0 (no limit) or positive"));
@@ -117,6 +132,8 @@ absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& reques
   prepared.requested_ms = request.budget_ms();
   prepared.max_nodes = request.max_nodes();
   prepared.seed = request.seed();
+  prepared.priority = request.priority() == v1::BOT_PRIORITY_BACKGROUND ? Priority::kBackground
+                                                                        : Priority::kInteractive;
   return prepared;
 }
 
@@ -165,6 +182,11 @@ grpc::ServerUnaryReactor* BotServiceImpl::ChooseMove(grpc::CallbackServerContext
                                                      const v1::ChooseMoveRequest* request,
                                                      v1::ChooseMoveResponse* response) {
   ++metrics_.requests;
+  if (grpc::Status auth = Authenticate(*context); !auth.ok()) {
+    grpc::ServerUnaryReactor* refused = context->DefaultReactor();
+    refused->Finish(auth);
+    return refused;
+  }
   auto job = std::make_shared<Job>();
   job->received = SteadyClock::now();
   job->game_name = request->position().spec().name().substr(0, kMaxTextBytes);
@@ -181,27 +203,36 @@ grpc::ServerUnaryReactor* BotServiceImpl::ChooseMove(grpc::CallbackServerContext
   absl::StatusOr<PreparedSearch> prepared = PrepareSearch(*request, options_.max_budget_ms);
   if (!prepared.ok()) {
     ++metrics_.invalid;
-    Log(LogLevel::kInfo,
-        absl::StrCat("game=", job->game_name,
-                     " level=", request->difficulty().substr(0, kMaxTextBytes),
-                     " outcome=", absl::StatusCodeToString(prepared.status().code()), " error=\"",
-                     prepared.status().message(), "\""));
-    reactor->Finish(ToGrpcStatus(prepared.status()));
+    Log(LogLevel::kInfo, absl::StrCat("game=", LogQuote(request->position().spec().name()),
+                                      " level=", LogQuote(request->difficulty()), " outcome=",
+                                      absl::StatusCodeToString(prepared.status().code()),
+                                      " error=", LogQuote(prepared.status().message(), 256)));
+    reactor->Finish(ToCaller(prepared.status()));
     return reactor;
   }
   job->search = *std::move(prepared);
   if (context->deadline() != std::chrono::system_clock::time_point::max()) {
     job->deadline = context->deadline();
   }
-  if (!pool_->TrySubmit([this, job](SearchCache& cache) { RunJob(*job, cache); })) {
+  const Priority priority = job->search.priority;
+  if (!pool_->TrySubmit([this, job](SearchCache& cache) { RunJob(*job, cache); }, priority)) {
     ++metrics_.rejected;
-    Log(LogLevel::kInfo, absl::StrCat("game=", job->game_name, " level=", job->search.level.name,
-                                      " outcome=REJECTED"));
-    reactor->Finish(
-        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                     absl::StrCat("instance ", Instance(), " is full: all ", pool_->workers(),
-                                  " workers are searching and ", pool_->queue_capacity(),
-                                  " requests are waiting; ask another instance or retry later")));
+    if (priority == Priority::kBackground) ++metrics_.rejected_background;
+    Log(LogLevel::kInfo,
+        absl::StrCat("game=", LogQuote(job->game_name), " level=", LogQuote(job->search.level.name),
+                     " priority=", PriorityName(priority), " outcome=REJECTED"));
+    std::string why =
+        priority == Priority::kBackground
+            ? absl::StrCat("instance ", Instance(), " is full for background requests: ",
+                           pool_->workers() - pool_->reserved_workers(), " of its ",
+                           pool_->workers(), " workers and ",
+                           pool_->queue_capacity() - pool_->reserved_queue(), " of its ",
+                           pool_->queue_capacity(),
+                           " queue places may serve them, and they are taken; retry later")
+            : absl::StrCat("instance ", Instance(), " is full: all ", pool_->workers(),
+                           " workers are searching and ", pool_->queue_capacity(),
+                           " requests are waiting; ask another instance or retry later");
+    reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, why));
   }
   return reactor;
 }
@@ -215,8 +246,10 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
   };
   if (job.stop.load()) {
     ++metrics_.cancelled;
-    Log(LogLevel::kInfo, absl::StrFormat("game=%s level=%s queue_ms=%.1f outcome=CANCELLED",
-                                         job.game_name, job.search.level.name, queue_ms));
+    Log(LogLevel::kInfo,
+        absl::StrFormat("game=%s level=%s priority=%s queue_ms=%.1f outcome=CANCELLED",
+                        LogQuote(job.game_name), LogQuote(job.search.level.name),
+                        PriorityName(job.search.priority), queue_ms));
     finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled while waiting for a worker"));
     return;
   }
@@ -247,16 +280,17 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
     ++metrics_.cancelled;
     double free_ms = static_cast<double>(NowNs() - cancelled_at) / 1e6;
     metrics_.cancel_to_free_ms.Add(free_ms);
-    Log(LogLevel::kInfo, absl::StrFormat("game=%s level=%s budget_ms=%d call_ms=%.1f queue_ms=%.1f "
-                                         "outcome=CANCELLED freed_ms_after_cancel=%.2f",
-                                         job.game_name, job.search.level.name, budget_ms, call_ms,
-                                         queue_ms, free_ms));
+    Log(LogLevel::kInfo,
+        absl::StrFormat("game=%s level=%s priority=%s budget_ms=%d call_ms=%.1f queue_ms=%.1f "
+                        "outcome=CANCELLED freed_ms_after_cancel=%.2f",
+                        LogQuote(job.game_name), LogQuote(job.search.level.name),
+                        PriorityName(job.search.priority), budget_ms, call_ms, queue_ms, free_ms));
     finish(grpc::Status(grpc::StatusCode::CANCELLED, "the caller cancelled the request"));
     return;
   }
   if (!report.ok()) {
     ++metrics_.invalid;
-    finish(ToGrpcStatus(report.status()));
+    finish(ToCaller(report.status()));
     return;
   }
   metrics_.RecordSearch(report->elapsed_ms, report->nodes);
@@ -276,18 +310,24 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
   r.set_queue_ms(queue_ms);
   r.set_instance(Instance());
   Log(LogLevel::kInfo,
-      absl::StrFormat("game=%s level=%s budget_ms=%d depth=%d nodes=%d search_ms=%.1f "
-                      "call_ms=%.1f queue_ms=%.1f outcome=OK move=%s score=%s",
-                      job.game_name, job.search.level.name, budget_ms, report->depth, report->nodes,
-                      report->elapsed_ms, call_ms, queue_ms, report->move, report->ScoreText()));
+      absl::StrFormat("game=%s level=%s priority=%s budget_ms=%d depth=%d nodes=%d "
+                      "search_ms=%.1f call_ms=%.1f queue_ms=%.1f outcome=OK move=%s score=%s",
+                      LogQuote(job.game_name), LogQuote(job.search.level.name),
+                      PriorityName(job.search.priority), budget_ms, report->depth, report->nodes,
+                      report->elapsed_ms, call_ms, queue_ms, LogQuote(report->move),
+                      LogQuote(report->ScoreText())));
   finish(grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* BotServiceImpl::ListGames(grpc::CallbackServerContext* context,
                                                     const v1::ListGamesRequest* /*request*/,
                                                     v1::ListGamesResponse* response) {
-  for (const GameInfo& info : ply::ListGames()) ToProto(info, response->add_games());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (grpc::Status auth = Authenticate(*context); !auth.ok()) {
+    reactor->Finish(auth);
+    return reactor;
+  }
+  for (const GameInfo& info : ply::ListGames()) ToProto(info, response->add_games());
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }
@@ -298,6 +338,11 @@ v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
   m.set_succeeded(metrics_.succeeded);
   m.set_invalid(metrics_.invalid);
   m.set_rejected(metrics_.rejected);
+  m.set_rejected_background(metrics_.rejected_background);
+  m.set_reserved_workers(pool_->reserved_workers());
+  m.set_reserved_queue(pool_->reserved_queue());
+  m.set_background_in_flight(pool_->background_busy());
+  m.set_background_queue_length(pool_->background_queued());
   m.set_cancelled(metrics_.cancelled);
   m.set_in_flight(metrics_.in_flight);
   m.set_queue_length(pool_->queued());
@@ -324,6 +369,15 @@ v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
          m.rejected());
   metric("ply_bot_cancelled_total", "counter", "Requests cancelled by their caller.",
          m.cancelled());
+  metric("ply_bot_rejected_background_total", "counter",
+         "Background requests refused because their share of the instance was full.",
+         m.rejected_background());
+  metric("ply_bot_background_in_flight", "gauge", "Background searches running now.",
+         m.background_in_flight());
+  metric("ply_bot_background_queue_length", "gauge", "Background requests waiting for a worker.",
+         m.background_queue_length());
+  metric("ply_bot_reserved_workers", "gauge", "Workers kept for interactive requests.",
+         m.reserved_workers());
   metric("ply_bot_in_flight", "gauge", "Searches running now.", m.in_flight());
   metric("ply_bot_queue_length", "gauge", "Requests waiting for a worker.", m.queue_length());
   metric("ply_bot_workers", "gauge", "Search workers.", m.workers());
@@ -346,10 +400,31 @@ v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
 grpc::ServerUnaryReactor* BotServiceImpl::GetMetrics(grpc::CallbackServerContext* context,
                                                      const v1::GetMetricsRequest* /*request*/,
                                                      v1::GetMetricsResponse* response) {
-  *response = MetricsSnapshot();
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (grpc::Status auth = Authenticate(*context); !auth.ok()) {
+    reactor->Finish(auth);
+    return reactor;
+  }
+  *response = MetricsSnapshot();
   reactor->Finish(grpc::Status::OK);
   return reactor;
+}
+
+grpc::Status BotServiceImpl::Authenticate(const grpc::CallbackServerContext& context) const {
+  if (options_.auth_token.empty()) return grpc::Status::OK;
+  const std::string expected = absl::StrCat(kAuthScheme, options_.auth_token);
+  auto [first, last] = context.client_metadata().equal_range(kAuthMetadataKey);
+  for (auto it = first; it != last; ++it) {
+    const grpc::string_ref& got = it->second;
+    // Constant time: how much of a guess matched must not show in the answer's timing.
+    if (got.size() != expected.size()) continue;
+    unsigned char differ = 0;
+    for (size_t i = 0; i < expected.size(); ++i) differ |= got.data()[i] ^ expected[i];
+    if (differ == 0) return grpc::Status::OK;
+  }
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                      "this ply-bot instance requires its token as 'authorization: Bearer TOKEN' "
+                      "metadata (the lobby's --bot_token_file)");
 }
 
 void BotServiceImpl::Log(LogLevel level, std::string_view line) const {

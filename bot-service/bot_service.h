@@ -40,7 +40,14 @@ struct BotServiceOptions {
   // network; at most a quarter of the time left, so that short deadlines still get a search.
   int64_t deadline_margin_ms = 20;
   LogLevel log_level = LogLevel::kInfo;
+  // When set, every BotService call must carry "authorization: Bearer <auth_token>" metadata
+  // (the health service stays open for probes).
+  std::string auth_token;
 };
+
+// The metadata key a token travels in, and what precedes the token in its value.
+inline constexpr char kAuthMetadataKey[] = "authorization";
+inline constexpr char kAuthScheme[] = "Bearer ";
 
 // Request size limits: past them a request is refused with INVALID_ARGUMENT.
 inline constexpr int kMaxHistoryMoves = 10000;
@@ -61,11 +68,13 @@ struct PreparedSearch {
   int64_t requested_ms = 0;
   int64_t max_nodes = 0;
   uint64_t seed = 0;
+  Priority priority = Priority::kInteractive;
 };
 
 // INVALID_ARGUMENT or FAILED_PRECONDITION, with a sentence, for anything a search cannot start
 // from: unknown game, option or difficulty; bad, illegal or too many moves; a finished position;
-// a budget out of range.
+// a budget out of range; an unknown priority. Errors never carry a field of the request whole:
+// texts are bounded first, and what is echoed has its control characters escaped.
 absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& request,
                                              int64_t max_budget_ms);
 
@@ -98,6 +107,8 @@ class BotServiceImpl final : public v1::BotService::CallbackService {
   class ChooseMoveReactor;
 
   void RunJob(Job& job, SearchCache& cache);
+  // OK, or UNAUTHENTICATED when a token is required and the call lacks it.
+  grpc::Status Authenticate(const grpc::CallbackServerContext& context) const;
   void Log(LogLevel level, std::string_view line) const;
 
   BotServiceOptions options_;

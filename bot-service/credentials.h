@@ -43,6 +43,15 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
     const ClientTls& tls);
 
+// A shared secret from a file (a Docker or Kubernetes secret): its content without surrounding
+// whitespace, at least kMinTokenBytes of printable ASCII (it travels as gRPC metadata). Errors
+// name the file, never its content.
+inline constexpr size_t kMinTokenBytes = 16;
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
+
+// Whether a listen host reaches this machine only: 127.0.0.0/8, ::1, "localhost".
+bool IsLoopbackHost(const std::string& host);
+
 // What every ply server does before registering its services: listen on `address` (TLS when
 // `tls` says so; the bound port lands in *port once the server starts), refuse to share the port
 // with another process, and keep idle connections alive with pings (a client's watch stream may

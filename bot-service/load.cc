@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bot-service/bot_client.h"
+#include "bot-service/credentials.h"
 #include "engine/core/percentile.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
@@ -38,6 +39,10 @@ ABSL_FLAG(int64_t, deadline_ms, 0,
 ABSL_FLAG(int64_t, deadline_extra_ms, 200, "See --deadline_ms.");
 ABSL_FLAG(int64_t, max_nodes, 0, "Node budget per search (0: none).");
 ABSL_FLAG(int, concurrency, 4, "Calls in flight at once.");
+ABSL_FLAG(bool, background, false,
+          "Send the requests as BACKGROUND (bot-vs-bot) rather than INTERACTIVE.");
+ABSL_FLAG(std::string, token_file, "",
+          "File with the token the instances require (their --auth_token_file); empty: none.");
 ABSL_FLAG(int, requests, 200, "Calls in all.");
 ABSL_FLAG(int, opening_plies, 4, "Random moves from the start before each searched position.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed for the openings.");
@@ -101,10 +106,21 @@ int Main() {
     r.set_budget_ms(budget_ms);
     r.set_max_nodes(absl::GetFlag(FLAGS_max_nodes));
     r.set_seed(static_cast<uint64_t>(i + 1));
+    if (absl::GetFlag(FLAGS_background)) r.set_priority(v1::BOT_PRIORITY_BACKGROUND);
     requests.push_back(std::move(r));
   }
 
-  BotClient client(BotClientOptions{.target = absl::GetFlag(FLAGS_target)});
+  std::string token;
+  if (const std::string file = absl::GetFlag(FLAGS_token_file); !file.empty()) {
+    absl::StatusOr<std::string> read = ReadTokenFile(file);
+    if (!read.ok()) {
+      std::fprintf(stderr, "ply-bot-load: --token_file: %s\n",
+                   std::string(read.status().message()).c_str());
+      return 2;
+    }
+    token = *std::move(read);
+  }
+  BotClient client(BotClientOptions{.target = absl::GetFlag(FLAGS_target), .token = token});
   if (!client.WaitForReady(absl::Seconds(5))) {
     std::fprintf(stderr, "ply-bot-load: no instance of %s answers\n",
                  absl::GetFlag(FLAGS_target).c_str());

@@ -22,15 +22,27 @@
 #include "absl/strings/str_cat.h"
 #include "bot-service/bot_service.h"
 #include "bot-service/credentials.h"
+#include "bot-service/log_text.h"
 #include "bot-service/worker_pool.h"
 #include "engine/registry/registry.h"
 
-ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(std::string, host, "127.0.0.1",
+          "Address to listen on. Beyond loopback (e.g. 0.0.0.0 in a container) ply-bot requires "
+          "--auth_token_file or mutual TLS (--tls_client_ca), and refuses to start without.");
 ABSL_FLAG(int, port, 50051, "Port to listen on; 0 lets the system choose a free one.");
 ABSL_FLAG(int, workers, 0, "Search worker threads; 0 means one per core.");
 ABSL_FLAG(int, queue, -1,
           "Requests that may wait for a worker; past that RESOURCE_EXHAUSTED. -1 means as many "
           "as there are workers.");
+ABSL_FLAG(int, reserved_workers, 1,
+          "Workers that background (bot-vs-bot) requests may not use, kept for interactive ones "
+          "(a person waits); at most workers - 1.");
+ABSL_FLAG(int, reserved_queue, 1,
+          "Queue places that background requests may not take, kept for interactive ones.");
+ABSL_FLAG(std::string, auth_token_file, "",
+          "File holding a shared token (16+ printable characters) that every BotService call "
+          "must carry as 'authorization: Bearer TOKEN' metadata; the health service stays "
+          "open. Empty: no token.");
 ABSL_FLAG(int, tt_mb, 16, "Transposition table size per worker, in MiB.");
 ABSL_FLAG(int64_t, max_budget_ms, 30000, "Largest search budget a request may ask for, in ms.");
 ABSL_FLAG(int64_t, deadline_margin_ms, 20,
@@ -67,7 +79,34 @@ void WarmUp(SearchCache& cache) {
   }
 }
 
+// Anyone who reaches a ply-bot can make it search for up to --max_budget_ms per call: beyond
+// loopback it must know its callers, by their certificates or by the shared token.
+absl::Status CheckExposure(std::string* token) {
+  const std::string& host = absl::GetFlag(FLAGS_host);
+  if (const std::string file = absl::GetFlag(FLAGS_auth_token_file); !file.empty()) {
+    absl::StatusOr<std::string> read = ReadTokenFile(file);
+    if (!read.ok()) return read.status();
+    *token = *std::move(read);
+  }
+  const bool mutual_tls =
+      !absl::GetFlag(FLAGS_tls_cert).empty() && !absl::GetFlag(FLAGS_tls_client_ca).empty();
+  if (!IsLoopbackHost(host) && token->empty() && !mutual_tls) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to listen on ", host,
+        " without authentication: anyone reaching it could use its search time. Give "
+        "--auth_token_file (and the lobby --bot_token_file with the same token), or mutual TLS "
+        "(--tls_cert, --tls_key, --tls_client_ca), or listen on loopback (--host=127.0.0.1)"));
+  }
+  return absl::OkStatus();
+}
+
 int Main() {
+  RouteProtobufLogs("ply-bot");
+  std::string token;
+  if (absl::Status exposure = CheckExposure(&token); !exposure.ok()) {
+    std::fprintf(stderr, "ply-bot: %s\n", std::string(exposure.message()).c_str());
+    return 2;
+  }
   absl::StatusOr<LogLevel> log_level = ParseLogLevel(absl::GetFlag(FLAGS_log_level));
   if (!log_level.ok()) {
     std::fprintf(stderr, "ply-bot: %s\n", std::string(log_level.status().message()).c_str());
@@ -87,7 +126,12 @@ int Main() {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  WorkerPool pool(workers, queue, static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb)), WarmUp);
+  WorkerPool pool({.workers = workers,
+                   .queue_capacity = queue,
+                   .reserved_workers = absl::GetFlag(FLAGS_reserved_workers),
+                   .reserved_queue = absl::GetFlag(FLAGS_reserved_queue),
+                   .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))},
+                  WarmUp);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -119,6 +163,7 @@ int Main() {
           .max_budget_ms = max_budget_ms,
           .deadline_margin_ms = absl::GetFlag(FLAGS_deadline_margin_ms),
           .log_level = *log_level,
+          .auth_token = token,
       },
       &pool);
   builder.RegisterService(&service);
@@ -157,8 +202,11 @@ int Main() {
     metrics_thread = std::thread([&metrics_http] { metrics_http->listen_after_bind(); });
     metrics_note = absl::StrCat(", metrics http://", host, ":", bound_port, "/metrics");
   }
-  std::printf("ply-bot listening on %s (instance %s, %d workers, queue %d%s)\n", bound.c_str(),
-              service.Instance().c_str(), workers, queue, metrics_note.c_str());
+  std::printf(
+      "ply-bot listening on %s (instance %s, %d workers, queue %d, kept for interactive: %d "
+      "workers, %d queue places%s%s)\n",
+      bound.c_str(), service.Instance().c_str(), workers, queue, pool.reserved_workers(),
+      pool.reserved_queue(), token.empty() ? "" : ", token required", metrics_note.c_str());
   std::fflush(stdout);
 
   int signo = 0;

@@ -34,6 +34,7 @@ struct Metrics {
   std::atomic<int64_t> succeeded{0};
   std::atomic<int64_t> invalid{0};
   std::atomic<int64_t> rejected{0};
+  std::atomic<int64_t> rejected_background{0};
   std::atomic<int64_t> cancelled{0};
   std::atomic<int64_t> in_flight{0};
   // Totals over answered searches, for nodes per second.

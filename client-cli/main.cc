@@ -314,6 +314,7 @@ class Cli {
                                                absl::UTCTimeZone())});
     }
     if (m.seats_size() == 2) {
+      // ExportPdn escapes tag values itself.
       tags.push_back({"Black", m.seats(0).display_name()});
       tags.push_back({"White", m.seats(1).display_name()});
     }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bot-service/proto_convert.h"
+#include "engine/core/display_text.h"
 #include "engine/registry/registry.h"
 
 namespace ply::client {
@@ -106,7 +107,7 @@ std::string MatchView::Player(int seat) const {
   if (seat < 0 || seat >= match_.seats_size()) return "?";
   const v1::Seat& s = match_.seats(seat);
   if (!s.taken()) return "(open)";
-  return s.display_name().empty() ? "someone" : s.display_name();
+  return s.display_name().empty() ? "someone" : DisplayText(s.display_name());
 }
 
 std::string FormatClock(int64_t ms) {
@@ -188,7 +189,7 @@ std::string MoveListText(const v1::Match& match) {
 
 std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat) {
   const v1::MatchResult& r = match.result();
-  std::string text = r.text();
+  std::string text = DisplayText(r.text());
   if (text.empty())
     text = r.winner() < 0 ? "a draw" : absl::StrCat("seat ", r.winner() + 1, " wins");
   std::vector<std::string> lines = {absl::StrCat("Game over: ", text, ".")};

@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client-cli/match_view.h"
+#include "engine/core/display_text.h"
 #include "engine/core/text.h"
 
 namespace ply::client {
@@ -304,7 +305,8 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
   for (const v1::MatchSummary& m : list.matches()) {
     std::vector<std::string> seats;
     for (const v1::Seat& s : m.seats()) {
-      seats.push_back(absl::StrCat(s.side(), ": ", s.taken() ? s.display_name() : "[open]"));
+      seats.push_back(
+          absl::StrCat(s.side(), ": ", s.taken() ? DisplayText(s.display_name()) : "[open]"));
       any_open |= !s.taken();
     }
     const char* st = m.status() == v1::MATCH_STATUS_WAITING  ? "waiting"
@@ -313,7 +315,8 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
     absl::StrAppend(
         &out, absl::StrFormat("%6d  %-10s %-9s %5d  %-16s  %-40s %s\n", m.id(), m.spec().name(), st,
                               m.moves_played(), FormatDate(m.created_ms(), zone),
-                              absl::StrJoin(seats, ", "), m.has_result() ? m.result().text() : ""));
+                              absl::StrJoin(seats, ", "),
+                              m.has_result() ? DisplayText(m.result().text()) : ""));
   }
   if (!list.next_page_token().empty()) {
     constexpr int kMaxLimit = 200;  // the lobby's largest page
@@ -345,7 +348,7 @@ std::string RecordText(const v1::Match& match, absl::TimeZone zone, std::string*
   }
   absl::StrAppend(&out, "\n");
   if (view.over()) {
-    absl::StrAppend(&out, "Result: ", match.result().text(), "\n");
+    absl::StrAppend(&out, "Result: ", DisplayText(match.result().text()), "\n");
   } else {
     absl::StrAppend(&out, "In progress (", match.moves_size(), " moves so far)\n");
   }

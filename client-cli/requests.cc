@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "engine/core/display_text.h"
 #include "engine/core/options.h"
 
 namespace ply::client {
@@ -110,7 +111,7 @@ absl::Status CheckSeat(const v1::Match& match, int seat) {
   if (s.taken()) {
     return absl::AlreadyExistsError(absl::StrCat("seat ", seat + 1, " (", s.side(), ") of match ",
                                                  match.id(), " is already taken by ",
-                                                 s.display_name()));
+                                                 DisplayText(s.display_name())));
   }
   return absl::OkStatus();
 }

@@ -17,6 +17,7 @@
 #include "bot-service/proto_convert.h"
 #include "client-cli/match_view.h"
 #include "client-cli/terminal.h"
+#include "engine/core/display_text.h"
 #include "engine/registry/registry.h"
 
 namespace ply::client {
@@ -161,7 +162,7 @@ class Session {
         const v1::BotTrouble& t = item.event->bot_trouble();
         Notice(absl::StrCat(view_.loaded() ? view_.Side(t.seat()) : "A", " bot has no move yet (",
                             t.attempts(), t.attempts() == 1 ? " try" : " tries",
-                            "; the lobby keeps trying): ", t.message()));
+                            "; the lobby keeps trying): ", DisplayText(t.message())));
       }
     }
     TurnChanged(mover_before);
@@ -427,7 +428,7 @@ std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look
   for (int i = 0; i < match.seats_size(); ++i) {
     const v1::Seat& s = match.seats(i);
     lines.push_back(absl::StrCat("  ", SideGlyph(match.spec().name(), i, look), " ", s.side(), "  ",
-                                 s.taken() ? s.display_name() : "(open)"));
+                                 s.taken() ? DisplayText(s.display_name()) : "(open)"));
   }
   lines.push_back("");
   const BoardOptions board = {.over = ply == match.moves_size() &&

@@ -3,8 +3,11 @@
 Kubernetes cluster runs (this project's CI).
 
 Checks that docker-compose.yml and deploy/k8s/*.yaml parse; that every build target, stage,
-binary, flag, port, service name, secret and file they name exists in the project; and that the
-image build installs only packages the project's own setup script knows.
+binary, flag, port, service name, secret and file they name exists in the project; that the
+image build installs only packages the project's own setup script knows; and that the servers
+are reachable yet not open: a server that must be reached listens beyond loopback, ply-bot then
+requires a token (or mutual TLS) that its lobby sends, token files are mounted secrets, and no
+password or token is written in the files themselves.
 
     python3 deploy/check-deploy.py            # exit 1 and one line per problem
     python3 deploy/check-deploy.py --selftest # also checks that broken files are caught
@@ -79,6 +82,41 @@ def check_flags(program, args, where, problems):
         m = re.match(r"--([\w]+)(=|$)", str(arg))
         if m and m.group(1) not in known:
             problems.append(f"{where}: {program} has no flag --{m.group(1)}")
+
+
+LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$")
+SECRET_NAME = re.compile(r"PASSWORD|SECRET|TOKEN", re.I)
+
+
+def listen_host(args):
+    """The --host a ply server gets: its flag, else the built-in default (loopback)."""
+    return flag_value(args, "host") or "127.0.0.1"
+
+
+def check_bot_exposure(args, where, problems):
+    """ply-bot refuses to start beyond loopback without a token or mutual TLS: so must we."""
+    host = listen_host(args)
+    mutual_tls = flag_value(args, "tls_cert") and flag_value(args, "tls_client_ca")
+    if not LOOPBACK.match(host) and not flag_value(args, "auth_token_file") and not mutual_tls:
+        problems.append(f"{where}: ply-bot listens on {host} without --auth_token_file or mutual "
+                        "TLS, and would refuse to start")
+
+
+def check_written_secrets(env, where, problems):
+    """Passwords and tokens belong in env files or secrets, not in deployment files."""
+    for key, value in env.items():
+        value = str(value)
+        if SECRET_NAME.search(key) and not key.endswith("_FILE"):
+            problems.append(f"{where}: {key} is set in the file; use an env file or a secret")
+        elif re.search(r"password\s*=|://[^/@\s]+:[^/@\s]+@", value, re.I):
+            problems.append(f"{where}: {key} holds a password; use an env file or a secret")
+
+
+def ignored_by_git(path):
+    """Whether .gitignore lists `path` or a folder above it (as /folder/)."""
+    ignore = read(".gitignore").split()
+    parts = os.path.normpath(path).split(os.sep)
+    return any(f"/{os.path.join(*parts[:i])}/" in ignore for i in range(1, len(parts)))
 
 
 def flag_value(args, name):
@@ -166,6 +204,25 @@ def check_compose(compose, stages, problems):
             if program in PROGRAMS:
                 check_flags(program, svc.get("command", []), where, problems)
                 check_env(program, list(svc.get("environment", {}) or {}), where, problems)
+            if program == "ply-bot":
+                check_bot_exposure(args, where, problems)
+            # Other containers reach a server only when it listens beyond loopback.
+            reached = svc.get("ports") or any(
+                re.search(rf"--bot_target=dns:///{re.escape(name)}:", str(a))
+                for other in services.values() for a in other.get("command", []))
+            if program in ("ply-bot", "ply-lobby") and reached and LOOPBACK.match(listen_host(args)):
+                problems.append(f"{where}: listens on {listen_host(args)} inside its container, "
+                                "where nothing else reaches it; give --host=0.0.0.0")
+            for flag in ("auth_token_file", "bot_token_file"):
+                path = flag_value(args, flag)
+                if path is None:
+                    continue
+                m = re.match(r"/run/secrets/([\w\-.]+)$", path)
+                if not m or m.group(1) not in (svc.get("secrets") or []):
+                    problems.append(f"{where}: --{flag}={path} is not one of its secrets "
+                                    "(/run/secrets/NAME)")
+                elif m.group(1) not in (compose.get("secrets") or {}):
+                    problems.append(f"{where}: secret {m.group(1)} is not defined")
             # A dns:/// target must name a Compose service, on the port that service listens on.
             for arg in args:
                 m = re.match(r"--(bot_target|lobby)=dns:///([\w\-]+):(\d+)", str(arg))
@@ -185,11 +242,17 @@ def check_compose(compose, stages, problems):
                         problems.append(f"{target}: {flag} instances need "
                                         "--max_connection_age_ms so that clients re-resolve "
                                         "and see new instances")
+                    token = flag_value(other_entry[1:] + list(other.get("command", [])),
+                                       "auth_token_file")
+                    if token and flag_value(args, "bot_token_file") != token:
+                        problems.append(f"{where}: {target} requires the token in {token}; "
+                                        f"give the lobby --bot_token_file={token}")
             if "container_name" in svc and name in ("bot", "lobby", "web"):
                 problems.append(f"{where}: container_name prevents --scale")
             if name in ("lobby", "web"):
                 for port in svc.get("ports", []):
-                    if "-" not in str(port).split(":")[0]:
+                    host_port = str(port).rsplit(":", 1)[0].split(":")[-1]
+                    if "-" not in host_port:
                         problems.append(f"{where}: host port {port} is one port: --scale "
                                         f"{name}=N needs a range")
         health = svc.get("healthcheck", {}).get("test", [])
@@ -207,6 +270,11 @@ def check_compose(compose, stages, problems):
             if listens and port != listens:
                 problems.append(f"{where}: health check on port {port}, but it listens on "
                                 f"{listens}")
+        check_written_secrets(svc.get("environment", {}) or {}, where, problems)
+        env_files = svc.get("env_file", [])
+        for path in [env_files] if isinstance(env_files, str) else env_files:
+            if not ignored_by_git(path):
+                problems.append(f"{where}: env file {path} is not in a folder git ignores")
         for dep in svc.get("depends_on", {}):
             if dep not in services:
                 problems.append(f"{where}: depends on unknown service {dep}")
@@ -214,6 +282,10 @@ def check_compose(compose, stages, problems):
         problems.append("docker-compose.yml: no `bot` service to scale")
     if "web" not in services:
         problems.append("docker-compose.yml: no `web` service (ply-web, the browser's way in)")
+    for name, secret in (compose.get("secrets") or {}).items():
+        if "file" in secret and not ignored_by_git(secret["file"]):
+            problems.append(f"docker-compose.yml secret {name}: {secret['file']} is not in a "
+                            "folder git ignores")
 
 
 def check_k8s(docs, problems):
@@ -233,6 +305,23 @@ def check_k8s(docs, problems):
                 image = c["image"].split(":")[0]
                 ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
                 args = c.get("args", [])
+                if image == "ply-bot":
+                    check_bot_exposure(args, where, problems)
+                mounts = {m["mountPath"].rstrip("/"): m["name"] for m in c.get("volumeMounts", [])}
+                volumes = {v["name"]: v for v in spec["template"]["spec"].get("volumes", [])}
+                for flag in ("auth_token_file", "bot_token_file"):
+                    path = flag_value(args, flag)
+                    if path is None:
+                        continue
+                    folder, key = os.path.split(path)
+                    secret = volumes.get(mounts.get(folder), {}).get("secret", {}).get("secretName")
+                    if secret is None:
+                        problems.append(f"{where}: --{flag}={path} is not in a mounted Secret")
+                    elif secret not in secrets or key not in secrets[secret].get("stringData", {}):
+                        problems.append(f"{where}: --{flag} reads key {key} of Secret {secret}, "
+                                        "which is not defined")
+                check_written_secrets({e["name"]: e["value"] for e in c.get("env", [])
+                                       if "value" in e}, where, problems)
                 if image in PROGRAMS:
                     check_flags(image, args, where, problems)
                     check_env(image, [e["name"] for e in c.get("env", [])], where, problems)
@@ -282,6 +371,17 @@ def check_k8s(docs, problems):
                             if int(m.group(2)) not in [p["port"] for p in svc["spec"]["ports"]]:
                                 problems.append(f"{where}: --bot_target port {m.group(2)} is "
                                                 f"not a port of Service {m.group(1)}")
+                            for d in by_kind.get("Deployment", {}).values():
+                                labels = d["spec"]["template"]["metadata"]["labels"]
+                                if not all(labels.get(a) == b
+                                           for a, b in svc["spec"]["selector"].items()):
+                                    continue
+                                for bc in d["spec"]["template"]["spec"]["containers"]:
+                                    if (flag_value(bc.get("args", []), "auth_token_file") and
+                                            not flag_value(args, "bot_token_file")):
+                                        problems.append(f"{where}: the bots of Service "
+                                                        f"{m.group(1)} require a token; give "
+                                                        "the lobby --bot_token_file")
     for name, svc in services.items():
         selector = svc["spec"]["selector"]
         targets = [d for k in ("Deployment", "StatefulSet") for d in by_kind.get(k, {}).values()
@@ -316,6 +416,12 @@ def check_k8s(docs, problems):
             problems.append("k8s Deployment ply-lobby: no HorizontalPodAutoscaler")
     if "ply-web" not in by_kind.get("Deployment", {}) or "ply-web" not in services:
         problems.append("k8s: no ply-web Deployment and Service (the browser's way in)")
+    for name, secret in secrets.items():
+        if not secret.get("generated") and (secret.get("stringData") or secret.get("data")):
+            problems.append(f"k8s Secret {name}: its values are written in the file; generate it "
+                            "from ignored files (kustomization.yaml secretGenerator)")
+    for name in by_kind.get("Problem", {}):
+        problems.append(f"deploy/k8s/kustomization.yaml: {name}")
     for kind in ("HorizontalPodAutoscaler",):
         for name, h in by_kind.get(kind, {}).items():
             ref = h["spec"]["scaleTargetRef"]
@@ -329,6 +435,23 @@ def load_all():
     kustomization = yaml.safe_load(read("deploy/k8s/kustomization.yaml"))
     for resource in kustomization["resources"]:
         docs += [d for d in yaml.safe_load_all(read(os.path.join("deploy/k8s", resource))) if d]
+    # Secrets kustomize generates from files (deploy/make-secrets writes them; git ignores them):
+    # their names and keys, without their content.
+    for gen in kustomization.get("secretGenerator", []):
+        keys = {}
+        for entry in gen.get("files", []):
+            key, _, path = entry.partition("=")
+            if not path:
+                key, path = os.path.basename(entry), entry
+            if not ignored_by_git(os.path.join("deploy/k8s", path)):
+                docs.append({"kind": "Problem", "metadata": {"name": f"secretGenerator "
+                             f"{gen['name']}: {path} is not in a folder git ignores"}})
+            keys[key] = ""
+        for entry in gen.get("literals", []):
+            docs.append({"kind": "Problem", "metadata": {"name": f"secretGenerator "
+                         f"{gen['name']}: a literal value is written in kustomization.yaml"}})
+        docs.append({"kind": "Secret", "metadata": {"name": gen["name"]}, "stringData": keys,
+                     "generated": True})
     return read("deploy/Dockerfile"), compose, docs
 
 
@@ -365,7 +488,7 @@ def selftest(dockerfile, compose, docs):
             d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpc"]["port"] = 1
     expect("probe on an undeclared port", dockerfile, compose, k)
     c = copy.deepcopy(compose)
-    c["services"]["lobby"]["ports"] = ["50050:50050"]
+    c["services"]["lobby"]["ports"] = ["127.0.0.1:50050:50050"]
     expect("a single host port for a scaled lobby", dockerfile, c, docs)
 
     def lobby_mutation(label, change):
@@ -405,6 +528,41 @@ def selftest(dockerfile, compose, docs):
     lobby_mutation("no PodDisruptionBudget for the lobby",
                    lambda d: d["kind"] == "PodDisruptionBudget" and
                    d["spec"]["selector"]["matchLabels"].update(app="nobody"))
+    c = copy.deepcopy(compose)
+    c["services"]["bot"]["command"] = [a for a in c["services"]["bot"]["command"]
+                                       if not a.startswith("--auth_token_file")]
+    expect("a bot beyond loopback without a token", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["bot"]["command"] = [a for a in c["services"]["bot"]["command"]
+                                       if not a.startswith("--host")]
+    expect("a bot on loopback in its container", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["command"] = [a for a in c["services"]["lobby"]["command"]
+                                         if not a.startswith("--bot_token_file")]
+    expect("a lobby without the token its bots require", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["environment"]["PLY_DATABASE_URL"] += " password=ply"
+    expect("a database password in docker-compose.yml", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"] = "ply"
+    expect("POSTGRES_PASSWORD in docker-compose.yml", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["bot"]["secrets"] = []
+    expect("a token file that is not a mounted secret", dockerfile, c, docs)
+    k = copy.deepcopy(docs)
+    for d in k:
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-lobby":
+            args = d["spec"]["template"]["spec"]["containers"][0]["args"]
+            args[:] = [a for a in args if not a.startswith("--bot_token_file")]
+    expect("a Kubernetes lobby without the bots' token", dockerfile, compose, k)
+    k = copy.deepcopy(docs)
+    for d in k:
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":
+            d["spec"]["template"]["spec"]["volumes"][0]["secret"]["secretName"] = "nothing"
+    expect("a token from an undefined Secret", dockerfile, compose, k)
+    k = copy.deepcopy(docs) + [{"kind": "Secret", "metadata": {"name": "written"},
+                                 "stringData": {"password": "change-me"}}]
+    expect("a Kubernetes Secret with its value in the file", dockerfile, compose, k)
     return failures
 
 

@@ -25,16 +25,17 @@ std::string TargetFromList(const std::string& text) {
 }
 
 absl::StatusOr<std::unique_ptr<BotTargets>> BotTargets::Create(
-    const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials,
+    std::string token) {
   if (target.rfind("file:", 0) != 0) {
-    auto fixed = std::unique_ptr<BotTargets>(new BotTargets("", credentials));
+    auto fixed = std::unique_ptr<BotTargets>(new BotTargets("", credentials, token));
     fixed->target_ = target;
-    fixed->client_ = std::make_shared<BotClient>(
-        BotClientOptions{.target = target, .credentials = std::move(credentials)});
+    fixed->client_ = std::make_shared<BotClient>(BotClientOptions{
+        .target = target, .credentials = std::move(credentials), .token = std::move(token)});
     return fixed;
   }
-  auto watched =
-      std::unique_ptr<BotTargets>(new BotTargets(target.substr(5), std::move(credentials)));
+  auto watched = std::unique_ptr<BotTargets>(
+      new BotTargets(target.substr(5), std::move(credentials), std::move(token)));
   if (std::ifstream(watched->file_).fail()) {
     return absl::InvalidArgumentError(absl::StrCat("cannot read ", watched->file_));
   }
@@ -72,8 +73,8 @@ bool BotTargets::Reload() {
   // An empty or half-written file keeps the instances we had.
   if (target.empty() || target == target_) return false;
   target_ = target;
-  client_ =
-      std::make_shared<BotClient>(BotClientOptions{.target = target, .credentials = credentials_});
+  client_ = std::make_shared<BotClient>(
+      BotClientOptions{.target = target, .credentials = credentials_, .token = token_});
   return true;
 }
 

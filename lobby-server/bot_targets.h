@@ -22,9 +22,11 @@ namespace ply::lobby {
 
 class BotTargets {
  public:
-  // `credentials`: plaintext when null.
+  // `credentials`: plaintext when null. `token`: the instances' shared token (ply-bot
+  // --auth_token_file), sent with every call; empty: none.
   static absl::StatusOr<std::unique_ptr<BotTargets>> Create(
-      const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
+      const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr,
+      std::string token = "");
   ~BotTargets();
 
   // The client for the instances known now. Calls already made on an older client go on.
@@ -33,14 +35,16 @@ class BotTargets {
   std::string Describe();
 
  private:
-  BotTargets(std::string file, std::shared_ptr<grpc::ChannelCredentials> credentials)
-      : file_(std::move(file)), credentials_(std::move(credentials)) {}
+  BotTargets(std::string file, std::shared_ptr<grpc::ChannelCredentials> credentials,
+             std::string token)
+      : file_(std::move(file)), credentials_(std::move(credentials)), token_(std::move(token)) {}
   // Reads the file; true when the instance list changed.
   bool Reload();
   void Watch();
 
   const std::string file_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  const std::string token_;
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;

@@ -1,10 +1,108 @@
 #include "lobby-server/client_limits.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace ply::lobby {
+namespace {
 
-std::string ClientLimits::ClientOf(std::string_view peer) {
+// The family (AF_INET, AF_INET6) and bytes of an address; 0 when it is none.
+int ParseAddress(std::string_view text, std::array<unsigned char, 16>* bytes) {
+  const std::string s(text);
+  bytes->fill(0);
+  if (inet_pton(AF_INET, s.c_str(), bytes->data()) == 1) return AF_INET;
+  if (inet_pton(AF_INET6, s.c_str(), bytes->data()) == 1) return AF_INET6;
+  return 0;
+}
+
+}  // namespace
+
+bool AddressPrefix::Parse(std::string_view text, AddressPrefix* out) {
+  const size_t slash = text.find('/');
+  out->family_ = ParseAddress(text.substr(0, slash), &out->bytes_);
+  if (out->family_ == 0) return false;
+  const int most = out->family_ == AF_INET ? 32 : 128;
+  out->bits_ = most;
+  if (slash != std::string_view::npos) {
+    int bits = -1;
+    if (!absl::SimpleAtoi(absl::string_view(text.data() + slash + 1, text.size() - slash - 1),
+                          &bits) ||
+        bits < 0 || bits > most) {
+      return false;
+    }
+    out->bits_ = bits;
+  }
+  return true;
+}
+
+bool AddressPrefix::Contains(std::string_view address) const {
+  std::array<unsigned char, 16> bytes;
+  if (ParseAddress(address, &bytes) != family_) return false;
+  const int whole = bits_ / 8;
+  if (std::memcmp(bytes.data(), bytes_.data(), static_cast<size_t>(whole)) != 0) return false;
+  const int rest = bits_ % 8;
+  if (rest == 0) return true;
+  const unsigned char mask = static_cast<unsigned char>(0xff << (8 - rest));
+  return (bytes[whole] & mask) == (bytes_[whole] & mask);
+}
+
+ClientLimits::ClientLimits(ClientLimitOptions options) : options_(std::move(options)) {
+  for (const std::string& p : options_.trusted_proxies) {
+    AddressPrefix prefix;
+    if (AddressPrefix::Parse(p, &prefix)) proxies_.push_back(prefix);
+  }
+  for (const std::string& e : options_.exempt) exempt_.insert(KeyOf(e));
+}
+
+std::string ClientLimits::Check(const ClientLimitOptions& options) {
+  for (const std::string& p : options.trusted_proxies) {
+    AddressPrefix prefix;
+    if (!AddressPrefix::Parse(p, &prefix)) {
+      return absl::StrCat("'", p, "' is not an address or a prefix such as 10.0.0.0/8");
+    }
+  }
+  return "";
+}
+
+std::string ClientLimits::KeyOf(std::string_view address) {
+  std::array<unsigned char, 16> bytes;
+  if (ParseAddress(address, &bytes) != AF_INET6) return std::string(address);
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  char text[INET6_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET6, bytes.data(), text, sizeof(text));
+  return absl::StrCat(text, "/64");
+}
+
+std::string ClientLimits::ClientOf(std::string_view peer, std::string_view forwarded) const {
+  std::string address = AddressOf(peer);
+  const auto trusted = [&](std::string_view a) {
+    return std::any_of(proxies_.begin(), proxies_.end(),
+                       [&](const AddressPrefix& p) { return p.Contains(a); });
+  };
+  if (!forwarded.empty() && trusted(address)) {
+    // From the right: each trusted proxy vouches for the entry to its left.
+    std::vector<absl::string_view> hops =
+        absl::StrSplit(absl::string_view(forwarded.data(), forwarded.size()), ',');
+    for (auto it = hops.rbegin(); it != hops.rend(); ++it) {
+      const std::string hop(absl::StripAsciiWhitespace(*it));
+      std::array<unsigned char, 16> bytes;
+      // Garbage ends the walk: the last good hop is the client.
+      if (ParseAddress(hop, &bytes) == 0) break;
+      address = hop;
+      if (!trusted(hop)) break;
+    }
+  }
+  return KeyOf(address);
+}
+
+std::string ClientLimits::AddressOf(std::string_view peer) {
   std::string_view address = peer;
   if (address.rfind("ipv4:", 0) == 0 || address.rfind("ipv6:", 0) == 0) address.remove_prefix(5);
   if (!address.empty() && address.front() == '[') {
@@ -22,7 +120,7 @@ std::string ClientLimits::ClientOf(std::string_view peer) {
 }
 
 bool ClientLimits::AllowCall(const std::string& client, absl::Time now) {
-  if (options_.calls_per_second <= 0 || options_.exempt.count(client) > 0) return true;
+  if (options_.calls_per_second <= 0 || exempt_.count(client) > 0) return true;
   std::lock_guard<std::mutex> lock(mu_);
   Prune(now);
   auto [it, added] = clients_.try_emplace(client);
@@ -40,7 +138,7 @@ bool ClientLimits::AllowCall(const std::string& client, absl::Time now) {
 }
 
 bool ClientLimits::OpenStream(const std::string& client) {
-  if (options_.max_streams <= 0 || options_.exempt.count(client) > 0) return true;
+  if (options_.max_streams <= 0 || exempt_.count(client) > 0) return true;
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, added] = clients_.try_emplace(client);
   if (added) {
@@ -53,7 +151,7 @@ bool ClientLimits::OpenStream(const std::string& client) {
 }
 
 void ClientLimits::CloseStream(const std::string& client) {
-  if (options_.max_streams <= 0 || options_.exempt.count(client) > 0) return;
+  if (options_.max_streams <= 0 || exempt_.count(client) > 0) return;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = clients_.find(client);
   if (it != clients_.end() && it->second.streams > 0) --it->second.streams;

@@ -1,6 +1,8 @@
-// The lobby's match logic, independent of gRPC: creating and joining matches, validating and
-// committing moves, clocks, draws and resignations, driving bot seats through ply-bot, and
-// feeding every watcher of a match the same event sequence.
+// The lobby's use cases, independent of gRPC: creating, joining, listing and getting matches,
+// moves, draws and resignations, and watching. Each is a few steps over the parts that do the
+// work: match/cache (memory as a cache of the database, and which instance drives a match),
+// match/rules (the one check of a move), match/clock (clocks from stored times), bots/driver
+// (bot seats), events/fanout (watchers) and convert (the proto messages).
 //
 // The database is the source of truth. A match in memory is a cache of its rows: a change is
 // written (one transaction) before memory changes and before anyone hears of it, and a match
@@ -29,12 +31,9 @@
 #define PLY_LOBBY_SERVER_LOBBY_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,10 +41,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "bot-service/bot_client.h"
 #include "engine/registry/any_game.h"
 #include "lobby-server/bot_targets.h"
+#include "lobby-server/bots/driver.h"
 #include "lobby-server/executor.h"
+#include "lobby-server/match/cache.h"
+#include "lobby-server/match/clock.h"
+#include "lobby-server/match/live_match.h"
 #include "lobby-server/metrics.h"
 #include "lobby-server/storage/store.h"
 #include "ply/v1/lobby.pb.h"
@@ -70,24 +72,30 @@ struct LobbyOptions {
   // (several instances claiming at once then share them out).
   absl::Duration claim_interval = absl::Milliseconds(500);
   int claim_batch = 64;
+  // Quotas, so that no client can hold the bots or fill the lobby (0 turns each off): bot seats
+  // in play over all clients; per client, bot seats in matches it created that are waiting or in
+  // play, bot-vs-bot matches, and matches waiting for players.
+  int max_bot_seats = 0;
+  int client_bot_seats = 0;
+  int client_bot_matches = 0;
+  int client_waiting_matches = 0;
+  // A match nobody joins within this is cancelled (no result); zero: never.
+  absl::Duration waiting_expiry = absl::ZeroDuration();
+  // Matches without people: bots move no sooner than this after the position arose, and search
+  // at most bot_vs_bot_budget_ms a move (0: as the level says).
+  int64_t bot_vs_bot_min_pacing_ms = 0;
+  int64_t bot_vs_bot_budget_ms = 0;
+  // What time it is for the match logic (clocks, move times, events), in ms since the Unix
+  // epoch. Tests set their own, so that a clock runs out without anyone waiting; timers still
+  // run on the executor's wall clock, due as far ahead as this source says.
+  NowMsFn now_ms = WallClockMs;
 };
 
-// One WatchMatch stream as the lobby sees it.
-class EventSink {
- public:
-  virtual ~EventSink() = default;
-  // Queues `event` (the sink numbers it). False when the sink is closed or cannot keep up; the
-  // lobby then forgets it.
-  virtual bool Push(v1::MatchEvent event) = 0;
-  // Ends the stream once the queued events are delivered.
-  virtual void Close(const absl::Status& status) = 0;
-};
-
-class Lobby {
+class Lobby : private BotDriver::Host {
  public:
   // `bots` may be null: bot seats are then refused.
   Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptions options);
-  ~Lobby();
+  ~Lobby() override;
 
   // Joins the other instances (if any) and takes over the matches that go on without a call
   // (clocks, bots) and have no owner, then keeps looking for such matches.
@@ -97,13 +105,15 @@ class Lobby {
   // reconnect elsewhere. Calls in flight still finish (the executor is stopped by its owner).
   void Shutdown();
   // Whether other lobby instances share the database, as far as this one knows.
-  bool HasPeers() const { return peers_.load(std::memory_order_relaxed) > 0; }
+  bool HasPeers() const { return cache_.HasPeers(); }
   LobbyMetrics& metrics() { return metrics_; }
   // The Prometheus page.
   std::string MetricsText();
 
   v1::ListGamesResponse ListGames() const;
-  absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request);
+  // `client` names the caller for the quotas ("" for a client they do not apply to).
+  absl::StatusOr<v1::CreateMatchResponse> CreateMatch(const v1::CreateMatchRequest& request,
+                                                      const std::string& client = "");
   absl::StatusOr<v1::ListMatchesResponse> ListMatches(const v1::ListMatchesRequest& request);
   absl::StatusOr<v1::Match> GetMatch(int64_t match_id);
   // GetMatch without blocking, for the gRPC thread: false when the match is not in memory as
@@ -133,93 +143,52 @@ class Lobby {
                      std::shared_ptr<EventSink> sink);
 
  private:
-  struct Live;
-  // The match in memory, if any (not loaded, not locked).
-  std::shared_ptr<Live> Cached(int64_t id);
-  // How much WithMatch trusts a cached copy: as it is (writes are checked by the database),
-  // after comparing its version with the database's when other instances may have changed it,
-  // or not at all.
-  enum class Fresh { kCached, kChecked, kReload };
-  // Runs `fn` on match `id` with its lock held, loading (or reloading a stale copy) first. When
-  // `fn` loses a race to another writer (ABORTED: the cache was behind), the match is reloaded
-  // and `fn` runs once more on the fresh copy.
-  absl::Status WithMatch(int64_t id, const std::function<absl::Status(Live&)>& fn,
-                         Fresh fresh = Fresh::kCached);
-  absl::Status Reload(Live& live);
-  // With map_mu_ held: when the cache is at its bound, forgets the finished matches nobody is
-  // using or watching (a later call loads them again).
-  void MakeRoomLocked();
+  using Fresh = MatchCache::Fresh;
+  int64_t NowMs() const { return options_.now_ms(); }
+  // BotDriver::Host, and the use cases' way to a match: the cache's With.
+  absl::Status WithMatch(int64_t id, const std::function<absl::Status(LiveMatch&)>& fn) override;
   // The seat whose token this is, or the error to answer.
-  absl::StatusOr<int> Authenticate(Live& live, const std::string& token);
-  absl::Status CheckActive(const Live& live) const;
+  absl::StatusOr<int> Authenticate(const LiveMatch& live, const std::string& token);
   // Authenticate, then the match must be active and not past a flag fall: the seat, or why not.
-  absl::StatusOr<int> SeatThatMayAct(Live& live, const std::string& token, int64_t now_ms);
+  absl::StatusOr<int> SeatThatMayAct(LiveMatch& live, const std::string& token, int64_t now_ms);
 
-  // Commits a move already validated on `after` (the game with the move played).
-  absl::StatusOr<MoveRecord> CommitMove(Live& live, int seat, std::unique_ptr<AnyGame> after,
-                                        int64_t think_ms, std::string bot_json);
-  // What committing `after`'s last move by `seat` writes.
-  MoveCommit PrepareMove(const Live& live, int seat, const AnyGame& after, int64_t think_ms,
-                         std::string bot_json, int64_t now_ms) const;
+  absl::StatusOr<MoveRecord> CommitMove(LiveMatch& live, int seat, std::unique_ptr<AnyGame> after,
+                                        int64_t think_ms, std::string bot_json) override;
   // TryMakeMove's commit has landed (or failed, `stored`): memory follows, the waiters go on,
   // and the answer for the player is returned.
   struct PendingMove;
-  absl::StatusOr<v1::MakeMoveResponse> Landed(Live& live, PendingMove& move,
+  absl::StatusOr<v1::MakeMoveResponse> Landed(LiveMatch& live, PendingMove& move,
                                               const absl::Status& stored);
   // Memory after the commit landed: the record, the game, then watchers, clock and bot.
-  void ApplyMove(Live& live, const MoveCommit& commit, std::unique_ptr<AnyGame> after);
-  absl::Status CommitFinish(Live& live, MatchResult result, std::vector<int64_t> clocks);
+  void ApplyMove(LiveMatch& live, const MoveCommit& commit, std::unique_ptr<AnyGame> after);
+  // A commit failed: nothing is acknowledged and, whether or not the write landed, the next
+  // use reloads.
+  void CommitFailed(LiveMatch& live, const absl::Status& failure);
+  absl::Status CommitFinish(LiveMatch& live, MatchResult result,
+                            std::vector<int64_t> clocks) override;
   // What follows any change: watchers told of the end, the clock armed, a bot asked.
-  void AfterChange(Live& live);
-  // Time left on `seat`'s clock now.
-  int64_t ClockNow(const Live& live, int seat, int64_t now_ms) const;
-  // Every seat's ClockNow, by seat.
-  std::vector<int64_t> ClocksNow(const Live& live, int64_t now_ms) const;
+  void AfterChange(LiveMatch& live);
   // Ends the match on time if the side to move has flagged; returns whether it did.
-  bool FlagIfExpired(Live& live, int64_t now_ms);
+  bool FlagIfExpired(LiveMatch& live, int64_t now_ms);
 
-  // Other instances' changes (on the executor): matches behind are marked, and reloaded now
-  // when watched or owned here.
-  void OnPeerChanges(const std::vector<MatchChange>& changes);
-  // Every cached match may be behind (announcements were lost).
-  void ResyncAll();
-  // The store lost this instance's ownerships: stop driving every match.
-  void OwnershipLost();
-  // Claims up to claim_batch ownerless matches; returns how many it took.
-  int ClaimOrphans();
-  // ClaimOrphans and a look at the peers, every claim_interval.
-  void ClaimTick();
-  // Takes ownership of a live match that has timed work, if nobody has it.
-  void TryOwn(Live& live);
-
-  void RequestBot(Live& live);
-  void OnBotReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply,
-                  int64_t think_ms);
-  void RetryLater(int64_t id, absl::Duration delay);
+  // Refuses a new match that would take `client` (or everyone) past a quota.
+  absl::Status CheckQuotas(const MatchRecord& rec, const std::string& client);
+  // Cancels the waiting matches past waiting_expiry, then schedules itself again.
+  void ExpireTick();
+  void RetryLater(int64_t id, absl::Duration delay) override;
   // After a failed commit whose outcome is unknown (UNAVAILABLE): reload the match shortly.
   void ReloadSoon(int64_t id, const absl::Status& failure);
   void CheckFlag(int64_t id, int ply);
   // Sends watchers a ClockUpdate and schedules the next one while the match is on.
   void ClockTick(int64_t id);
 
-  v1::Match ToProto(const Live& live, int64_t now_ms) const;
-  void Broadcast(Live& live, v1::MatchEvent event);
-  // The game_over event of a finished match, with its final clocks.
-  v1::MatchEvent GameOverEvent(const Live& live) const;
-  void CloseWatchers(Live& live);
-  std::string SideName(const Live& live, int seat) const;
-
   MatchStore* store_;
-  BotTargets* bots_;
   Executor* executor_;
   const LobbyOptions options_;
   std::atomic<bool> stopping_{false};
-  std::atomic<int> peers_{0};
-  std::atomic<bool> claim_scheduled_{false};
   LobbyMetrics metrics_;
-
-  std::mutex map_mu_;
-  std::map<int64_t, std::shared_ptr<Live>> matches_;
+  MatchCache cache_;
+  BotDriver bots_;
 };
 
 }  // namespace ply::lobby

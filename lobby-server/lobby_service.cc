@@ -26,10 +26,20 @@ std::string BearerToken(const grpc::CallbackServerContext& context) {
   return value.empty() ? "-" : value;
 }
 
+std::string LobbyServiceImpl::ClientOf(const grpc::CallbackServerContext& context) const {
+  if (limits_ == nullptr) return ClientLimits::AddressOf(context.peer());
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("x-forwarded-for");
+  return limits_->ClientOf(context.peer(),
+                           it == metadata.end()
+                               ? std::string_view()
+                               : std::string_view(it->second.data(), it->second.size()));
+}
+
 constexpr char kSlowDown[] = "too many calls from this client: slow down and retry";
 
 bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context) {
-  return limits_ == nullptr || limits_->AllowCall(ClientLimits::ClientOf(context->peer()));
+  return limits_ == nullptr || limits_->AllowCall(ClientOf(*context));
 }
 
 bool LobbyServiceImpl::Admit(grpc::CallbackServerContext* context,
@@ -87,8 +97,11 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* LobbyServiceImpl::CreateMatch(grpc::CallbackServerContext* context,
                                                         const v1::CreateMatchRequest* request,
                                                         v1::CreateMatchResponse* response) {
+  // Quotas count against the client, unless it is exempt from the per-client limits.
+  std::string client = ClientOf(*context);
+  if (limits_ == nullptr || limits_->Exempt(client)) client.clear();
   return Offload(context, Method::kCreateMatch,
-                 [=, this] { return Into(lobby_->CreateMatch(*request), response); });
+                 [=, this] { return Into(lobby_->CreateMatch(*request, client), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::ListMatches(grpc::CallbackServerContext* context,
@@ -281,7 +294,7 @@ void Watcher::FinishLocked(const grpc::Status& status) {
 
 grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
     grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) {
-  const std::string client = ClientLimits::ClientOf(context->peer());
+  const std::string client = ClientOf(*context);
   const bool admitted = Admit(context);
   const bool slot = admitted && (limits_ == nullptr || limits_->OpenStream(client));
   std::function<void()> release;

@@ -55,6 +55,8 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   // Finishes a unary call, counting it.
   void Finish(grpc::ServerUnaryReactor* reactor, Method method, const grpc::Status& status);
 
+  // The client a call counts against (see ClientLimits).
+  std::string ClientOf(const grpc::CallbackServerContext& context) const;
   // Whether the calling client is within its rate.
   bool Admit(grpc::CallbackServerContext* context);
   // The same for a unary call, finishing it with RESOURCE_EXHAUSTED when refused.

@@ -27,13 +27,16 @@
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
 #include "bot-service/credentials.h"
+#include "bot-service/log_text.h"
 #include "bot-service/metrics_http.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/lobby_service.h"
 #include "lobby-server/storage/postgres/postgres_store.h"
 
-ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(std::string, host, "127.0.0.1",
+          "Address to listen on: loopback unless told otherwise (0.0.0.0 for every interface, as "
+          "in a container; then serve TLS with --tls_cert or put a TLS proxy in front).");
 ABSL_FLAG(int, port, 50050, "Port to listen on; 0 lets the system choose a free one.");
 ABSL_FLAG(std::string, database_url, "",
           "PostgreSQL connection string or URI. Empty: the PLY_DATABASE_URL environment variable "
@@ -58,6 +61,9 @@ ABSL_FLAG(std::string, bot_tls_ca, "",
 ABSL_FLAG(std::string, bot_tls_cert, "",
           "PEM certificate the lobby presents to ply-bot (mutual TLS), with --bot_tls_key.");
 ABSL_FLAG(std::string, bot_tls_key, "", "PEM private key of --bot_tls_cert.");
+ABSL_FLAG(std::string, bot_token_file, "",
+          "File holding the token ply-bot instances require (their --auth_token_file), sent "
+          "with every bot call; empty: none.");
 ABSL_FLAG(int64_t, bot_pacing_ms, 500,
           "Default minimum time before a bot moves, so people can follow (0: as fast as they go).");
 ABSL_FLAG(int64_t, bot_deadline_margin_ms, 1000,
@@ -75,6 +81,9 @@ ABSL_FLAG(double, client_burst, 1000, "Calls one client may make at once above i
 ABSL_FLAG(int, client_streams, 100, "WatchMatch streams one client may have open; 0: no limit.");
 ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
           "Client addresses the per-client limits do not apply to (comma-separated).");
+ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
+          "Load balancers or proxies (addresses or prefixes such as 10.0.0.0/8) whose "
+          "x-forwarded-for names the client for the per-client limits; others' is ignored.");
 ABSL_FLAG(int64_t, clock_event_ms, 10000,
           "Interval of ClockUpdate events to watchers of matches with clocks; 0: none.");
 ABSL_FLAG(int, match_cache, 2000,
@@ -88,6 +97,21 @@ ABSL_FLAG(int, drain_s, 5, "On SIGTERM, how long calls in flight may take to fin
 ABSL_FLAG(int64_t, max_connection_age_ms, 120000,
           "Client connections are recycled after this long (streams on them go on), so that "
           "round-robin clients spread over new lobby instances; 0: never.");
+ABSL_FLAG(int, max_bot_seats, 256,
+          "Bot seats in play at once over all clients; a new match past it is refused "
+          "(RESOURCE_EXHAUSTED). Size it to the bots' cores (deploy/README.md). 0: no limit.");
+ABSL_FLAG(int, client_bot_seats, 8,
+          "Bot seats one client may have in matches it created that are waiting or in play.");
+ABSL_FLAG(int, client_bot_matches, 2, "Bot-vs-bot matches one client may run at once.");
+ABSL_FLAG(int, client_waiting_matches, 10,
+          "Matches one client may have waiting for players at once.");
+ABSL_FLAG(int, waiting_expiry_s, 1800,
+          "A match nobody joins within this is cancelled (no result); 0: never.");
+ABSL_FLAG(int64_t, bot_vs_bot_min_pacing_ms, 250,
+          "Bots of a match without people move no sooner than this after the position arose.");
+ABSL_FLAG(int64_t, bot_vs_bot_budget_ms, 1000,
+          "A bot of a match without people searches at most this long a move (0: the level's "
+          "own time), so that bot-vs-bot matches cannot hold the bots' cores.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -98,6 +122,8 @@ int Main() {
   // Debian's Abseil is built with Mutex deadlock detection on, which gRPC's locks pay for on
   // every acquisition (a lock graph kept per mutex): a check for debugging, not for serving.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Invalid UTF-8 in a request makes protobuf log a line per request: rate-limited, not raw.
+  RouteProtobufLogs("ply-lobby");
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -135,7 +161,18 @@ int Main() {
                    std::string(bot_credentials.status().message()).c_str());
       return 2;
     }
-    absl::StatusOr<std::unique_ptr<BotTargets>> made = BotTargets::Create(target, *bot_credentials);
+    std::string bot_token;
+    if (const std::string file = absl::GetFlag(FLAGS_bot_token_file); !file.empty()) {
+      absl::StatusOr<std::string> read = ReadTokenFile(file);
+      if (!read.ok()) {
+        std::fprintf(stderr, "ply-lobby: --bot_token_file: %s\n",
+                     std::string(read.status().message()).c_str());
+        return 2;
+      }
+      bot_token = *std::move(read);
+    }
+    absl::StatusOr<std::unique_ptr<BotTargets>> made =
+        BotTargets::Create(target, *bot_credentials, std::move(bot_token));
     if (!made.ok()) {
       std::fprintf(stderr, "ply-lobby: --bot_target: %s\n",
                    std::string(made.status().message()).c_str());
@@ -152,7 +189,14 @@ int Main() {
        .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
        .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
        .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache))),
-       .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms)))});
+       .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms))),
+       .max_bot_seats = absl::GetFlag(FLAGS_max_bot_seats),
+       .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
+       .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),
+       .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
+       .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),
+       .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
+       .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms)});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());
@@ -160,10 +204,17 @@ int Main() {
   }
 
   const std::vector<std::string> exempt = absl::GetFlag(FLAGS_client_limit_exempt);
-  ClientLimits limits({.calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
-                       .burst = absl::GetFlag(FLAGS_client_burst),
-                       .max_streams = absl::GetFlag(FLAGS_client_streams),
-                       .exempt = std::set<std::string>(exempt.begin(), exempt.end())});
+  const ClientLimitOptions limit_options{
+      .calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
+      .burst = absl::GetFlag(FLAGS_client_burst),
+      .max_streams = absl::GetFlag(FLAGS_client_streams),
+      .exempt = std::set<std::string>(exempt.begin(), exempt.end()),
+      .trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies)};
+  if (const std::string problem = ClientLimits::Check(limit_options); !problem.empty()) {
+    std::fprintf(stderr, "ply-lobby: --trusted_proxies: %s\n", problem.c_str());
+    return 2;
+  }
+  ClientLimits limits(limit_options);
   LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue), &limits);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -548,6 +548,25 @@ TEST(Tables, ListHasDatesAMoreLineAndTheOpenFootnoteOnlyWhenItApplies) {
             std::string::npos);
 }
 
+TEST(Tables, NamesThatWouldTakeOverTheTerminalArePrintedHarmless) {
+  v1::ListMatchesResponse list;
+  *list.add_matches() = Summary(9, /*open=*/false);
+  // An escape sequence, a C1 control (CSI), a right-to-left override and a newline, as an
+  // older lobby may have stored them.
+  list.mutable_matches(0)->mutable_seats(0)->set_display_name(
+      "a\x1b[2J\xc2\x9b"
+      "31m\xe2\x80\xae"
+      "b\nc");
+  const std::string text = MatchesTable(list, 20, absl::UTCTimeZone());
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << text;
+  const std::string mark = "\xEF\xBF\xBD";  // U+FFFD
+  EXPECT_NE(text.find("a" + mark + "[2J" + mark + "31m" + mark + "b" + mark + "c"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Tables, RecordHasDatesAndScoresWithTheirLegend) {
   v1::Match m = ConnectFourMatch();
   m.set_created_ms(1764608400000);

@@ -2,6 +2,7 @@
 // choose keeps the position's exact value, checked against the exact solver.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -75,18 +76,92 @@ TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
   ExpectLevelKeepsValues("Test_L3_R1", /*every=*/25, /*limit=*/40, "hard");
 }
 
-// The solver cannot prove the empty board within a move's budget (that takes minutes), so the
-// perfect level falls back to the search there; it must still open in the centre, the known
-// perfect first move. A node budget (not a clock) keeps the result the same on any machine.
-TEST(Connect4Levels, PerfectOpensInTheCentre) {
+// The solver cannot prove the empty board within a move's budget (that takes minutes); the
+// perfect level finds it in its opening book, at once and exactly: the centre, a win.
+TEST(Connect4Levels, PerfectOpensInTheCentreFromItsBook) {
   const GameInfo* info = FindGame("connect4");
   auto game = CreateGame("connect4");
   ASSERT_TRUE(game.ok());
   auto report =
       (*game)->ChooseMove({.level = *FindLevel(info->levels, "perfect"), .max_nodes = 1000000});
   ASSERT_TRUE(report.ok());
-  EXPECT_FALSE(report->exact);
+  EXPECT_TRUE(report->exact);
   EXPECT_EQ(report->move, "4");
+  EXPECT_GT(report->score, 0);
+  EXPECT_EQ(report->nodes, 0) << "looked up, not searched";
+}
+
+// The perfect level reports how far the end is, as the search does: a win with the next stone
+// is a win in one ply, and the empty board is won with the first player's 21st stone.
+TEST(Connect4Levels, PerfectReportsTheDistanceToTheEnd) {
+  const GameInfo* info = FindGame("connect4");
+  const Difficulty perfect = *FindLevel(info->levels, "perfect");
+  struct Case {
+    const char* moves;
+    Score score;
+  };
+  for (const Case& c : {Case{"445566", WinIn(1)}, Case{"44556", LossIn(2)}, Case{"", WinIn(41)}}) {
+    auto game = ReplayGame("connect4", {}, Digits(c.moves));
+    ASSERT_TRUE(game.ok());
+    auto report = (*game)->ChooseMove({.level = perfect});
+    ASSERT_TRUE(report.ok());
+    EXPECT_TRUE(report->exact) << c.moves;
+    EXPECT_EQ(report->score, c.score) << "after '" << c.moves << "'";
+  }
+}
+
+// Column 4 is the only first move that wins. Every iteration of one search, up to the depth a
+// two-second budget reaches on a fast machine, must see that (before the evaluation weighed odd
+// and even depths alike, depth 16 chose column 3). Depths stand in for budgets here so that the
+// result is the same on any machine.
+TEST(Connect4Levels, HardOpensInTheCentreAtEveryDepthUpToSixteen) {
+  const GameInfo* info = FindGame("connect4");
+  auto game = CreateGame("connect4");
+  ASSERT_TRUE(game.ok());
+  Difficulty hard = *FindLevel(info->levels, "hard");
+  hard.time_ms = 0;
+  std::vector<std::string> moves;
+  auto report = (*game)->ChooseMove(
+      {.level = hard, .max_depth = 16, .on_iteration = [&](const SearchReport& r) {
+         moves.push_back(r.move);
+         EXPECT_EQ(r.move, "4") << "depth " << r.depth;
+       }});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(moves.size(), 16u);
+  EXPECT_EQ(report->move, "4");
+}
+
+// The root score must not swing with the parity of the depth: a leaf where the side that just
+// moved has the extra stone is weighed like one where it is still to move.
+TEST(Connect4Levels, HardScoresOddAndEvenDepthsAlike) {
+  for (const char* line : {"", "4", "44", "4453"}) {
+    auto game = ReplayGame("connect4", {}, Digits(line));
+    ASSERT_TRUE(game.ok());
+    std::vector<int> scores;
+    auto report = (*game)->ChooseMove(
+        {.level = {.name = "fixed", .time_ms = 0},
+         .max_depth = 14,
+         .on_iteration = [&](const SearchReport& r) { scores.push_back(r.score); }});
+    ASSERT_TRUE(report.ok());
+    // Mean change from one depth to the next from depth 8 on; it was about 45 (+20 at odd
+    // depths, -20 at even ones) before.
+    ASSERT_EQ(scores.size(), 14u);
+    int change = 0;
+    for (size_t d = 8; d < scores.size(); ++d) change += std::abs(scores[d] - scores[d - 1]);
+    EXPECT_LE(change / static_cast<int>(scores.size() - 8), 15) << "after '" << line << "'";
+  }
+}
+
+// The same on the clock, bounded: the budgets the levels and services use, 100 ms to 2 s.
+TEST(Connect4Levels, HardOpensInTheCentreWithinRealTimeBudgets) {
+  const GameInfo* info = FindGame("connect4");
+  for (int64_t ms : {100, 500, 2000}) {
+    auto game = CreateGame("connect4");
+    ASSERT_TRUE(game.ok());
+    auto report = (*game)->ChooseMove({.level = *FindLevel(info->levels, "hard"), .time_ms = ms});
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->move, "4") << ms << " ms, depth " << report->depth;
+  }
 }
 
 }  // namespace

@@ -236,6 +236,21 @@ TEST(Draughts, RenderShowsSquareNumbersAndPieces) {
   EXPECT_EQ(r.substr(0, 24), "     b     b     b     b");
 }
 
+TEST(Draughts, PdnTagValuesCannotForgeTags) {
+  absl::StatusOr<std::string> pdn =
+      ExportPdn({"11-15"}, {{"Black", "x\"] [Result \"1-0\"] [Event \"forged"},
+                            {"White", "back\\slash\nnew line"},
+                            {"Bad]Name", "dropped"}});
+  ASSERT_TRUE(pdn.ok()) << pdn.status();
+  EXPECT_NE(pdn->find("[Black \"x\\\"] [Result \\\"1-0\\\"] [Event \\\"forged\"]"),
+            std::string::npos)
+      << *pdn;
+  EXPECT_EQ(pdn->find("\n[Event \"forged"), std::string::npos) << *pdn;
+  EXPECT_NE(pdn->find("[White \"back\\\\slash\xEF\xBF\xBDnew line\"]"), std::string::npos) << *pdn;
+  EXPECT_EQ(pdn->find("Bad]Name"), std::string::npos) << *pdn;
+  EXPECT_NE(pdn->find("[Result \"*\"]"), std::string::npos) << *pdn;
+}
+
 TEST(Draughts, ExportsPdnWithTagsAndFullJumpPaths) {
   absl::StatusOr<std::string> pdn =
       ExportPdn({"11-15", "22-18", "15x22", "25x18"},

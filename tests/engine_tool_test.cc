@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "nlohmann/json.hpp"
@@ -31,6 +32,24 @@ std::string LastLine(const std::string& text) {
   if (end == std::string::npos) return "";
   size_t start = text.rfind('\n', end);
   return text.substr(start == std::string::npos ? 0 : start + 1, end - start);
+}
+
+// The search's node-count signature is recorded in tests/bench_signature.txt; a change to it
+// must be recorded on purpose (the file says how).
+TEST(EngineTool, BenchSignatureMatchesTheRecordedValue) {
+  std::ifstream in(PLY_BENCH_SIGNATURE_FILE);
+  ASSERT_TRUE(in) << PLY_BENCH_SIGNATURE_FILE;
+  std::string line;
+  uint64_t recorded = 0;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] != '#') recorded = std::stoull(line);
+  }
+  ToolRun r = RunTool("bench --signature-only --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["signature"].get<uint64_t>(), recorded)
+      << "the search changed: if that is meant, record the new signature in "
+      << PLY_BENCH_SIGNATURE_FILE;
 }
 
 TEST(EngineTool, PerftPrintsTheCountLast) {

@@ -4,6 +4,7 @@
 #define PLY_TESTS_LOBBY_HELPER_H_
 
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 
 #include <condition_variable>
 #include <functional>
@@ -136,6 +137,31 @@ inline grpc::Status Move(v1::LobbyService::Stub* stub, int64_t id, int ply, cons
   if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
   v1::MakeMoveResponse ignored;
   return stub->MakeMove(&context, request, out != nullptr ? out : &ignored);
+}
+
+// A human-vs-human match: created with seat 0 taken ("alice") through `creator`, seat 1 taken
+// ("bob") through `joiner`. A failed call fails the test.
+struct HumanSeats {
+  int64_t id = 0;
+  std::string tokens[2];
+};
+inline HumanSeats HumanMatch(v1::LobbyService::Stub* creator, v1::LobbyService::Stub* joiner,
+                             const std::string& game) {
+  HumanSeats seats;
+  v1::CreateMatchResponse created;
+  grpc::Status s = Create(creator, game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                          [](v1::CreateMatchRequest& r) {
+                            r.set_take_seat(0);
+                            r.set_display_name("alice");
+                          });
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  v1::JoinMatchResponse joined;
+  s = Join(joiner, created.match().id(), 1, "bob", &joined);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  seats.id = created.match().id();
+  seats.tokens[0] = created.seat_token();
+  seats.tokens[1] = joined.seat_token();
+  return seats;
 }
 
 inline absl::StatusOr<v1::Match> GetMatch(v1::LobbyService::Stub* stub, int64_t id) {

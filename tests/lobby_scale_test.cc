@@ -91,10 +91,11 @@ class LobbyScaleTest : public ::ply::testing::StackFixture {
 
   // A lobby on the test's database: both bots, no bot pacing, quick claims, metrics on.
   Instance StartInstance(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        "--port=0",        "--host=127.0.0.1",  absl::StrCat("--database_url=", url_),
-        BotTargetFlag(),   "--bot_pacing_ms=0", "--claim_ms=200",
-        "--metrics_port=0"};
+    std::vector<std::string> args = {"--port=0", "--host=127.0.0.1",
+                                     absl::StrCat("--database_url=", url_), BotTargetFlag(),
+                                     "--bot_pacing_ms=0", "--claim_ms=200", "--metrics_port=0",
+                                     // Every test client is 127.0.0.1: room for its bot matches.
+                                     "--client_bot_matches=8"};
     args.insert(args.end(), extra.begin(), extra.end());
     Instance lobby;
     auto process = ServerProcess::Start(PLY_LOBBY_BINARY, args);
@@ -178,22 +179,14 @@ TEST_F(LobbyScaleTest, PlayersOnTwoInstancesPlayToAWinAndASpectatorSeesEveryMove
 TEST_F(LobbyScaleTest, AMoveThroughOneInstanceIsSeenByTheOthersNextCall) {
   Instance a = StartInstance();
   Instance b = StartInstance();
-  v1::CreateMatchResponse created;
-  ASSERT_TRUE(Create(a.stub.get(), "tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
-                     &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("alice");
-                     })
-                  .ok());
-  const int64_t id = created.match().id();
-  v1::JoinMatchResponse joined;
-  ASSERT_TRUE(Join(a.stub.get(), id, 1, "bob", &joined).ok());
+  const ::ply::testing::HumanSeats match =
+      ::ply::testing::HumanMatch(a.stub.get(), a.stub.get(), "tictactoe");
+  const int64_t id = match.id;
   // B has the match in memory before the moves.
   ASSERT_TRUE(GetMatch(b.stub.get(), id).ok());
   const std::vector<std::string> moves = {"b2", "a1", "c3", "a3", "a2"};
   for (size_t ply = 0; ply < moves.size(); ++ply) {
-    const std::string& token = ply % 2 == 0 ? created.seat_token() : joined.seat_token();
+    const std::string& token = match.tokens[ply % 2];
     ASSERT_TRUE(Move(a.stub.get(), id, static_cast<int>(ply), moves[ply], token).ok());
     absl::StatusOr<v1::Match> seen = GetMatch(b.stub.get(), id);
     ASSERT_TRUE(seen.ok()) << seen.status();
@@ -205,17 +198,9 @@ TEST_F(LobbyScaleTest, TheSamePlyRacedThroughTwoInstancesIsStoredOnce) {
   Instance a = StartInstance();
   Instance b = StartInstance();
   for (int round = 0; round < 10; ++round) {
-    v1::CreateMatchResponse created;
-    ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
-                       &created,
-                       [](v1::CreateMatchRequest& r) {
-                         r.set_take_seat(0);
-                         r.set_display_name("alice");
-                       })
-                    .ok());
-    const int64_t id = created.match().id();
-    v1::JoinMatchResponse joined;
-    ASSERT_TRUE(Join(b.stub.get(), id, 1, "bob", &joined).ok());
+    const ::ply::testing::HumanSeats match =
+        ::ply::testing::HumanMatch(a.stub.get(), b.stub.get(), "connect4");
+    const int64_t id = match.id;
     // Both instances have the match in memory, so both take their fast path.
     ASSERT_TRUE(GetMatch(a.stub.get(), id).ok());
     ASSERT_TRUE(GetMatch(b.stub.get(), id).ok());
@@ -223,7 +208,7 @@ TEST_F(LobbyScaleTest, TheSamePlyRacedThroughTwoInstancesIsStoredOnce) {
     std::vector<std::thread> clients;
     for (auto [lobby, move] : {std::pair{&a, "3"}, std::pair{&b, "5"}}) {
       clients.emplace_back([&, lobby = lobby, move = std::string(move)] {
-        grpc::Status s = Move(lobby->stub.get(), id, 0, move, created.seat_token());
+        grpc::Status s = Move(lobby->stub.get(), id, 0, move, match.tokens[0]);
         if (s.ok()) {
           ++ok;
         } else if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||

@@ -691,22 +691,6 @@ TEST_F(LobbyTest, TakesNewBotInstancesFromItsTargetFileWithoutARestart) {
   unlink(path.c_str());
 }
 
-TEST(ClientLimitsTest, NamesClientsByAddress) {
-  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv4:10.1.2.3:5678"), "10.1.2.3");
-  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv6:[::1]:5678"), "::1");
-  EXPECT_EQ(lobby::ClientLimits::ClientOf("ipv6:[::ffff:127.0.0.1]:80"), "127.0.0.1");
-  lobby::ClientLimits limits({.calls_per_second = 10, .burst = 3, .max_streams = 1});
-  const absl::Time t = absl::Now();
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(limits.AllowCall("a", t));
-  EXPECT_FALSE(limits.AllowCall("a", t));
-  EXPECT_TRUE(limits.AllowCall("b", t)) << "another client is not slowed";
-  EXPECT_TRUE(limits.AllowCall("a", t + absl::Milliseconds(150))) << "the bucket refills";
-  EXPECT_TRUE(limits.OpenStream("a"));
-  EXPECT_FALSE(limits.OpenStream("a"));
-  limits.CloseStream("a");
-  EXPECT_TRUE(limits.OpenStream("a"));
-}
-
 TEST_F(LobbyTest, AFloodingClientIsRefusedWithoutHurtingOthers) {
   lobby_.reset();
   // Dual-stack: this test's IPv4 calls and IPv6 calls count as two clients.
@@ -793,8 +777,9 @@ TEST_F(LobbyTest, AWatcherThatCannotKeepUpIsDroppedAndOthersAreNot) {
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
   // The reading watcher saw every move, in order, although the other one stalled.
+  // (Generous: under `make tsan` on a busy machine the 250 events take many seconds.)
   ASSERT_TRUE(reader.WaitFor([&](const auto& e) { return MovesSeen(e).size() == size_t(ply); },
-                             absl::Seconds(10)));
+                             absl::Seconds(60)));
   // The stuck one, read at last, ends with RESOURCE_EXHAUSTED after what it had been sent.
   v1::MatchEvent e;
   int read = 0;

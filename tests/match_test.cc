@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "engine/tool/ladder.h"
+
 namespace ply {
 namespace {
 
@@ -61,6 +63,48 @@ TEST(Match, HardScoresClearlyAboveEasyInConnectFour) {
                      .tt_megabytes = 4});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_GE(r->Score(), 0.75) << "+" << r->wins << " =" << r->draws << " -" << r->losses;
+}
+
+TEST(Ladder, FitsEloDifferencesFromScoresAroundTheAnchor) {
+  // B holds 1000; A scores 75% against B: about 190 points above (with the fit's prior of one
+  // draw a pairing, 75.5 of 101).
+  std::vector<LadderRating> two =
+      FitRatings({"b", "a"}, {{.a = 1, .b = 0, .wins = 75, .draws = 0, .losses = 25}},
+                 /*anchor=*/0, /*anchor_rating=*/1000);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].rating, 1000);
+  EXPECT_EQ(two[0].error, 0);
+  EXPECT_NEAR(two[1].rating, 1000 + EloFromScore(75.5 / 101), 1.0);
+  EXPECT_GT(two[1].error, 0);
+  EXPECT_EQ(two[1].games, 100);
+  // A chain: C at 0, B 75% over C, A 75% over B: the differences add up.
+  std::vector<LadderRating> chain =
+      FitRatings({"c", "b", "a"},
+                 {{.a = 1, .b = 0, .wins = 300, .draws = 0, .losses = 100},
+                  {.a = 2, .b = 1, .wins = 300, .draws = 0, .losses = 100}},
+                 0, 0);
+  EXPECT_NEAR(chain[1].rating, EloFromScore(0.75), 2.0);
+  EXPECT_NEAR(chain[2].rating, 2 * EloFromScore(0.75), 4.0);
+  // A clean sweep stays finite, and more games narrow the interval.
+  std::vector<LadderRating> sweep = FitRatings({"b", "a"}, {{.a = 1, .b = 0, .wins = 10}}, 0, 0);
+  EXPECT_TRUE(std::isfinite(sweep[1].rating));
+  EXPECT_GT(sweep[1].rating, 300);
+  std::vector<LadderRating> more =
+      FitRatings({"b", "a"}, {{.a = 1, .b = 0, .wins = 750, .losses = 250}}, 0, 0);
+  EXPECT_LT(more[1].error, two[1].error);
+}
+
+TEST(Ladder, PutsTheLevelsOfTicTacToeAboveTheRandomMover) {
+  absl::StatusOr<std::vector<LadderRating>> ladder =
+      RunLadder({.game = "tictactoe", .games = 8, .seed = 5, .time_ms = 5});
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  ASSERT_GE(ladder->size(), 6u);
+  EXPECT_EQ((*ladder)[0].name, "random");
+  EXPECT_EQ((*ladder)[0].rating, kRandomAnchor);
+  // The searching levels beat a random mover clearly.
+  for (size_t i = 3; i < ladder->size(); ++i) {
+    EXPECT_GT((*ladder)[i].rating, kRandomAnchor + 100) << (*ladder)[i].name;
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <memory>
@@ -212,6 +213,37 @@ TEST_F(PostgresStoreTest, RacesForSeatsStartTheMatchExactlyOnce) {
         cluster_->Query("store", absl::StrCat("SELECT open_seats FROM matches WHERE id = ", *id)),
         "0");
   }
+}
+
+TEST_F(PostgresStoreTest, DatabaseErrorsAreLoggedNotReturned) {
+  std::unique_ptr<PostgresStore> store = NewStore();
+  absl::StatusOr<int64_t> id = store->CreateMatch(TwoSeats(0));
+  ASSERT_TRUE(id.ok()) << id.status();
+  // A bot report that is not JSON makes PostgreSQL refuse the statement with a message naming
+  // the type and the input: the operator sees it in the log, the caller a fixed sentence.
+  ::testing::internal::CaptureStderr();
+  absl::Status refused = store->AppendMove(*id, Move(1, "4", "{not json"));
+  std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(absl::IsInternal(refused)) << refused;
+  EXPECT_EQ(refused.message(), "the database refused the request; the lobby logged why");
+  EXPECT_NE(log.find("json"), std::string::npos) << log;
+  EXPECT_NE(log.find("SQLSTATE 22P02"), std::string::npos) << log;
+
+  // Nothing listens there: the caller learns that the database is unreachable, not where it is
+  // or what libpq said.
+  PostgresStore nowhere(PostgresOptions{
+      .url = absl::StrCat("host=127.0.0.1 port=", ::ply::testing::FreePort(), " user=secret_user"),
+      .pool_size = 1,
+      .append_writers = 1});
+  ::testing::internal::CaptureStderr();
+  absl::StatusOr<MatchRecord> unreachable = nowhere.LoadMatch(1);
+  log = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(absl::IsUnavailable(unreachable.status())) << unreachable.status();
+  EXPECT_EQ(unreachable.status().message().find("127.0.0.1"), std::string::npos);
+  EXPECT_EQ(unreachable.status().message().find("secret_user"), std::string::npos);
+  EXPECT_NE(log.find("127.0.0.1"), std::string::npos) << log;
+  // Every logged error is one line, whatever the server's message holds.
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 // that are refused when they do not verify or are not verified.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -99,6 +101,37 @@ TEST_F(TlsTest, BotRequiresAClientCertificateFromItsCa) {
   EXPECT_FALSE(wrong_ca.ChooseMove(request, absl::Seconds(2)).ok());
 }
 
+// A tic-tac-toe match between two bots, created and followed through `stub` until it ends; it
+// ends by the rules only when the lobby's calls to its bots get through.
+void PlayBotMatchToItsEnd(v1::LobbyService::Stub& stub) {
+  v1::CreateMatchRequest create;
+  create.mutable_spec()->set_name("tictactoe");
+  for (int i = 0; i < 2; ++i) {
+    v1::SeatSpec* seat = create.add_seats();
+    seat->set_kind(v1::SEAT_KIND_BOT);
+    seat->set_difficulty("easy");
+  }
+  v1::CreateMatchResponse created;
+  {
+    grpc::ClientContext c;
+    c.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    grpc::Status s = stub.CreateMatch(&c, create, &created);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  v1::Match match;
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  do {
+    grpc::ClientContext c;
+    v1::GetMatchRequest get;
+    get.set_match_id(created.match().id());
+    ASSERT_TRUE(stub.GetMatch(&c, get, &match).ok());
+    if (match.status() == v1::MATCH_STATUS_FINISHED) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  } while (absl::Now() < deadline);
+  EXPECT_EQ(match.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_NE(match.result().reason(), v1::END_REASON_BOT_FAILURE);
+}
+
 TEST_F(TlsTest, LobbyServesTlsAndReachesBotsWithMutualTls) {
   std::unique_ptr<ServerProcess> bot = StartBot();
   ASSERT_NE(bot, nullptr);
@@ -121,32 +154,7 @@ TEST_F(TlsTest, LobbyServesTlsAndReachesBotsWithMutualTls) {
   // A client that verifies the lobby plays a bot match to its end over TLS; the bots' moves
   // prove the lobby's mutual-TLS channel to ply-bot works.
   auto stub = v1::LobbyService::NewStub(grpc::CreateChannel((*lobby)->address(), Client("ca.pem")));
-  v1::CreateMatchRequest create;
-  create.mutable_spec()->set_name("tictactoe");
-  for (int i = 0; i < 2; ++i) {
-    v1::SeatSpec* seat = create.add_seats();
-    seat->set_kind(v1::SEAT_KIND_BOT);
-    seat->set_difficulty("easy");
-  }
-  v1::CreateMatchResponse created;
-  {
-    grpc::ClientContext c;
-    c.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    grpc::Status s = stub->CreateMatch(&c, create, &created);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-  }
-  v1::Match match;
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  do {
-    grpc::ClientContext c;
-    v1::GetMatchRequest get;
-    get.set_match_id(created.match().id());
-    ASSERT_TRUE(stub->GetMatch(&c, get, &match).ok());
-    if (match.status() == v1::MATCH_STATUS_FINISHED) break;
-    absl::SleepFor(absl::Milliseconds(50));
-  } while (absl::Now() < deadline);
-  EXPECT_EQ(match.status(), v1::MATCH_STATUS_FINISHED);
-  EXPECT_NE(match.result().reason(), v1::END_REASON_BOT_FAILURE);
+  PlayBotMatchToItsEnd(*stub);
 
   // The ply client verifies the lobby with --tls_ca, and gets nowhere without it.
   auto ply = [&](const std::string& flags) {
@@ -176,6 +184,40 @@ TEST_F(TlsTest, LobbyServesTlsAndReachesBotsWithMutualTls) {
     EXPECT_EQ(other->ListGames(&c, v1::ListGamesRequest(), &games).error_code(),
               grpc::StatusCode::UNAVAILABLE);
   }
+}
+
+TEST_F(TlsTest, LobbyReachesBotsThatRequireAToken) {
+  const std::string token_file = Path("bot-token");
+  std::ofstream(token_file) << "fedcba9876543210fedcba9876543210\n";
+  auto bot = ServerProcess::Start(PLY_BOT_BINARY,
+                                  {"--port=0", "--workers=2", "--tt_mb=4", "--log_level=warning",
+                                   absl::StrCat("--auth_token_file=", token_file)});
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  auto cluster = PostgresCluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto url = (*cluster)->CreateDatabase("token");
+  ASSERT_TRUE(url.ok());
+  const std::vector<std::string> flags = {"--port=0", absl::StrCat("--database_url=", *url),
+                                          absl::StrCat("--bot_target=", (*bot)->address()),
+                                          "--bot_pacing_ms=0"};
+  // A token file that cannot be a token stops the lobby with a sentence, not a bot failure later.
+  std::ofstream(Path("short-token")) << "abc\n";
+  const int refused =
+      std::system(absl::StrCat(PLY_LOBBY_BINARY, " --port=0 --database_url='", *url,
+                               "' --bot_target=", (*bot)->address(),
+                               " --bot_token_file=", Path("short-token"), " >/dev/null 2>&1")
+                      .c_str());
+  EXPECT_EQ(WEXITSTATUS(refused), 2);
+
+  std::vector<std::string> with_token = flags;
+  with_token.push_back(absl::StrCat("--bot_token_file=", token_file));
+  auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, with_token, absl::Seconds(20));
+  ASSERT_TRUE(lobby.ok()) << lobby.status();
+  // Loopback by default.
+  EXPECT_NE((*lobby)->ready_line().find("listening on 127.0.0.1:"), std::string::npos)
+      << (*lobby)->ready_line();
+  auto stub = v1::LobbyService::NewStub((*lobby)->channel());
+  PlayBotMatchToItsEnd(*stub);
 }
 
 TEST(CredentialsTest, RejectsIncompleteOrMissingFiles) {

@@ -25,27 +25,11 @@
 
 #include "engine/core/random.h"
 #include "engine/core/types.h"
+#include "engine/search/budget.h"
 #include "engine/search/game_concept.h"
 #include "engine/search/tt.h"
 
 namespace ply {
-
-struct SearchLimits {
-  // Deepest iteration; 0 means up to kMaxSearchPly - 1.
-  int max_depth = 0;
-  // Node budget; 0 means none. The search visits at most this many nodes.
-  int64_t max_nodes = 0;
-  // Time budget in milliseconds; 0 means none.
-  int64_t time_ms = 0;
-  // Raised by another thread to stop the search; may be null.
-  const std::atomic<bool>* stop = nullptr;
-  // Leaf evaluations move by a pseudo-random amount in [-eval_noise, eval_noise], fixed per
-  // position and seed (so the transposition table stays consistent).
-  int eval_noise = 0;
-  // Chance of playing a random legal move instead of searching.
-  double random_move_chance = 0.0;
-  uint64_t seed = 0;
-};
 
 template <class Move>
 struct SearchResult {
@@ -87,7 +71,7 @@ class Searcher {
 
   // Searches `game` and leaves it as it was.
   Result Search(G& game, const SearchLimits& limits, const IterationCallback& on_iteration = {}) {
-    start_ = Clock::now();
+    budget_ = Budget(limits);
     limits_ = limits;
     nodes_ = 0;
     stopped_ = false;
@@ -153,7 +137,6 @@ class Searcher {
   int64_t nodes() const { return nodes_; }
 
  private:
-  using Clock = std::chrono::steady_clock;
   static constexpr int kHistoryMax = 1 << 16;
 
   Result Finish(Result& result) {
@@ -162,17 +145,14 @@ class Searcher {
     return std::move(result);
   }
 
-  double ElapsedMs() const {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
-  }
+  double ElapsedMs() const { return budget_.ElapsedMs(); }
 
-  // True when the search must stop now. The flag is read at every node, the clock every 1024.
+  // True when the search must stop now. The flag and the node budget are read at every node
+  // (the budget is never exceeded), the clock every 1024.
   bool ShouldStop() {
     if (stopped_) return true;
-    if ((limits_.max_nodes > 0 && nodes_ >= limits_.max_nodes) ||
-        (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed)) ||
-        ((nodes_ & 1023) == 0 && limits_.time_ms > 0 &&
-         ElapsedMs() >= static_cast<double>(limits_.time_ms))) {
+    if (budget_.NodesSpent(nodes_) || budget_.StopRaised() ||
+        ((nodes_ & 1023) == 0 && budget_.TimeUp())) {
       stopped_ = true;
     }
     return stopped_;
@@ -337,7 +317,7 @@ class Searcher {
 
   TranspositionTable<Move> tt_;
   SearchLimits limits_;
-  Clock::time_point start_;
+  Budget budget_;
   int64_t nodes_ = 0;
   bool stopped_ = false;
   uint64_t key_salt_ = 0;

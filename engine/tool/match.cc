@@ -43,8 +43,11 @@ absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
                                      const std::function<void(const GameRecord&)>& on_game) {
   const GameInfo* info = FindGame(config.game);
   if (info == nullptr) return CreateGame(config.game).status();
-  const Difficulty* levels[2] = {FindLevel(info->levels, config.level_a),
-                                 FindLevel(info->levels, config.level_b)};
+  const auto find = [&](const std::string& name) {
+    const Difficulty* d = FindLevel(info->levels, name);
+    return d != nullptr ? d : FindLevel(config.extra_levels, name);
+  };
+  const Difficulty* levels[2] = {find(config.level_a), find(config.level_b)};
   for (int i = 0; i < 2; ++i) {
     if (levels[i] == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "engine/core/options.h"
 #include "engine/registry/any_game.h"
+#include "engine/search/difficulty.h"
 
 namespace ply {
 
@@ -29,6 +30,8 @@ struct MatchConfig {
   int64_t time_ms = 0;
   int64_t max_nodes = 0;
   size_t tt_megabytes = 16;
+  // Players the game's own levels do not have (the ladder's anchors), found by name too.
+  std::vector<Difficulty> extra_levels;
 };
 
 struct GameRecord {

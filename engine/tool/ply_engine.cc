@@ -6,11 +6,14 @@
 //   ply-engine analyze GAME [--opt ...] [--moves ...] [--level L | --depth D | --time-ms T |
 //                           --nodes N]
 //   ply-engine solve connect4 MOVES
+//   ply-engine book connect4 [--max-ply N] [--out FILE]
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
-//   ply-engine bench [GAME ...]
+//   ply-engine ladder GAME [--games N] [--time-ms T]
+//   ply-engine bench [GAME ...] [--signature-only]
 //   ply-engine demo [GAME] [--a LEVEL --b LEVEL]
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -25,7 +28,9 @@
 #include "absl/strings/str_split.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
+#include "engine/games/connect4/book.h"
 #include "engine/registry/registry.h"
+#include "engine/tool/ladder.h"
 #include "engine/tool/match.h"
 #include "engine/tool/solve.h"
 #include "nlohmann/json.hpp"
@@ -42,7 +47,12 @@ ABSL_FLAG(std::string, b, "medium", "match/demo: level of the second engine");
 ABSL_FLAG(int, games, 10, "match: number of games (colours alternate)");
 ABSL_FLAG(int, opening_plies, 2, "match: random plies before the engines take over");
 ABSL_FLAG(int, tt_mb, 64, "transposition table size in MiB");
+ABSL_FLAG(int, max_ply, 11, "book: the last ply at which the perfect level looks moves up");
+ABSL_FLAG(std::string, out, "engine/games/connect4/book_7x6.txt",
+          "book: the file to write (rewritten after each ply, so a stopped run keeps its plies)");
 ABSL_FLAG(int, bench_ms, 1000, "bench: time per position for the depth-in-time measurement");
+ABSL_FLAG(bool, signature_only, false,
+          "bench: only the fixed-depth node counts (deterministic; what `make test` compares)");
 
 namespace ply {
 namespace {
@@ -269,6 +279,34 @@ int Solve(const std::vector<std::string>& args, const GameOptions& options) {
   return 0;
 }
 
+// Builds Connect Four's opening book with the exact solver (book.h says which positions) and
+// writes it to --out after every ply, with a line per ply on stderr.
+int Book(const std::vector<std::string>& args) {
+  if (args.size() != 1 || args[0] != "connect4") return Usage("book needs GAME: connect4");
+  const std::string path = absl::GetFlag(FLAGS_out);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status written = absl::OkStatus();
+  auto write = [&](const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    if (!out) written = absl::UnavailableError(absl::StrCat("cannot write ", path));
+  };
+  absl::StatusOr<std::string> text = connect4::BuildBook(
+      absl::GetFlag(FLAGS_max_ply), static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb)),
+      [&](int ply, int positions, double seconds, const std::string& so_far) {
+        write(so_far);
+        const double total =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << absl::StrFormat("ply %2d: %6d positions  %8.1f s  (total %.1f s)\n", ply,
+                                     positions, seconds, total);
+      });
+  if (!text.ok()) return Fail(text.status());
+  write(*text);
+  if (!written.ok()) return Fail(written);
+  std::cout << path << "\n";
+  return 0;
+}
+
 int Match(const std::vector<std::string>& args, const GameOptions& options) {
   if (args.size() != 1) return Usage("match needs GAME");
   MatchConfig config{.game = args[0],
@@ -319,11 +357,48 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
   return 0;
 }
 
+// Every level of a game on one rating scale, anchored to a random mover (see ladder.h).
+int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
+  if (args.size() != 1) return Usage("ladder needs GAME");
+  const bool json = absl::GetFlag(FLAGS_json);
+  LadderConfig config{.game = args[0],
+                      .options = options,
+                      .games = absl::GetFlag(FLAGS_games),
+                      .seed = absl::GetFlag(FLAGS_seed),
+                      .opening_plies = absl::GetFlag(FLAGS_opening_plies),
+                      .time_ms = absl::GetFlag(FLAGS_time_ms),
+                      .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
+  auto ratings =
+      RunLadder(config, [&](const std::string& a, const std::string& b, const PairResult& r) {
+        if (json) return;
+        std::cout << absl::StrFormat("%-8s vs %-8s +%d =%d -%d\n", a, b, r.wins, r.draws, r.losses);
+        std::cout.flush();
+      });
+  if (!ratings.ok()) return Fail(ratings.status());
+  if (json) {
+    Json out = Json::array();
+    for (const LadderRating& r : *ratings) {
+      out.push_back(
+          {{"level", r.name}, {"rating", r.rating}, {"error", r.error}, {"games", r.games}});
+    }
+    std::cout << Json{{"game", config.game}, {"anchor", "random"}, {"ratings", out}}.dump() << "\n";
+    return 0;
+  }
+  std::cout << absl::StrFormat("\n%-8s %7s %8s %6s\n", "level", "rating", "95%", "games");
+  for (const LadderRating& r : *ratings) {
+    std::cout << absl::StrFormat("%-8s %7.0f %8s %6d\n", r.name, r.rating,
+                                 r.error > 0 ? absl::StrFormat("+- %.0f", r.error) : "anchor",
+                                 r.games);
+  }
+  return 0;
+}
+
 // Positions for `bench`: the initial position and one a few plies in, reached by a fixed
 // pseudo-random line, for every game (or the ones named).
 int Bench(const std::vector<std::string>& args) {
   bool json = absl::GetFlag(FLAGS_json);
   int64_t bench_ms = absl::GetFlag(FLAGS_bench_ms);
+  bool signature_only = absl::GetFlag(FLAGS_signature_only);
   Json rows = Json::array();
   uint64_t signature_total = 0;
   if (!json) {
@@ -343,10 +418,14 @@ int Bench(const std::vector<std::string>& args) {
         if ((*game)->Status().over) (void)(*game)->Undo();
       }
       // Speed: the deepest iteration finished within the time budget, fresh tables.
-      SearchCache timed_cache(absl::GetFlag(FLAGS_tt_mb));
-      Difficulty full{.name = "bench", .time_ms = static_cast<int>(bench_ms)};
-      auto timed = (*game)->ChooseMove({.level = full}, &timed_cache);
-      if (!timed.ok()) return Fail(timed.status());
+      SearchReport timed;
+      if (!signature_only) {
+        SearchCache timed_cache(absl::GetFlag(FLAGS_tt_mb));
+        Difficulty full{.name = "bench", .time_ms = static_cast<int>(bench_ms)};
+        auto report = (*game)->ChooseMove({.level = full}, &timed_cache);
+        if (!report.ok()) return Fail(report.status());
+        timed = *report;
+      }
       // Signature: nodes of a fixed-depth search, the first depth that needs >= 200k nodes
       // (or depth 64 / an exact result). It changes only when the search or the game changes.
       SearchCache sig_cache(16);
@@ -365,14 +444,17 @@ int Bench(const std::vector<std::string>& args) {
       if (json) {
         rows.push_back({{"game", info.name},
                         {"ply", plies},
-                        {"nps", static_cast<int64_t>(timed->nodes_per_second)},
-                        {"depth", timed->depth},
-                        {"time_ms", timed->elapsed_ms},
+                        {"nps", static_cast<int64_t>(timed.nodes_per_second)},
+                        {"depth", timed.depth},
+                        {"time_ms", timed.elapsed_ms},
                         {"signature", signature},
                         {"signature_depth", sig_depth}});
       } else {
-        std::cout << absl::StrFormat("%-10s %-5d %14.0f %10d %12d %10d\n", info.name, plies,
-                                     timed->nodes_per_second, timed->depth, signature, sig_depth);
+        // --signature-only measures no speed: its columns say so rather than show zeros.
+        std::string nps = signature_only ? "-" : absl::StrFormat("%.0f", timed.nodes_per_second);
+        std::string depth = signature_only ? "-" : std::to_string(timed.depth);
+        std::cout << absl::StrFormat("%-10s %-5d %14s %10s %12d %10d\n", info.name, plies, nps,
+                                     depth, signature, sig_depth);
         std::cout.flush();
       }
     }
@@ -457,8 +539,10 @@ int main(int argc, char** argv) {
       "| --nodes N]\n"
       "  ply-engine solve connect4 MOVES       (exact score, test-set convention)\n"
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
+      "  ply-engine book connect4 [--max-ply N] [--out FILE]   (the perfect level's opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
-      "  ply-engine bench [GAME ...]\n"
+      "  ply-engine ladder GAME [--games N per pairing] [--time-ms T]   (every level's rating)\n"
+      "  ply-engine bench [GAME ...] [--signature-only]\n"
       "  ply-engine demo [GAME] [--a LEVEL --b LEVEL]\n"
       "every subcommand takes --json");
   std::vector<std::string> storage;
@@ -474,6 +558,8 @@ int main(int argc, char** argv) {
   if (command == "analyze") return ply::Analyze(args, *options);
   if (command == "solve") return ply::Solve(args, *options);
   if (command == "match") return ply::Match(args, *options);
+  if (command == "ladder") return ply::Ladder(args, *options);
+  if (command == "book") return ply::Book(args);
   if (command == "bench") return ply::Bench(args);
   if (command == "demo") return ply::Demo(args, *options);
   return ply::Usage("unknown subcommand '" + command + "'");

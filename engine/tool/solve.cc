@@ -59,7 +59,7 @@ absl::StatusOr<std::string> SolveReversi(const std::vector<std::string>& args, b
   absl::StatusOr<std::vector<reversi::ObfPosition>> positions = reversi::ReadObfFile(args[1]);
   if (!positions.ok()) return positions.status();
   reversi::EndgameSolver solver(limits.tt_megabytes);
-  reversi::SolverLimits solver_limits{.max_nodes = limits.max_nodes, .time_ms = limits.time_ms};
+  SearchLimits solver_limits{.max_nodes = limits.max_nodes, .time_ms = limits.time_ms};
   const int first = FirstNumberInName(args[1]);
   if (!json) {
     std::string out;

@@ -31,7 +31,9 @@ enum class EndReason : int {
   kResignation = 2,
   kTimeout = 3,
   kAgreement = 4,
-  kBotFailure = 5
+  kBotFailure = 5,
+  // Nobody took the open seats in time: no result.
+  kCancelled = 6
 };
 
 struct SeatRecord {
@@ -82,6 +84,17 @@ struct MatchRecord {
   int draw_offer = -1;
   MatchResult result;
   int64_t created_ms = 0;
+  // Who created it (the client as the per-client limits name it; "" when exempt or unknown),
+  // for the quotas.
+  std::string creator;
+};
+
+// What one client holds now (matches it created that are waiting or in play), for the quotas.
+struct Holdings {
+  int waiting = 0;
+  int bot_seats = 0;
+  // Matches with only bot seats.
+  int bot_matches = 0;
 };
 
 struct MatchFilter {
@@ -134,6 +147,13 @@ struct MatchVersion {
   int open_seats = 0;
   bool operator==(const MatchVersion&) const = default;
 };
+
+// The version of a match as `r` has it.
+inline MatchVersion VersionOf(const MatchRecord& r) {
+  int open = 0;
+  for (const SeatRecord& s : r.seats) open += s.taken() ? 0 : 1;
+  return {.ply = r.ply, .status = r.status, .draw_offer = r.draw_offer, .open_seats = open};
+}
 
 // How a store tells its lobby about other lobby instances sharing the database.
 struct PeerHandlers {
@@ -197,12 +217,23 @@ class MatchStore {
   virtual absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) = 0;
   virtual absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) = 0;
+  virtual absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) = 0;
+  // Bot seats in matches being played, over every creator.
+  virtual absl::StatusOr<int> BotSeatsInPlay() = 0;
+  // Cancels (kCancelled, no result, `text`) up to `limit` matches still waiting for players
+  // that were created before `created_before_ms`; returns their ids.
+  virtual absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
+                                                             const std::string& text,
+                                                             int limit) = 0;
 
   // Several lobby instances on one database. The defaults describe a store that one lobby has
   // to itself: nobody else changes its matches, and it owns every one.
   //
   // Starts announcing this instance's changes to the others and listening for theirs.
   virtual absl::Status StartPeers(PeerHandlers /*handlers*/) { return absl::OkStatus(); }
+  // Stops calling the handlers: none runs, or is still running, once this returns (the lobby
+  // they post to is going away). A handler must not call back into the store.
+  virtual void StopPeers() {}
   // Live lobby instances other than this one, as far as the store can tell.
   virtual absl::StatusOr<int> Peers() { return 0; }
   // Ownership of a match's timed work (asking its bots, flagging its clocks): at most one

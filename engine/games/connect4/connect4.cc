@@ -1,5 +1,6 @@
 #include "engine/games/connect4/connect4.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
+#include "engine/games/connect4/book.h"
 #include "engine/games/connect4/solver.h"
 
 namespace ply {
@@ -16,8 +18,10 @@ Connect4::Connect4(int width, int height, bool cylinder)
     : width_(width), height_(height), cylinder_(cylinder), bits_(width * (height + 1)) {
   board_ = 0;
   odd_rows_ = 0;
+  bottom_ = 0;
   for (int c = 0; c < width_; ++c) {
     board_ |= ColumnMask(c);
+    bottom_ |= BottomCell(c);
     for (int r = 0; r < height_; r += 2) odd_rows_ |= uint64_t{1} << (c * (height_ + 1) + r);
   }
   salt_ = Mix64(0xc4c4'0000ULL ^ (static_cast<uint64_t>(width) << 16) ^
@@ -50,6 +54,9 @@ std::vector<Difficulty> Connect4::Levels() {
   std::vector<Difficulty> levels = LevelsWithPerfect(/*perfect_time_ms=*/5000);
   for (Difficulty& d : levels) {
     if (d.name == "medium") d.max_depth = 8;
+    // The evaluation sees a threat that can be filled at once, one ply past the horizon: one
+    // ply of search now shows beginner what two did, and easy stays clear of it.
+    if (d.name == "beginner") d.max_depth = 1;
   }
   return levels;
 }
@@ -106,11 +113,20 @@ Score Connect4::Evaluate() const {
   const int me = SideToMove();
   const uint64_t mine = stones_[me];
   const uint64_t theirs = stones_[1 - me];
+  // A threat the side to move can fill at once is a win one ply beyond the horizon; two the
+  // opponent can fill at once are a loss. Scored near (not as) a proven result.
+  const uint64_t playable = (mask_ + bottom_) & board_;
+  const uint64_t my_threats = WinningCellsOf(mine) & ~mask_;
+  const uint64_t their_threats = WinningCellsOf(theirs) & ~mask_;
+  if (my_threats & playable) return kImmediateWin;
+  if (std::popcount(their_threats & playable) >= 2) return -kImmediateWin;
+
   const uint64_t free_mine = board_ & ~theirs;
   const uint64_t free_theirs = board_ & ~mine;
   // Windows of four cells that one side can still complete, weighted by how many of its stones
   // are already in them. Counts use bit-sliced adders: one pass per direction, no loops over
-  // cells.
+  // cells. The weights (1, 2, 12) keep the empty board's best move in the centre at every depth
+  // from 1 to 19; heavier two-stone windows let the search drift to columns 2 and 3 at 16-17.
   auto windows = [&](uint64_t stones, uint64_t free) {
     int total = 0;
     for (int s : directions_) {
@@ -123,21 +139,43 @@ Score Connect4::Evaluate() const {
       uint64_t one = start & bit0 & ~bit1 & ~bit2;
       uint64_t two = start & ~bit0 & bit1 & ~bit2;
       uint64_t three = start & bit0 & bit1;
-      total += std::popcount(one) + 4 * std::popcount(two) + 16 * std::popcount(three);
+      total += std::popcount(one) + 2 * std::popcount(two) + 12 * std::popcount(three);
     }
     return total;
   };
   Score score = windows(mine, free_mine) - windows(theirs, free_theirs);
 
-  // Threats: empty cells that would complete four. The first player profits from threats on odd
-  // rows (1, 3, 5 from the bottom), the second from even rows: zugzwang at the end of the game
-  // makes those the ones that count.
-  auto threats = [&](int p) {
-    uint64_t t = WinningCellsOf(stones_[p]) & ~mask_;
+  // The side that just moved has one stone more in its windows than a position with the same
+  // plans where it is still to move: without this, leaves at odd and even depths would see
+  // different games and the root score would swing with the depth's parity.
+  score += kTempo;
+
+  // Zugzwang decides a quiet ending: the columns fill up in pairs, so the first player ends up
+  // with the cells of odd rows (1, 3, 5 from the bottom) and the second with the even ones. The
+  // classic rule of thumb: the first player wins with an odd threat that has no threat of the
+  // second player below it in its column; failing that, the second player wins with an even
+  // threat that has no threat of the first player below it. This does not depend on who is to
+  // move, so it weighs the same at odd and even depths.
+  const uint64_t first = me == 0 ? my_threats : their_threats;
+  const uint64_t second = me == 0 ? their_threats : my_threats;
+  bool first_odd = false, second_even = false;
+  for (int c = 0; c < width_; ++c) {
+    const uint64_t col = ColumnMask(c);
+    const uint64_t a = first & col, b = second & col;
+    const uint64_t below_b = b != 0 ? (b & -b) - 1 : ~uint64_t{0};
+    const uint64_t below_a = a != 0 ? (a & -a) - 1 : ~uint64_t{0};
+    first_odd |= (a & odd_rows_ & below_b) != 0;
+    second_even |= (b & ~odd_rows_ & below_a) != 0;
+  }
+  const int zugzwang = first_odd ? kZugzwang : second_even ? -kZugzwang : 0;
+  score += me == 0 ? zugzwang : -zugzwang;
+
+  // Other threats still restrict the opponent's moves (the cell below one is poisoned).
+  auto threats = [&](uint64_t t, int p) {
     uint64_t good = p == 0 ? odd_rows_ : board_ & ~odd_rows_;
     return 24 * std::popcount(t & good) + 8 * std::popcount(t & ~good);
   };
-  score += threats(me) - threats(1 - me);
+  score += threats(my_threats, me) - threats(their_threats, 1 - me);
 
   // Centre columns take part in the most lines.
   for (int c = (width_ - 1) / 2; c <= width_ / 2; ++c) {
@@ -201,37 +239,56 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
   if (game.cylinder_ || !connect4::Solver::SupportsSize(game.width_, game.height_)) {
     return std::nullopt;
   }
-  // One solver per thread and board size: its table keeps what it learned between the moves of
-  // a game, and a bot worker thread never shares it.
-  thread_local std::map<std::pair<int, int>, std::unique_ptr<connect4::Solver>> solvers;
-  auto& solver = solvers[{game.width_, game.height_}];
-  if (!solver) solver = std::make_unique<connect4::Solver>(game.width_, game.height_, 64);
-  // Leave part of the budget for the fallback search when the position is too hard to prove.
-  connect4::SolverLimits solver_limits{
-      .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
-  if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
+  const auto start = std::chrono::steady_clock::now();
   const int me = game.SideToMove();
-  connect4::SolveResult solved =
-      solver->Solve(game.stones_[me], game.mask_, game.ply_, solver_limits);
-  if (!solved.solved || solved.best_column < 0) return std::nullopt;
-
   SearchResult<Move> result;
-  result.best_move = static_cast<Move>(solved.best_column);
+  int score = 0;
+  // The opening is beyond the solver's budget: the book holds those positions' exact values.
+  std::optional<connect4::BookEntry> booked;
+  if (game.width_ == 7 && game.height_ == 6 &&
+      game.ply_ <= connect4::OpeningBook::Standard().max_ply()) {
+    booked = connect4::OpeningBook::Standard().Find(game.stones_[me], game.mask_);
+  }
+  if (booked) {
+    result.best_move = static_cast<Move>(booked->column);
+    score = booked->score;
+    result.elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  } else {
+    // One solver per thread and board size: its table keeps what it learned between the moves
+    // of a game, and a bot worker thread never shares it.
+    thread_local std::map<std::pair<int, int>, std::unique_ptr<connect4::Solver>> solvers;
+    auto& solver = solvers[{game.width_, game.height_}];
+    if (!solver) solver = std::make_unique<connect4::Solver>(game.width_, game.height_, 64);
+    // A tenth of the budget is left for the fallback search when the position is too hard to
+    // prove: a heuristic move throws results away (147446: it lost at -2 where -1 was there
+    // to keep), so the solver gets all the rest. 147446 takes the solver 24.5 M nodes, about 3 s
+    // at its 8-10 M nodes/s: beyond the 3 s it had of the level's 5, within the 4.5 s now.
+    SearchLimits solver_limits{
+        .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 9 / 10, .stop = limits.stop};
+    if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
+    connect4::SolveResult solved =
+        solver->Solve(game.stones_[me], game.mask_, game.ply_, solver_limits);
+    if (!solved.solved || solved.best_column < 0) return std::nullopt;
+    result.best_move = static_cast<Move>(solved.best_column);
+    score = solved.score;
+    result.nodes = solved.nodes;
+    result.elapsed_ms = solved.elapsed_ms;
+  }
   result.has_move = true;
   result.pv = {result.best_move};
-  result.nodes = solved.nodes;
-  result.elapsed_ms = solved.elapsed_ms;
   result.exact = true;
   result.depth = game.width_ * game.height_ - game.ply_;
   // Solver score s: the winner's winning stone is placed with m stones on the board, where
-  // s = (cells + 1 - m) / 2 and m has the winner's parity; the game ends m - ply + 1 plies on.
+  // s = (cells + 1 - m) / 2 rounded down, so m is cells + 1 - 2s or one less, whichever has the
+  // winner's parity; the game ends m - ply + 1 plies on.
   const int cells = game.width_ * game.height_;
-  if (solved.score != 0) {
-    int winner_parity = solved.score > 0 ? game.ply_ & 1 : (game.ply_ + 1) & 1;
-    int m = cells + 1 - 2 * std::abs(solved.score);
-    if ((m & 1) != winner_parity) ++m;
+  if (score != 0) {
+    int winner_parity = score > 0 ? game.ply_ & 1 : (game.ply_ + 1) & 1;
+    int m = cells + 1 - 2 * std::abs(score);
+    if ((m & 1) != winner_parity) --m;
     int plies = m - game.ply_ + 1;
-    result.score = solved.score > 0 ? WinIn(plies) : LossIn(plies);
+    result.score = score > 0 ? WinIn(plies) : LossIn(plies);
   }
   return result;
 }

@@ -42,6 +42,9 @@ class Connect4 {
   static constexpr int kMaxMoves = kMaxWidth;
   static constexpr int kHistorySize = kMaxWidth;
   static constexpr bool kPerftCountsFinishedGames = false;
+  // What having the move is worth to Evaluate: about what the side that just moved gained with
+  // its extra stone, so that leaves at odd and even depths weigh alike.
+  static constexpr Score kTempo = 16;
 
   static absl::StatusOr<Connect4> Create(const GameOptions& options);
   static std::vector<OptionInfo> OptionInfos();
@@ -98,8 +101,9 @@ class Connect4 {
 
   bool operator==(const Connect4&) const = default;
 
-  // The `perfect` level: the exact solver (solver.h) on plain boards, within part of the
-  // budget; nullopt when it cannot prove the result in time (the caller then searches).
+  // The `perfect` level: on 7x6, the opening book (book.h) while it covers the position;
+  // otherwise the exact solver (solver.h) on plain boards, within part of the budget. nullopt
+  // when it cannot prove the result in time (the caller then searches).
   static std::optional<SearchResult<Move>> Solve(Connect4& game, const SearchLimits& limits);
 
   int width() const { return width_; }
@@ -113,6 +117,9 @@ class Connect4 {
 
  private:
   Connect4(int width, int height, bool cylinder);
+
+  static constexpr Score kZugzwang = 60;
+  static constexpr Score kImmediateWin = 2000;
 
   uint64_t BottomCell(int c) const { return uint64_t{1} << (c * (height_ + 1)); }
   uint64_t TopCell(int c) const { return uint64_t{1} << (c * (height_ + 1) + height_ - 1); }
@@ -142,6 +149,7 @@ class Connect4 {
   bool cylinder_;
   int bits_;           // width * (height + 1)
   uint64_t board_;     // every playable cell
+  uint64_t bottom_;    // the bottom cell of every column
   uint64_t odd_rows_;  // rows 1, 3, 5, ... counted from 1 at the bottom
   uint64_t salt_;      // Zobrist salt for this variant
   int directions_[4];

@@ -356,14 +356,10 @@ class Solver::Engine {
     });
   }
 
-  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SolverLimits& limits) {
-    const auto start = std::chrono::steady_clock::now();
+  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits) {
+    budget_ = Budget(limits);
     nodes_ = 0;
     next_check_ = 0;
-    node_limit_ = limits.max_nodes;
-    stop_ = limits.stop != nullptr ? limits.stop : &never_stop_;
-    has_deadline_ = limits.time_ms > 0;
-    deadline_ = start + std::chrono::milliseconds(limits.time_ms);
     aborted_ = false;
     SolveResult r;
     if (wide_ != nullptr) {
@@ -374,8 +370,7 @@ class Solver::Engine {
       r = SolveWith<DynamicGeometry, CompactTable>(current, mask, moves);
     }
     r.nodes = nodes_;
-    r.elapsed_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    r.elapsed_ms = budget_.ElapsedMs();
     return r;
   }
 
@@ -413,12 +408,12 @@ class Solver::Engine {
  private:
   static constexpr int64_t kCheckInterval = 4096;
 
-  // The node budget and the clock, looked at every kCheckInterval nodes.
+  // The node budget and the clock, looked at every kCheckInterval nodes (and on the node past
+  // the budget). nodes_ already counts the node being entered.
   bool LimitReached() {
-    if (node_limit_ > 0 && nodes_ > node_limit_) return true;
-    if (has_deadline_ && std::chrono::steady_clock::now() >= deadline_) return true;
+    if (budget_.NodesSpent(nodes_ - 1) || budget_.TimeUp()) return true;
     next_check_ = nodes_ + kCheckInterval;
-    if (node_limit_ > 0) next_check_ = std::min(next_check_, node_limit_ + 1);
+    if (budget_.max_nodes() > 0) next_check_ = std::min(next_check_, budget_.max_nodes() + 1);
     return false;
   }
 
@@ -456,12 +451,8 @@ class Solver::Engine {
 
   int64_t nodes_ = 0;
   int64_t next_check_ = 0;
-  int64_t node_limit_ = 0;
-  // Read at every node; points to never_stop_ when the caller gave no flag.
-  const std::atomic<bool>* stop_ = nullptr;
-  static inline const std::atomic<bool> never_stop_{false};
-  bool has_deadline_ = false;
-  std::chrono::steady_clock::time_point deadline_;
+  // Its stop flag is read at every node.
+  Budget budget_;
   bool aborted_ = false;
   int root_column_ = -1;
 };
@@ -476,7 +467,7 @@ int Solver::Engine::Negamax(uint64_t current, uint64_t mask, int moves, int alph
                             uint64_t opp_wins, uint64_t possible) {
   const G& g = geometry<G>();
   Table& tt = table<Table>();
-  if (stop_->load(std::memory_order_relaxed) || (++nodes_ >= next_check_ && LimitReached())) {
+  if (budget_.StopRaised() || (++nodes_ >= next_check_ && LimitReached())) {
     aborted_ = true;
     return 0;
   }
@@ -687,12 +678,12 @@ bool Solver::SupportsSize(int width, int height) {
   return width >= 4 && height >= 4 && width * (height + 1) <= 64;
 }
 
-SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves, const SolverLimits& limits) {
+SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits) {
   return engine_->Solve(current, mask, moves, limits);
 }
 
 absl::StatusOr<SolveResult> Solver::SolveSequence(std::string_view digits,
-                                                  const SolverLimits& limits) {
+                                                  const SearchLimits& limits) {
   uint64_t current, mask;
   int moves;
   if (absl::Status s = engine_->Play(digits, current, mask, moves); !s.ok()) return s;

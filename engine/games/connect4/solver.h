@@ -24,11 +24,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "engine/search/solver_limits.h"
+#include "engine/search/budget.h"
 
 namespace ply::connect4 {
-
-using SolverLimits = ply::SolverLimits;
 
 struct SolveResult {
   // False when a budget or the stop flag ended the search; the other fields but `nodes` and
@@ -62,13 +60,13 @@ class Solver {
   // The position must be legal (stones stacked from the bottom, `current` a subset of `mask`,
   // `moves` = number of stones) and not already won by the player who just moved. The
   // transposition table is kept between calls; positions of one game solve faster that way.
-  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SolverLimits& limits = {});
+  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits = {});
 
   // Solves the position reached by playing `digits` (1-based columns, one digit each, so widths
   // above 9 cannot be written) from the empty board. Fails on an illegal move or a sequence
   // that contains a win.
   absl::StatusOr<SolveResult> SolveSequence(std::string_view digits,
-                                            const SolverLimits& limits = {});
+                                            const SearchLimits& limits = {});
 
   // Forgets everything in the transposition table. Cheap: entries of older generations are
   // ignored, and memory is only wiped now and then, when the small generation counter wraps.

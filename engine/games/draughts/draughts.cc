@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "engine/core/display_text.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
 
@@ -654,19 +656,27 @@ absl::StatusOr<std::string> ExportPdn(const std::vector<std::string>& moves, con
   }
 
   std::string out;
+  // Tag values come from people (names) or other programs: escaped, so none can close its tag
+  // and forge another.
   for (const char* name : {"Event", "Site", "Date", "Round", "Black", "White"}) {
     const std::string* v = find(name);
-    absl::StrAppend(&out, "[", name, " \"", v != nullptr ? *v : "?", "\"]\n");
+    absl::StrAppend(&out, "[", name, " \"", v != nullptr ? PdnTagValue(*v) : "?", "\"]\n");
   }
-  absl::StrAppend(&out, "[Result \"", result, "\"]\n");
+  absl::StrAppend(&out, "[Result \"", PdnTagValue(result), "\"]\n");
   if (find("GameType") == nullptr) absl::StrAppend(&out, "[GameType \"21\"]\n");
   for (const auto& [k, v] : tags) {
     if (k == "Event" || k == "Site" || k == "Date" || k == "Round" || k == "Black" ||
         k == "White" || k == "Result") {
       continue;
     }
+    // A tag name is a symbol: letters, digits and underscores; anything else is left out.
+    if (k.empty() || !std::all_of(k.begin(), k.end(), [](char c) {
+          return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+        })) {
+      continue;
+    }
     if (k == "FEN" && find("SetUp") == nullptr) absl::StrAppend(&out, "[SetUp \"1\"]\n");
-    absl::StrAppend(&out, "[", k, " \"", v, "\"]\n");
+    absl::StrAppend(&out, "[", k, " \"", PdnTagValue(v), "\"]\n");
   }
   out += "\n";
 

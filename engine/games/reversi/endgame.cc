@@ -21,8 +21,6 @@
 namespace ply::reversi {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr int kInf = 127;
 constexpr uint64_t kCorners = 0x8100000000000081ULL;
 // Quadrants for the parity heuristic: in a region with an odd number of empty cells, the side
@@ -147,9 +145,8 @@ class EndgameSolver::Impl {
 
   void Clear() { std::memset(static_cast<void*>(table_.get()), 0, (mask_ + 1) * sizeof(Entry)); }
 
-  EndgameResult Solve(uint64_t own, uint64_t opp, uint64_t board, const SolverLimits& limits) {
-    start_ = Clock::now();
-    limits_ = limits;
+  EndgameResult Solve(uint64_t own, uint64_t opp, uint64_t board, const SearchLimits& limits) {
+    budget_ = Budget(limits);
     nodes_ = 0;
     stopped_ = false;
     walls_ = ~board;
@@ -197,7 +194,7 @@ class EndgameSolver::Impl {
     }
     result.solved = !stopped_;
     result.nodes = nodes_;
-    result.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+    result.elapsed_ms = budget_.ElapsedMs();
     return result;
   }
 
@@ -225,16 +222,7 @@ class EndgameSolver::Impl {
     return bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
   }
 
-  bool CheckStop() {
-    if (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed)) return true;
-    if (limits_.max_nodes > 0 && nodes_ >= limits_.max_nodes) return true;
-    if (limits_.time_ms > 0 &&
-        std::chrono::duration<double, std::milli>(Clock::now() - start_).count() >=
-            static_cast<double>(limits_.time_ms)) {
-      return true;
-    }
-    return false;
-  }
+  bool CheckStop() { return budget_.Exhausted(nodes_); }
 
   // Fills `list` with the moves in `moves` and their ordering keys: the table move first, then
   // few replies for the opponent (corners counted twice), then odd quadrants.
@@ -413,8 +401,7 @@ class EndgameSolver::Impl {
 
   std::unique_ptr<Entry[]> table_;
   size_t mask_ = 0;
-  SolverLimits limits_;
-  Clock::time_point start_;
+  Budget budget_;
   int64_t nodes_ = 0;
   bool stopped_ = false;
   uint64_t walls_ = 0;
@@ -429,8 +416,7 @@ namespace {
 
 // Plain alpha-beta over the game class for boards other than 8x8.
 struct GenericSolver {
-  const SolverLimits& limits;
-  Clock::time_point start = Clock::now();
+  Budget budget;
   int64_t nodes = 0;
   bool stopped = false;
 
@@ -441,14 +427,7 @@ struct GenericSolver {
 
   int Search(Reversi& g, int alpha, int beta, Reversi::Move* best_move) {
     ++nodes;
-    if ((nodes & 1023) == 0 &&
-        ((limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) ||
-         (limits.max_nodes > 0 && nodes >= limits.max_nodes) ||
-         (limits.time_ms > 0 &&
-          std::chrono::duration<double, std::milli>(Clock::now() - start).count() >=
-              static_cast<double>(limits.time_ms)))) {
-      stopped = true;
-    }
+    if ((nodes & 1023) == 0 && budget.Exhausted(nodes)) stopped = true;
     if (stopped) return 0;
     if (g.GetOutcome() != Outcome::kOngoing) return Final(g);
     MoveList<Reversi::Move, Reversi::kMaxMoves> moves;
@@ -478,12 +457,12 @@ struct GenericSolver {
 
 }  // namespace
 
-EndgameResult EndgameSolver::Solve(const Reversi& game, const SolverLimits& limits) {
+EndgameResult EndgameSolver::Solve(const Reversi& game, const SearchLimits& limits) {
   if (game.standard()) {
     const Player me = game.SideToMove();
     return impl_->Solve(game.discs(me).w[0], game.discs(me ^ 1).w[0], ~game.walls().w[0], limits);
   }
-  GenericSolver solver{limits};
+  GenericSolver solver{Budget(limits)};
   Reversi copy = game;
   EndgameResult result;
   if (copy.GetOutcome() != Outcome::kOngoing) {
@@ -493,12 +472,11 @@ EndgameResult EndgameSolver::Solve(const Reversi& game, const SolverLimits& limi
   }
   result.solved = !solver.stopped;
   result.nodes = solver.nodes;
-  result.elapsed_ms =
-      std::chrono::duration<double, std::milli>(Clock::now() - solver.start).count();
+  result.elapsed_ms = solver.budget.ElapsedMs();
   return result;
 }
 
-EndgameResult SolveEndgame(const Reversi& game, const SolverLimits& limits) {
+EndgameResult SolveEndgame(const Reversi& game, const SearchLimits& limits) {
   thread_local EndgameSolver solver(64);
   return solver.Solve(game, limits);
 }
@@ -574,7 +552,7 @@ double ThreadCpuSeconds() {
 }  // namespace
 
 ObfTableTotals SolveObfTable(const std::vector<ObfPosition>& positions, int first_number,
-                             EndgameSolver& solver, const SolverLimits& limits,
+                             EndgameSolver& solver, const SearchLimits& limits,
                              const std::function<void(const std::string&)>& out) {
   ObfTableTotals totals;
   out(absl::StrFormat("%4s %7s %14s %14s %10s %10s %14s %10s", "#", "empties", "expected", "ply",
@@ -630,7 +608,7 @@ std::optional<SearchResult<Reversi::Move>> Reversi::Solve(Reversi& game,
   }
   if (game.Empties() > max_empties) return std::nullopt;
   // Keep part of the budget for the fallback search when the solve does not finish.
-  reversi::SolverLimits solver_limits{
+  SearchLimits solver_limits{
       .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
   if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
   const reversi::EndgameResult solved = reversi::SolveEndgame(game, solver_limits);

@@ -26,11 +26,9 @@
 
 #include "absl/status/statusor.h"
 #include "engine/games/reversi/reversi.h"
-#include "engine/search/solver_limits.h"
+#include "engine/search/budget.h"
 
 namespace ply::reversi {
-
-using SolverLimits = ply::SolverLimits;
 
 struct EndgameResult {
   // False when a budget or the stop flag ended the solve; then only `nodes` and `elapsed_ms`
@@ -57,7 +55,7 @@ class EndgameSolver {
 
   // The exact value of `game`. The table is kept between calls (positions of one game solve
   // faster that way); Clear() forgets it.
-  EndgameResult Solve(const Reversi& game, const SolverLimits& limits = {});
+  EndgameResult Solve(const Reversi& game, const SearchLimits& limits = {});
   void Clear();
 
   class Impl;
@@ -67,7 +65,7 @@ class EndgameSolver {
 };
 
 // Solves with a solver owned by the calling thread (64 MiB table, kept between calls).
-EndgameResult SolveEndgame(const Reversi& game, const SolverLimits& limits = {});
+EndgameResult SolveEndgame(const Reversi& game, const SearchLimits& limits = {});
 
 // One line of an .obf test file: 64 cells a1..h8 ('X' Black, 'O' White, '-' empty), the side to
 // move, then `;` and moves with their exact scores, best first ("G8:+18; H1:+12;").
@@ -97,7 +95,7 @@ struct ObfTableTotals {
   int64_t nodes = 0;
 };
 ObfTableTotals SolveObfTable(const std::vector<ObfPosition>& positions, int first_number,
-                             EndgameSolver& solver, const SolverLimits& limits,
+                             EndgameSolver& solver, const SearchLimits& limits,
                              const std::function<void(const std::string&)>& out);
 
 }  // namespace ply::reversi

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -69,7 +70,27 @@ CREATE TABLE moves (
 ALTER TABLE matches SET (fillfactor = 70);
 ALTER TABLE seats SET (fillfactor = 70);
 )sql",
-      // 3: several lobby instances. Which instance asked a bot for which ply (the newest ply of
+      // 3: ListMatches answers from an index for every combination of its filters (issue #20:
+      // a filtered call read the whole table at 1 M matches). Each combination has an index
+      // whose conditions are exactly its filters (leading columns, or the index's predicate)
+      // followed by id DESC, the list's order, so a page reads its rows and stops, even when
+      // the filters match nothing: open seats and bot-only play are correlated with status in
+      // ways the planner cannot estimate, and a scan of a broader index would then read all of
+      // it. Open seats exist only while a match waits and bots-only matches are a minority, so
+      // the partial indexes stay small; "open" or "bots" alone walk the primary key, where
+      // they are common enough to fill a page quickly. No indexed column changes with a move:
+      // moves remain HOT updates.
+      R"sql(
+CREATE INDEX matches_by_game_status ON matches (game, status, id DESC);
+CREATE INDEX matches_open_by_game ON matches (game, id DESC) WHERE open_seats > 0;
+CREATE INDEX matches_open_by_status ON matches (status, id DESC) WHERE open_seats > 0;
+CREATE INDEX matches_open_by_game_status ON matches (game, status, id DESC) WHERE open_seats > 0;
+CREATE INDEX matches_bots_by_game ON matches (game, id DESC) WHERE bots_only;
+CREATE INDEX matches_bots_by_status ON matches (status, id DESC) WHERE bots_only;
+CREATE INDEX matches_bots_by_game_status ON matches (game, status, id DESC) WHERE bots_only;
+CREATE INDEX matches_open_bots ON matches (id DESC) WHERE open_seats > 0 AND bots_only;
+)sql",
+      // 4: several lobby instances. Which instance asked a bot for which ply (the newest ply of
       // each match is kept), so that two instances asking for the same ply can be counted; and
       // the active matches that have timed work, for instances claiming ownerless ones.
       R"sql(
@@ -82,6 +103,19 @@ CREATE TABLE bot_requests (
   PRIMARY KEY (match_id, ply)
 );
 CREATE INDEX matches_active ON matches (id) WHERE status = 2;
+)sql",
+      // 5: quotas. Who created a match (the client) and how many bot seats it has, so that
+      // what a client holds, and the bot seats in play, are an index scan; waiting matches by
+      // age, for their expiry.
+      R"sql(
+ALTER TABLE matches ADD COLUMN creator text NOT NULL DEFAULT '',
+  ADD COLUMN bot_seats smallint NOT NULL DEFAULT 0;
+UPDATE matches SET bot_seats =
+  (SELECT count(*) FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)
+  WHERE status IN (1, 2);
+CREATE INDEX matches_open_by_creator ON matches (creator) WHERE status IN (1, 2);
+CREATE INDEX matches_waiting_by_age ON matches (created_ms) WHERE status = 1;
+CREATE INDEX matches_bots_in_play ON matches (id) WHERE status = 2 AND bot_seats > 0;
 )sql",
   };
   return migrations;
@@ -99,8 +133,10 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"create_match",
        "WITH m AS ("
        "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
-       "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms)"
-       "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10)"
+       "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms, creator,"
+       "    bot_seats)"
+       "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10, $12,"
+       "    $13)"
        "  RETURNING id),"
        " s AS ("
        "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms)"
@@ -183,17 +219,23 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
            "   time_ms, COALESCE(bot::text, '')) ORDER BY ply), '[]') FROM moves"
            "   WHERE match_id = $1 AND ply > $2)::text"
            " FROM matches WHERE id = $1")},
-      {"list_matches",
-       absl::StrCat("SELECT ", kMatchColumns,
-                    " FROM matches WHERE ($1::text = '' OR game = $1) "
-                    "AND ($2::integer = 0 OR status = $2) "
-                    "AND (NOT $3::boolean OR open_seats > 0) AND (NOT $4::boolean OR bots_only) "
-                    "AND ($5::bigint = 0 OR id < $5) ORDER BY id DESC LIMIT $6::integer")},
       {"to_resume",
        "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
        "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
       {"load_version", "SELECT ply, status, draw_offer, open_seats FROM matches WHERE id = $1"},
+      {"holdings",
+       "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
+       " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
+      {"bot_seats_in_play",
+       "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status = 2 AND bot_seats > 0"},
+      // The oldest waiting matches past their time; a row another transaction holds (a seat
+      // being taken) is left for the next sweep.
+      {"expire_waiting",
+       "WITH old AS (SELECT id FROM matches WHERE status = 1 AND created_ms < $1"
+       "  ORDER BY created_ms LIMIT $3 FOR UPDATE SKIP LOCKED)"
+       " UPDATE matches m SET status = 3, winner = -1, end_reason = 6, result_text = $2"
+       " FROM old WHERE m.id = old.id RETURNING m.id"},
       {"notify", "SELECT pg_notify('ply_matches', $1)"},
       // Ownership is a session-level advisory lock per match, held on the owner connection: it
       // dies with the connection, so a killed instance's matches are free at once.
@@ -237,8 +279,40 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "  AND a.backend_start::text = p.owner_started"
        "  WHERE NOT (p.owner_pid = $3 AND p.owner_started = $4))"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
+      // For the rest of a transaction: plan each statement for its values. A generic plan
+      // (what PostgreSQL settles on after five calls) picks one index for every value, and a
+      // list filtered by a status that no open match has then reads every open match.
+      {"custom_plans", "SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"},
   };
   return statements;
+}
+
+// ListMatches filters, as bits of a statement's number.
+enum ListFilter : int {
+  kByGame = 1,
+  kByStatus = 2,
+  kOpenSeats = 4,
+  kBotsOnly = 8,
+  kBeforeId = 16,
+  kAllListFilters = 32,
+};
+
+std::string ListStatementName(int filters) { return absl::StrCat("list_matches_", filters); }
+
+// One statement per combination of the filters that are set, so that each one's plan can use
+// the index for exactly those filters: a generic "($1 = '' OR game = $1)" cannot, and a
+// prepared statement soon settles on a generic plan. Conditions are fixed text and values are
+// $n parameters, numbered in the order ListMatches passes them.
+std::string ListStatement(int filters) {
+  std::vector<std::string> where;
+  int n = 0;
+  if (filters & kByGame) where.push_back(absl::StrCat("game = $", ++n, "::text"));
+  if (filters & kByStatus) where.push_back(absl::StrCat("status = $", ++n, "::smallint"));
+  if (filters & kOpenSeats) where.push_back("open_seats > 0");
+  if (filters & kBotsOnly) where.push_back("bots_only");
+  if (filters & kBeforeId) where.push_back(absl::StrCat("id < $", ++n, "::bigint"));
+  return absl::StrCat("SELECT ", kMatchColumns, " FROM matches", where.empty() ? "" : " WHERE ",
+                      absl::StrJoin(where, " AND "), " ORDER BY id DESC LIMIT $", ++n, "::integer");
 }
 
 // JSON text for a parameter; invalid UTF-8 (which protobuf strings cannot carry anyway) is
@@ -303,6 +377,21 @@ void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
       m.seats.push_back(std::move(s));
     }
   }
+}
+
+// Database error text (server messages, statement details, host names) is for operators, not
+// for the lobby's callers: it is logged here, once, and the status carries a fixed sentence.
+absl::Status Failure(absl::Status answer, const std::string& detail) {
+  std::string line = absl::StrCat("ply-lobby: database: ", answer.message(), " (",
+                                  absl::CHexEscape(detail), ")\n");
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  return answer;
+}
+absl::Status DatabaseUnavailable() {
+  return absl::UnavailableError("the database is unavailable; try again later");
+}
+absl::Status DatabaseRefused() {
+  return absl::InternalError("the database refused the request; the lobby logged why");
 }
 
 }  // namespace
@@ -377,6 +466,9 @@ std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
   }
   auto conn = std::make_unique<Connection>(conninfo);
   for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
+  for (int filters = 0; filters < kAllListFilters; ++filters) {
+    conn->c.prepare(ListStatementName(filters), ListStatement(filters));
+  }
   pqxx::nontransaction n(conn->c);
   n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
   return conn;
@@ -403,7 +495,8 @@ absl::Status PostgresStore::WithConnection(const std::function<absl::Status(Conn
       std::lock_guard<std::mutex> lock(mu_);
       --open_;
       released_.notify_one();
-      return absl::UnavailableError(absl::StrCat("the database cannot be reached: ", e.what()));
+      return Failure(absl::UnavailableError("the database cannot be reached; try again later"),
+                     e.what());
     }
   }
   Lease lease(this, std::move(c));
@@ -411,28 +504,30 @@ absl::Status PostgresStore::WithConnection(const std::function<absl::Status(Conn
     return work(lease.wrapper());
   } catch (const pqxx::broken_connection& e) {
     lease.MarkBroken();
-    return absl::UnavailableError(absl::StrCat("the database connection broke: ", e.what()));
+    return Failure(absl::UnavailableError("the database connection broke; try again"), e.what());
   } catch (const pqxx::in_doubt_error& e) {
     lease.MarkBroken();
-    return absl::UnavailableError(
-        absl::StrCat("the database connection broke during a commit: ", e.what()));
+    return Failure(absl::UnavailableError("the database connection broke during a commit; "
+                                          "reload before trusting what was written"),
+                   e.what());
   } catch (const pqxx::unique_violation& e) {
-    return absl::AbortedError(absl::StrCat("a concurrent write got there first: ", e.what()));
+    return Failure(absl::AbortedError("a concurrent write got there first; reload and retry"),
+                   e.what());
   } catch (const pqxx::sql_error& e) {
     // Class 08 (connection exception) and 57 (operator intervention: shutdown, cancelled by
     // the statement timeout) mean the database is going away or too slow, not a bug here.
     const std::string& state = e.sqlstate();
     if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 || !lease.connection().is_open()) {
       lease.MarkBroken();
-      return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+      return Failure(DatabaseUnavailable(), absl::StrCat("SQLSTATE ", state, ": ", e.what()));
     }
-    return absl::InternalError(absl::StrCat("database error: ", e.what()));
+    return Failure(DatabaseRefused(), absl::StrCat("SQLSTATE ", state, ": ", e.what()));
   } catch (const std::exception& e) {
     if (!lease.connection().is_open()) {
       lease.MarkBroken();
-      return absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
+      return Failure(DatabaseUnavailable(), e.what());
     }
-    return absl::InternalError(absl::StrCat("database error: ", e.what()));
+    return Failure(DatabaseRefused(), e.what());
   }
 }
 
@@ -467,10 +562,12 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [k, v] : m.options) options[k] = v;
   int open = 0;
+  int bot_seats = 0;
   bool bots_only = true;
   for (const SeatRecord& s : m.seats) {
     if (!s.taken()) ++open;
     if (s.kind != SeatKind::kBot) bots_only = false;
+    if (s.kind == SeatKind::kBot) ++bot_seats;
   }
   nlohmann::json seats = nlohmann::json::array();
   for (size_t i = 0; i < m.seats.size(); ++i) {
@@ -486,7 +583,8 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
     pqxx::nontransaction tx(conn.c);
     id = tx.exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                            m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
-                           m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats))[0]
+                           m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
+                           bot_seats)[0]
              .as<int64_t>();
     return absl::OkStatus();
   });
@@ -504,7 +602,7 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
     // Not taken: someone holds that seat (a match starts only once every seat is held).
     if (r[0].as<int>() == 0) {
       return absl::AlreadyExistsError(
-          absl::StrCat("seat ", seat, " of match ", match_id, " is already taken"));
+          absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
     }
     started = r[1].as<int>() == static_cast<int>(MatchStatus::kActive);
     return absl::OkStatus();
@@ -754,9 +852,26 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchF
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::connection& c = conn.c;
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
+    tx.exec_prepared("custom_plans");
+    int filters = 0;
+    std::vector<std::string> params;
+    if (!f.game.empty()) {
+      filters |= kByGame;
+      params.push_back(f.game);
+    }
+    if (f.status) {
+      filters |= kByStatus;
+      params.push_back(absl::StrCat(static_cast<int>(*f.status)));
+    }
+    if (f.open_seats) filters |= kOpenSeats;
+    if (f.bots_only) filters |= kBotsOnly;
+    if (f.before_id != 0) {
+      filters |= kBeforeId;
+      params.push_back(absl::StrCat(f.before_id));
+    }
+    params.push_back(absl::StrCat(f.limit));
     for (const pqxx::row& r :
-         tx.exec_prepared("list_matches", f.game, f.status ? static_cast<int>(*f.status) : 0,
-                          f.open_seats, f.bots_only, f.before_id, f.limit)) {
+         tx.exec_prepared(ListStatementName(filters), pqxx::prepare::make_dynamic_params(params))) {
       matches.push_back(MatchFromRow(r));
     }
     LoadSeats(tx, matches);
@@ -833,13 +948,26 @@ void PostgresStore::Announce(const std::string& what) {
 
 absl::Status PostgresStore::StartPeers(PeerHandlers handlers) {
   if (listening_.exchange(true)) return absl::FailedPreconditionError("already listening");
-  handlers_ = std::move(handlers);
+  {
+    std::lock_guard<std::mutex> lock(handlers_mu_);
+    handlers_ = std::move(handlers);
+  }
   std::promise<absl::Status> first;
   std::future<absl::Status> listening = first.get_future();
   listener_ = std::thread([this, first = std::move(first)]() mutable { Listen(&first); });
   absl::Status s = listening.get();
   if (s.ok()) Announce("hello");
   return s;
+}
+
+void PostgresStore::StopPeers() {
+  std::lock_guard<std::mutex> lock(handlers_mu_);
+  handlers_ = {};
+}
+
+void PostgresStore::Tell(const std::function<void(const PeerHandlers&)>& call) {
+  std::lock_guard<std::mutex> lock(handlers_mu_);
+  call(handlers_);
 }
 
 void PostgresStore::Listen(std::promise<absl::Status>* first) {
@@ -868,7 +996,9 @@ void PostgresStore::Listen(std::promise<absl::Status>* first) {
       if (connected_before) {
         listen_reconnects_.fetch_add(1, std::memory_order_relaxed);
         // Whatever was announced while this connection was down is lost: catch up.
-        if (handlers_.resync) handlers_.resync();
+        Tell([](const PeerHandlers& h) {
+          if (h.resync) h.resync();
+        });
       }
       connected_before = true;
       backoff_ms = 100;
@@ -897,7 +1027,9 @@ void PostgresStore::Heard(const std::string& payload) {
   if (bar == std::string::npos || payload.compare(0, bar, origin_) == 0) return;
   const absl::string_view what = absl::string_view(payload).substr(bar + 1);
   if (what == "released") {
-    if (handlers_.released) handlers_.released();
+    Tell([](const PeerHandlers& h) {
+      if (h.released) h.released();
+    });
     return;
   }
   std::vector<MatchChange> changes;
@@ -913,7 +1045,9 @@ void PostgresStore::Heard(const std::string& payload) {
     }
   }
   // An empty list is a new instance saying hello.
-  if (handlers_.changed) handlers_.changed(changes);
+  Tell([&](const PeerHandlers& h) {
+    if (h.changed) h.changed(changes);
+  });
 }
 
 absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connection&)>& work) {
@@ -942,8 +1076,12 @@ absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connectio
       result = absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
     }
   }
-  // Outside the lock: the handler may call back into the store.
-  if (lost && handlers_.ownership_lost) handlers_.ownership_lost();
+  // Outside owner_mu_: the handler is not to call back into the store, but must not wait for it.
+  if (lost) {
+    Tell([](const PeerHandlers& h) {
+      if (h.ownership_lost) h.ownership_lost();
+    });
+  }
   return result;
 }
 
@@ -1024,6 +1162,49 @@ absl::StatusOr<bool> PostgresStore::RecordBotRequest(int64_t match_id, int ply) 
   });
   if (!s.ok()) return s;
   return duplicate;
+}
+
+absl::StatusOr<Holdings> PostgresStore::HoldingsOf(const std::string& creator) {
+  Holdings h;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::row r = tx.exec_prepared1("holdings", creator);
+    h.waiting = r[0].as<int>();
+    h.bot_seats = r[1].as<int>();
+    h.bot_matches = r[2].as<int>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return h;
+}
+
+absl::StatusOr<int> PostgresStore::BotSeatsInPlay() {
+  int seats = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    seats = tx.exec_prepared1("bot_seats_in_play")[0].as<int>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return seats;
+}
+
+absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t created_before_ms,
+                                                                  const std::string& text,
+                                                                  int limit) {
+  std::vector<int64_t> ids;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("expire_waiting", created_before_ms, text, limit)) {
+      ids.push_back(r[0].as<int64_t>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  std::vector<MatchChange> changes;
+  for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = NowMs()});
+  if (!changes.empty()) Announce(changes);
+  return ids;
 }
 
 }  // namespace ply::lobby

@@ -77,11 +77,16 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<std::optional<std::pair<int64_t, int>>> FindToken(
       const std::string& token_hash) override;
   absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) override;
+  absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) override;
+  absl::StatusOr<int> BotSeatsInPlay() override;
+  absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
+                                                     const std::string& text, int limit) override;
 
   // Several instances: changes are announced with NOTIFY on the channel ply_matches (payload
   // "origin|id:ply:ms,..."; the rows say the rest) and heard on a connection of their own;
   // ownership is an advisory lock per match on another connection of its own.
   absl::Status StartPeers(PeerHandlers handlers) override;
+  void StopPeers() override;
   absl::StatusOr<int> Peers() override;
   absl::StatusOr<bool> Own(int64_t match_id) override;
   void Disown(int64_t match_id) override;
@@ -141,10 +146,14 @@ class PostgresStore final : public MatchStore {
   void Listen(std::promise<absl::Status>* first);
   // One notification's payload.
   void Heard(const std::string& payload);
+  // Runs `call` on the handlers unless StopPeers came first.
+  void Tell(const std::function<void(const PeerHandlers&)>& call);
   // Runs `work` on the owner connection (connecting first); a broken one loses every ownership.
   absl::Status WithOwner(const std::function<absl::Status(Connection&)>& work);
 
   const std::string origin_;
+  // Held while a handler runs, so that StopPeers can wait for it.
+  std::mutex handlers_mu_;
   PeerHandlers handlers_;
   std::atomic<bool> listening_{false};
   std::thread listener_;

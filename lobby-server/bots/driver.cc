@@ -1,0 +1,158 @@
+#include "lobby-server/bots/driver.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "engine/core/random.h"
+#include "engine/registry/registry.h"
+#include "lobby-server/convert.h"
+#include "lobby-server/events/fanout.h"
+
+namespace ply::lobby {
+
+BotDriver::BotDriver(Host* host, MatchStore* store, BotTargets* bots, Executor* executor,
+                     LobbyMetrics* metrics, BotDriverOptions options, NowMsFn now_ms,
+                     const std::atomic<bool>* stopping)
+    : host_(host),
+      store_(store),
+      bots_(bots),
+      executor_(executor),
+      metrics_(metrics),
+      options_(options),
+      now_ms_(std::move(now_ms)),
+      stopping_(stopping) {}
+
+void BotDriver::Request(LiveMatch& live) {
+  if (bots_ == nullptr || *stopping_ || live.rec.status != MatchStatus::kActive) return;
+  const int mover = live.game->SideToMove();
+  const SeatRecord& seat = live.rec.seats[mover];
+  if (seat.kind != SeatKind::kBot || live.bot_ply == live.rec.ply) return;
+  const Difficulty* level = FindLevel(live.info->levels, seat.difficulty);
+  if (level == nullptr) return;
+  live.bot_ply = live.rec.ply;
+  const int64_t asked_ms = now_ms_();
+  int64_t budget = BotBudgetMs(live.rec, mover, level->time_ms, asked_ms);
+  const bool people = std::any_of(live.rec.seats.begin(), live.rec.seats.end(),
+                                  [](const SeatRecord& s) { return s.kind != SeatKind::kBot; });
+  if (!people && options_.bot_vs_bot_budget_ms > 0) {
+    budget = std::min(budget, options_.bot_vs_bot_budget_ms);
+  }
+  v1::ChooseMoveRequest request;
+  request.mutable_position()->mutable_spec()->set_name(live.rec.game);
+  for (const auto& [k, v] : live.rec.options) {
+    (*request.mutable_position()->mutable_spec()->mutable_options())[k] = v;
+  }
+  for (const MoveRecord& m : live.rec.moves) request.mutable_position()->add_moves(m.move);
+  request.set_difficulty(seat.difficulty);
+  request.set_budget_ms(budget);
+  // Nobody waits on a bot-vs-bot move: ply-bot serves people's bots first.
+  if (!people) request.set_priority(v1::BOT_PRIORITY_BACKGROUND);
+  // Different games between the same levels, yet the same answer if a move is asked again.
+  request.set_seed(Mix64(static_cast<uint64_t>(live.id) * 1000003u + live.rec.ply) | 1);
+  const int64_t id = live.id;
+  const int ply = live.rec.ply;
+  // Ownership makes a second instance asking for this ply impossible; the database counts it.
+  if (absl::StatusOr<bool> duplicate = store_->RecordBotRequest(id, ply);
+      duplicate.ok() && *duplicate) {
+    metrics_->duplicate_bot_requests.fetch_add(1, std::memory_order_relaxed);
+    std::fprintf(stderr, "ply-lobby: match %lld ply %d: another live instance asked a bot too\n",
+                 static_cast<long long>(id), ply);
+  }
+  metrics_->bot_calls.fetch_add(1, std::memory_order_relaxed);
+  // The client stays alive until its call is done, even if the instance list changes meanwhile.
+  std::shared_ptr<BotClient> client = bots_->Current();
+  live.bot_call = client->ChooseMoveAsync(
+      request, absl::Milliseconds(budget + options_.deadline_margin_ms),
+      [this, id, ply, asked_ms, client](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+        const int64_t think = now_ms_() - asked_ms;
+        // gRPC's thread must not block: the reply is handled on the executor.
+        executor_->PostAt(absl::Now(), [this, id, ply, think, reply = std::move(reply)] {
+          OnReply(id, ply, std::move(reply), think);
+        });
+      });
+}
+
+void BotDriver::OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply,
+                        int64_t think_ms) {
+  if (*stopping_) return;
+  absl::Status s = host_->WithMatch(id, [&](LiveMatch& live) -> absl::Status {
+    // An answer for a position that is gone (a move, a result, a reload), or for a match this
+    // instance no longer drives, is dropped.
+    if (live.rec.status != MatchStatus::kActive || live.rec.ply != ply || live.bot_ply != ply ||
+        !live.owned) {
+      return absl::OkStatus();
+    }
+    const int seat = live.game->SideToMove();
+    std::unique_ptr<AnyGame> after;
+    absl::Status problem = reply.status();
+    if (problem.ok()) {
+      after = live.game->Clone();
+      if (absl::Status played = after->Play(reply->move()); !played.ok()) {
+        problem = absl::InternalError(
+            absl::StrCat("ply-bot answered an illegal move: ", played.message()));
+      }
+    }
+    if (!problem.ok()) return Failed(live, seat, problem);
+    // Pacing: the move appears no earlier than pacing after the position arose.
+    const int64_t due = live.rec.turn_started_ms + live.rec.bot_pacing_ms;
+    if (const int64_t now = now_ms_(); now < due) {
+      executor_->PostAt(absl::Now() + absl::Milliseconds(due - now),
+                        [this, id, ply, think_ms, reply] { OnReply(id, ply, reply, think_ms); });
+      return absl::OkStatus();
+    }
+    live.bot_call = nullptr;
+    absl::StatusOr<MoveRecord> committed =
+        host_->CommitMove(live, seat, std::move(after), think_ms, BotThinkingJson(*reply));
+    if (!committed.ok()) {
+      // The database is away: ask again once it may be back (the match reloads first).
+      live.bot_ply = -1;
+      host_->RetryLater(id, absl::Milliseconds(500));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok() && (absl::IsUnavailable(s) || absl::IsInternal(s))) {
+    host_->RetryLater(id, absl::Milliseconds(500));
+  }
+}
+
+absl::Status BotDriver::Failed(LiveMatch& live, int seat, const absl::Status& problem) {
+  metrics_->bot_failures.fetch_add(1, std::memory_order_relaxed);
+  live.bot_call = nullptr;
+  const int64_t now = now_ms_();
+  if (live.bot_attempts++ == 0) live.bot_first_failure_ms = now;
+  v1::MatchEvent e = Event(now);
+  v1::BotTrouble* trouble = e.mutable_bot_trouble();
+  trouble->set_seat(seat);
+  trouble->set_attempts(live.bot_attempts);
+  trouble->set_message(absl::StrCat(
+      "no move from ply-bot: ", absl::StatusCodeToString(problem.code()), ": ", problem.message()));
+  Broadcast(live, e);
+  if (absl::Milliseconds(now - live.bot_first_failure_ms) > options_.give_up_after) {
+    return host_->CommitFinish(live,
+                               {.winner = 1 - seat,
+                                .reason = EndReason::kBotFailure,
+                                .text = absl::StrCat(SideName(live.info, seat),
+                                                     "'s bot could not move: ", problem.message())},
+                               ClocksNow(live.rec, live.ToMove(), now));
+  }
+  const absl::Duration backoff =
+      std::min(absl::Milliseconds(100) * (1 << std::min(live.bot_attempts, 6)), absl::Seconds(5));
+  // bot_ply stays reserved until the retry, so that no other path asks meanwhile.
+  const int64_t id = live.id;
+  const int ply = live.rec.ply;
+  executor_->PostAt(absl::Now() + backoff, [this, id, ply] {
+    (void)host_->WithMatch(id, [&](LiveMatch& l) {
+      if (l.rec.ply == ply && l.bot_ply == ply) {
+        l.bot_ply = -1;
+        Request(l);
+      }
+      return absl::OkStatus();
+    });
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace ply::lobby

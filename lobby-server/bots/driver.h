@@ -1,0 +1,84 @@
+// Drives the bot seats of the matches this instance owns: asks ply-bot for a move when a bot is
+// to move (with a budget its clock can afford, and a seed that gives the same answer if the
+// same ply is asked again), holds the answer until the match's pacing allows it, has the lobby
+// commit it, and on failure tells the watchers, retries with backoff and, after
+// give_up_after without a move, forfeits the seat. Replies are handled on the executor, never
+// on gRPC's threads; a reply for a position that is gone is dropped.
+#ifndef PLY_LOBBY_SERVER_BOTS_DRIVER_H_
+#define PLY_LOBBY_SERVER_BOTS_DRIVER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lobby-server/bot_targets.h"
+#include "lobby-server/executor.h"
+#include "lobby-server/match/clock.h"
+#include "lobby-server/match/live_match.h"
+#include "lobby-server/metrics.h"
+#include "lobby-server/storage/store.h"
+#include "ply/v1/bot.pb.h"
+
+namespace ply::lobby {
+
+struct BotDriverOptions {
+  // The bot call's deadline is its search budget plus this.
+  int64_t deadline_margin_ms = 1000;
+  // A bot seat that gets no move for this long (without a clock to end it first) forfeits.
+  absl::Duration give_up_after = absl::Minutes(10);
+  // A move of a match without people is searched for at most this long (0: the level's time),
+  // so that bot-vs-bot matches cannot hold the bots' cores for the levels' full budgets.
+  int64_t bot_vs_bot_budget_ms = 0;
+};
+
+class BotDriver {
+ public:
+  // What the driver needs of the lobby: a match under its lock, and the two commits.
+  class Host {
+   public:
+    virtual ~Host() = default;
+    virtual absl::Status WithMatch(int64_t id,
+                                   const std::function<absl::Status(LiveMatch&)>& fn) = 0;
+    // Commits a move already checked; `after` is the game with it played.
+    virtual absl::StatusOr<MoveRecord> CommitMove(LiveMatch& live, int seat,
+                                                  std::unique_ptr<AnyGame> after, int64_t think_ms,
+                                                  std::string bot_json) = 0;
+    virtual absl::Status CommitFinish(LiveMatch& live, MatchResult result,
+                                      std::vector<int64_t> clocks) = 0;
+    // Re-arms the match's timed work after `delay` (reloading it first if need be).
+    virtual void RetryLater(int64_t id, absl::Duration delay) = 0;
+  };
+
+  // `bots` may be null: then there are no bot seats to drive. `stopping` is the lobby's.
+  BotDriver(Host* host, MatchStore* store, BotTargets* bots, Executor* executor,
+            LobbyMetrics* metrics, BotDriverOptions options, NowMsFn now_ms,
+            const std::atomic<bool>* stopping);
+
+  bool enabled() const { return bots_ != nullptr; }
+  // Asks for a move if a bot is to move in `live` (lock held) and nobody asked for this ply.
+  void Request(LiveMatch& live);
+
+ private:
+  void OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply, int64_t think_ms);
+  // The reply is no move: tell the watchers, then retry later or forfeit the seat.
+  absl::Status Failed(LiveMatch& live, int seat, const absl::Status& problem);
+
+  Host* host_;
+  MatchStore* store_;
+  BotTargets* bots_;
+  Executor* executor_;
+  LobbyMetrics* metrics_;
+  const BotDriverOptions options_;
+  const NowMsFn now_ms_;
+  const std::atomic<bool>* stopping_;
+};
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_BOTS_DRIVER_H_

@@ -1,0 +1,31 @@
+// Conversion between the lobby's records (storage/store.h, match/live_match.h) and the ply.v1
+// messages its callers see. The enums share their values with the proto's, so most of this is
+// field by field; the clocks shown are those running at the time the caller passes.
+#ifndef PLY_LOBBY_SERVER_CONVERT_H_
+#define PLY_LOBBY_SERVER_CONVERT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "engine/registry/any_game.h"
+#include "lobby-server/match/live_match.h"
+#include "lobby-server/storage/store.h"
+#include "ply/v1/bot.pb.h"
+#include "ply/v1/lobby.pb.h"
+
+namespace ply::lobby {
+
+// The whole match as GetMatch answers it, clocks as they read at `now_ms`.
+v1::Match ToProto(const LiveMatch& live, int64_t now_ms);
+// A match as ListMatches lists it: no moves, clocks as stored.
+v1::MatchSummary SummaryToProto(const MatchRecord& rec);
+v1::MoveRecord MoveToProto(const MoveRecord& move);
+v1::MatchResult ResultToProto(const MatchResult& result);
+// What a bot's search saw, as MoveRecord::bot_json keeps it.
+std::string BotThinkingJson(const v1::ChooseMoveResponse& reply);
+// The name of `seat`'s side in `info`'s game ("White", "X"), or "seat N" when it has none.
+std::string SideName(const GameInfo* info, int seat);
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_CONVERT_H_

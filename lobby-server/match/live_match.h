@@ -1,0 +1,83 @@
+// A match as one lobby instance holds it in memory: the stored record, the game replayed from
+// it, and what this instance does for it now (watchers, a bot request, a flag check). Every
+// part of the lobby reads and writes it under its `mu`; the cache (match/cache.h) decides when
+// it is loaded, reloaded and forgotten.
+#ifndef PLY_LOBBY_SERVER_MATCH_LIVE_MATCH_H_
+#define PLY_LOBBY_SERVER_MATCH_LIVE_MATCH_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "bot-service/bot_client.h"
+#include "engine/registry/any_game.h"
+#include "lobby-server/storage/store.h"
+#include "ply/v1/lobby.pb.h"
+
+namespace ply::lobby {
+
+// One WatchMatch stream as the lobby sees it.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // Queues `event` (the sink numbers it). False when the sink is closed or cannot keep up; the
+  // lobby then forgets it.
+  virtual bool Push(v1::MatchEvent event) = 0;
+  // Ends the stream once the queued events are delivered.
+  virtual void Close(const absl::Status& status) = 0;
+};
+
+struct LiveMatch {
+  std::mutex mu;
+  // A move of this match is being committed without `mu` held (Lobby::TryMakeMove): until it
+  // lands, everyone else waits on `settled`, so nobody sees the match half-way.
+  bool committing = false;
+  std::condition_variable settled;
+  // Its first load failed and it left the map; a caller that still holds it must look again
+  // (else a watcher could register on a copy nobody updates).
+  bool dropped = false;
+  // Memory is as the database has it and nothing is in flight: usable without waiting.
+  bool Settled() const { return loaded && !stale && !committing; }
+  int64_t id = 0;
+  // False until the first load; true again when memory may disagree with the database.
+  bool loaded = false;
+  bool stale = false;
+  MatchRecord rec;
+  const GameInfo* info = nullptr;
+  std::unique_ptr<AnyGame> game;
+  std::vector<std::shared_ptr<EventSink>> watchers;
+  // The ply a bot request is out for (-1: none), and how its attempts went (bots/driver.h).
+  int bot_ply = -1;
+  int bot_attempts = 0;
+  int64_t bot_first_failure_ms = 0;
+  std::shared_ptr<BotClient::PendingMove> bot_call;
+  // The ply whose flag check is scheduled (-1: none).
+  int flag_ply = -1;
+  // This instance drives the match's timed work (its bot, its clock's flag).
+  bool owned = false;
+  // A ClockTick is scheduled.
+  bool clock_ticking = false;
+
+  // The seat to move, or -1 when the match is not being played.
+  int ToMove() const {
+    return rec.status == MatchStatus::kActive && game != nullptr ? game->SideToMove() : -1;
+  }
+};
+
+// What a cached copy showed before a reload replaced it, so that its watchers can be told what
+// changed (events/fanout.h, CatchUp).
+struct PastCopy {
+  bool loaded = false;
+  int ply = 0;
+  MatchVersion version;
+  // Each seat's stored clock (0 without clocks).
+  std::vector<int64_t> clocks;
+  std::unique_ptr<AnyGame> game;
+};
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_MATCH_LIVE_MATCH_H_

@@ -1,0 +1,96 @@
+#include "lobby-server/match/rules.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lobby-server/convert.h"
+#include "lobby-server/match/clock.h"
+#include "lobby-server/token.h"
+
+namespace ply::lobby {
+
+absl::Status CheckMoveText(std::string_view move) {
+  if (move.size() > kMaxMoveBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a move is at most ", kMaxMoveBytes, " bytes of text"));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<int> SeatOfToken(const MatchRecord& rec, std::string_view token) {
+  if (!IsWellFormedToken(token)) return std::nullopt;
+  const std::string hash = TokenHash(token);
+  for (size_t i = 0; i < rec.seats.size(); ++i) {
+    if (SameTokenHash(rec.seats[i].token_hash, hash)) return static_cast<int>(i);
+  }
+  return std::nullopt;
+}
+
+absl::Status CheckActive(const MatchRecord& rec) {
+  switch (rec.status) {
+    case MatchStatus::kWaiting:
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", rec.id, " has not started: a seat is still open"));
+    case MatchStatus::kFinished:
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", rec.id, " is over: ", rec.result.text));
+    case MatchStatus::kActive:
+      return absl::OkStatus();
+  }
+  return absl::InternalError("unknown match status");
+}
+
+absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,
+                                                   const MoveAttempt& attempt) {
+  if (absl::Status a = CheckActive(live.rec); !a.ok()) return a;
+  const int mover = live.ToMove();
+  // Only when the end on time could not be stored: the match is over all the same.
+  if (HasFlagged(live.rec, mover, attempt.now_ms)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(SideName(live.info, mover), " has run out of time"));
+  }
+  if (attempt.seat != mover) {
+    return absl::FailedPreconditionError(absl::StrCat("not your turn: ", SideName(live.info, mover),
+                                                      " (seat ", mover + 1, ") is to move"));
+  }
+  if (attempt.expected_ply != live.rec.ply) {
+    return absl::FailedPreconditionError(absl::StrCat("the match is at ply ", live.rec.ply,
+                                                      ", not ", attempt.expected_ply,
+                                                      ": your view is out of date"));
+  }
+  if (absl::Status t = CheckMoveText(attempt.move); !t.ok()) return t;
+  std::unique_ptr<AnyGame> after = live.game->Clone();
+  if (absl::Status played = after->Play(attempt.move); !played.ok()) {
+    return absl::InvalidArgumentError(played.message());
+  }
+  return after;
+}
+
+MoveCommit PrepareMove(const LiveMatch& live, int seat, const AnyGame& after, int64_t think_ms,
+                       std::string bot_json, int64_t now_ms) {
+  MoveCommit commit;
+  MoveRecord& mv = commit.move;
+  mv.ply = live.rec.ply + 1;
+  mv.seat = seat;
+  mv.move = after.History().back();
+  mv.think_ms = std::max<int64_t>(0, think_ms);
+  mv.time_ms = now_ms;
+  mv.bot_json = std::move(bot_json);
+  const GameStatus status = after.Status();
+  mv.clock_ms = ClockAfterMove(live.rec, seat, mv.think_ms, status.over);
+  commit.mover_clock_ms = mv.clock_ms;
+  commit.clocked = live.rec.time_initial_ms.has_value();
+  commit.turn_started_ms = now_ms;
+  commit.draw_offer = live.rec.draw_offer == seat ? seat : -1;
+  if (status.over) {
+    MatchResult r{.winner = status.winner, .reason = EndReason::kRules};
+    r.text = status.winner < 0
+                 ? absl::StrCat("draw: ", status.reason)
+                 : absl::StrCat(SideName(live.info, status.winner), " wins: ", status.reason);
+    commit.result = r;
+  }
+  return commit;
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,53 @@
+// The rules a move must pass before it is committed, written once for every path that moves:
+// the gRPC thread's fast path (Lobby::TryMakeMove), the executor's MakeMove, and a bot's reply.
+// A check reads the match as cached and the time now; it never writes, so a path that cannot
+// afford to explain an error (the fast path) can ask and hand the call on.
+#ifndef PLY_LOBBY_SERVER_MATCH_RULES_H_
+#define PLY_LOBBY_SERVER_MATCH_RULES_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/registry/any_game.h"
+#include "lobby-server/match/live_match.h"
+#include "lobby-server/storage/store.h"
+
+namespace ply::lobby {
+
+// Move texts are short; a longer one is refused before anything is looked up, so that an error
+// never echoes a huge text back.
+inline constexpr size_t kMaxMoveBytes = 64;
+absl::Status CheckMoveText(std::string_view move);
+
+// The seat of this match whose stored hash is `token`'s, if any (a malformed token has none).
+std::optional<int> SeatOfToken(const MatchRecord& rec, std::string_view token);
+
+// OK while the match is being played; otherwise why nobody may act in it.
+absl::Status CheckActive(const MatchRecord& rec);
+
+// A player's (or a bot's) move as it arrives.
+struct MoveAttempt {
+  int seat = -1;
+  int expected_ply = 0;
+  std::string_view move;
+  int64_t now_ms = 0;
+};
+
+// The game after `attempt`'s move, or why `attempt.seat` may not play it now: the match is not
+// active, the mover's time is up, it is another seat's turn, the caller's view is behind, or
+// the move is not legal (FAILED_PRECONDITION, or INVALID_ARGUMENT for the move itself).
+absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,
+                                                   const MoveAttempt& attempt);
+
+// What committing `after`'s last move, played by `seat` after `think_ms`, writes.
+MoveCommit PrepareMove(const LiveMatch& live, int seat, const AnyGame& after, int64_t think_ms,
+                       std::string bot_json, int64_t now_ms);
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_MATCH_RULES_H_

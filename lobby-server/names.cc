@@ -1,0 +1,213 @@
+#include "lobby-server/names.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace ply::lobby {
+namespace {
+
+enum class Kind {
+  kVisible,
+  // Spaces and characters that show as nothing: trimmed at the ends, never enough on their own.
+  kBlank,
+  // Zero-width (non-)joiners: needed inside some scripts and emoji, invisible alone.
+  kJoiner,
+  kMark,
+  kControl,
+  kBidi,
+  kInvisibleFormat,
+  kUnprintable,
+};
+
+struct Range {
+  char32_t first, last;
+};
+
+bool InAny(char32_t c, std::initializer_list<Range> ranges) {
+  for (const Range& r : ranges) {
+    if (c >= r.first && c <= r.last) return true;
+  }
+  return false;
+}
+
+// Without ICU there is no full Unicode table here: these are the characters that matter for
+// what a name can do to a screen. Marks cover the blocks that "Zalgo" stacks are made of and the
+// scripts whose vowel points stack (Hebrew, Arabic, Thai); a mark outside them counts as a
+// character of its own, which the length bounds still limit.
+Kind Classify(char32_t c) {
+  if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029) return Kind::kControl;
+  if (c < 0x7f) return c == ' ' ? Kind::kBlank : Kind::kVisible;
+  if (c == 0x061c || c == 0x200e || c == 0x200f || InAny(c, {{0x202a, 0x202e}, {0x2066, 0x2069}})) {
+    return Kind::kBidi;
+  }
+  if (c == 0x00ad || c == 0x180e || c == 0x200b || c == 0xfeff ||
+      InAny(c, {{0x2060, 0x2064},
+                {0x206a, 0x206f},
+                {0xfff9, 0xfffb},
+                {0x1d173, 0x1d17a},
+                {0xe0000, 0xe007f}})) {
+    return Kind::kInvisibleFormat;
+  }
+  if (c == 0x200c || c == 0x200d) return Kind::kJoiner;
+  if (c == 0x00a0 || c == 0x1680 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0x115f ||
+      c == 0x1160 || c == 0x3164 || c == 0xffa0 || c == 0x2800 || InAny(c, {{0x2000, 0x200a}})) {
+    return Kind::kBlank;
+  }
+  if (InAny(c, {{0x0300, 0x036f}, {0x0483, 0x0489}, {0x0591, 0x05bd}, {0x05bf, 0x05bf},
+                {0x05c1, 0x05c2}, {0x05c4, 0x05c5}, {0x05c7, 0x05c7}, {0x0610, 0x061a},
+                {0x064b, 0x065f}, {0x0670, 0x0670}, {0x06d6, 0x06dc}, {0x06df, 0x06e4},
+                {0x06e7, 0x06e8}, {0x06ea, 0x06ed}, {0x0e31, 0x0e31}, {0x0e34, 0x0e3a},
+                {0x0e47, 0x0e4e}, {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff}, {0x20d0, 0x20ff},
+                {0x3099, 0x309a}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f}, {0xe0100, 0xe01ef}})) {
+    return Kind::kMark;
+  }
+  if (InAny(c, {{0xe000, 0xf8ff}, {0xf0000, 0x10ffff}, {0xfdd0, 0xfdef}}) ||
+      (c & 0xfffe) == 0xfffe) {
+    return Kind::kUnprintable;
+  }
+  return Kind::kVisible;
+}
+
+// Decodes one UTF-8 sequence at the start of `s` into *c; its length, or 0 when it is not
+// well-formed (truncated, overlong, a surrogate, past U+10FFFF).
+size_t DecodeUtf8(std::string_view s, char32_t* c) {
+  const auto b = [&s](size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char lead = b(0);
+  if (lead < 0x80) {
+    *c = lead;
+    return 1;
+  }
+  size_t n;
+  char32_t min;
+  if ((lead & 0xe0) == 0xc0) {
+    n = 2, min = 0x80, *c = lead & 0x1f;
+  } else if ((lead & 0xf0) == 0xe0) {
+    n = 3, min = 0x800, *c = lead & 0x0f;
+  } else if ((lead & 0xf8) == 0xf0) {
+    n = 4, min = 0x10000, *c = lead & 0x07;
+  } else {
+    return 0;
+  }
+  if (s.size() < n) return 0;
+  for (size_t i = 1; i < n; ++i) {
+    if ((b(i) & 0xc0) != 0x80) return 0;
+    *c = (*c << 6) | (b(i) & 0x3f);
+  }
+  if (*c < min || *c > 0x10ffff || (*c >= 0xd800 && *c <= 0xdfff)) return 0;
+  return n;
+}
+
+struct Char {
+  char32_t c;
+  Kind kind;
+  size_t offset, size;
+};
+
+std::string Refusal(std::string_view what, const Char& ch, size_t position) {
+  return absl::StrFormat("a display name cannot contain %s (U+%04X at character %d)", what,
+                         static_cast<uint32_t>(ch.c), position);
+}
+
+char32_t AsciiLower(char32_t c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+
+// "bot", or "bot" followed by a blank or '(' (joiners between its letters do not hide it).
+bool ReadsAsABot(const std::vector<Char>& chars) {
+  std::vector<const Char*> shown;
+  for (const Char& ch : chars) {
+    if (ch.kind != Kind::kJoiner) shown.push_back(&ch);
+  }
+  if (shown.size() < 3 || AsciiLower(shown[0]->c) != 'b' || AsciiLower(shown[1]->c) != 'o' ||
+      AsciiLower(shown[2]->c) != 't') {
+    return false;
+  }
+  return shown.size() == 3 || shown[3]->kind == Kind::kBlank || shown[3]->c == '(';
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CleanDisplayName(std::string_view raw) {
+  // Names are short: a long input is refused before it is decoded (gRPC bounds it anyway).
+  if (raw.size() > 16 * kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a display name has at most ", kMaxNameBytes, " bytes"));
+  }
+  std::vector<Char> chars;
+  for (size_t at = 0; at < raw.size();) {
+    Char ch{};
+    ch.offset = at;
+    ch.size = DecodeUtf8(raw.substr(at), &ch.c);
+    if (ch.size == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a display name must be valid UTF-8 (byte ", at + 1, " is not)"));
+    }
+    ch.kind = Classify(ch.c);
+    chars.push_back(ch);
+    at += ch.size;
+  }
+  for (size_t i = 0; i < chars.size(); ++i) {
+    switch (chars[i].kind) {
+      case Kind::kControl:
+        return absl::InvalidArgumentError(Refusal("control characters", chars[i], i + 1));
+      case Kind::kBidi:
+        return absl::InvalidArgumentError(
+            Refusal("bidirectional formatting characters", chars[i], i + 1));
+      case Kind::kInvisibleFormat:
+        return absl::InvalidArgumentError(
+            Refusal("invisible formatting characters", chars[i], i + 1));
+      case Kind::kUnprintable:
+        return absl::InvalidArgumentError(
+            Refusal("private-use or non-characters", chars[i], i + 1));
+      default:
+        break;
+    }
+  }
+  const auto trimmed = [](Kind k) { return k == Kind::kBlank || k == Kind::kJoiner; };
+  size_t first = 0, last = chars.size();
+  while (first < last && trimmed(chars[first].kind)) ++first;
+  while (last > first && trimmed(chars[last - 1].kind)) --last;
+  chars = std::vector<Char>(chars.begin() + first, chars.begin() + last);
+
+  bool visible = false;
+  int marks = 0;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    const Char& ch = chars[i];
+    if (ch.kind == Kind::kMark) {
+      if (i == 0 || chars[i - 1].kind == Kind::kBlank) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "a display name cannot have a combining mark without a character before it (U+%04X "
+            "at character %d)",
+            static_cast<uint32_t>(ch.c), i + 1));
+      }
+      if (++marks > kMaxMarksPerCharacter) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("a display name has at most ", kMaxMarksPerCharacter,
+                         " combining marks on one character (character ", i + 1, " is one more)"));
+      }
+    } else if (ch.kind != Kind::kJoiner) {
+      marks = 0;
+      visible = visible || ch.kind == Kind::kVisible;
+    }
+  }
+  if (!visible) return absl::InvalidArgumentError("a display name is required");
+  if (chars.size() > kMaxNameCharacters) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a display name has at most ", kMaxNameCharacters, " characters"));
+  }
+  const size_t begin = chars.front().offset;
+  const size_t end = chars.back().offset + chars.back().size;
+  if (end - begin > kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a display name has at most ", kMaxNameBytes, " bytes"));
+  }
+  if (ReadsAsABot(chars)) {
+    return absl::InvalidArgumentError(
+        "display names such as \"bot\" or \"bot (level)\" are kept for bot seats");
+  }
+  return std::string(raw.substr(begin, end - begin));
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,167 @@
+// What one client may hold, end to end: a client that asks for many bot-vs-bot matches of
+// `perfect` bots gets its quota and no more, and a person's bot still moves on time meanwhile;
+// a client that opens matches nobody joins is refused past its quota, and those matches expire.
+// Real PostgreSQL, ply-bot and ply-lobby processes; the test's IPv4 and IPv6 calls are two
+// clients.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
+#include "tests/stack_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::testing::Create;
+using ::ply::testing::GetMatch;
+using ::ply::testing::Move;
+using ::ply::testing::ServerProcess;
+using ::ply::testing::Watch;
+
+class AbuseTest : public ::ply::testing::StackFixture {
+ protected:
+  void SetUp() override {
+    auto url = NewDatabase("abuse");
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+  }
+
+  // A lobby listening on both stacks, so that 127.0.0.1 and ::1 are two clients.
+  void Start(const std::vector<std::string>& flags, const std::string& bot_target) {
+    std::vector<std::string> args = {"--port=0", "--host=[::]",
+                                     absl::StrCat("--database_url=", url_), bot_target};
+    args.insert(args.end(), flags.begin(), flags.end());
+    auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, args);
+    ASSERT_TRUE(lobby.ok()) << lobby.status();
+    lobby_ = *std::move(lobby);
+    v4_ = v1::LobbyService::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", lobby_->port()),
+                                                        grpc::InsecureChannelCredentials()));
+    v6_ = v1::LobbyService::NewStub(grpc::CreateChannel(absl::StrCat("[::1]:", lobby_->port()),
+                                                        grpc::InsecureChannelCredentials()));
+  }
+
+  std::unique_ptr<v1::LobbyService::Stub> v4_, v6_;
+};
+
+TEST_F(AbuseTest, BotVsBotFloodGetsItsQuotaAndAPersonsBotStillMovesOnTime) {
+  // One bot instance with two workers, one of them kept for people's bots.
+  auto bot = ServerProcess::Start(PLY_BOT_BINARY,
+                                  {"--port=0", "--host=127.0.0.1", "--workers=2", "--queue=4",
+                                   "--reserved_workers=1", "--tt_mb=4", "--log_level=error"});
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  Start({"--bot_pacing_ms=0", "--client_bot_matches=2", "--bot_vs_bot_min_pacing_ms=250"},
+        absl::StrCat("--bot_target=", (*bot)->address()));
+  // The flooder asks for ten matches of perfect bots that move as fast as they can.
+  int accepted = 0, refused = 0;
+  std::vector<int64_t> flood;
+  for (int i = 0; i < 10; ++i) {
+    v1::CreateMatchResponse created;
+    grpc::Status s = Create(v4_.get(), "connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT},
+                            {"perfect", "perfect"}, &created,
+                            [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(0); });
+    if (s.ok()) {
+      ++accepted;
+      flood.push_back(created.match().id());
+      // Watching is for people: the bots wait at least the minimum pacing.
+      EXPECT_EQ(created.match().bot_pacing_ms(), 250);
+    } else {
+      ++refused;
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+      EXPECT_NE(s.error_message().find("bot-vs-bot"), std::string::npos) << s.error_message();
+    }
+  }
+  EXPECT_EQ(accepted, 2);
+  EXPECT_EQ(refused, 8);
+  // The flood is running (its bots search a second a move, on the worker people do not keep).
+  for (int64_t f : flood) {
+    absl::StatusOr<v1::Match> m = GetMatch(v4_.get(), f);
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(15);
+         m.ok() && m->moves_size() == 0 && absl::Now() < give_up;) {
+      absl::SleepFor(absl::Milliseconds(50));
+      m = GetMatch(v4_.get(), f);
+    }
+    ASSERT_TRUE(m.ok());
+    ASSERT_GT(m->moves_size(), 0);
+  }
+  // A person plays a beginner bot meanwhile: each bot reply within its budget (100 ms) plus one
+  // second of the person's move being acknowledged.
+  v1::CreateMatchResponse mine;
+  ASSERT_TRUE(Create(v6_.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT},
+                     {"", "beginner"}, &mine,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("person");
+                       r.set_bot_pacing_ms(0);
+                     })
+                  .ok());
+  const int64_t id = mine.match().id();
+  for (int ply = 0; ply < 8; ply += 2) {
+    absl::StatusOr<v1::Match> m = GetMatch(v6_.get(), id);
+    ASSERT_TRUE(m.ok());
+    if (m->status() != v1::MATCH_STATUS_ACTIVE) break;
+    ASSERT_TRUE(Move(v6_.get(), id, ply, m->legal_moves(0), mine.seat_token()).ok());
+    const absl::Time moved = absl::Now();
+    absl::StatusOr<v1::Match> after = GetMatch(v6_.get(), id);
+    while (after.ok() && after->moves_size() == ply + 1 &&
+           after->status() == v1::MATCH_STATUS_ACTIVE && absl::Now() - moved < absl::Seconds(5)) {
+      absl::SleepFor(absl::Milliseconds(10));
+      after = GetMatch(v6_.get(), id);
+    }
+    ASSERT_TRUE(after.ok());
+    if (after->status() != v1::MATCH_STATUS_ACTIVE) break;
+    EXPECT_LT(absl::Now() - moved, absl::Milliseconds(1100)) << "the bot's reply at ply " << ply;
+  }
+}
+
+TEST_F(AbuseTest, OpenMatchesArePerClientAndExpireWhenNobodyJoins) {
+  Start({"--client_waiting_matches=3", "--waiting_expiry_s=2"}, "--bot_target=");
+  std::vector<int64_t> open;
+  auto open_one = [&](v1::LobbyService::Stub* stub) {
+    v1::CreateMatchResponse created;
+    grpc::Status s = Create(stub, "tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
+                            &created, [](v1::CreateMatchRequest& r) {
+                              r.set_take_seat(0);
+                              r.set_display_name("opener");
+                            });
+    if (s.ok()) open.push_back(created.match().id());
+    return s;
+  };
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(open_one(v4_.get()).ok());
+  grpc::Status fourth = open_one(v4_.get());
+  EXPECT_EQ(fourth.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(fourth.error_message().find("waiting for players"), std::string::npos);
+  // Another client is not held back by the first one's quota.
+  ASSERT_TRUE(open_one(v6_.get()).ok());
+  // Nobody joins: within the expiry (and the sweep after it) they are cancelled, with no result,
+  // and a watcher is told.
+  Watch watcher(v6_.get(), open.front());
+  ASSERT_TRUE(watcher.WaitDone(absl::Seconds(10)));
+  ASSERT_FALSE(watcher.events().empty());
+  EXPECT_TRUE(watcher.events().back().has_game_over());
+  EXPECT_EQ(watcher.events().back().game_over().result().reason(), v1::END_REASON_CANCELLED);
+  for (int64_t id : open) {
+    // Each goes within a sweep (a tenth of the expiry) of its own time.
+    absl::StatusOr<v1::Match> m = GetMatch(v6_.get(), id);
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(5);
+         m.ok() && m->status() == v1::MATCH_STATUS_WAITING && absl::Now() < give_up;) {
+      absl::SleepFor(absl::Milliseconds(50));
+      m = GetMatch(v6_.get(), id);
+    }
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m->status(), v1::MATCH_STATUS_FINISHED);
+    EXPECT_EQ(m->result().reason(), v1::END_REASON_CANCELLED);
+    EXPECT_EQ(m->result().winner(), -1);
+  }
+  // Their quota is free again.
+  EXPECT_TRUE(open_one(v4_.get()).ok());
+}
+
+}  // namespace
+}  // namespace ply

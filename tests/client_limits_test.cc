@@ -1,0 +1,70 @@
+// Who a client is for the lobby's per-client limits: its address, an IPv6 client's /64, the
+// address a trusted proxy forwarded (and only a trusted one's), and the limits themselves.
+#include "lobby-server/client_limits.h"
+
+#include <gtest/gtest.h>
+
+namespace ply::lobby {
+namespace {
+
+TEST(ClientLimitsTest, NamesClientsByAddress) {
+  EXPECT_EQ(ClientLimits::AddressOf("ipv4:10.1.2.3:5678"), "10.1.2.3");
+  EXPECT_EQ(ClientLimits::AddressOf("ipv6:[::1]:5678"), "::1");
+  EXPECT_EQ(ClientLimits::AddressOf("ipv6:[::ffff:127.0.0.1]:80"), "127.0.0.1");
+  ClientLimits limits({});
+  EXPECT_EQ(limits.ClientOf("ipv4:10.1.2.3:5678"), "10.1.2.3");
+}
+
+TEST(ClientLimitsTest, AnIpv6ClientIsItsSlash64) {
+  ClientLimits limits({});
+  const std::string a = limits.ClientOf("ipv6:[2001:db8:1:2::1]:5678");
+  EXPECT_EQ(a, "2001:db8:1:2::/64");
+  EXPECT_EQ(limits.ClientOf("ipv6:[2001:db8:1:2:ffff:ee:dd:cc]:1"), a)
+      << "another address of the same /64 is the same client";
+  EXPECT_NE(limits.ClientOf("ipv6:[2001:db8:1:3::1]:1"), a) << "the next /64 is another client";
+}
+
+TEST(ClientLimitsTest, OnlyATrustedProxyNamesTheClient) {
+  ClientLimits limits({.trusted_proxies = {"10.0.0.0/8", "fd00::1"}});
+  // A proxy inside 10/8 forwarded the call of 203.0.113.7.
+  EXPECT_EQ(limits.ClientOf("ipv4:10.9.8.7:4000", "203.0.113.7"), "203.0.113.7");
+  // The client's own claim (leftmost) is not believed: the proxy appended the real address.
+  EXPECT_EQ(limits.ClientOf("ipv4:10.9.8.7:4000", "1.2.3.4, 203.0.113.7"), "203.0.113.7");
+  // Two trusted proxies in a row: the first untrusted hop from the right is the client.
+  EXPECT_EQ(limits.ClientOf("ipv4:10.9.8.7:4000", "198.51.100.2, 10.1.1.1"), "198.51.100.2");
+  EXPECT_EQ(limits.ClientOf("ipv6:[fd00::1]:4000", "2001:db8:5:6::9"), "2001:db8:5:6::/64");
+  // Anyone else's header is ignored: a client cannot pose as another.
+  EXPECT_EQ(limits.ClientOf("ipv4:192.0.2.1:4000", "203.0.113.7"), "192.0.2.1");
+  // Garbage in the header ends the walk at the last good hop.
+  EXPECT_EQ(limits.ClientOf("ipv4:10.9.8.7:4000", "not-an-address"), "10.9.8.7");
+  EXPECT_EQ(ClientLimits::Check({.trusted_proxies = {"10.0.0.0/33"}}).empty(), false);
+  EXPECT_EQ(ClientLimits::Check({.trusted_proxies = {"10.0.0.0/8", "::1"}}), "");
+}
+
+TEST(ClientLimitsTest, ClientsBehindOneProxyAreLimitedApart) {
+  ClientLimits limits({.calls_per_second = 1, .burst = 3, .trusted_proxies = {"127.0.0.1"}});
+  const absl::Time t = absl::Now();
+  const std::string flooder = limits.ClientOf("ipv4:127.0.0.1:1", "198.51.100.1");
+  const std::string victim = limits.ClientOf("ipv4:127.0.0.1:2", "198.51.100.2");
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(limits.AllowCall(flooder, t));
+  EXPECT_FALSE(limits.AllowCall(flooder, t));
+  EXPECT_TRUE(limits.AllowCall(victim, t)) << "the proxy's other client is not slowed";
+}
+
+TEST(ClientLimitsTest, BucketsAndStreams) {
+  ClientLimits limits({.calls_per_second = 10, .burst = 3, .max_streams = 1, .exempt = {"::1"}});
+  const absl::Time t = absl::Now();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(limits.AllowCall("a", t));
+  EXPECT_FALSE(limits.AllowCall("a", t));
+  EXPECT_TRUE(limits.AllowCall("b", t)) << "another client is not slowed";
+  EXPECT_TRUE(limits.AllowCall("a", t + absl::Milliseconds(150))) << "the bucket refills";
+  EXPECT_TRUE(limits.OpenStream("a"));
+  EXPECT_FALSE(limits.OpenStream("a"));
+  limits.CloseStream("a");
+  EXPECT_TRUE(limits.OpenStream("a"));
+  const std::string local = limits.ClientOf("ipv6:[::1]:9");
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(limits.AllowCall(local, t)) << "exempt";
+}
+
+}  // namespace
+}  // namespace ply::lobby

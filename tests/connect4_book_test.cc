@@ -1,0 +1,168 @@
+// Connect Four's opening book: its keys round-trip, it covers every position the perfect level
+// can meet on its own first moves, and a sample of its entries agrees with fresh solves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "engine/core/random.h"
+#include "engine/games/connect4/book.h"
+#include "engine/games/connect4/solver.h"
+
+namespace ply::connect4 {
+namespace {
+
+constexpr int kStride = 7;
+
+uint64_t Cell(uint64_t mask, int c) {
+  const uint64_t column = uint64_t{0x3f} << (c * kStride);
+  return (mask + (uint64_t{1} << (c * kStride))) & column;
+}
+
+bool HasFour(uint64_t p) {
+  for (int s : {1, kStride, kStride - 1, kStride + 1}) {
+    const uint64_t pairs = p & (p >> s);
+    if (pairs & (pairs >> 2 * s)) return true;
+  }
+  return false;
+}
+
+TEST(Connect4Book, KeysDecodeAndMirror) {
+  Rng rng(7);
+  for (int game = 0; game < 200; ++game) {
+    uint64_t current = 0, mask = 0;
+    for (int ply = 0; ply < 30; ++ply) {
+      const int c = static_cast<int>(rng.Below(7));
+      const uint64_t cell = Cell(mask, c);
+      if (cell == 0 || HasFour(current | cell)) break;
+      current ^= mask;
+      mask |= cell;
+      uint64_t cur2, mask2;
+      OpeningBook::Decode(OpeningBook::Key(current, mask), cur2, mask2);
+      ASSERT_EQ(cur2, current);
+      ASSERT_EQ(mask2, mask);
+      EXPECT_EQ(OpeningBook::Mirror(OpeningBook::Mirror(mask)), mask);
+      EXPECT_EQ(OpeningBook::Key(OpeningBook::Mirror(current), OpeningBook::Mirror(mask)),
+                OpeningBook::Mirror(OpeningBook::Key(current, mask)));
+    }
+  }
+}
+
+TEST(Connect4Book, FindsAPositionAndItsMirrorImage) {
+  uint64_t current = 0, mask = 0;
+  const uint64_t cell = Cell(mask, 1);  // the first player in column 2
+  current ^= mask;
+  mask |= cell;
+  const uint64_t key = OpeningBook::Key(current, mask);
+  const uint64_t mirror = OpeningBook::Mirror(key);
+  const uint64_t canonical = std::min(key, mirror);
+  const int stored_column = canonical == key ? 2 : 4;  // column 3 in this orientation
+  absl::StatusOr<OpeningBook> one =
+      OpeningBook::Parse(absl::StrFormat("%013x %d %d\n", canonical, stored_column + 1, -2));
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->max_ply(), 1);
+  auto found = one->Find(current, mask);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->column, 2);
+  EXPECT_EQ(found->score, -2);
+  auto mirrored = one->Find(OpeningBook::Mirror(current), OpeningBook::Mirror(mask));
+  ASSERT_TRUE(mirrored.has_value());
+  EXPECT_EQ(mirrored->column, 4);
+  EXPECT_FALSE(one->Find(0, 0).has_value());
+  EXPECT_FALSE(OpeningBook::Parse("12 x 3\n").ok());
+  EXPECT_FALSE(OpeningBook::Parse("12 8 3\n").ok());
+}
+
+// Walks the perfect level's games with either colour: the book's move where the level is to
+// move, every move where the opponent is. Every position the level meets up to the book's last
+// ply must be in the book, with a legal column.
+TEST(Connect4Book, CoversEveryPositionThePerfectLevelCanReach) {
+  const OpeningBook& book = OpeningBook::Standard();
+  if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
+  const int last = book.max_ply();
+  EXPECT_GE(last, 11) << "the level's first six moves with either colour";
+  int64_t checked = 0;
+  for (int level_side = 0; level_side < 2; ++level_side) {
+    struct Node {
+      uint64_t current, mask;
+      int ply;
+    };
+    std::vector<Node> stack = {{0, 0, 0}};
+    while (!stack.empty()) {
+      const Node n = stack.back();
+      stack.pop_back();
+      if (n.ply > last) continue;
+      if (n.ply % 2 == level_side) {
+        auto entry = book.Find(n.current, n.mask);
+        ASSERT_TRUE(entry.has_value())
+            << "ply " << n.ply << " key " << std::hex << OpeningBook::Key(n.current, n.mask);
+        ++checked;
+        const uint64_t cell = Cell(n.mask, entry->column);
+        ASSERT_NE(cell, 0u);
+        if (!HasFour(n.current | cell)) {
+          stack.push_back({n.current ^ n.mask, n.mask | cell, n.ply + 1});
+        }
+        continue;
+      }
+      for (int c = 0; c < 7; ++c) {
+        const uint64_t cell = Cell(n.mask, c);
+        if (cell == 0 || HasFour(n.current | cell)) continue;
+        stack.push_back({n.current ^ n.mask, n.mask | cell, n.ply + 1});
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+// The book's entries agree with the solver, checked afresh on a sample from the four deepest plies
+// (a few tens of milliseconds each; shallower ones take the solver seconds to minutes): the
+// same score, and the stored column reaches it.
+TEST(Connect4Book, SampledEntriesAgreeWithFreshSolves) {
+  const OpeningBook& book = OpeningBook::Standard();
+  if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
+  std::vector<OpeningBook::Stored> deep;
+  for (const OpeningBook::Stored& e : book.Entries()) {
+    uint64_t current, mask;
+    OpeningBook::Decode(e.key, current, mask);
+    if (std::popcount(mask) >= book.max_ply() - 3) deep.push_back(e);
+  }
+  ASSERT_FALSE(deep.empty());
+  Solver solver(7, 6, 16);
+  Rng rng(2026);
+  for (int i = 0; i < 16; ++i) {
+    const OpeningBook::Stored& e = deep[rng.Below(deep.size())];
+    uint64_t current, mask;
+    OpeningBook::Decode(e.key, current, mask);
+    const int moves = std::popcount(mask);
+    solver.Reset();
+    SolveResult fresh = solver.Solve(current, mask, moves, {.time_ms = 20'000});
+    ASSERT_TRUE(fresh.solved);
+    EXPECT_EQ(fresh.score, e.score) << std::hex << e.key;
+    const uint64_t cell = Cell(mask, e.column);
+    ASSERT_NE(cell, 0u);
+    if (HasFour(current | cell)) {
+      EXPECT_EQ(e.score, WinScore(7, 6, moves));
+      continue;
+    }
+    SolveResult after = solver.Solve(current ^ mask, mask | cell, moves + 1, {.time_ms = 20'000});
+    ASSERT_TRUE(after.solved);
+    EXPECT_EQ(-after.score, e.score) << std::hex << e.key << " column " << e.column + 1;
+  }
+}
+
+// Known facts of the standard game, which the book's shallowest entries must agree with: the
+// first player wins (with the last stone of the game at best play), and only in the centre.
+TEST(Connect4Book, OpensInTheCentreWithTheKnownValue) {
+  const OpeningBook& book = OpeningBook::Standard();
+  if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
+  auto root = book.Find(0, 0);
+  ASSERT_TRUE(root.has_value());
+  EXPECT_EQ(root->column, 3);
+  EXPECT_EQ(root->score, 1);
+}
+
+}  // namespace
+}  // namespace ply::connect4
