@@ -18,7 +18,8 @@
 #include "client-cli/lobby_link.h"
 #include "client-web/gateway.h"
 
-ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on.");
+ABSL_FLAG(std::string, host, "127.0.0.1",
+          "Address to listen on (loopback unless told otherwise, like the other ply servers).");
 ABSL_FLAG(int, port, 8080, "Port to listen on; 0 lets the system choose a free one.");
 ABSL_FLAG(std::string, lobby, "127.0.0.1:50050",
           "The lobby: HOST:PORT, several comma-separated (round robin), or dns:///NAME:PORT. "
