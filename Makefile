@@ -38,8 +38,9 @@ tsan: deps
 	  echo "ThreadSanitizer reports:"; cat $(TSAN_BUILD)/tsan-reports/*; exit 1; fi
 	@echo "ThreadSanitizer: no reports"
 
-# The local stack (PostgreSQL, two ply-bot, ply-lobby on 127.0.0.1:50050), then two bots play
-# Connect Four on it while `ply watch` shows every move.
+# The local stack (PostgreSQL, two ply-bot, ply-lobby on 127.0.0.1:50050, ply-web on
+# http://127.0.0.1:8080/), then two bots play Connect Four on it while `ply watch` shows every
+# move (the web page shows it too).
 PLY = $(BUILD)/client-cli/ply
 LOCAL_LOBBY = --server=127.0.0.1:$${PLY_LOBBY_PORT:-50050}
 demo: up
@@ -47,6 +48,7 @@ demo: up
 	  $(PLY) watch $$id $(LOCAL_LOBBY)
 	@echo
 	@echo "Your turn: $(PLY) new connect4 --seat2 bot:medium   ($(PLY) help for more)"
+	@echo "In a browser: http://127.0.0.1:$${PLY_WEB_PORT:-8080}/   (watch live matches, play, replay)"
 	@echo "Stop the stack: make down   (or deploy/local/down)"
 
 up: build

@@ -26,7 +26,10 @@ PROGRAMS = {
     "ply-bot": "bot-service",
     "ply-lobby": "lobby-server",
     "ply": "client-cli",
+    "ply-web": "client-web",
 }
+# The port each image's program listens on (its ENTRYPOINT's --port).
+LISTENS = {"ply-bot": 50051, "ply-lobby": 50050, "ply-web": 8080}
 
 
 def read(path):
@@ -222,37 +225,46 @@ def check_compose(compose, stages, problems):
                     problems.append(f"{where}: secret {m.group(1)} is not defined")
             # A dns:/// target must name a Compose service, on the port that service listens on.
             for arg in args:
-                m = re.match(r"--bot_target=dns:///([\w\-]+):(\d+)", str(arg))
+                m = re.match(r"--(bot_target|lobby)=dns:///([\w\-]+):(\d+)", str(arg))
                 if m:
-                    other = services.get(m.group(1))
+                    flag, target, target_port = m.groups()
+                    other = services.get(target)
                     if other is None:
-                        problems.append(f"{where}: --bot_target names no service {m.group(1)}")
+                        problems.append(f"{where}: --{flag} names no service {target}")
                         continue
                     other_entry = stages.get(other.get("build", {}).get("target"), {}).get(
                         "entrypoint", [])
                     port = flag_value(other_entry[1:] + list(other.get("command", [])), "port")
-                    if port != m.group(2):
-                        problems.append(f"{where}: --bot_target port {m.group(2)} but "
-                                        f"{m.group(1)} listens on {port}")
+                    if port != target_port:
+                        problems.append(f"{where}: --{flag} port {target_port} but "
+                                        f"{target} listens on {port}")
                     if not flag_value(list(other.get("command", [])), "max_connection_age_ms"):
-                        problems.append(f"{m.group(1)}: bots need --max_connection_age_ms so "
-                                        "the lobby re-resolves and sees new instances")
+                        problems.append(f"{target}: {flag} instances need "
+                                        "--max_connection_age_ms so that clients re-resolve "
+                                        "and see new instances")
                     token = flag_value(other_entry[1:] + list(other.get("command", [])),
                                        "auth_token_file")
                     if token and flag_value(args, "bot_token_file") != token:
-                        problems.append(f"{where}: {m.group(1)} requires the token in {token}; "
+                        problems.append(f"{where}: {target} requires the token in {token}; "
                                         f"give the lobby --bot_token_file={token}")
-            if "container_name" in svc and name in ("bot", "lobby"):
+            if "container_name" in svc and name in ("bot", "lobby", "web"):
                 problems.append(f"{where}: container_name prevents --scale")
-            if name == "lobby":
+            if name in ("lobby", "web"):
                 for port in svc.get("ports", []):
                     host_port = str(port).rsplit(":", 1)[0].split(":")[-1]
                     if "-" not in host_port:
-                        problems.append(f"{where}: host port {port} is one port: --scale lobby=N "
-                                        "needs a range")
+                        problems.append(f"{where}: host port {port} is one port: --scale "
+                                        f"{name}=N needs a range")
         health = svc.get("healthcheck", {}).get("test", [])
+        port = None
         if isinstance(health, list) and "ply-healthcheck" in health:
             port = health[-1].rsplit(":", 1)[-1]
+        elif isinstance(health, list) and "ply-web" in health:
+            port = flag_value(health, "port")
+            if "--healthcheck" not in health:
+                problems.append(f"{where}: the health check starts a second ply-web instead of "
+                                "asking with --healthcheck")
+        if port is not None:
             entry = stages.get((build or {}).get("target"), {}).get("entrypoint", [])
             listens = flag_value(entry[1:] + list(svc.get("command", [])), "port")
             if listens and port != listens:
@@ -268,6 +280,8 @@ def check_compose(compose, stages, problems):
                 problems.append(f"{where}: depends on unknown service {dep}")
     if "bot" not in services:
         problems.append("docker-compose.yml: no `bot` service to scale")
+    if "web" not in services:
+        problems.append("docker-compose.yml: no `web` service (ply-web, the browser's way in)")
     for name, secret in (compose.get("secrets") or {}).items():
         if "file" in secret and not ignored_by_git(secret["file"]):
             problems.append(f"docker-compose.yml secret {name}: {secret['file']} is not in a "
@@ -311,7 +325,7 @@ def check_k8s(docs, problems):
                 if image in PROGRAMS:
                     check_flags(image, args, where, problems)
                     check_env(image, [e["name"] for e in c.get("env", [])], where, problems)
-                    entry_port = {"ply-bot": 50051, "ply-lobby": 50050}.get(image)
+                    entry_port = LISTENS.get(image)
                     if entry_port and entry_port not in ports.values():
                         problems.append(f"{where}: the image listens on {entry_port}, not among "
                                         f"the container ports {sorted(ports.values())}")
@@ -325,9 +339,13 @@ def check_k8s(docs, problems):
                         problems.append(f"{where}: {workers} workers for {cpu} requested CPUs")
                 for probe in ("readinessProbe", "livenessProbe"):
                     p = c.get(probe, {})
-                    port = p.get("grpc", {}).get("port")
-                    if port is not None and port not in ports.values():
+                    port = p.get("grpc", p.get("httpGet", {})).get("port")
+                    if port is not None and port not in ports.values() and port not in ports:
                         problems.append(f"{where}: {probe} on port {port}, not a container port")
+                    if "httpGet" in p and p["httpGet"].get("path") != "/healthz" and \
+                            image == "ply-web":
+                        problems.append(f"{where}: {probe} asks {p['httpGet'].get('path')}, "
+                                        "not /healthz")
                 for env in c.get("env", []):
                     ref = env.get("valueFrom", {}).get("secretKeyRef")
                     if ref and (ref["name"] not in secrets or
@@ -335,6 +353,11 @@ def check_k8s(docs, problems):
                         problems.append(f"{where}: secret {ref['name']}/{ref['key']} is not "
                                         "defined")
                 for arg in args:
+                    m = re.match(r"--lobby=dns:///([\w\-]+):(\d+)", str(arg))
+                    if m and (m.group(1) not in services or int(m.group(2)) not in
+                              [p["port"] for p in services[m.group(1)]["spec"]["ports"]]):
+                        problems.append(f"{where}: --lobby names no Service port "
+                                        f"{m.group(1)}:{m.group(2)}")
                     m = re.match(r"--bot_target=dns:///([\w\-]+):(\d+)", str(arg))
                     if m:
                         svc = services.get(m.group(1))
@@ -391,6 +414,8 @@ def check_k8s(docs, problems):
         if not any(h["spec"]["scaleTargetRef"]["name"] == "ply-lobby"
                    for h in by_kind.get("HorizontalPodAutoscaler", {}).values()):
             problems.append("k8s Deployment ply-lobby: no HorizontalPodAutoscaler")
+    if "ply-web" not in by_kind.get("Deployment", {}) or "ply-web" not in services:
+        problems.append("k8s: no ply-web Deployment and Service (the browser's way in)")
     for name, secret in secrets.items():
         if not secret.get("generated") and (secret.get("stringData") or secret.get("data")):
             problems.append(f"k8s Secret {name}: its values are written in the file; generate it "
@@ -472,6 +497,29 @@ def selftest(dockerfile, compose, docs):
             if d["metadata"]["name"] == "ply-lobby" or d["kind"] == "PodDisruptionBudget":
                 change(d)
         expect(label, dockerfile, compose, k)
+
+    c = copy.deepcopy(compose)
+    c["services"]["web"]["command"] = ["--lobby=dns:///lobbies:50050"]
+    expect("ply-web's lobby naming no service", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["web"]["command"] = ["--lobbyy=dns:///lobby:50050"]
+    expect("unknown ply-web flag in Compose", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["web"]["healthcheck"]["test"] = ["CMD", "ply-web", "--healthcheck", "--port=80"]
+    expect("ply-web health check on another port", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    del c["services"]["web"]
+    expect("no web service in Compose", dockerfile, c, docs)
+    k = copy.deepcopy(docs)
+    for d in k:
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-web":
+            d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["httpGet"]["port"] = 9
+    expect("ply-web probe on an undeclared port", dockerfile, compose, k)
+    k = copy.deepcopy(docs)
+    for d in k:
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-web":
+            d["spec"]["template"]["spec"]["containers"][0]["args"] = ["--lobby=dns:///lobby:50050"]
+    expect("ply-web's lobby naming no Kubernetes Service", dockerfile, compose, k)
 
     lobby_mutation("one lobby replica", lambda d: d["kind"] == "Deployment" and
                    d["spec"].update(replicas=1))

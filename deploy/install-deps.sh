@@ -9,6 +9,8 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libcpp-httplib-dev
   libpqxx-dev libssl-dev postgresql
   python3-yaml curl openssl clang
+  # ply-web's browser tests: Debian's Chromium, driven by playwright-core from npm.
+  chromium
 )
 
 missing=()
@@ -17,11 +19,25 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# Node.js and npm by command, not by package: a machine may have them from elsewhere (NodeSource
+# ships npm inside its nodejs), and Debian's npm package would fight that one.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 
-echo "Installing: ${missing[*]}"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# playwright-core at the version package-lock.json pins; it drives the system's Chromium and never
+# downloads a browser of its own.
+web="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/web"
+if [ ! -f "$web/node_modules/.package-lock.json" ] ||
+  [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
+  echo "Installing the browser tests' npm packages in $web"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$web" --no-audit --no-fund --loglevel=error >/dev/null
+fi

@@ -40,45 +40,27 @@ class ServerProcess {
       const std::string& binary, const std::vector<std::string>& args,
       absl::Duration timeout = absl::Seconds(15),
       std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr) {
-    // Built before fork: the child of a threaded process may only make async-signal-safe calls.
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(binary.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
-    pid_t pid = fork();
-    if (pid < 0) return absl::InternalError("fork failed");
-    if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      close(out[1]);
-      execv(binary.c_str(), argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    auto server = std::unique_ptr<ServerProcess>(new ServerProcess(pid, out[0]));
     const absl::Time deadline = absl::Now() + timeout;
-    absl::StatusOr<std::string> line = server->ReadLineContaining("listening on ", deadline);
-    if (!line.ok()) return line.status();
-    server->ready_line_ = *line;
-    std::string rest = line->substr(line->find("listening on ") + 13);
-    rest = rest.substr(0, rest.find_first_of(" \n"));
-    size_t colon = rest.rfind(':');
-    if (colon == std::string::npos) return absl::InternalError("no port in: " + *line);
-    server->port_ = std::stoi(rest.substr(colon + 1));
-    server->address_ = absl::StrCat("127.0.0.1:", server->port_);
-    server->channel_ = grpc::CreateChannel(
-        server->address_, credentials ? credentials : grpc::InsecureChannelCredentials());
+    absl::StatusOr<std::unique_ptr<ServerProcess>> server = Spawn(binary, args, deadline);
+    if (!server.ok()) return server.status();
+    (*server)->channel_ = grpc::CreateChannel(
+        (*server)->address_, credentials ? credentials : grpc::InsecureChannelCredentials());
     while (absl::Now() < deadline) {
-      absl::StatusOr<ServingStatus> health = server->Health(absl::Milliseconds(500));
+      absl::StatusOr<ServingStatus> health = (*server)->Health(absl::Milliseconds(500));
       if (health.ok() && *health == grpc::health::v1::HealthCheckResponse::SERVING) {
         return server;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return absl::DeadlineExceededError(absl::StrCat(binary, " never reported SERVING"));
+  }
+
+  // Starts a server that is not a gRPC one (ply-web): ready once it has printed its "listening
+  // on" line.
+  static absl::StatusOr<std::unique_ptr<ServerProcess>> StartPlain(
+      const std::string& binary, const std::vector<std::string>& args,
+      absl::Duration timeout = absl::Seconds(15)) {
+    return Spawn(binary, args, absl::Now() + timeout);
   }
 
   ~ServerProcess() {
@@ -135,6 +117,41 @@ class ServerProcess {
   }
 
  private:
+  // The process, started, with the port of its "listening on [scheme://]HOST:PORT" line.
+  static absl::StatusOr<std::unique_ptr<ServerProcess>> Spawn(const std::string& binary,
+                                                              const std::vector<std::string>& args,
+                                                              absl::Time deadline) {
+    // Built before fork: the child of a threaded process may only make async-signal-safe calls.
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+    pid_t pid = fork();
+    if (pid < 0) return absl::InternalError("fork failed");
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    auto server = std::unique_ptr<ServerProcess>(new ServerProcess(pid, out[0]));
+    absl::StatusOr<std::string> line = server->ReadLineContaining("listening on ", deadline);
+    if (!line.ok()) return line.status();
+    server->ready_line_ = *line;
+    std::string rest = line->substr(line->find("listening on ") + 13);
+    rest = rest.substr(0, rest.find_first_of(" \n"));
+    size_t colon = rest.rfind(':');
+    if (colon == std::string::npos) return absl::InternalError("no port in: " + *line);
+    server->port_ = std::stoi(rest.substr(colon + 1));
+    server->address_ = absl::StrCat("127.0.0.1:", server->port_);
+    return server;
+  }
+
   ServerProcess(pid_t pid, int stdout_fd) : pid_(pid), stdout_fd_(stdout_fd) {}
 
   absl::StatusOr<std::string> ReadLineContaining(const std::string& marker, absl::Time deadline) {

@@ -13,6 +13,8 @@ LOBBY_METRICS_BASE_PORT="${PLY_LOBBY_METRICS_BASE_PORT:-9141}"
 BOT_BASE_PORT="${PLY_BOT_BASE_PORT:-50061}"
 METRICS_BASE_PORT="${PLY_METRICS_BASE_PORT:-9151}"
 PG_BIN="${PLY_PG_BIN:-/usr/lib/postgresql/15/bin}"
+# ply-web, the browser's gateway, on loopback.
+WEB_PORT="${PLY_WEB_PORT:-8080}"
 TARGETS="$DIR/run/bots.txt"
 
 as_pg=()
@@ -119,4 +121,19 @@ scale_lobbies() {
   if [ "$have" -gt "$n" ]; then
     for i in $(seq $((n + 1)) "$have"); do stop_server "lobby$i"; done
   fi
+}
+
+# ply-web in front of every lobby instance up; restarted when that list changes (it reads the
+# list once, at start).
+start_web() {
+  local lobbies
+  lobbies="$(lobby_addresses)"
+  if running "$DIR/run/web.pid" && [ "$(cat "$DIR/run/web.lobbies" 2>/dev/null)" = "$lobbies" ]; then
+    return 0
+  fi
+  stop_server web
+  # shellcheck disable=SC2086
+  start_server web "$BUILD/client-web/ply-web" --host=127.0.0.1 --port="$WEB_PORT" \
+    --lobby="$lobbies" ${PLY_WEB_FLAGS:-} || return 1
+  echo "$lobbies" >"$DIR/run/web.lobbies"
 }

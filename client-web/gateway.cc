@@ -1,0 +1,395 @@
+#include "client-web/gateway.h"
+
+#include <optional>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "bot-service/proto_convert.h"
+#include "client-web/assets.h"
+#include "client-web/board_model.h"
+#include "client-web/input_check.h"
+#include "client-web/match_json.h"
+#include "engine/registry/registry.h"
+#include "nlohmann/json.hpp"
+
+namespace ply::web {
+namespace {
+
+using nlohmann::json;
+
+// Scripts and styles come only from this origin, in files: no inline script can run even if
+// some text got into the page unescaped.
+constexpr char kCsp[] =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'";
+constexpr char kJson[] = "application/json; charset=utf-8";
+// Matches listed with their boards at most (each board may cost a GetMatch).
+constexpr int kBoardsPerList = 24;
+constexpr size_t kBoardCache = 2000;
+// How long a list answer is served again, and how many different lists are kept.
+constexpr absl::Duration kListFresh = absl::Seconds(1);
+constexpr size_t kListCache = 256;
+
+int HttpStatus(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kOutOfRange:
+      return 400;
+    case absl::StatusCode::kUnauthenticated:
+      return 401;
+    case absl::StatusCode::kPermissionDenied:
+      return 403;
+    case absl::StatusCode::kNotFound:
+      return 404;
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kAborted:
+      return 409;
+    case absl::StatusCode::kResourceExhausted:
+      return 429;
+    case absl::StatusCode::kUnavailable:
+      return 503;
+    case absl::StatusCode::kDeadlineExceeded:
+      return 504;
+    default:
+      return 502;
+  }
+}
+
+void SendJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), kJson);
+}
+
+// The lobby's sentence (or ours) for the page to show as it is.
+void SendError(httplib::Response& res, const absl::Status& status) {
+  std::string message(status.message());
+  if (status.code() == absl::StatusCode::kUnavailable) {
+    message = "the lobby cannot be reached just now; try again in a moment";
+  } else if (status.code() == absl::StatusCode::kDeadlineExceeded) {
+    message = "the lobby did not answer in time";
+  }
+  SendJson(res, HttpStatus(status.code()),
+           {{"error", message}, {"code", absl::StatusCodeToString(status.code())}});
+}
+
+// The body as JSON. Only application/json is taken: a cross-site form cannot send it without a
+// CORS preflight, which this server never grants.
+absl::StatusOr<json> Body(const httplib::Request& req) {
+  const std::string type = req.get_header_value("Content-Type");
+  if (!absl::StartsWith(type, "application/json")) {
+    return absl::InvalidArgumentError("send the request as application/json");
+  }
+  json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return absl::InvalidArgumentError("the request is not valid JSON");
+  return body;
+}
+
+void SecurityHeaders(httplib::Response& res, bool api) {
+  res.set_header("Content-Security-Policy", kCsp);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+  res.set_header("Cross-Origin-Resource-Policy", "same-origin");
+  // Answers carry seat tokens and live positions: never stored anywhere on the way.
+  res.set_header("Cache-Control", api ? "no-store" : "no-cache");
+}
+
+}  // namespace
+
+Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredentials> credentials,
+                 GatewayOptions options)
+    : lobby_(std::move(lobby), std::move(credentials)),
+      options_(options),
+      limits_(options.client_rps, options.client_burst, options.client_streams),
+      hub_(&lobby_, options.linger) {}
+
+std::string Gateway::ClientOf(const httplib::Request& req) const {
+  if (options_.trust_forwarded_for && req.has_header("X-Forwarded-For")) {
+    std::vector<std::string> hops = absl::StrSplit(req.get_header_value("X-Forwarded-For"), ',');
+    return std::string(absl::StripAsciiWhitespace(hops.front()));
+  }
+  return req.remote_addr;
+}
+
+void Gateway::Install(httplib::Server& server) {
+  server.set_payload_max_length(options_.max_body);
+  server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const bool api = absl::StartsWith(req.path, "/api/") || req.path == "/healthz";
+    SecurityHeaders(res, api);
+    if (req.path != "/healthz" && !limits_.Admit(ClientOf(req), absl::Now())) {
+      res.set_header("Retry-After", "1");
+      SendJson(res, 429, {{"error", "too many requests from your address; slow down"}});
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413) {
+      SendJson(res, 413, {{"error", "the request is too large"}});
+    } else if (absl::StartsWith(req.path, "/api/")) {
+      SendJson(res, res.status, {{"error", "no such request"}});
+    } else {
+      res.set_content("not found\n", "text/plain; charset=utf-8");
+    }
+  });
+
+  server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(absl::StrCat("ok ", lobby_.address(), " feeds=", hub_.size(), "\n"),
+                    "text/plain; charset=utf-8");
+  });
+  server.Get("/api/games", [this](const httplib::Request&, httplib::Response& res) { Games(res); });
+  server.Get("/api/matches",
+             [this](const httplib::Request& req, httplib::Response& res) { List(req, res); });
+  server.Post("/api/matches",
+              [this](const httplib::Request& req, httplib::Response& res) { Create(req, res); });
+  server.Get(R"(/api/matches/(\d{1,16}))",
+             [this](const httplib::Request& req, httplib::Response& res) { Get(req, res); });
+  server.Post(R"(/api/matches/(\d{1,16})/join)",
+              [this](const httplib::Request& req, httplib::Response& res) { Join(req, res); });
+  server.Post(R"(/api/matches/(\d{1,16})/move)",
+              [this](const httplib::Request& req, httplib::Response& res) { Move(req, res); });
+  server.Post(R"(/api/matches/(\d{1,16})/resign)",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                Resign(req, res, /*draw=*/false);
+              });
+  server.Post(R"(/api/matches/(\d{1,16})/draw)",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                Resign(req, res, /*draw=*/true);
+              });
+  server.Get(R"(/api/matches/(\d{1,16})/replay)",
+             [this](const httplib::Request& req, httplib::Response& res) { Replay(req, res); });
+  server.Get(R"(/api/matches/(\d{1,16})/events)",
+             [this](const httplib::Request& req, httplib::Response& res) { Events(req, res); });
+  server.Get(R"(/([a-z0-9_.\-]*))", [](const httplib::Request& req, httplib::Response& res) {
+    const Asset* asset =
+        FindAsset(req.matches[1].str().empty() ? "index.html" : req.matches[1].str());
+    if (asset == nullptr) {
+      res.status = 404;
+      return;
+    }
+    res.set_content(std::string(asset->data, asset->size), asset->type);
+  });
+}
+
+void Gateway::Games(httplib::Response& res) {
+  std::string cached;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cached = games_json_;
+  }
+  if (cached.empty()) {
+    absl::StatusOr<v1::ListGamesResponse> games = lobby_.ListGames();
+    if (!games.ok()) return SendError(res, games.status());
+    cached = GamesJson(*games).dump();
+    std::lock_guard<std::mutex> lock(mu_);
+    games_json_ = cached;
+  }
+  res.set_content(cached, kJson);
+}
+
+std::string Gateway::BoardOf(int64_t id, int plies) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = boards_.find(id);
+    if (it != boards_.end() && it->second.first == plies) return it->second.second;
+  }
+  absl::StatusOr<v1::Match> match = lobby_.GetMatch(id);
+  if (!match.ok()) return "";
+  std::lock_guard<std::mutex> lock(mu_);
+  // Bounded: an old entry is only a GetMatch away.
+  if (boards_.size() >= kBoardCache) boards_.clear();
+  boards_[id] = {match->moves_size(), match->board()};
+  return match->board();
+}
+
+void Gateway::List(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<v1::ListMatchesRequest> request = ListRequest({
+      .status = req.get_param_value("status"),
+      .game = req.get_param_value("game"),
+      .limit = req.get_param_value("limit"),
+      .open = req.get_param_value("open"),
+      .page = req.get_param_value("page"),
+  });
+  if (!request.ok()) return SendError(res, request.status());
+  const std::string key = request->SerializeAsString();
+  const absl::Time now = absl::Now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = lists_.find(key);
+    if (it != lists_.end() && now - it->second.first < kListFresh) {
+      return res.set_content(it->second.second, kJson);
+    }
+  }
+  absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListMatches(*request);
+  if (!list.ok()) return SendError(res, list.status());
+  json matches = json::array();
+  int boards = 0;
+  for (const v1::MatchSummary& s : list->matches()) {
+    const std::string board = boards++ < kBoardsPerList ? BoardOf(s.id(), s.moves_played()) : "";
+    matches.push_back(SummaryJson(s, board));
+  }
+  const std::string body = json{{"matches", matches}, {"next", list->next_page_token()}}.dump();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (lists_.size() >= kListCache) lists_.clear();
+    lists_[key] = {now, body};
+  }
+  res.set_content(body, kJson);
+}
+
+void Gateway::Get(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<v1::Match> match = lobby_.GetMatch(*id);
+  if (!match.ok()) return SendError(res, match.status());
+  const Reader reader =
+      req.get_param_value("view") == "player" ? Reader::kPlayer : Reader::kSpectator;
+  SendJson(res, 200, MatchJson(*match, reader));
+}
+
+void Gateway::Create(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<v1::CreateMatchRequest> request = CreateRequest(*body);
+  if (!request.ok()) return SendError(res, request.status());
+  absl::StatusOr<v1::CreateMatchResponse> created = lobby_.CreateMatch(*request);
+  if (!created.ok()) return SendError(res, created.status());
+  json out = {{"match", MatchJson(created->match(), Reader::kPlayer)}};
+  if (request->has_take_seat()) {
+    // Only to the browser that asked: it keeps the token in its own storage.
+    out["seat"] = request->take_seat();
+    out["token"] = created->seat_token();
+  }
+  SendJson(res, 201, out);
+}
+
+void Gateway::Join(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<v1::JoinMatchRequest> request = JoinRequest(*id, *body);
+  if (!request.ok()) return SendError(res, request.status());
+  absl::StatusOr<v1::JoinMatchResponse> joined = lobby_.JoinMatch(*request);
+  if (!joined.ok()) return SendError(res, joined.status());
+  SendJson(res, 200,
+           {{"match", MatchJson(joined->match(), Reader::kPlayer)},
+            {"seat", joined->seat()},
+            {"token", joined->seat_token()}});
+}
+
+void Gateway::Move(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
+  if (!token.ok()) return SendError(res, token.status());
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<v1::MakeMoveRequest> request = MoveRequest(*id, *body);
+  if (!request.ok()) return SendError(res, request.status());
+  absl::StatusOr<v1::MakeMoveResponse> moved = lobby_.MakeMove(*request, *token);
+  if (!moved.ok()) return SendError(res, moved.status());
+  SendJson(res, 200, {{"match", MatchJson(moved->match(), Reader::kPlayer)}});
+}
+
+void Gateway::Resign(const httplib::Request& req, httplib::Response& res, bool draw) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
+  if (!token.ok()) return SendError(res, token.status());
+  absl::StatusOr<v1::Match> match =
+      draw ? lobby_.OfferDraw(*id, *token) : lobby_.Resign(*id, *token);
+  if (!match.ok()) return SendError(res, match.status());
+  SendJson(res, 200, {{"match", MatchJson(*match, Reader::kPlayer)}});
+}
+
+void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<v1::Match> match = lobby_.GetMatch(*id);
+  if (!match.ok()) return SendError(res, match.status());
+  // Replaying is for finished matches: the live page shows a running one.
+  if (match->status() != v1::MATCH_STATUS_FINISHED) {
+    return SendError(res, absl::FailedPreconditionError("the match is not over yet"));
+  }
+  absl::StatusOr<std::unique_ptr<AnyGame>> game =
+      CreateGame(match->spec().name(), FromProto(match->spec()));
+  if (!game.ok()) return SendError(res, game.status());
+  // Every position from the start, so that the page steps through them without asking again.
+  json boards = json::array({BoardModel(match->spec().name(), (*game)->Render())});
+  for (const v1::MoveRecord& m : match->moves()) {
+    if (absl::Status s = (*game)->Play(m.move()); !s.ok()) return SendError(res, s);
+    boards.push_back(BoardModel(match->spec().name(), (*game)->Render()));
+  }
+  json out = MatchJson(*match, Reader::kSpectator);
+  out["boards"] = boards;
+  SendJson(res, 200, out);
+}
+
+void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  // A reconnecting EventSource sends the id of the last event it had: the moves it holds.
+  std::string last = req.get_header_value("Last-Event-ID");
+  if (last.empty()) last = req.get_param_value("after");
+  std::optional<int> after;
+  if (!last.empty()) {
+    absl::StatusOr<int> ply = PlyCount(last);
+    if (!ply.ok()) return SendError(res, ply.status());
+    after = *ply;
+  }
+  const Reader reader =
+      req.get_param_value("view") == "player" ? Reader::kPlayer : Reader::kSpectator;
+  if (streams_.fetch_add(1) >= options_.max_streams) {
+    streams_.fetch_sub(1);
+    res.set_header("Retry-After", "5");
+    return SendJson(res, 503, {{"error", "this server is watching all it can; try again soon"}});
+  }
+  const std::string client = ClientOf(req);
+  if (!limits_.OpenStream(client)) {
+    streams_.fetch_sub(1);
+    return SendJson(res, 429, {{"error", "too many live matches open from your address"}});
+  }
+  std::shared_ptr<MatchFeed> feed = hub_.Feed(*id);
+  if (absl::Status loaded = feed->WaitLoaded(absl::Seconds(5)); !loaded.ok()) {
+    limits_.Release(client);
+    streams_.fetch_sub(1);
+    return SendError(res, loaded);
+  }
+  feed->AddReader();
+  auto cursor =
+      std::make_shared<MatchFeed::Cursor>(MatchFeed::Cursor{.reader = reader, .after_ply = after});
+  auto first = std::make_shared<bool>(true);
+  res.set_header("X-Accel-Buffering", "no");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, feed, cursor, first](size_t, httplib::DataSink& sink) {
+        std::string out;
+        if (*first) {
+          // How soon a browser reconnects after the stream breaks.
+          out = "retry: 1000\n\n";
+          *first = false;
+        }
+        const bool more = feed->Next(*cursor, options_.keepalive, out);
+        if (out.empty()) out = ": keep-alive\n\n";
+        if (!sink.write(out.data(), out.size())) return false;
+        if (!more) sink.done();
+        return true;
+      },
+      [this, feed, client](bool) {
+        feed->DropReader();
+        limits_.Release(client);
+        streams_.fetch_sub(1);
+      });
+}
+
+}  // namespace ply::web

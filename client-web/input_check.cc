@@ -1,0 +1,224 @@
+#include "client-web/input_check.h"
+
+#include <cctype>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "engine/registry/registry.h"
+
+namespace ply::web {
+namespace {
+
+using nlohmann::json;
+
+absl::string_view View(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+absl::Status Bad(std::string_view what) { return absl::InvalidArgumentError(std::string(what)); }
+
+bool AllOf(std::string_view s, std::string_view extra) {
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && extra.find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The string member `key` of `body`, "" when absent; an error when it is there but not a string
+// or longer than `max`.
+absl::StatusOr<std::string> StringField(const json& body, const char* key, size_t max) {
+  if (!body.contains(key) || body[key].is_null()) return std::string();
+  if (!body[key].is_string()) return Bad(absl::StrCat("'", key, "' must be a string"));
+  std::string value = body[key].get<std::string>();
+  if (value.size() > max) return Bad(absl::StrCat("'", key, "' is too long"));
+  return value;
+}
+
+// The integer member `key`, `fallback` when absent; an error outside [lo, hi].
+absl::StatusOr<int64_t> IntField(const json& body, const char* key, int64_t lo, int64_t hi,
+                                 int64_t fallback) {
+  if (!body.contains(key) || body[key].is_null()) return fallback;
+  if (!body[key].is_number_integer())
+    return Bad(absl::StrCat("'", key, "' must be a whole number"));
+  const int64_t v = body[key].get<int64_t>();
+  if (v < lo || v > hi) return Bad(absl::StrCat("'", key, "' must be from ", lo, " to ", hi));
+  return v;
+}
+
+absl::StatusOr<int64_t> Decimal(std::string_view text, int64_t lo, int64_t hi, const char* what) {
+  int64_t v = 0;
+  if (text.empty() || text.size() > 16 || !AllOf(text, "") || !absl::SimpleAtoi(View(text), &v) ||
+      v < lo || v > hi) {
+    return Bad(absl::StrCat(what, " must be a number from ", lo, " to ", hi));
+  }
+  return v;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> MatchId(std::string_view text) {
+  return Decimal(text, 1, int64_t{1} << 53, "a match number");
+}
+
+absl::StatusOr<int> PlyCount(std::string_view text) {
+  absl::StatusOr<int64_t> v = Decimal(text, 0, 100000, "a ply count");
+  if (!v.ok()) return v.status();
+  return static_cast<int>(*v);
+}
+
+absl::Status CheckMove(std::string_view move) {
+  if (move.empty()) return Bad("no move");
+  if (move.size() > kMaxMoveText) return Bad("that move is too long");
+  if (!AllOf(move, "-x:+")) return Bad("a move holds only letters, digits and - x : +");
+  return absl::OkStatus();
+}
+
+absl::Status CheckName(std::string_view name) {
+  if (name.size() > kMaxName) return Bad(absl::StrCat("a name has at most ", kMaxName, " bytes"));
+  for (unsigned char c : name) {
+    // Bytes from 0x80 are UTF-8 letters; the page escapes whatever it shows, but a name that
+    // looks like markup or holds control characters is refused anyway.
+    if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&' || c == '"') {
+      return Bad("a name may not hold control characters or < > & \"");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> BearerToken(std::string_view header) {
+  constexpr std::string_view kPrefix = "Bearer ";
+  if (header.substr(0, kPrefix.size()) != kPrefix) {
+    return absl::UnauthenticatedError("this needs your seat's token (you hold no seat here)");
+  }
+  std::string_view token = header.substr(kPrefix.size());
+  if (token.size() < 16 || token.size() > 128 || !AllOf(token, "-_")) {
+    return absl::UnauthenticatedError("that is not a seat token");
+  }
+  return std::string(token);
+}
+
+absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  v1::CreateMatchRequest request;
+  absl::StatusOr<std::string> game = StringField(body, "game", 32);
+  if (!game.ok()) return game.status();
+  const GameInfo* info = FindGame(*game);
+  if (info == nullptr) return Bad(absl::StrCat("no game '", *game, "'"));
+  request.mutable_spec()->set_name(*game);
+  if (body.contains("options") && !body["options"].is_null()) {
+    const json& options = body["options"];
+    if (!options.is_object() || options.size() > 16) return Bad("'options' must be an object");
+    for (const auto& [name, value] : options.items()) {
+      bool known = false;
+      for (const OptionInfo& o : info->options) known = known || o.name == name;
+      if (!known) return Bad(absl::StrCat(info->title, " has no option '", name, "'"));
+      if (!value.is_string() || value.get<std::string>().size() > 256 ||
+          !AllOf(value.get<std::string>(), "+-_,.:")) {
+        return Bad(absl::StrCat("option '", name, "' must be a short text"));
+      }
+      (*request.mutable_spec()->mutable_options())[name] = value.get<std::string>();
+    }
+  }
+  if (!body.contains("seats") || !body["seats"].is_array() || body["seats"].size() != 2) {
+    return Bad("'seats' must list the two seats");
+  }
+  for (const json& seat : body["seats"]) {
+    if (!seat.is_object()) return Bad("each seat must be an object");
+    v1::SeatSpec* spec = request.add_seats();
+    const bool bot = seat.contains("bot") && seat["bot"].is_boolean() && seat["bot"].get<bool>();
+    spec->set_kind(bot ? v1::SEAT_KIND_BOT : v1::SEAT_KIND_HUMAN);
+    if (bot) {
+      absl::StatusOr<std::string> level = StringField(seat, "level", 16);
+      if (!level.ok()) return level.status();
+      if (!level->empty()) {
+        bool known = false;
+        for (const Difficulty& d : info->levels) known = known || d.name == *level;
+        if (!known) return Bad(absl::StrCat(info->title, " has no bot level '", *level, "'"));
+      }
+      spec->set_difficulty(*level);
+    }
+  }
+  absl::StatusOr<int64_t> take = IntField(body, "take_seat", 0, 1, -1);
+  if (!take.ok()) return take.status();
+  if (*take >= 0) {
+    if (request.seats(*take).kind() != v1::SEAT_KIND_HUMAN) return Bad("that seat is a bot's");
+    request.set_take_seat(static_cast<int32_t>(*take));
+  }
+  absl::StatusOr<std::string> name = StringField(body, "name", kMaxName);
+  if (!name.ok()) return name.status();
+  if (absl::Status s = CheckName(*name); !s.ok()) return s;
+  request.set_display_name(*name);
+  if (body.contains("clock") && !body["clock"].is_null()) {
+    const json& clock = body["clock"];
+    if (!clock.is_object()) return Bad("'clock' must be an object");
+    absl::StatusOr<int64_t> initial = IntField(clock, "initial_s", 10, 3 * 3600, 300);
+    if (!initial.ok()) return initial.status();
+    absl::StatusOr<int64_t> increment = IntField(clock, "increment_s", 0, 600, 0);
+    if (!increment.ok()) return increment.status();
+    request.mutable_time_control()->set_initial_ms(*initial * 1000);
+    request.mutable_time_control()->set_increment_ms(*increment * 1000);
+  }
+  return request;
+}
+
+absl::StatusOr<v1::JoinMatchRequest> JoinRequest(int64_t id, const json& body) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  v1::JoinMatchRequest request;
+  request.set_match_id(id);
+  absl::StatusOr<int64_t> seat = IntField(body, "seat", -1, 1, -1);
+  if (!seat.ok()) return seat.status();
+  request.set_seat(static_cast<int32_t>(*seat));
+  absl::StatusOr<std::string> name = StringField(body, "name", kMaxName);
+  if (!name.ok()) return name.status();
+  if (absl::Status s = CheckName(*name); !s.ok()) return s;
+  request.set_display_name(*name);
+  return request;
+}
+
+absl::StatusOr<v1::MakeMoveRequest> MoveRequest(int64_t id, const json& body) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  v1::MakeMoveRequest request;
+  request.set_match_id(id);
+  absl::StatusOr<int64_t> ply = IntField(body, "ply", 0, 100000, -1);
+  if (!ply.ok()) return ply.status();
+  if (*ply < 0) return Bad("'ply' (the moves already played) is missing");
+  request.set_expected_ply(static_cast<int32_t>(*ply));
+  absl::StatusOr<std::string> move = StringField(body, "move", kMaxMoveText);
+  if (!move.ok()) return move.status();
+  if (absl::Status s = CheckMove(*move); !s.ok()) return s;
+  request.set_move(*move);
+  return request;
+}
+
+absl::StatusOr<v1::ListMatchesRequest> ListRequest(const ListQuery& query) {
+  v1::ListMatchesRequest request;
+  if (query.status == "waiting") {
+    request.set_status(v1::MATCH_STATUS_WAITING);
+  } else if (query.status == "active") {
+    request.set_status(v1::MATCH_STATUS_ACTIVE);
+  } else if (query.status == "finished") {
+    request.set_status(v1::MATCH_STATUS_FINISHED);
+  } else if (!query.status.empty()) {
+    return Bad("status is waiting, active or finished");
+  }
+  if (!query.game.empty()) {
+    if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game '", query.game, "'"));
+    request.set_game(query.game);
+  }
+  int64_t limit = 20;
+  if (!query.limit.empty()) {
+    absl::StatusOr<int64_t> v = Decimal(query.limit, 1, kMaxPageSize, "limit");
+    if (!v.ok()) return v.status();
+    limit = *v;
+  }
+  request.set_page_size(static_cast<int32_t>(limit));
+  request.set_open_seats(query.open == "1");
+  if (!query.page.empty()) {
+    if (query.page.size() > 128 || !AllOf(query.page, "-_=")) return Bad("a bad page token");
+    request.set_page_token(query.page);
+  }
+  return request;
+}
+
+}  // namespace ply::web

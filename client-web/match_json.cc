@@ -1,0 +1,165 @@
+#include "client-web/match_json.h"
+
+#include "client-web/board_model.h"
+
+namespace ply::web {
+namespace {
+
+using nlohmann::json;
+
+const char* StatusName(v1::MatchStatus status) {
+  switch (status) {
+    case v1::MATCH_STATUS_WAITING:
+      return "waiting";
+    case v1::MATCH_STATUS_ACTIVE:
+      return "active";
+    case v1::MATCH_STATUS_FINISHED:
+      return "finished";
+    default:
+      return "unknown";
+  }
+}
+
+const char* ReasonName(v1::EndReason reason) {
+  switch (reason) {
+    case v1::END_REASON_RULES:
+      return "rules";
+    case v1::END_REASON_RESIGNATION:
+      return "resignation";
+    case v1::END_REASON_TIMEOUT:
+      return "timeout";
+    case v1::END_REASON_AGREEMENT:
+      return "agreement";
+    case v1::END_REASON_BOT_FAILURE:
+      return "bot_failure";
+    default:
+      return "unknown";
+  }
+}
+
+json SpecJson(const v1::GameSpec& spec) {
+  json options = json::object();
+  for (const auto& [k, v] : spec.options()) options[k] = v;
+  return {{"name", spec.name()}, {"options", options}};
+}
+
+json SeatsJson(const google::protobuf::RepeatedPtrField<v1::Seat>& seats) {
+  json out = json::array();
+  for (const v1::Seat& s : seats) {
+    out.push_back({{"index", s.index()},
+                   {"bot", s.kind() == v1::SEAT_KIND_BOT},
+                   {"level", s.difficulty()},
+                   {"name", s.display_name()},
+                   {"taken", s.taken()},
+                   {"clock_ms", s.clock_ms()},
+                   {"side", s.side()}});
+  }
+  return out;
+}
+
+json ResultJson(const v1::Match& match) {
+  if (!match.has_result()) return nullptr;
+  return {{"winner", match.result().winner()},
+          {"reason", ReasonName(match.result().reason())},
+          {"text", match.result().text()}};
+}
+
+}  // namespace
+
+bool ShowsThinking(const v1::Match& match, Reader reader) {
+  return reader == Reader::kSpectator || match.status() == v1::MATCH_STATUS_FINISHED;
+}
+
+json GamesJson(const v1::ListGamesResponse& games) {
+  json out = json::array();
+  for (const v1::GameInfo& g : games.games()) {
+    json options = json::array();
+    for (const v1::OptionInfo& o : g.options()) {
+      options.push_back(
+          {{"name", o.name()}, {"default", o.default_value()}, {"description", o.description()}});
+    }
+    json levels = json::array();
+    for (const v1::DifficultyLevel& l : g.levels()) {
+      levels.push_back({{"name", l.name()}, {"description", l.description()}});
+    }
+    json sides = json::array();
+    for (const std::string& p : g.player_names()) sides.push_back(p);
+    out.push_back({{"name", g.name()},
+                   {"title", g.title()},
+                   {"description", g.description()},
+                   {"options", options},
+                   {"levels", levels},
+                   {"sides", sides}});
+  }
+  return {{"games", out}};
+}
+
+json MoveJson(const v1::MoveRecord& move, bool show_thinking) {
+  json out = {{"ply", move.ply()},           {"seat", move.seat()},
+              {"move", move.move()},         {"think_ms", move.think_ms()},
+              {"clock_ms", move.clock_ms()}, {"time_ms", move.time_ms()}};
+  if (move.has_bot()) {
+    // A player still learns that a bot moved, never what it saw.
+    json bot = {{"instance", move.bot().instance()}};
+    if (show_thinking) {
+      bot["depth"] = move.bot().depth();
+      bot["score"] = move.bot().score();
+      bot["score_text"] = move.bot().score_text();
+      bot["nodes"] = move.bot().nodes();
+    }
+    out["bot"] = bot;
+  }
+  return out;
+}
+
+json StateJson(const v1::Match& match, const std::vector<std::string>& legal_moves) {
+  json legal = json::array();
+  for (const std::string& m : legal_moves) legal.push_back(m);
+  json clock = nullptr;
+  if (match.has_time_control()) {
+    clock = {{"initial_ms", match.time_control().initial_ms()},
+             {"increment_ms", match.time_control().increment_ms()}};
+  }
+  return {{"id", match.id()},
+          {"spec", SpecJson(match.spec())},
+          {"status", StatusName(match.status())},
+          {"seats", SeatsJson(match.seats())},
+          {"plies", match.moves_size()},
+          {"to_move", match.to_move()},
+          {"draw_offer", match.draw_offer()},
+          {"result", ResultJson(match)},
+          {"time_control", clock},
+          {"created_ms", match.created_ms()},
+          {"board", BoardModel(match.spec().name(), match.board())},
+          {"board_text", match.board()},
+          {"legal_moves", legal}};
+}
+
+json MatchJson(const v1::Match& match, Reader reader) {
+  std::vector<std::string> legal(match.legal_moves().begin(), match.legal_moves().end());
+  json out = StateJson(match, legal);
+  const bool thinking = ShowsThinking(match, reader);
+  json moves = json::array();
+  for (const v1::MoveRecord& m : match.moves()) moves.push_back(MoveJson(m, thinking));
+  out["moves"] = moves;
+  return out;
+}
+
+json SummaryJson(const v1::MatchSummary& summary, const std::string& board) {
+  json result = nullptr;
+  if (summary.has_result()) {
+    result = {{"winner", summary.result().winner()},
+              {"reason", ReasonName(summary.result().reason())},
+              {"text", summary.result().text()}};
+  }
+  return {{"id", summary.id()},
+          {"spec", SpecJson(summary.spec())},
+          {"status", StatusName(summary.status())},
+          {"seats", SeatsJson(summary.seats())},
+          {"plies", summary.moves_played()},
+          {"result", result},
+          {"created_ms", summary.created_ms()},
+          {"board", board.empty() ? json(nullptr) : BoardModel(summary.spec().name(), board)}};
+}
+
+}  // namespace ply::web

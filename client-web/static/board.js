@@ -1,0 +1,271 @@
+// Boards as SVG, for every game ply offers. The gateway sends a position as rows of cell codes
+// ('0' empty, '1'/'2' a piece of the first/second player, '3'/'4' their kings, '#' a wall, ' ' no
+// cell); this file knows each game's geometry and the names its notation gives the cells, and
+// nothing of its rules. The two sides differ in shape as well as colour: a plain piece for the
+// first player, a piece with a ring for the second (X and O in the noughts games).
+
+const NS = 'http://www.w3.org/2000/svg';
+const CELL = 40;
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// Whether a #rrggbb colour is dark (its ring mark is then drawn light).
+function isDark(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return 0.3 * (n >> 16) + 0.59 * ((n >> 8) & 255) + 0.11 * (n & 255) < 128;
+}
+
+const letter = (i) => String.fromCharCode(97 + i);
+
+// The notation's name of the cell at row r (0 = top) and column c of `rows`.
+export function cellName(game, rows, r, c) {
+  const h = rows.length;
+  switch (game) {
+    case 'connect4': return String(c + 1);
+    case 'gomoku': return letter(c) + (h - r);
+    case 'morris': return letter(c) + (7 - r);
+    case 'draughts': return String(r * 4 + Math.floor(c / 2) + 1);
+    default: return letter(c) + (r + 1);  // tictactoe, tictactwo, reversi: a1 top-left
+  }
+}
+
+// Colours per game and side; the shapes, not these, are what tell the sides apart.
+const PALETTE = {
+  connect4: { bg: '#1f4fa8', empty: '#eef2f8', p1: '#d7263d', p2: '#f6c90e', line: '#0f2f6a' },
+  reversi: { bg: '#1d7a46', empty: '#1d7a46', p1: '#151515', p2: '#f7f7f7', line: '#0d4d2a' },
+  gomoku: { bg: '#e3b96a', empty: 'none', p1: '#151515', p2: '#f7f7f7', line: '#6b4b16' },
+  morris: { bg: '#f1e3c3', empty: '#6b4b16', p1: '#f7f7f7', p2: '#151515', line: '#6b4b16' },
+  draughts: { bg: '#f0d9b5', empty: '#8b5a2b', p1: '#1b1b1b', p2: '#f2f2f2', line: '#5a3a1a' },
+  tictactoe: { bg: '#fbfbfb', empty: '#fbfbfb', p1: '#1b4f9c', p2: '#b3261e', line: '#333' },
+};
+PALETTE.tictactwo = PALETTE.tictactoe;
+
+function piece(g, cx, cy, r, code, pal, game) {
+  const side = code === '1' || code === '3' ? 1 : 2;
+  const king = code === '3' || code === '4';
+  if (game === 'tictactoe' || game === 'tictactwo') {
+    const s = r * 0.7;
+    if (side === 1) {
+      el('path', { d: `M${cx - s},${cy - s}L${cx + s},${cy + s}M${cx + s},${cy - s}L${cx - s},${cy + s}`,
+        stroke: pal.p1, 'stroke-width': r * 0.28, 'stroke-linecap': 'round', class: 'piece p1' }, g);
+    } else {
+      el('circle', { cx, cy, r: s, fill: 'none', stroke: pal.p2, 'stroke-width': r * 0.26,
+        class: 'piece p2' }, g);
+    }
+    return;
+  }
+  const fill = side === 1 ? pal.p1 : pal.p2;
+  const edge = side === 1 ? '#000' : '#333';
+  el('circle', { cx, cy, r, fill, stroke: edge, 'stroke-width': r * 0.08,
+    class: `piece p${side}` }, g);
+  // The second side's mark: an inner ring in the other colour.
+  if (side === 2) {
+    el('circle', { cx, cy, r: r * 0.55, fill: 'none', stroke: isDark(fill) ? '#ccc' : '#555',
+      'stroke-width': r * 0.12 }, g);
+  }
+  if (king) {
+    el('path', { d: `M${cx - r * 0.5},${cy + r * 0.25}L${cx - r * 0.5},${cy - r * 0.3}L${cx - r * 0.25},${cy}` +
+      `L${cx},${cy - r * 0.45}L${cx + r * 0.25},${cy}L${cx + r * 0.5},${cy - r * 0.3}L${cx + r * 0.5},${cy + r * 0.25}Z`,
+      fill: '#d4a017', stroke: '#000', 'stroke-width': r * 0.06, class: 'king' }, g);
+  }
+}
+
+// The board of `game` for the position `model` ({rows, grid?, hand?}). Options:
+//   small      a thumbnail: no coordinates, no interaction marks
+//   flip       turned half round (the first player of draughts sees its pieces at the bottom)
+//   last       cell names the last move touched (highlighted)
+//   selected   cell names picked so far for a move in several clicks
+//   targets    cell names that would continue or finish that move
+//   cursor     the cell the keyboard is on
+//   cylinder   Connect Four whose columns wrap
+export function drawBoard(game, model, opts = {}) {
+  const rows = model.rows;
+  const h = rows.length;
+  const w = rows[0].length;
+  const pal = PALETTE[game] || PALETTE.tictactoe;
+  const pad = opts.small ? 4 : 26;
+  const ghost = game === 'connect4' && opts.cylinder ? CELL : 0;
+  const width = w * CELL + 2 * pad + 2 * ghost;
+  const height = h * CELL + 2 * pad;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, class: `board board-${game}`,
+    role: 'img', 'data-game': game });
+  el('rect', { x: 0, y: 0, width, height, fill: pal.bg, rx: 6 }, svg);
+  const at = (r, c) => {
+    const rr = opts.flip ? h - 1 - r : r;
+    const cc = opts.flip ? w - 1 - c : c;
+    return [pad + ghost + cc * CELL + CELL / 2, pad + rr * CELL + CELL / 2];
+  };
+  const marks = el('g', {}, svg);
+  drawLines(game, marks, rows, at, pal, model, opts);
+  if (ghost) drawCylinderGhosts(svg, rows, pad, ghost, pal);
+  const pieces = el('g', {}, svg);
+  const last = new Set(opts.last || []);
+  const selected = new Set(opts.selected || []);
+  const targets = new Set(opts.targets || []);
+  for (let r = 0; r < h; r++) {
+    for (let c = 0; c < w; c++) {
+      const code = rows[r][c];
+      if (code === ' ') continue;
+      const [x, y] = at(r, c);
+      const name = cellName(game, rows, r, c);
+      const cell = el('g', { class: 'cell', 'data-cell': name, 'data-r': r, 'data-c': c }, pieces);
+      // The whole square takes the click, whatever is drawn in it.
+      el('rect', { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: 'transparent' }, cell);
+      if (code === '#') {
+        el('rect', { x: x - CELL / 2 + 3, y: y - CELL / 2 + 3, width: CELL - 6, height: CELL - 6,
+          fill: '#555', class: 'wall' }, cell);
+        el('path', { d: `M${x - 12},${y - 12}L${x + 12},${y + 12}M${x + 12},${y - 12}L${x - 12},${y + 12}`,
+          stroke: '#999', 'stroke-width': 3 }, cell);
+        continue;
+      }
+      if (game === 'connect4') el('circle', { cx: x, cy: y, r: CELL * 0.4, fill: pal.empty }, cell);
+      if (game === 'morris' && code === '0') el('circle', { cx: x, cy: y, r: 5, fill: pal.empty }, cell);
+      if (code !== '0') piece(cell, x, y, CELL * (game === 'gomoku' ? 0.44 : 0.38), code, pal, game);
+      if (!opts.small && last.has(lastKey(game, name, r))) {
+        el('rect', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 2, width: CELL - 4, height: CELL - 4,
+          fill: 'none', stroke: '#ff8c00', 'stroke-width': 3, 'stroke-dasharray': '6 3', class: 'last' }, cell);
+      }
+      if (selected.has(name)) {
+        el('rect', { x: x - CELL / 2 + 1, y: y - CELL / 2 + 1, width: CELL - 2, height: CELL - 2,
+          fill: 'none', stroke: '#0a7cff', 'stroke-width': 4, class: 'selected' }, cell);
+      }
+      if (targets.has(name)) {
+        el('circle', { cx: x, cy: y, r: 6, fill: '#0a7cff', stroke: '#fff', 'stroke-width': 2,
+          class: 'target' }, cell);
+      }
+      if (opts.cursor && opts.cursor[0] === r && opts.cursor[1] === c) {
+        el('rect', { x: x - CELL / 2 + 4, y: y - CELL / 2 + 4, width: CELL - 8, height: CELL - 8,
+          fill: 'none', stroke: '#000', 'stroke-width': 2, 'stroke-dasharray': '2 2', class: 'cursor' }, cell);
+      }
+    }
+  }
+  if (!opts.small) drawCoordinates(svg, game, rows, at, pad);
+  return svg;
+}
+
+// Connect Four's last move is a column; the highlight is the cell, so it is keyed by row too.
+function lastKey(game, name, r) { return game === 'connect4' ? `${name}@${r}` : name; }
+
+// The names the last move touched: every cell that differs between two positions.
+export function changedCells(game, before, after) {
+  const out = [];
+  if (!before || !after || before.rows.length !== after.rows.length) return out;
+  for (let r = 0; r < after.rows.length; r++) {
+    for (let c = 0; c < after.rows[r].length; c++) {
+      if (before.rows[r][c] !== after.rows[r][c]) {
+        out.push(lastKey(game, cellName(game, after.rows, r, c), r));
+      }
+    }
+  }
+  return out;
+}
+
+function drawLines(game, g, rows, at, pal, model, opts) {
+  const h = rows.length;
+  const w = rows[0].length;
+  const line = (a, b, width = 2) => {
+    const [x1, y1] = at(...a);
+    const [x2, y2] = at(...b);
+    el('line', { x1, y1, x2, y2, stroke: pal.line, 'stroke-width': width }, g);
+  };
+  if (game === 'gomoku') {
+    for (let r = 0; r < h; r++) line([r, 0], [r, w - 1], 1);
+    for (let c = 0; c < w; c++) line([0, c], [h - 1, c], 1);
+  } else if (game === 'morris') {
+    for (const k of [0, 1, 2]) {
+      const e = 6 - k;
+      line([k, k], [k, e]); line([k, e], [e, e]); line([e, e], [e, k]); line([e, k], [k, k]);
+    }
+    line([0, 3], [2, 3]); line([4, 3], [6, 3]); line([3, 0], [3, 2]); line([3, 4], [3, 6]);
+  } else if (game === 'draughts') {
+    for (let r = 0; r < h; r++) {
+      for (let c = 0; c < w; c++) {
+        if (rows[r][c] === ' ') continue;
+        const [x, y] = at(r, c);
+        el('rect', { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: pal.empty }, g);
+        if (!opts.small) {
+          el('text', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 10, 'font-size': 9, fill: '#f0d9b5' }, g)
+            .textContent = cellName(game, rows, r, c);
+        }
+      }
+    }
+  } else if (game !== 'connect4') {
+    for (let r = 0; r < h; r++) {
+      for (let c = 0; c < w; c++) {
+        const [x, y] = at(r, c);
+        el('rect', { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: 'none',
+          stroke: pal.line, 'stroke-width': 1 }, g);
+      }
+    }
+  }
+  // Tic-Tac-Two's 3x3 grid: only inside it do three in a row count.
+  if (model.grid) {
+    const [c0, r0, c1, r1] = model.grid;
+    const [xa, ya] = at(r0, c0);
+    const [xb, yb] = at(r1, c1);
+    const x = Math.min(xa, xb) - CELL / 2;
+    const y = Math.min(ya, yb) - CELL / 2;
+    el('rect', { x, y, width: Math.abs(xb - xa) + CELL, height: Math.abs(yb - ya) + CELL,
+      fill: '#dde8f6', stroke: '#1b4f9c', 'stroke-width': 4, class: 'grid' }, g);
+    for (let r = 0; r < h; r++) {
+      for (let c = 0; c < w; c++) {
+        const [cx, cy] = at(r, c);
+        el('rect', { x: cx - CELL / 2, y: cy - CELL / 2, width: CELL, height: CELL, fill: 'none',
+          stroke: pal.line, 'stroke-width': 1 }, g);
+      }
+    }
+  }
+}
+
+// A cylinder's columns wrap: the last column is shown faded left of the first, and the first
+// right of the last.
+function drawCylinderGhosts(svg, rows, pad, ghost, pal) {
+  const h = rows.length;
+  const w = rows[0].length;
+  const g = el('g', { opacity: 0.35, class: 'wrap' }, svg);
+  for (let r = 0; r < h; r++) {
+    for (const [from, x] of [[w - 1, pad + ghost / 2], [0, pad + ghost + w * CELL + ghost / 2]]) {
+      const y = pad + r * CELL + CELL / 2;
+      const code = rows[r][from];
+      el('circle', { cx: x, cy: y, r: CELL * 0.4, fill: pal.empty }, g);
+      if (code !== '0') piece(g, x, y, CELL * 0.38, code, pal, 'connect4');
+    }
+  }
+  el('text', { x: pad + 2, y: pad - 8, 'font-size': 12, fill: '#fff' }, svg).textContent = '⟲ columns wrap ⟳';
+}
+
+function drawCoordinates(svg, game, rows, at, pad) {
+  const h = rows.length;
+  const w = rows[0].length;
+  const text = (x, y, s) => {
+    const t = el('text', { x, y, 'font-size': 12, 'text-anchor': 'middle', 'dominant-baseline': 'middle',
+      fill: game === 'connect4' || game === 'reversi' ? '#fff' : '#333', class: 'coord' }, svg);
+    t.textContent = s;
+  };
+  if (game === 'draughts') return;  // squares carry their numbers
+  if (game === 'connect4') {
+    for (let c = 0; c < w; c++) {
+      const [x, y] = at(h - 1, c);
+      text(x, y + CELL / 2 + pad / 2, String(c + 1));
+    }
+    return;
+  }
+  for (let c = 0; c < w; c++) {
+    const [x] = at(0, c);
+    const [, yTop] = at(0, 0);
+    const [, yBottom] = at(h - 1, 0);
+    text(x, Math.max(yTop, yBottom) + CELL / 2 + pad / 2 - 2, letter(c));
+  }
+  for (let r = 0; r < h; r++) {
+    const [, y] = at(r, 0);
+    const [xa] = at(0, 0);
+    const [xb] = at(0, w - 1);
+    const label = cellName(game, rows, r, 0).replace(/^[a-z]/, '');
+    text(Math.min(xa, xb) - CELL / 2 - pad / 2 + 2, y, label);
+  }
+}

@@ -1,0 +1,263 @@
+// What a person does with the ply page, in Debian's Chromium driven by playwright-core. Run by
+// tests/web_browser_test.cc, which starts the stack (PostgreSQL, bots, lobby, ply-web), picks the
+// scenario and checks what this prints (one JSON object on the last line of stdout) against the
+// lobby.
+//
+//   node scenarios.mjs SCENARIO BASE_URL OUT_DIR [ARGS...]
+//
+// Nothing is downloaded: the browser is /usr/bin/chromium (or $PLY_CHROMIUM), with the flags this
+// machine's closed network needs.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+
+const [scenario, base, outDir, ...args] = process.argv.slice(2);
+const TIMEOUT = 30000;
+
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'ply-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.PLY_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    chromiumSandbox: false,
+    viewport: { width: 1100, height: 900 },
+    args: ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  context.setDefaultTimeout(TIMEOUT);
+  const close = async () => {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
+// The page's console errors fail the scenario: a script error would otherwise pass silently.
+function watchErrors(page, errors) {
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource|net::ERR_/.test(m.text())) errors.push(m.text()); });
+}
+
+async function newPage(context, errors) {
+  const page = await context.newPage();
+  watchErrors(page, errors);
+  return page;
+}
+
+const statusText = (page) => page.locator('#status').innerText();
+const moveCount = (page) => page.locator('#moves li').count();
+
+async function waitStatus(page, re, timeout = TIMEOUT) {
+  await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('#status')?.textContent || ''),
+    re.source, { timeout });
+}
+
+async function waitMoves(page, n, timeout = TIMEOUT) {
+  await page.waitForFunction((k) => document.querySelectorAll('#moves li').length >= k || /Game over/.test(document.querySelector('#status')?.textContent || ''),
+    n, { timeout });
+}
+
+// Creates a match through the API from inside the page (as its own script would), keeping the
+// seat in localStorage exactly where the page keeps it.
+async function createInPage(page, body) {
+  return page.evaluate(async (b) => {
+    const res = await fetch('/api/matches', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
+    const out = await res.json();
+    if (!res.ok) throw new Error(out.error);
+    if (out.token) localStorage.setItem(`ply.seat.${out.match.id}`, JSON.stringify({ seat: out.seat, token: out.token }));
+    return out.match.id;
+  }, body);
+}
+
+// Plays `move` by clicking: each cell it names in turn, or its button.
+async function clickMove(page, move) {
+  if (move === 'pass' || move.includes(':')) {
+    await page.click(`[data-move="${move}"]`);
+    return;
+  }
+  for (const cell of move.split(/[-x]/)) await page.locator(`#board [data-cell="${cell}"]`).first().click();
+}
+
+async function legalMoves(page, id) {
+  return page.evaluate(async (i) => (await (await fetch(`/api/matches/${i}?view=player`)).json()).legal_moves, id);
+}
+
+async function shot(page, name) {
+  const file = path.join(outDir, `${name}.png`);
+  await page.locator('#board').screenshot({ path: file });
+  return file;
+}
+
+const scenarios = {
+  // A spectator watches a match to its end: the moves it shows, and when each arrived.
+  async watch(context, errors) {
+    const [id] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Game over/, 120000);
+    const moves = await page.locator('#moves li .mv').allInnerTexts();
+    const trace = await page.evaluate(() => window.plyTrace);
+    const snapshots = await page.evaluate(() => window.plySnapshots);
+    const botInfo = await page.locator('#moves li .bot').count();
+    const status = await statusText(page);
+    const screenshot = await shot(page, 'watch');
+    // The replay: from the start, one move on with the keyboard, and back to the end.
+    await page.click('#replay-start');
+    await page.waitForSelector('#rp-first');  // the positions have arrived
+    await page.keyboard.press('Home');
+    const atStart = await statusText(page);
+    const startBoard = await page.locator('#board .piece').count();
+    await page.keyboard.press('ArrowRight');
+    const afterOne = await statusText(page);
+    await page.click('#rp-last');
+    const atEnd = await statusText(page);
+    // A phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await page.screenshot({ path: path.join(outDir, 'watch-phone.png'), fullPage: true });
+    const connection = await page.locator('#connection').innerText();
+    return { moves, trace, snapshots, connection, botInfo, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
+  },
+
+  // Two people, two browsers (separate storage): one creates an open seat and shares the link,
+  // the other joins; Red drops four in column 1 while Yellow plays column 2.
+  async 'two-players'(context, errors) {
+    const second = await launch();
+    try {
+      const a = await newPage(context, errors);
+      await a.goto(`${base}/#/new`);
+      await a.selectOption('#game', 'connect4');
+      await a.selectOption('#opponent', 'friend');
+      await a.selectOption('#side', '0');
+      await a.fill('#name', 'alice');
+      await a.selectOption('#clock', '180+2');
+      await a.click('#create');
+      const link = await a.locator('#share').inputValue();
+      const b = await newPage(second.context, errors);
+      await b.goto(link);
+      await b.fill('#join-name', 'bob');
+      await b.click('[data-join="2"]');
+      // Red's clock runs while Red thinks.
+      await waitStatus(a, /Your move/);
+      const clockBefore = await a.locator('[data-clock="0"]').innerText();
+      await a.waitForTimeout(2200);  // the text shows whole seconds and is redrawn every 200 ms
+      const clockAfter = await a.locator('[data-clock="0"]').innerText();
+      const plan = ['1', '2', '1', '2', '1', '2', '1'];
+      for (let i = 0; i < plan.length; i++) {
+        const page = i % 2 === 0 ? a : b;
+        await waitStatus(page, /Your move/);
+        await page.locator(`#board [data-cell="${plan[i]}"]`).first().click();
+        await waitMoves(page, i + 1);
+      }
+      await waitStatus(a, /Game over/);
+      await waitStatus(b, /Game over/);
+      await shot(a, 'two-players');
+      return { clockBefore, clockAfter, a: await statusText(a), b: await statusText(b), tokenShownToB: (await b.content()).includes(await a.evaluate(() => Object.keys(localStorage).map((k) => JSON.parse(localStorage.getItem(k)).token)[0])) };
+    } finally {
+      await second.close();
+    }
+  },
+
+  // A few clicked moves against a bot in every game; a screenshot of each board.
+  async bots(context, errors) {
+    const specs = JSON.parse(args[0]);
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/`);
+    const results = [];
+    for (const spec of specs) {
+      const id = await createInPage(page, { game: spec.game, options: spec.options || {}, name: 'tester',
+        seats: [{ bot: false }, { bot: true, level: spec.level }], take_seat: 0 });
+      await page.goto(`${base}/#/m/${id}`);
+      const played = [];
+      for (let k = 0; k < (spec.moves || 3); k++) {
+        await waitStatus(page, /Your move|Game over/);
+        if (/Game over/.test(await statusText(page))) break;
+        const before = await moveCount(page);
+        const legal = await legalMoves(page, id);
+        // The move naming the most cells exercises picking a piece, then its target.
+        const move = legal.slice().sort((x, y) => y.split(/[-x]/).length - x.split(/[-x]/).length)[k % 2 === 0 ? 0 : legal.length - 1];
+        await clickMove(page, move);
+        await waitMoves(page, before + 2);
+        played.push(move);
+      }
+      results.push({ label: spec.label, id, played, screenshot: await shot(page, `board-${spec.label}`) });
+    }
+    return { results };
+  },
+
+  // One move clicked in a prepared position (a Morris capture, a draughts multi-jump).
+  async 'click-move'(context, errors) {
+    const [id, seat, token, move, label] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/`);
+    await page.evaluate(([i, s, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: Number(s), token: t })), [id, seat, token]);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Your move/);
+    const before = await moveCount(page);
+    await clickMove(page, move);
+    await waitMoves(page, before + 1);
+    const moves = await page.locator('#moves li .mv').allInnerTexts();
+    return { last: moves[before], screenshot: await shot(page, `move-${label}`) };
+  },
+
+  // A move the lobby refuses (a taken cell) shows the lobby's reason.
+  async refused(context, errors) {
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/`);
+    const id = await createInPage(page, { game: 'tictactoe', name: 'tester', seats: [{ bot: false }, { bot: true, level: args[0] }], take_seat: 0 });
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Your move/);
+    // The first move with the keyboard: from a1, right and down to b2, Enter.
+    await page.focus('#board');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await waitMoves(page, 2);
+    await waitStatus(page, /Your move/);
+    await page.locator('#board [data-cell="b2"]').click();
+    await page.waitForFunction(() => /refused/.test(document.querySelector('#notice').textContent));
+    const first = await page.locator('#moves li .mv').first().innerText();
+    return { first, notice: await page.locator('#notice').innerText() };
+  },
+
+  // A reload keeps the seat: the page finds its token and plays on. The token never appears in
+  // the page itself.
+  async reload(context, errors) {
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/#/new`);
+    await page.selectOption('#game', 'connect4');
+    await page.selectOption('#opponent', 'bot');
+    await page.selectOption('#level', args[0]);
+    await page.click('#create');
+    await waitStatus(page, /Your move/);
+    await page.locator('#board [data-cell="4"]').first().click();
+    await waitMoves(page, 2);
+    await page.reload();
+    await waitStatus(page, /Your move/);
+    const you = await page.locator('.you').count();
+    await page.locator('#board [data-cell="4"]').first().click();
+    await waitMoves(page, 4);
+    const token = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('ply.seat.')).map((k) => JSON.parse(localStorage.getItem(k)).token)[0]);
+    const shown = (await page.content()).includes(token);
+    return { you, moves: await moveCount(page), tokenInPage: shown };
+  },
+};
+
+const started = Date.now();
+const { context, close } = await launch();
+const errors = [];
+let result;
+try {
+  result = await scenarios[scenario](context, errors);
+  result.errors = errors;
+  result.ms = Date.now() - started;
+  console.log(JSON.stringify(result));
+} catch (e) {
+  const page = context.pages().at(-1);
+  if (page) await page.screenshot({ path: path.join(outDir, `failure-${scenario}.png`) }).catch(() => {});
+  console.log(JSON.stringify({ failed: String(e && e.stack || e), errors }));
+  process.exitCode = 1;
+} finally {
+  await close();
+}

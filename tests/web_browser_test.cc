@@ -1,0 +1,417 @@
+// ply-web in front of a real stack (PostgreSQL, two ply-bot, ply-lobby): its event streams resume
+// from the last ply and keep a bot's thinking from its opponent, and the page does what people
+// do with it in Debian's Chromium, driven by playwright-core (tests/web/scenarios.mjs). The
+// browser tests are skipped when Chromium or the npm packages are not installed
+// (deploy/install-deps.sh installs both). Screenshots land in build/tests/web-artifacts/.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "bot-service/proto_convert.h"
+#include "engine/registry/registry.h"
+#include "nlohmann/json.hpp"
+#include "tests/lobby_helper.h"
+#include "tests/stack_helper.h"
+
+namespace ply::testing {
+namespace {
+
+using nlohmann::json;
+using v1::SEAT_KIND_BOT;
+using v1::SEAT_KIND_HUMAN;
+
+std::string Chromium() {
+  const char* env = std::getenv("PLY_CHROMIUM");
+  return env != nullptr && *env != '\0' ? env : "/usr/bin/chromium";
+}
+
+// Why the browser tests cannot run here, or "" when they can.
+std::string BrowserMissing() {
+  if (access(Chromium().c_str(), X_OK) != 0) return Chromium() + " is not installed";
+  if (!std::filesystem::exists(PLY_WEB_TESTS "/node_modules/playwright-core")) {
+    return "playwright-core is not installed in tests/web (deploy/install-deps.sh)";
+  }
+  if (std::system("node --version >/dev/null 2>&1") != 0) return "node is not installed";
+  return "";
+}
+
+class WebTest : public StackFixture {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::string> url = NewDatabase("web");
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+    StartLobby();
+    // The tests' many quick requests come from one address.
+    auto web = ServerProcess::StartPlain(
+        PLY_WEB_BINARY,
+        {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+         "--client_rps=1000", "--client_burst=1000", "--client_streams=0"});
+    ASSERT_TRUE(web.ok()) << web.status();
+    web_ = *std::move(web);
+    base_ = absl::StrCat("http://127.0.0.1:", web_->port());
+    std::filesystem::create_directories(PLY_WEB_ARTIFACTS);
+  }
+
+  // A match between two bots at `levels`, bots moving every `pacing_ms`.
+  int64_t BotMatch(const std::string& game, int64_t pacing_ms,
+                   std::vector<std::string> levels = {"easy", "medium"}) {
+    v1::CreateMatchResponse created;
+    grpc::Status s = Create(stub_.get(), game, {SEAT_KIND_BOT, SEAT_KIND_BOT}, levels, &created,
+                            [&](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(pacing_ms); });
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return created.match().id();
+  }
+
+  v1::Match WaitFinished(int64_t id) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    v1::Match m;
+    while (absl::Now() < deadline) {
+      m = Get(id);
+      if (m.status() == v1::MATCH_STATUS_FINISHED) break;
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    return m;
+  }
+
+  // The event stream of match `id` until `enough` says so (or it ends), as text.
+  std::string Stream(int64_t id, const httplib::Headers& headers, const std::string& query,
+                     const std::function<bool(const std::string&)>& enough) {
+    httplib::Client c("127.0.0.1", web_->port());
+    c.set_read_timeout(20, 0);
+    std::string text;
+    c.Get(absl::StrCat("/api/matches/", id, "/events", query).c_str(), headers,
+          [&](const char* data, size_t n) {
+            text.append(data, n);
+            return !enough(text);
+          });
+    return text;
+  }
+
+  // Runs one scenario of tests/web/scenarios.mjs; its JSON report.
+  json Scenario(const std::string& name, const std::vector<std::string>& args = {}) {
+    std::string command = absl::StrCat("cd '", PLY_WEB_TESTS, "' && node scenarios.mjs ", name, " ",
+                                       base_, " '", PLY_WEB_ARTIFACTS, "'");
+    for (const std::string& a : args) absl::StrAppend(&command, " '", a, "'");
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    char buffer[4096];
+    while (pipe != nullptr && fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
+    const int status = pipe != nullptr ? pclose(pipe) : -1;
+    const std::string last =
+        out.substr(out.rfind('{') == std::string::npos ? 0 : out.rfind("\n{") + 1);
+    json report = json::parse(last, nullptr, false);
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_FALSE(report.is_discarded()) << out;
+    if (report.is_discarded()) return json::object();
+    EXPECT_TRUE(report.value("errors", json::array()).empty()) << report.dump();
+    return report;
+  }
+
+  std::unique_ptr<ServerProcess> web_;
+  std::string base_;
+};
+
+#define SKIP_WITHOUT_BROWSER()                                  \
+  if (const std::string why = BrowserMissing(); !why.empty()) { \
+    GTEST_SKIP() << why;                                        \
+  }
+
+TEST_F(WebTest, EventStreamResumesAfterTheLastPly) {
+  const int64_t id = BotMatch("connect4", 0);
+  const v1::Match done = WaitFinished(id);
+  ASSERT_EQ(done.status(), v1::MATCH_STATUS_FINISHED);
+  auto ended = [](const std::string& t) { return t.find("event: end") != std::string::npos; };
+
+  const std::string whole = Stream(id, {}, "", ended);
+  EXPECT_NE(whole.find("event: snapshot"), std::string::npos);
+
+  const std::string resumed = Stream(id, {{"Last-Event-ID", "3"}}, "", ended);
+  EXPECT_EQ(resumed.find("event: snapshot"), std::string::npos);
+  EXPECT_EQ(resumed.find("id: 3\n"), std::string::npos);
+  EXPECT_NE(resumed.find(absl::StrCat("id: 4\nevent: move\ndata: {\"move\":{\"bot\"")),
+            std::string::npos);
+  EXPECT_NE(resumed.find(absl::StrCat("id: ", done.moves_size(), "\nevent: move")),
+            std::string::npos);
+  // ?after= does the same for a client that cannot set the header.
+  EXPECT_EQ(Stream(id, {}, "?after=3", ended), resumed);
+}
+
+TEST_F(WebTest, AQuietStreamGetsKeepAlivesNotTheMatchAgain) {
+  web_.reset();
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+                       "--keepalive_s=1"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  web_ = *std::move(web);
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {SEAT_KIND_HUMAN, SEAT_KIND_HUMAN}, {}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("ann");
+                     })
+                  .ok());
+  const std::string text = Stream(created.match().id(), {}, "", [](const std::string& t) {
+    return absl::StrContains(t, ": keep-alive\n\n: keep-alive\n\n");
+  });
+  EXPECT_EQ(text.find("event: snapshot"), text.rfind("event: snapshot"));
+}
+
+TEST_F(WebTest, PlayersDoNotSeeTheBotsThinkingWhileTheMatchIsOn) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {SEAT_KIND_HUMAN, SEAT_KIND_BOT}, {"", "easy"},
+                     &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("ann");
+                     })
+                  .ok());
+  const int64_t id = created.match().id();
+  ASSERT_TRUE(Move(stub_.get(), id, 0, "4", created.seat_token()).ok());
+  auto two_moves = [](const std::string& t) {
+    return t.find("id: 2\nevent:") != std::string::npos;
+  };
+  const std::string player = Stream(id, {}, "?view=player&after=0", two_moves);
+  const std::string spectator = Stream(id, {}, "?after=0", two_moves);
+  EXPECT_NE(player.find("\"instance\""), std::string::npos);
+  EXPECT_EQ(player.find("\"depth\""), std::string::npos);
+  EXPECT_NE(spectator.find("\"depth\""), std::string::npos);
+  // Nobody's stream carries a seat token.
+  EXPECT_EQ(player.find(created.seat_token()), std::string::npos);
+}
+
+TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = BotMatch("reversi", 100);
+  const json report = Scenario("watch", {std::to_string(id)});
+  const v1::Match stored = Get(id);
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
+  EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
+  EXPECT_GT(report["botInfo"].get<int>(), 0);
+  EXPECT_GT(std::filesystem::file_size(report["screenshot"].get<std::string>()), 1000u);
+  // The replay steps from the empty board to the end; the page fits a phone's width.
+  const std::string result = absl::StrCat(" moves (", stored.result().text(), ")");
+  EXPECT_EQ(report["replay"]["atStart"],
+            absl::StrCat("Replay: position after 0 of ", moves.size(), result));
+  EXPECT_EQ(report["replay"]["afterOne"],
+            absl::StrCat("Replay: position after 1 of ", moves.size(), result));
+  EXPECT_EQ(report["replay"]["atEnd"],
+            absl::StrCat("Replay: position after ", moves.size(), " of ", moves.size(), result));
+  EXPECT_EQ(report["replay"]["startBoard"], 4);  // Reversi's four first discs
+  EXPECT_LE(report["overflow"].get<int>(), 0);
+  // From a move's commit in the lobby to the page showing it, same machine, same clock.
+  std::vector<double> delays;
+  for (const json& t : report["trace"]) {
+    delays.push_back(t["seen_ms"].get<double>() - t["commit_ms"].get<double>());
+  }
+  ASSERT_FALSE(delays.empty());
+  std::sort(delays.begin(), delays.end());
+  const double p50 = delays[delays.size() / 2];
+  const double p99 = delays[std::min(delays.size() - 1, delays.size() * 99 / 100)];
+  std::printf("commit to browser: %zu moves, p50 %.1f ms, p99 %.1f ms\n", delays.size(), p50, p99);
+  RecordProperty("commit_to_browser_p50_ms", std::to_string(p50));
+  RecordProperty("commit_to_browser_p99_ms", std::to_string(p99));
+  EXPECT_LT(p99, 1000);
+}
+
+TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = BotMatch("reversi", 100);
+  json report;
+  std::thread page([&] { report = Scenario("watch", {std::to_string(id)}); });
+  // Mid-match, ply-web dies and a new one takes its port: the page's EventSource reconnects
+  // with the last move it has as Last-Event-ID. That is once the page follows the match (ply-web
+  // has its feed) and a few more moves have come.
+  const absl::Time deadline = absl::Now() + absl::Seconds(90);
+  httplib::Client health("127.0.0.1", web_->port());
+  bool following = false;
+  while (!following && absl::Now() < deadline) {
+    httplib::Result r = health.Get("/healthz");
+    following = r && r->body.find("feeds=1") != std::string::npos;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  const int seen = Get(id).moves_size();
+  while (following && Get(id).moves_size() < seen + 5 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  if (!following || Get(id).status() != v1::MATCH_STATUS_ACTIVE) {
+    page.join();
+    FAIL() << "the page never followed the match, or it ended before the restart";
+  }
+  const int port = web_->port();
+  web_.reset();
+  absl::SleepFor(absl::Milliseconds(500));
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {absl::StrCat("--port=", port), "--host=127.0.0.1",
+                       absl::StrCat("--lobby=", lobby_->address()), "--client_rps=1000",
+                       "--client_burst=1000", "--client_streams=0"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  web_ = *std::move(web);
+  page.join();
+  const v1::Match stored = Get(id);
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
+  ASSERT_TRUE(report.contains("moves")) << report.dump();
+  EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
+  EXPECT_EQ(report["snapshots"], 1);  // resumed, not started over
+}
+
+TEST_F(WebTest, BrowserFollowsByAskingWhenTheGatewayHasNoStreamToSpare) {
+  SKIP_WITHOUT_BROWSER();
+  // A gateway with room for eight event streams (the fewest: --threads is at least 40, and 32
+  // threads stay for other requests), which others hold.
+  web_.reset();
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+                       "--threads=40", "--client_rps=1000", "--client_burst=1000"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  web_ = *std::move(web);
+  base_ = absl::StrCat("http://127.0.0.1:", web_->port());
+  const int64_t id = BotMatch("reversi", 120);
+  std::vector<std::thread> holders;
+  for (int i = 0; i < 8; ++i) {
+    holders.emplace_back([&] {
+      Stream(id, {}, "",
+             [](const std::string& t) { return t.find("event: end") != std::string::npos; });
+    });
+  }
+  absl::SleepFor(absl::Milliseconds(500));
+  const json report = Scenario("watch", {std::to_string(id)});
+  for (std::thread& t : holders) t.join();
+  const v1::Match stored = Get(id);
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
+  ASSERT_TRUE(report.contains("moves")) << report.dump();
+  EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
+  EXPECT_EQ(report["snapshots"], 0);  // no event stream at all
+  EXPECT_EQ(report["connection"],
+            "Live updates are not available; the page asks every two seconds.");
+}
+
+TEST_F(WebTest, BrowserPagesPlayConnectFourAgainstEachOtherToAWin) {
+  SKIP_WITHOUT_BROWSER();
+  const json report = Scenario("two-players");
+  // Red's clock ran while Red was to move.
+  EXPECT_NE(report["clockBefore"], report["clockAfter"]);
+  EXPECT_EQ(report["a"], "Game over: Red wins: four in a row");
+  EXPECT_EQ(report["b"], "Game over: Red wins: four in a row");
+  EXPECT_EQ(report["tokenShownToB"], false);
+}
+
+TEST_F(WebTest, BrowserPlaysABotInEveryGameByClicking) {
+  SKIP_WITHOUT_BROWSER();
+  const json specs = json::parse(R"([
+    {"label": "connect4", "game": "connect4", "level": "beginner"},
+    {"label": "connect4-cylinder", "game": "connect4", "level": "beginner",
+     "options": {"cylinder": "true", "width": "8", "height": "5"}},
+    {"label": "tictactoe", "game": "tictactoe", "level": "beginner"},
+    {"label": "tictactwo", "game": "tictactwo", "level": "beginner", "moves": 5},
+    {"label": "reversi", "game": "reversi", "level": "beginner",
+     "options": {"width": "6", "height": "6", "walls": "a1+f6"}},
+    {"label": "reversi-10x8", "game": "reversi", "level": "beginner",
+     "options": {"width": "10", "height": "8"}},
+    {"label": "gomoku", "game": "gomoku", "level": "beginner"},
+    {"label": "morris", "game": "morris", "level": "beginner"},
+    {"label": "draughts", "game": "draughts", "level": "beginner"}])");
+  const json report = Scenario("bots", {specs.dump()});
+  ASSERT_EQ(report["results"].size(), specs.size()) << report.dump();
+  for (const json& r : report["results"]) {
+    SCOPED_TRACE(r["label"].get<std::string>());
+    EXPECT_GE(r["played"].size(), 2u);
+    // Each clicked move is stored as the lobby's own record of the match.
+    const v1::Match stored = Get(r["id"].get<int64_t>());
+    for (size_t i = 0; i < r["played"].size(); ++i) {
+      ASSERT_GT(stored.moves_size(), static_cast<int>(2 * i));
+      EXPECT_EQ(stored.moves(2 * i).move(), r["played"][i]);
+    }
+    EXPECT_GT(std::filesystem::file_size(r["screenshot"].get<std::string>()), 1000u);
+  }
+}
+
+// Plays random legal moves of `game` from the start until the side to move has a legal move that
+// `wanted` picks; the moves before it and that move.
+std::pair<std::vector<std::string>, std::string> FindPosition(
+    const std::string& game, const std::function<bool(const std::string&)>& wanted) {
+  std::mt19937 random(7);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    auto g = *CreateGame(game, {});
+    std::vector<std::string> played;
+    for (int ply = 0; ply < 120 && !g->Status().over; ++ply) {
+      std::vector<std::string> legal = g->LegalMoves();
+      for (const std::string& m : legal) {
+        if (wanted(m)) return {played, m};
+      }
+      const std::string m = legal[random() % legal.size()];
+      EXPECT_TRUE(g->Play(m).ok());
+      played.push_back(m);
+    }
+  }
+  return {{}, ""};
+}
+
+TEST_F(WebTest, BrowserClicksAMorrisCaptureAndADraughtsMultiJump) {
+  SKIP_WITHOUT_BROWSER();
+  const std::vector<std::pair<std::string, std::function<bool(const std::string&)>>> cases = {
+      {"morris", [](const std::string& m) { return m.find('x') != std::string::npos; }},
+      {"draughts", [](const std::string& m) { return std::count(m.begin(), m.end(), 'x') >= 2; }},
+  };
+  for (const auto& [game, wanted] : cases) {
+    SCOPED_TRACE(game);
+    const auto [before, move] = FindPosition(game, wanted);
+    ASSERT_FALSE(move.empty());
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create(stub_.get(), game, {SEAT_KIND_HUMAN, SEAT_KIND_HUMAN}, {}, &created,
+                       [](v1::CreateMatchRequest& r) {
+                         r.set_take_seat(0);
+                         r.set_display_name("one");
+                       })
+                    .ok());
+    const int64_t id = created.match().id();
+    v1::JoinMatchResponse joined;
+    ASSERT_TRUE(Join(stub_.get(), id, 1, "two", &joined).ok());
+    const std::string tokens[2] = {created.seat_token(), joined.seat_token()};
+    for (size_t i = 0; i < before.size(); ++i) {
+      const int seat = Get(id).to_move();
+      ASSERT_TRUE(Move(stub_.get(), id, static_cast<int>(i), before[i], tokens[seat]).ok());
+    }
+    const int seat = Get(id).to_move();
+    const json report = Scenario(
+        "click-move", {std::to_string(id), std::to_string(seat), tokens[seat], move, game});
+    EXPECT_EQ(report["last"], move);
+    const v1::Match stored = Get(id);
+    ASSERT_EQ(stored.moves_size(), static_cast<int>(before.size()) + 1);
+    EXPECT_EQ(stored.moves(stored.moves_size() - 1).move(), move);
+  }
+}
+
+TEST_F(WebTest, BrowserShowsTheLobbysReasonForARefusedMove) {
+  SKIP_WITHOUT_BROWSER();
+  const json report = Scenario("refused", {"beginner"});
+  EXPECT_EQ(report["first"], "b2");  // played with the arrow keys and Enter
+  EXPECT_EQ(report["notice"], "Move b2 refused: b2 is already taken");
+}
+
+TEST_F(WebTest, BrowserReloadKeepsTheSeat) {
+  SKIP_WITHOUT_BROWSER();
+  const json report = Scenario("reload", {"beginner"});
+  EXPECT_EQ(report["you"], 1);
+  EXPECT_GE(report["moves"].get<int>(), 4);
+  EXPECT_EQ(report["tokenInPage"], false);
+}
+
+}  // namespace
+}  // namespace ply::testing
