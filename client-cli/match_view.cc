@@ -111,8 +111,8 @@ std::string MatchView::Player(int seat) const {
   // A player's rating beside the name; after a rated game, where it went.
   if (s.rating() > 0 && s.rating_after() > 0) {
     const int change = s.rating_after() - s.rating();
-    absl::StrAppend(&name, " (", s.rating(), " -> ", s.rating_after(), ", ",
-                    change >= 0 ? "+" : "", change, ")");
+    absl::StrAppend(&name, " (", s.rating(), " -> ", s.rating_after(), ", ", change >= 0 ? "+" : "",
+                    change, ")");
   } else if (s.rating() > 0) {
     absl::StrAppend(&name, " (", s.rating(), s.provisional() ? "?" : "", ")");
   }
