@@ -11,11 +11,20 @@ password or token is written in the files themselves.
 
     python3 deploy/check-deploy.py            # exit 1 and one line per problem
     python3 deploy/check-deploy.py --selftest # also checks that broken files are caught
+    python3 deploy/check-deploy.py --schemas [--selftest]
+
+--schemas validates the Kubernetes objects against the Kubernetes API's schemas instead, offline
+(deploy/k8s-validate: npm packages that deploy/install-deps.sh installs): what `kubectl kustomize
+deploy/k8s` renders where a kubectl is installed, else the files as they are with the Secrets the
+secretGenerator would make.
 """
 import copy
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -518,7 +527,87 @@ def selftest(dockerfile, compose, docs):
     return failures
 
 
+VALIDATOR = os.path.join(ROOT, "deploy", "k8s-validate")
+
+
+def render_k8s():
+    """The objects `kubectl apply -k deploy/k8s` would send, as YAML, and how they were made.
+
+    The secret files are the operator's and may not exist here: a copy of the folder gets
+    placeholders, since their values do not matter to the schemas."""
+    kustomization = yaml.safe_load(read("deploy/k8s/kustomization.yaml"))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "k8s")
+        shutil.copytree(os.path.join(ROOT, "deploy", "k8s"), folder,
+                        ignore=shutil.ignore_patterns("secrets"))
+        for gen in kustomization.get("secretGenerator", []):
+            for entry in gen.get("files", []):
+                path = os.path.join(folder, entry.partition("=")[2] or entry)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write("placeholder")
+        kubectl = shutil.which("kubectl")
+        if kubectl:
+            try:
+                out = subprocess.run([kubectl, "kustomize", folder], capture_output=True,
+                                     text=True, timeout=120)
+                if out.returncode == 0:
+                    return out.stdout, "kubectl kustomize"
+            except subprocess.TimeoutExpired:
+                pass
+    text = ""
+    for resource in kustomization["resources"]:
+        text += read(os.path.join("deploy/k8s", resource)) + "\n---\n"
+    for gen in kustomization.get("secretGenerator", []):
+        keys = [(e.partition("=")[0] if "=" in e else os.path.basename(e)) for e in gen["files"]]
+        text += yaml.safe_dump({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                                "metadata": {"name": gen["name"]},
+                                "data": {k: "cGxhY2Vob2xkZXI=" for k in keys}}) + "\n---\n"
+    return text, "the files (no kubectl to render them)"
+
+
+def validate_schemas(text):
+    """Problems node's validator finds in `text` (YAML), one per line; [] when it passes."""
+    out = subprocess.run(["node", os.path.join(VALIDATOR, "validate.mjs")], input=text,
+                         capture_output=True, text=True, timeout=120)
+    if out.returncode == 0:
+        return []
+    return [line for line in (out.stdout + out.stderr).splitlines() if line.strip()] or [
+        f"validate.mjs exited {out.returncode}"]
+
+
+def check_schemas(selftest):
+    if not os.path.isdir(os.path.join(VALIDATOR, "node_modules", "kubernetes-models")):
+        print("deploy/k8s-validate: schemas not installed (deploy/install-deps.sh installs them)")
+        return 1
+    text, how = render_k8s()
+    problems = validate_schemas(text)
+    if selftest:
+        docs = [d for d in yaml.safe_load_all(text) if d]
+        for label, change in [
+                ("a misspelt field", lambda d: d["kind"] == "Deployment" and
+                 d["spec"].update(replica=3)),
+                ("a port given as text", lambda d: d["kind"] == "Service" and
+                 d["spec"]["ports"][0].update(port="grpc")),
+                ("a probe of an unknown kind", lambda d: d["kind"] == "Deployment" and
+                 d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"].update(
+                     grpcc={"port": 1}))]:
+            broken = copy.deepcopy(docs)
+            for d in broken:
+                change(d)
+            if not validate_schemas(yaml.safe_dump_all(broken)):
+                problems.append(f"selftest: a broken manifest passed the schemas: {label}")
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(f"kubernetes schemas: ok ({how})")
+    return 0
+
+
 def main():
+    if "--schemas" in sys.argv:
+        return check_schemas("--selftest" in sys.argv)
     dockerfile, compose, docs = load_all()
     problems = run(dockerfile, compose, docs)
     if "--selftest" in sys.argv:
