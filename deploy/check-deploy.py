@@ -255,10 +255,15 @@ def check_compose(compose, stages, problems):
                 problems.append(f"{where}: container_name prevents --scale")
             if name == "lobby":
                 for port in svc.get("ports", []):
-                    host_port = str(port).rsplit(":", 1)[0].split(":")[-1]
-                    if "-" not in host_port:
+                    host_port = str(port).rsplit(":", 1)[0].split(":")[-1] if ":" in str(
+                        port) else ""
+                    if "-" in host_port:
+                        problems.append(f"{where}: host port range {port}: Podman refuses a "
+                                        "range for one container port; leave the host port "
+                                        "empty (127.0.0.1::50050)")
+                    elif host_port:
                         problems.append(f"{where}: host port {port} is one port: --scale lobby=N "
-                                        "needs a range")
+                                        "needs a port per instance (127.0.0.1::50050)")
         health = svc.get("healthcheck", {}).get("test", [])
         if isinstance(health, list) and "ply-healthcheck" in health:
             port = health[-1].rsplit(":", 1)[-1]
@@ -474,6 +479,9 @@ def selftest(dockerfile, compose, docs):
     c = copy.deepcopy(compose)
     c["services"]["lobby"]["ports"] = ["127.0.0.1:50050:50050"]
     expect("a single host port for a scaled lobby", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["ports"] = ["127.0.0.1:50050-50059:50050"]
+    expect("a host port range that Podman refuses", dockerfile, c, docs)
 
     def lobby_mutation(label, change):
         k = copy.deepcopy(docs)
