@@ -170,6 +170,19 @@ def check_dockerfile(text, problems):
         if exes.get(name) != folder:
             problems.append(f"deploy/Dockerfile: copies /build/{folder}/{name}, but {name} is "
                             f"built in {exes.get(name, 'no folder')}")
+    # The build stage copies source folders one by one (so that other edits keep its cache):
+    # every folder the top CMakeLists.txt adds must be among them.
+    copied = set()
+    for line in re.sub(r"\\\n", " ", text).splitlines():
+        m = re.match(r"\s*COPY\s+(?!--from)(.+)\s+\S+\s*$", line)
+        if m:
+            copied.update(os.path.normpath(src).split(os.sep)[0] for src in m.group(1).split())
+    if "." not in copied:
+        added = re.findall(r"add_subdirectory\(\s*([\w\-/]+)", read("CMakeLists.txt"))
+        needed = {"CMakeLists.txt"} | {d.split("/")[0] for d in added}
+        for folder in sorted(needed - copied):
+            problems.append(f"deploy/Dockerfile: the build stage does not copy {folder}, which "
+                            "CMakeLists.txt needs")
     deps = read("deploy/install-deps.sh")
     build_packages = stages.get("build", {}).get("apt", set())
     for package in sorted(build_packages):
@@ -468,6 +481,8 @@ def selftest(dockerfile, compose, docs):
     expect("bot target naming no service", dockerfile, c, docs)
     expect("unknown build target", dockerfile.replace("--target ply-bot", "--target ply-bott"),
            compose, docs)
+    expect("a source folder the build stage does not copy",
+           dockerfile.replace("COPY proto proto\n", ""), compose, docs)
     c = copy.deepcopy(compose)
     c["services"]["lobby"]["environment"] = {"PLY_DATABASE_URI": "x"}
     expect("an environment variable the lobby does not read", dockerfile, c, docs)

@@ -41,7 +41,9 @@ function parseDeclaration(text, types) {
     if (open) {
       current = {};
       // TypeMeta: apiVersion and kind, which every top-level object carries.
-      if (open[2] && open[2].includes("TypeMeta")) Object.assign(current, { apiVersion: "", kind: "" });
+      if (open[2] && open[2].includes("TypeMeta")) {
+        Object.assign(current, { apiVersion: "", kind: "" });
+      }
       local.set(open[1], current);
       continue;
     }
@@ -65,7 +67,8 @@ function strictWalk(value, type, path, types, problems) {
   if (value === null || typeof value !== "object") return;
   const array = type.match(/^Array<(\w+)>$/);
   if (array) {
-    if (Array.isArray(value)) value.forEach((v, i) => strictWalk(v, array[1], `${path}/${i}`, types, problems));
+    if (!Array.isArray(value)) return;
+    value.forEach((v, i) => strictWalk(v, array[1], `${path}/${i}`, types, problems));
     return;
   }
   const props = types.get(type.replace(/ \| null$/, ""));
