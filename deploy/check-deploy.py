@@ -11,11 +11,20 @@ password or token is written in the files themselves.
 
     python3 deploy/check-deploy.py            # exit 1 and one line per problem
     python3 deploy/check-deploy.py --selftest # also checks that broken files are caught
+    python3 deploy/check-deploy.py --schemas [--selftest]
+
+--schemas validates the Kubernetes objects against the Kubernetes API's schemas instead, offline
+(deploy/k8s-validate: npm packages that deploy/install-deps.sh installs): what `kubectl kustomize
+deploy/k8s` renders where a kubectl is installed, else the files as they are with the Secrets the
+secretGenerator would make.
 """
 import copy
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -164,6 +173,19 @@ def check_dockerfile(text, problems):
         if exes.get(name) != folder:
             problems.append(f"deploy/Dockerfile: copies /build/{folder}/{name}, but {name} is "
                             f"built in {exes.get(name, 'no folder')}")
+    # The build stage copies source folders one by one (so that other edits keep its cache):
+    # every folder the top CMakeLists.txt adds must be among them.
+    copied = set()
+    for line in re.sub(r"\\\n", " ", text).splitlines():
+        m = re.match(r"\s*COPY\s+(?!--from)(.+)\s+\S+\s*$", line)
+        if m:
+            copied.update(os.path.normpath(src).split(os.sep)[0] for src in m.group(1).split())
+    if "." not in copied:
+        added = re.findall(r"add_subdirectory\(\s*([\w\-/]+)", read("CMakeLists.txt"))
+        needed = {"CMakeLists.txt"} | {d.split("/")[0] for d in added}
+        for folder in sorted(needed - copied):
+            problems.append(f"deploy/Dockerfile: the build stage does not copy {folder}, which "
+                            "CMakeLists.txt needs")
     deps = read("deploy/install-deps.sh")
     build_packages = stages.get("build", {}).get("apt", set())
     for package in sorted(build_packages):
@@ -251,10 +273,15 @@ def check_compose(compose, stages, problems):
                 problems.append(f"{where}: container_name prevents --scale")
             if name in ("lobby", "web"):
                 for port in svc.get("ports", []):
-                    host_port = str(port).rsplit(":", 1)[0].split(":")[-1]
-                    if "-" not in host_port:
-                        problems.append(f"{where}: host port {port} is one port: --scale "
-                                        f"{name}=N needs a range")
+                    host_port = str(port).rsplit(":", 1)[0].split(":")[-1] if ":" in str(
+                        port) else ""
+                    if "-" in host_port:
+                        problems.append(f"{where}: host port range {port}: Podman refuses a "
+                                        "range for one container port; leave the host port "
+                                        "empty (127.0.0.1::50050)")
+                    elif host_port:
+                        problems.append(f"{where}: host port {port} is one port: --scale {name}=N "
+                                        "needs a port per instance (127.0.0.1::50050)")
         health = svc.get("healthcheck", {}).get("test", [])
         port = None
         if isinstance(health, list) and "ply-healthcheck" in health:
@@ -479,6 +506,8 @@ def selftest(dockerfile, compose, docs):
     expect("bot target naming no service", dockerfile, c, docs)
     expect("unknown build target", dockerfile.replace("--target ply-bot", "--target ply-bott"),
            compose, docs)
+    expect("a source folder the build stage does not copy",
+           dockerfile.replace("COPY proto proto\n", ""), compose, docs)
     c = copy.deepcopy(compose)
     c["services"]["lobby"]["environment"] = {"PLY_DATABASE_URI": "x"}
     expect("an environment variable the lobby does not read", dockerfile, c, docs)
@@ -490,6 +519,9 @@ def selftest(dockerfile, compose, docs):
     c = copy.deepcopy(compose)
     c["services"]["lobby"]["ports"] = ["127.0.0.1:50050:50050"]
     expect("a single host port for a scaled lobby", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["lobby"]["ports"] = ["127.0.0.1:50050-50059:50050"]
+    expect("a host port range that Podman refuses", dockerfile, c, docs)
 
     def lobby_mutation(label, change):
         k = copy.deepcopy(docs)
@@ -566,7 +598,87 @@ def selftest(dockerfile, compose, docs):
     return failures
 
 
+VALIDATOR = os.path.join(ROOT, "deploy", "k8s-validate")
+
+
+def render_k8s():
+    """The objects `kubectl apply -k deploy/k8s` would send, as YAML, and how they were made.
+
+    The secret files are the operator's and may not exist here: a copy of the folder gets
+    placeholders, since their values do not matter to the schemas."""
+    kustomization = yaml.safe_load(read("deploy/k8s/kustomization.yaml"))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "k8s")
+        shutil.copytree(os.path.join(ROOT, "deploy", "k8s"), folder,
+                        ignore=shutil.ignore_patterns("secrets"))
+        for gen in kustomization.get("secretGenerator", []):
+            for entry in gen.get("files", []):
+                path = os.path.join(folder, entry.partition("=")[2] or entry)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write("placeholder")
+        kubectl = shutil.which("kubectl")
+        if kubectl:
+            try:
+                out = subprocess.run([kubectl, "kustomize", folder], capture_output=True,
+                                     text=True, timeout=120)
+                if out.returncode == 0:
+                    return out.stdout, "kubectl kustomize"
+            except subprocess.TimeoutExpired:
+                pass
+    text = ""
+    for resource in kustomization["resources"]:
+        text += read(os.path.join("deploy/k8s", resource)) + "\n---\n"
+    for gen in kustomization.get("secretGenerator", []):
+        keys = [(e.partition("=")[0] if "=" in e else os.path.basename(e)) for e in gen["files"]]
+        text += yaml.safe_dump({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                                "metadata": {"name": gen["name"]},
+                                "data": {k: "cGxhY2Vob2xkZXI=" for k in keys}}) + "\n---\n"
+    return text, "the files (no kubectl to render them)"
+
+
+def validate_schemas(text):
+    """Problems node's validator finds in `text` (YAML), one per line; [] when it passes."""
+    out = subprocess.run(["node", os.path.join(VALIDATOR, "validate.mjs")], input=text,
+                         capture_output=True, text=True, timeout=120)
+    if out.returncode == 0:
+        return []
+    return [line for line in (out.stdout + out.stderr).splitlines() if line.strip()] or [
+        f"validate.mjs exited {out.returncode}"]
+
+
+def check_schemas(selftest):
+    if not os.path.isdir(os.path.join(VALIDATOR, "node_modules", "kubernetes-models")):
+        print("deploy/k8s-validate: schemas not installed (deploy/install-deps.sh installs them)")
+        return 1
+    text, how = render_k8s()
+    problems = validate_schemas(text)
+    if selftest:
+        docs = [d for d in yaml.safe_load_all(text) if d]
+        for label, change in [
+                ("a misspelt field", lambda d: d["kind"] == "Deployment" and
+                 d["spec"].update(replica=3)),
+                ("a port given as text", lambda d: d["kind"] == "Service" and
+                 d["spec"]["ports"][0].update(port="grpc")),
+                ("a probe of an unknown kind", lambda d: d["kind"] == "Deployment" and
+                 d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"].update(
+                     grpcc={"port": 1}))]:
+            broken = copy.deepcopy(docs)
+            for d in broken:
+                change(d)
+            if not validate_schemas(yaml.safe_dump_all(broken)):
+                problems.append(f"selftest: a broken manifest passed the schemas: {label}")
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(f"kubernetes schemas: ok ({how})")
+    return 0
+
+
 def main():
+    if "--schemas" in sys.argv:
+        return check_schemas("--selftest" in sys.argv)
     dockerfile, compose, docs = load_all()
     problems = run(dockerfile, compose, docs)
     if "--selftest" in sys.argv:

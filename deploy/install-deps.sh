@@ -8,10 +8,24 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libcpp-httplib-dev
   libpqxx-dev libssl-dev postgresql
-  python3-yaml curl openssl clang
+  python3-yaml curl openssl clang ca-certificates
   # ply-web's browser tests: Debian's Chromium, driven by playwright-core from npm.
   chromium
 )
+
+# The Kubernetes API schemas for `check-deploy.py --schemas` (versions pinned by its
+# package-lock.json; node_modules is ignored by git). Quiet when installed; without npm, the
+# schema test is simply not registered.
+install_schemas() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/k8s-validate"
+  [ -d "$dir/node_modules/kubernetes-models" ] && return 0
+  command -v npm >/dev/null || return 0
+  echo "Installing the Kubernetes schemas (npm ci in deploy/k8s-validate)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "deploy/install-deps.sh: npm ci failed; the schema check is skipped" >&2
+}
+trap install_schemas EXIT
 
 missing=()
 for p in "${packages[@]}"; do
