@@ -429,7 +429,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
                                 [](const SeatRecord& s) { return s.taken(); });
   rec.status = full ? MatchStatus::kActive : MatchStatus::kWaiting;
   rec.turn_started_ms = rec.created_ms;
-  rec.creator = client;
+  // The quotas count against the player when the call has one (a player is the same client
+  // from any address, and many players may share one behind a proxy), else the address.
+  rec.creator = client.empty() || !*player ? client : absl::StrCat("player:", (*player)->id);
   const bool bots_only = std::all_of(rec.seats.begin(), rec.seats.end(),
                                      [](const SeatRecord& s) { return s.kind == SeatKind::kBot; });
   // Bot-vs-bot matches are for watching: people need not see them move faster than this.

@@ -196,6 +196,31 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   EXPECT_EQ(list.matches(1).seats(0).player(), "alice");
 }
 
+TEST_F(PlayersTest, QuotasCountAgainstThePlayerNotTheAddress) {
+  // Two players behind one address (this test's) each have their own quota of open matches.
+  lobby_.reset();
+  StartLobby({"--client_waiting_matches=1"});
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  auto open = [&](const std::string& key) {
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name("tictactoe");
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.set_take_seat(0);
+    create.set_display_name("guest");
+    grpc::ClientContext context;
+    if (!key.empty()) context.AddMetadata("x-ply-player", key);
+    v1::CreateMatchResponse created;
+    return stub_->CreateMatch(&context, create, &created).error_code();
+  };
+  EXPECT_EQ(open(alice), grpc::StatusCode::OK);
+  EXPECT_EQ(open(alice), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(open(bob), grpc::StatusCode::OK) << "bob is not held back by alice";
+  EXPECT_EQ(open(""), grpc::StatusCode::OK) << "a guest counts by address";
+  EXPECT_EQ(open(""), grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
 TEST_F(PlayersTest, AGuestOrACasualMatchMovesNoRating) {
   const std::string alice = Register("alice");
   const std::string bob = Register("bob");
