@@ -185,14 +185,7 @@ class Cli {
     request.set_game(absl::GetFlag(FLAGS_game));
     const int limit = std::clamp(absl::GetFlag(FLAGS_limit), 1, 200);
     request.set_page_size(limit);
-    absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListPlayerMatches(request);
-    if (!list.ok()) return Fail(list.status());
-    if (absl::GetFlag(FLAGS_json)) {
-      std::cout << ToJson(*list) << std::endl;
-      return 0;
-    }
-    std::cout << MatchesTable(*list, limit, absl::LocalTimeZone()) << std::flush;
-    return 0;
+    return PrintMatches(lobby_.ListPlayerMatches(request), limit);
   }
 
   int Top(const std::vector<std::string>& args) {
@@ -293,7 +286,11 @@ class Cli {
     request.set_open_seats(absl::GetFlag(FLAGS_open));
     const int limit = std::clamp(absl::GetFlag(FLAGS_limit), 1, 200);
     request.set_page_size(limit);
-    absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListMatches(request);
+    return PrintMatches(lobby_.ListMatches(request), limit);
+  }
+
+  // A list of matches as a table (or JSON), or the error that came instead.
+  int PrintMatches(const absl::StatusOr<v1::ListMatchesResponse>& list, int limit) {
     if (!list.ok()) return Fail(list.status());
     if (absl::GetFlag(FLAGS_json)) {
       std::cout << ToJson(*list) << std::endl;

@@ -78,15 +78,6 @@ absl::Status SeatStore::Save(const std::string& server, const SeatTicket& ticket
   if (path_.empty()) {
     return absl::FailedPreconditionError("no HOME or XDG_CONFIG_HOME: nowhere to keep seat tokens");
   }
-  const std::filesystem::path file(path_);
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot create ", file.parent_path().string(), ": ", ec.message()));
-  }
-  chmod(file.parent_path().c_str(), 0700);
-
   Json all = Load(path_);
   Json& entry = all[server][std::to_string(ticket.match_id)];
   entry = {{"seat", ticket.seat}, {"token", ticket.token}, {"name", ticket.name}};
@@ -111,6 +102,12 @@ absl::Status SeatStore::SavePlayer(const std::string& server, const PlayerLogin&
   if (path_.empty()) {
     return absl::FailedPreconditionError("no HOME or XDG_CONFIG_HOME: nowhere to keep the key");
   }
+  Json all = Load(path_);
+  all["players"][server] = {{"name", player.name}, {"key", player.key}};
+  return Write(all.dump(2) + "\n");
+}
+
+absl::Status SeatStore::Write(const std::string& text) {
   const std::filesystem::path file(path_);
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
@@ -119,12 +116,6 @@ absl::Status SeatStore::SavePlayer(const std::string& server, const PlayerLogin&
         absl::StrCat("cannot create ", file.parent_path().string(), ": ", ec.message()));
   }
   chmod(file.parent_path().c_str(), 0700);
-  Json all = Load(path_);
-  all["players"][server] = {{"name", player.name}, {"key", player.key}};
-  return Write(all.dump(2) + "\n");
-}
-
-absl::Status SeatStore::Write(const std::string& text) {
   // Written to a private temporary file, then renamed over the old one.
   const std::string tmp = path_ + ".tmp";
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
