@@ -47,6 +47,12 @@ const std::vector<CommandHelp>& Commands() {
        "unique ignoring case) and keeps your player key in ~/.config/ply/seats.json (0600).\n"
        "From then on the seats you take are yours: rated games move your rating. On another\n"
        "machine, log in again with the key the first login printed: ply login NAME --key KEY."},
+      {"play", "ply play GAME [k=v ...] [--clock 3+2] [--casual] [--bot]",
+       "Quick pairing (log in first): waits for the player with the closest rating who asks\n"
+       "for the same game, options and clock, accepting a wider gap the longer it waits, and\n"
+       "plays as soon as one comes (colours by who began more recent games). When nobody comes\n"
+       "in 20 s, the lobby offers the bot level nearest your rating; --bot plays it at once.\n"
+       "Ctrl-C leaves the queue."},
       {"whois", "ply whois NAME [--json]",
        "A player's ratings per game (? while provisional), games, wins, draws and losses, and\n"
        "when they were last seen. Bot levels are players too: ply whois bot:hard."},

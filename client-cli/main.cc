@@ -61,6 +61,10 @@ ABSL_FLAG(std::string, seat, "",
           "join: the seat to take, counted from 1 (1 or 2); default: the first open one.");
 ABSL_FLAG(std::string, name, "", "new, join: your name at the table (default: $USER).");
 ABSL_FLAG(std::string, format, "text", "record: text, or pdn (draughts).");
+ABSL_FLAG(bool, casual, false, "play: an unrated game.");
+ABSL_FLAG(bool, bot, false,
+          "play: when nobody near your rating comes in time, play the bot level the lobby "
+          "offers instead of waiting on.");
 ABSL_FLAG(std::string, key, "",
           "login: your player key (printed by your first login), to log in on another machine.");
 ABSL_FLAG(absl::Duration, bell_after, absl::Seconds(10),
@@ -163,6 +167,65 @@ class Cli {
                 << ".\n";
     }
     return 0;
+  }
+
+  int Play(const std::vector<std::string>& args) {
+    if (me_.key.empty()) return Usage("pairing is for players: ply login NAME first");
+    // The game, its options and the clock as `new` reads them.
+    absl::StatusOr<NewMatch> m = NewMatchRequest({.args = args,
+                                                  .seat1 = "me",
+                                                  .seat2 = "open",
+                                                  .opt = absl::GetFlag(FLAGS_opt),
+                                                  .clock = absl::GetFlag(FLAGS_clock),
+                                                  .pacing_ms = -1,
+                                                  .name = me_.name});
+    if (!m.ok()) return Usage(std::string(m.status().message()));
+    v1::PairRequest request;
+    *request.mutable_spec() = m->request.spec();
+    if (m->request.has_time_control()) {
+      *request.mutable_time_control() = m->request.time_control();
+    }
+    request.set_casual(absl::GetFlag(FLAGS_casual));
+    grpc::ClientContext context;
+    context.AddMetadata("x-ply-player", me_.key);
+    auto reader = lobby_.stub()->Pair(&context, request);
+    std::cout << "Looking for an opponent in " << request.spec().name() << " as "
+              << DisplayText(me_.name) << " (Ctrl-C leaves the queue)..." << std::endl;
+    v1::PairEvent e;
+    while (reader->Read(&e)) {
+      if (e.has_waiting() && isatty(STDOUT_FILENO)) {
+        std::cout << "\r  waiting " << e.waiting().waited_ms() / 1000 << " s, rating gap +-"
+                  << e.waiting().rating_gap() << "   " << std::flush;
+      } else if (e.has_bot_offer()) {
+        const std::string bot = absl::StrCat("bot:", e.bot_offer().level());
+        if (absl::GetFlag(FLAGS_bot)) {
+          context.TryCancel();
+          (void)reader->Finish();
+          std::cout << "\nNobody near your rating came: playing " << bot << " ("
+                    << e.bot_offer().rating() << ") instead." << std::endl;
+          absl::SetFlag(&FLAGS_seat1, "me");
+          absl::SetFlag(&FLAGS_seat2, bot);
+          return New(args);
+        }
+        std::cout << "\nNobody near your rating yet. `ply play " << request.spec().name()
+                  << " --bot` would play " << bot << " (" << e.bot_offer().rating()
+                  << ") instead; still looking." << std::endl;
+      } else if (e.has_paired()) {
+        const v1::PairFound& p = e.paired();
+        const SeatTicket ticket{
+            .match_id = p.match_id(), .seat = p.seat(), .token = p.seat_token(), .name = me_.name};
+        if (absl::Status saved = store_.Save(lobby_.address(), ticket); !saved.ok()) {
+          return Fail(saved);
+        }
+        std::cout << "\nPaired with " << DisplayText(p.opponent()) << " (" << p.opponent_rating()
+                  << "): match " << p.match_id() << ", you are seat " << p.seat() + 1 << "."
+                  << std::endl;
+        (void)reader->Finish();
+        return Session(p.match_id(), ticket);
+      }
+    }
+    grpc::Status s = reader->Finish();
+    return Fail(absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message()));
   }
 
   int Whois(const std::vector<std::string>& args) {
@@ -497,6 +560,7 @@ int Main(int argc, char** argv) {
   if (command == "new") return cli.New(args);
   if (command == "list") return cli.List();
   if (command == "login") return cli.Login(args);
+  if (command == "play") return cli.Play(args);
   if (command == "whois") return cli.Whois(args);
   if (command == "history") return cli.History(args);
   if (command == "top") return cli.Top(args);

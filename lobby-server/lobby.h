@@ -72,6 +72,12 @@ struct LobbyOptions {
   // (several instances claiming at once then share them out).
   absl::Duration claim_interval = absl::Milliseconds(500);
   int claim_batch = 64;
+  // Quick pairing: the rating gap accepted at first, how fast it widens, its most; and how
+  // long a player waits before a bot is offered.
+  double pair_base_gap = 50;
+  double pair_gap_per_s = 10;
+  double pair_max_gap = 400;
+  absl::Duration pair_bot_after = absl::Seconds(20);
   // Quotas, so that no client can hold the bots or fill the lobby (0 turns each off): bot seats
   // in play over all clients; per client, bot seats in matches it created that are waiting or in
   // play, bot-vs-bot matches, and matches waiting for players.
@@ -89,6 +95,19 @@ struct LobbyOptions {
   // epoch. Tests set their own, so that a clock runs out without anyone waiting; timers still
   // run on the executor's wall clock, due as far ahead as this source says.
   NowMsFn now_ms = WallClockMs;
+};
+
+// One Pair stream as the lobby sees it.
+class PairSink {
+ public:
+  virtual ~PairSink() = default;
+  // False when the stream is gone.
+  virtual bool Send(v1::PairEvent event) = 0;
+  virtual void Finish(const absl::Status& status) = 0;
+  // The client closed the stream (left the queue).
+  virtual bool Gone() = 0;
+  // Runs `fn` (once) when the client closes the stream, at once if it has.
+  virtual void OnGone(std::function<void()> fn) = 0;
 };
 
 class Lobby : private BotDriver::Host {
@@ -132,6 +151,10 @@ class Lobby : private BotDriver::Host {
   absl::StatusOr<v1::ListMatchesResponse> ListPlayerMatches(
       const v1::ListPlayerMatchesRequest& request);
   absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const v1::LeaderboardRequest& request);
+  // Quick pairing for the key's player: waits in the queue while `sink` is open (see
+  // LobbyService.Pair); an error before the player is queued is returned.
+  absl::Status Pair(const v1::PairRequest& request, const std::string& player_key,
+                    std::shared_ptr<PairSink> sink);
   // `token` is the seat token from the call's metadata ("" when there was none).
   absl::StatusOr<v1::MakeMoveResponse> MakeMove(const v1::MakeMoveRequest& request,
                                                 const std::string& token);
@@ -155,6 +178,13 @@ class Lobby : private BotDriver::Host {
                      std::shared_ptr<EventSink> sink);
 
  private:
+  struct PairState;
+  // One look at a waiting player's entry: paired (by anyone), pair now, offer a bot, or wait on.
+  void PairTick(std::shared_ptr<PairState> state);
+  void PairDelivered(PairState& state, const Pairing& pairing);
+  // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
+  absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
+                                              const QueueEntry& them);
   // The player whose key this is: none for "", UNAUTHENTICATED for a key no player has.
   absl::StatusOr<std::optional<PlayerRecord>> PlayerOf(const std::string& key);
   using Fresh = MatchCache::Fresh;

@@ -332,6 +332,127 @@ void Watcher::FinishLocked(const grpc::Status& status) {
 
 }  // namespace
 
+namespace {
+
+// One Pair stream: a few events (waiting, a bot offer, the pairing), written one at a time.
+class PairStream final : public grpc::ServerWriteReactor<v1::PairEvent> {
+ public:
+  // The lobby's handle on the stream; it may outlive the RPC.
+  class Sink final : public PairSink {
+   public:
+    explicit Sink(PairStream* stream, LobbyMetrics* metrics) : stream_(stream), metrics_(metrics) {}
+    bool Send(v1::PairEvent event) override {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stream_ == nullptr || finishing_) return false;
+      queue_.push_back(std::move(event));
+      if (!writing_) {
+        writing_ = true;
+        stream_->StartWrite(&queue_.front());
+      }
+      return true;
+    }
+    void Finish(const absl::Status& status) override {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stream_ == nullptr || finishing_) return;
+      finishing_ = true;
+      final_ = ToGrpcStatus(status);
+      if (!writing_) FinishLocked();
+    }
+    bool Gone() override {
+      std::lock_guard<std::mutex> lock(mu_);
+      return gone_;
+    }
+    void OnGone(std::function<void()> fn) override {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (gone_) {
+        lock.unlock();
+        fn();
+        return;
+      }
+      on_gone_ = std::move(fn);
+    }
+    void WriteDone(bool ok) {
+      std::lock_guard<std::mutex> lock(mu_);
+      writing_ = false;
+      if (!queue_.empty()) queue_.pop_front();
+      if (!ok) return;
+      if (!queue_.empty() && stream_ != nullptr) {
+        writing_ = true;
+        stream_->StartWrite(&queue_.front());
+      } else if (finishing_) {
+        FinishLocked();
+      }
+    }
+    // The client left (cancelled) or the RPC ended.
+    void Left(bool done) {
+      std::function<void()> fn;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!finished_) gone_ = true;
+        if (done) stream_ = nullptr;
+        if (gone_) fn = std::move(on_gone_);
+        on_gone_ = nullptr;
+        if (!done && stream_ != nullptr && !finished_) {
+          finished_ = true;
+          stream_->Finish(grpc::Status::CANCELLED);
+        }
+      }
+      if (fn) fn();
+    }
+
+   private:
+    void FinishLocked() {
+      if (finished_ || stream_ == nullptr) return;
+      finished_ = true;
+      metrics_->CountCall(Method::kPair, final_.error_code());
+      stream_->Finish(final_);
+    }
+    std::mutex mu_;
+    PairStream* stream_;
+    LobbyMetrics* metrics_;
+    std::deque<v1::PairEvent> queue_;
+    bool writing_ = false;
+    bool finishing_ = false;
+    bool finished_ = false;
+    bool gone_ = false;
+    grpc::Status final_;
+    std::function<void()> on_gone_;
+  };
+
+  explicit PairStream(LobbyMetrics* metrics) : sink_(std::make_shared<Sink>(this, metrics)) {}
+  const std::shared_ptr<Sink>& sink() { return sink_; }
+  void OnWriteDone(bool ok) override { sink_->WriteDone(ok); }
+  void OnCancel() override { sink_->Left(/*done=*/false); }
+  void OnDone() override {
+    sink_->Left(/*done=*/true);
+    delete this;
+  }
+
+ private:
+  std::shared_ptr<Sink> sink_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
+    grpc::CallbackServerContext* context, const v1::PairRequest* request) {
+  auto* stream = new PairStream(&lobby_->metrics());
+  std::shared_ptr<PairStream::Sink> sink = stream->sink();
+  if (!Admit(context)) {
+    sink->Finish(absl::ResourceExhaustedError(kSlowDown));
+    return stream;
+  }
+  const std::string player = PlayerKey(*context);
+  v1::PairRequest copy = *request;
+  if (!executor_->Post([this, sink, player, copy] {
+        absl::Status s = lobby_->Pair(copy, player, sink);
+        if (!s.ok()) sink->Finish(s);
+      })) {
+    sink->Finish(absl::ResourceExhaustedError("the lobby is overloaded: try again shortly"));
+  }
+  return stream;
+}
+
 grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
     grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) {
   const std::string client = ClientOf(*context);

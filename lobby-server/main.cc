@@ -112,6 +112,13 @@ ABSL_FLAG(int64_t, bot_vs_bot_min_pacing_ms, 250,
 ABSL_FLAG(int64_t, bot_vs_bot_budget_ms, 1000,
           "A bot of a match without people searches at most this long a move (0: the level's "
           "own time), so that bot-vs-bot matches cannot hold the bots' cores.");
+ABSL_FLAG(double, pair_bot_after_s, 20,
+          "Quick pairing: after this long without an opponent, offer the nearest bot level.");
+ABSL_FLAG(double, pair_base_gap, 50,
+          "Quick pairing: the rating gap accepted at first; it widens by --pair_gap_per_s each "
+          "second of waiting, up to --pair_max_gap.");
+ABSL_FLAG(double, pair_gap_per_s, 10, "Quick pairing: how fast the accepted gap widens.");
+ABSL_FLAG(double, pair_max_gap, 400, "Quick pairing: the widest gap accepted.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -190,6 +197,10 @@ int Main() {
        .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
        .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache))),
        .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms))),
+       .pair_base_gap = absl::GetFlag(FLAGS_pair_base_gap),
+       .pair_gap_per_s = absl::GetFlag(FLAGS_pair_gap_per_s),
+       .pair_max_gap = absl::GetFlag(FLAGS_pair_max_gap),
+       .pair_bot_after = absl::Seconds(absl::GetFlag(FLAGS_pair_bot_after_s)),
        .max_bot_seats = absl::GetFlag(FLAGS_max_bot_seats),
        .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
        .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),

@@ -70,6 +70,8 @@ absl::string_view MethodName(Method m) {
       return "ListPlayerMatches";
     case Method::kLeaderboard:
       return "Leaderboard";
+    case Method::kPair:
+      return "Pair";
     case Method::kCount:
       break;
   }

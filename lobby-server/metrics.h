@@ -50,6 +50,7 @@ enum class Method : int {
   kGetPlayer,
   kListPlayerMatches,
   kLeaderboard,
+  kPair,
   kCount
 };
 absl::string_view MethodName(Method m);

@@ -119,6 +119,35 @@ struct PlayerRecord {
   std::vector<GameRatingRecord> ratings;
 };
 
+// A player waiting in the pairing queue.
+struct QueueEntry {
+  int64_t id = 0;
+  int64_t player_id = 0;
+  std::string name;
+  // Who can meet whom: the game, its options, the time control and casual, as one key.
+  std::string pool;
+  double rating = 1500;
+  int64_t joined_ms = 0;
+  // Filled by TryPair for `make`: how many of the player's last ten matches it began as the
+  // first player, minus as the second.
+  int first_move_balance = 0;
+};
+
+// A pairing made: the match and the seat and token of the entry that asked.
+struct Pairing {
+  int64_t match_id = 0;
+  int seat = 0;
+  std::string seat_token;
+};
+
+// The match a pairing makes: both seats taken, their tokens (by seat), and the seat of the
+// entry that asked.
+struct PairedMatch {
+  MatchRecord match;
+  std::vector<std::string> tokens;
+  int my_seat = 0;
+};
+
 struct LeaderboardRow {
   std::string name;
   bool bot = false;
@@ -324,6 +353,33 @@ class MatchStore {
                                                                  int64_t /*before_id*/,
                                                                  int /*limit*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The pairing queue. Joins (or rejoins: a player waits once) and returns the entry's id.
+  virtual absl::StatusOr<int64_t> JoinQueue(const QueueEntry& /*entry*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  virtual void LeaveQueue(int64_t /*entry_id*/) {}
+  // The pairing made for the entry by any instance, if one was.
+  virtual absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t /*entry_id*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // Pairs the entry with the waiting entry of its pool whose rating is closest, within a gap
+  // of min(max_gap, base_gap + gap_per_s * seconds) points, the seconds of the longer of the
+  // two waits. `make(me, opponent)` gives the match (both seats taken by them) and the seat
+  // tokens; the match and both entries' results are written in one transaction. Nothing when
+  // the entry is taken already or nobody fits. Rows are taken with SKIP LOCKED: nobody is
+  // paired twice, however many instances pair at once.
+  virtual absl::StatusOr<std::optional<Pairing>> TryPair(
+      const QueueEntry& /*entry*/, int64_t /*now_ms*/, double /*base_gap*/, double /*gap_per_s*/,
+      double /*max_gap*/,
+      const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>&
+      /*make*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The rating of each bot level ("bot:LEVEL") that has one in `game`.
+  virtual absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
+      const std::string& /*game*/) {
+    return std::vector<std::pair<std::string, double>>{};
   }
   // The best settled ratings of `game`.
   virtual absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& /*game*/,

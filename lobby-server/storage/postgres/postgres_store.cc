@@ -160,6 +160,22 @@ ALTER TABLE seats ADD COLUMN player_id bigint REFERENCES players (id),
 CREATE INDEX seats_by_player ON seats (player_id, match_id DESC) WHERE player_id IS NOT NULL;
 ALTER TABLE matches ADD COLUMN rated boolean NOT NULL DEFAULT false;
 )sql",
+      // 7: the pairing queue: one row per waiting player, in a pool (game, options, time
+      // control, casual); a pairing writes the match and both rows' seats and tokens at once,
+      // and each player's own call reads its row and deletes it.
+      R"sql(
+CREATE TABLE pairing_queue (
+  id bigserial PRIMARY KEY,
+  player_id bigint NOT NULL UNIQUE REFERENCES players (id),
+  pool text NOT NULL,
+  rating double precision NOT NULL,
+  joined_ms bigint NOT NULL,
+  match_id bigint,
+  seat integer,
+  seat_token text
+);
+CREATE INDEX pairing_by_pool ON pairing_queue (pool, rating) WHERE match_id IS NULL;
+)sql",
   };
   return migrations;
 }
@@ -330,6 +346,31 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
        " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
       {"lock_creator", "SELECT pg_advisory_xact_lock(7140002, hashtext($1))"},
+      // A player waits once: joining again replaces the old entry.
+      {"join_queue",
+       "INSERT INTO pairing_queue (player_id, pool, rating, joined_ms) VALUES ($1, $2, $3, $4)"
+       " ON CONFLICT (player_id) DO UPDATE SET pool = EXCLUDED.pool, rating = EXCLUDED.rating,"
+       " joined_ms = EXCLUDED.joined_ms, match_id = NULL, seat = NULL, seat_token = NULL"
+       " RETURNING id"},
+      {"leave_queue", "DELETE FROM pairing_queue WHERE id = $1"},
+      {"queue_result", "SELECT match_id, seat, seat_token FROM pairing_queue WHERE id = $1"},
+      {"lock_entry",
+       "SELECT id FROM pairing_queue WHERE id = $1 AND match_id IS NULL FOR UPDATE SKIP LOCKED"},
+      {"closest_entry",
+       "SELECT q.id, q.player_id, q.rating, q.joined_ms, p.name FROM pairing_queue q"
+       " JOIN players p ON p.id = q.player_id"
+       " WHERE q.pool = $2 AND q.id <> $1 AND q.match_id IS NULL"
+       " AND abs(q.rating - $3) <= least($8::double precision,"
+       "   $6::double precision + $7::double precision * ($5 - least(q.joined_ms, $4)) / 1000.0)"
+       " ORDER BY abs(q.rating - $3), q.joined_ms LIMIT 1 FOR UPDATE OF q SKIP LOCKED"},
+      {"set_queue_result",
+       "UPDATE pairing_queue SET match_id = $2, seat = $3, seat_token = $4 WHERE id = $1"},
+      {"first_move_balance",
+       "SELECT COALESCE(sum(CASE WHEN seat = 0 THEN 1 ELSE -1 END), 0)::integer FROM"
+       " (SELECT seat FROM seats WHERE player_id = $1 ORDER BY match_id DESC LIMIT 10) last"},
+      {"bot_ratings",
+       "SELECT p.name, r.rating FROM ratings r JOIN players p ON p.id = r.player_id"
+       " WHERE p.bot AND r.game = $1"},
       {"bot_seats_in_play",
        "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status IN (1, 2)"
        " AND bot_seats > 0"},
@@ -670,9 +711,10 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
   return CreateMatchWithin(m, nullptr);
 }
 
-absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
-    const MatchRecord& m, const std::function<absl::Status(const Holdings&)>& check) {
-  int64_t id = 0;
+namespace {
+
+// Writes a new match and its seats in `tx`; returns its id.
+int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [k, v] : m.options) options[k] = v;
   int open = 0;
@@ -694,6 +736,19 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
                      {"clock", s.clock_ms},
                      {"player", s.player_id}});
   }
+  return tx
+      .exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
+                      m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
+                      m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
+                      bot_seats, m.rated)[0]
+      .as<int64_t>();
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
+    const MatchRecord& m, const std::function<absl::Status(const Holdings&)>& check) {
+  int64_t id = 0;
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::work tx(conn.c);
     if (check) {
@@ -705,16 +760,100 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
           .waiting = r[0].as<int>(), .bot_seats = r[1].as<int>(), .bot_matches = r[2].as<int>()};
       if (absl::Status s = check(held); !s.ok()) return s;
     }
-    id = tx.exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
-                           m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
-                           m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
-                           bot_seats, m.rated)[0]
-             .as<int64_t>();
+    id = InsertMatch(tx, m);
     tx.commit();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
   return id;
+}
+
+absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
+  int64_t id = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    id = tx.exec_prepared1("join_queue", e.player_id, e.pool, e.rating, e.joined_ms)[0]
+             .as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+void PostgresStore::LeaveQueue(int64_t entry_id) {
+  (void)WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("leave_queue", entry_id);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id) {
+  std::optional<Pairing> found;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("queue_result", entry_id);
+    if (!r.empty() && !r[0][0].is_null()) {
+      found = Pairing{.match_id = r[0][0].as<int64_t>(),
+                      .seat = r[0][1].as<int>(),
+                      .seat_token = r[0][2].as<std::string>()};
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return found;
+}
+
+absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
+    const QueueEntry& me, int64_t now_ms, double base_gap, double gap_per_s, double max_gap,
+    const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>& make) {
+  std::optional<Pairing> made;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    // Our own row first: another instance pairing us holds it (SKIP LOCKED: then not now).
+    if (tx.exec_prepared("lock_entry", me.id).empty()) return absl::OkStatus();
+    pqxx::result other = tx.exec_prepared("closest_entry", me.id, me.pool, me.rating, me.joined_ms,
+                                          now_ms, base_gap, gap_per_s, max_gap);
+    if (other.empty()) return absl::OkStatus();
+    QueueEntry them{.id = other[0][0].as<int64_t>(),
+                    .player_id = other[0][1].as<int64_t>(),
+                    .name = other[0][4].as<std::string>(),
+                    .pool = me.pool,
+                    .rating = other[0][2].as<double>(),
+                    .joined_ms = other[0][3].as<int64_t>()};
+    QueueEntry mine = me;
+    mine.first_move_balance = tx.exec_prepared1("first_move_balance", me.player_id)[0].as<int>();
+    them.first_move_balance = tx.exec_prepared1("first_move_balance", them.player_id)[0].as<int>();
+    absl::StatusOr<PairedMatch> paired = make(mine, them);
+    if (!paired.ok()) return paired.status();
+    const int64_t match_id = InsertMatch(tx, paired->match);
+    for (int seat = 0; seat < 2; ++seat) {
+      const bool mine = seat == paired->my_seat;
+      tx.exec_prepared("set_queue_result", mine ? me.id : them.id, match_id, seat,
+                       paired->tokens[seat]);
+    }
+    tx.commit();
+    made = Pairing{.match_id = match_id,
+                   .seat = paired->my_seat,
+                   .seat_token = paired->tokens[paired->my_seat]};
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return made;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, double>>> PostgresStore::BotRatings(
+    const std::string& game) {
+  std::vector<std::pair<std::string, double>> out;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("bot_ratings", game)) {
+      out.emplace_back(r[0].as<std::string>(), r[1].as<double>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
 }
 
 absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const std::string& name,

@@ -106,6 +106,15 @@ class PostgresStore final : public MatchStore {
                                                          int64_t before_id, int limit) override;
   absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& game,
                                                           int limit) override;
+  absl::StatusOr<int64_t> JoinQueue(const QueueEntry& entry) override;
+  void LeaveQueue(int64_t entry_id) override;
+  absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t entry_id) override;
+  absl::StatusOr<std::optional<Pairing>> TryPair(
+      const QueueEntry& entry, int64_t now_ms, double base_gap, double gap_per_s, double max_gap,
+      const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>& make)
+      override;
+  absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
+      const std::string& game) override;
 
   // This instance's name in announcements.
   const std::string& origin() const { return origin_; }
