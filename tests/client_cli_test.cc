@@ -733,6 +733,46 @@ TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
   EXPECT_NE(out.find("No settled ratings"), std::string::npos) << out;
 }
 
+TEST_F(ClientCliTest, TwoPlayersAskingToPlayAreSeatedAgainstEachOther) {
+  // Pairing needs a player: a guest is told how to become one.
+  auto [code, out] = Run("alice", {"play", "tictactoe"});
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("ply login NAME"), std::string::npos) << out;
+  ASSERT_EQ(Run("alice", {"login", "alice"}).first, 0);
+  ASSERT_EQ(Run("bob", {"login", "bob"}).first, 0);
+
+  auto alice = Ply("alice", {"play", "tictactoe"});
+  ASSERT_TRUE(alice->WaitScreen({"Looking for an opponent in tictactoe as alice"}))
+      << alice->Output();
+  auto bob = Ply("bob", {"play", "tictactoe"});
+  // Both land on the same live board, one of them to move.
+  ASSERT_TRUE(alice->WaitScreen({"alice (1500?) (you)", "bob (1500?)"})) << alice->Screen();
+  ASSERT_TRUE(bob->WaitScreen({"bob (1500?) (you)", "alice (1500?)"})) << bob->Screen();
+  EXPECT_NE(alice->Output().find("Paired with bob"), std::string::npos) << alice->Output();
+  EXPECT_NE(bob->Output().find("Paired with alice"), std::string::npos) << bob->Output();
+  PtyProcess* first =
+      alice->Screen().find("Your move") != std::string::npos ? alice.get() : bob.get();
+  PtyProcess* second = first == alice.get() ? bob.get() : alice.get();
+  ASSERT_TRUE(first->WaitScreen({"Your move"})) << first->Screen();
+  first->Type("resign\r");
+  ASSERT_TRUE(first->WaitScreen({"yes"})) << first->Screen();
+  first->Type("yes\r");
+  for (PtyProcess* p : {first, second}) {
+    ASSERT_TRUE(p->WaitScreen({"Game over"})) << p->Screen();
+    p->Type("q");
+    ASSERT_EQ(p->WaitExit(), 0) << p->Output();
+  }
+  const v1::Match end = Get(LatestMatch());
+  EXPECT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  // Rated: both seats are players, and both ratings moved.
+  ASSERT_EQ(end.seats_size(), 2);
+  for (const v1::Seat& seat : end.seats()) {
+    EXPECT_EQ(seat.rating(), 1500) << seat.player();
+    EXPECT_NE(seat.rating_after(), 0) << seat.player();
+    EXPECT_NE(seat.rating_after(), 1500) << seat.player();
+  }
+}
+
 TEST_F(ClientCliTest, VersionSaysWhichPlyThisIs) {
   auto [code, out] = Run("alice", {"--version"});
   EXPECT_EQ(code, 0);
