@@ -117,6 +117,10 @@ void Lobby::PairTick(std::shared_ptr<PairState> state) {
     return;
   }
   absl::StatusOr<std::optional<Pairing>> found = store_->QueueResult(state->entry.id);
+  if (absl::IsAborted(found.status())) {
+    state->sink->Finish(found.status());
+    return;
+  }
   if (found.ok() && !*found) {
     found =
         store_->TryPair(state->entry, NowMs(), options_.pair_base_gap, options_.pair_gap_per_s,

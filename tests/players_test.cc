@@ -340,6 +340,14 @@ class Pairer {
     return paired_after_;
   }
   void Leave() { context_.TryCancel(); }
+  // The stream's end status once it has ended, or nothing within the timeout.
+  std::optional<grpc::Status> Ended(absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [&] { return done_; })) {
+      return std::nullopt;
+    }
+    return status_;
+  }
 
  private:
   grpc::ClientContext context_;
@@ -411,6 +419,25 @@ TEST_F(PlayersTest, ALonePlayerIsOfferedTheNearestBotAndLeavingTheQueueIsAtOnce)
   v1::PairEvent e;
   EXPECT_FALSE(reader->Read(&e));
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(PlayersTest, QueueingAgainFromAnotherConnectionTakesThePlaceOver) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  Pairer first(stub_.get(), alice, "connect4");
+  absl::SleepFor(absl::Milliseconds(300));  // queued and ticking
+  ASSERT_FALSE(first.Ended(absl::ZeroDuration()).has_value());
+  Pairer second(stub_.get(), alice, "connect4");
+  // The first stream ends, told why; the second is the one paired.
+  std::optional<grpc::Status> ended = first.Ended(absl::Seconds(5));
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->error_code(), grpc::StatusCode::ABORTED) << ended->error_message();
+  EXPECT_NE(ended->error_message().find("another connection"), std::string::npos);
+  Pairer b(stub_.get(), bob, "connect4");
+  ASSERT_TRUE(second.Wait(HasPairing, absl::Seconds(5)));
+  ASSERT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
+  EXPECT_EQ(second.Paired()->match_id(), b.Paired()->match_id());
+  EXPECT_FALSE(first.Paired().has_value());
 }
 
 TEST_F(PlayersTest, TwoHundredJoinsOverTwoInstancesPairEveryoneExactlyOnce) {

@@ -354,12 +354,14 @@ class MatchStore {
                                                                  int /*limit*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
-  // The pairing queue. Joins (or rejoins: a player waits once) and returns the entry's id.
+  // The pairing queue. Joins and returns the entry's id; a player waits once, so joining again
+  // takes the row over under a new id (FailedPrecondition if it was paired meanwhile).
   virtual absl::StatusOr<int64_t> JoinQueue(const QueueEntry& /*entry*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
   virtual void LeaveQueue(int64_t /*entry_id*/) {}
-  // The pairing made for the entry by any instance, if one was.
+  // The pairing made for the entry by any instance, if one was; Aborted once the entry is gone
+  // (the player queued again elsewhere).
   virtual absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t /*entry_id*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }

@@ -349,9 +349,9 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       // A player waits once: joining again replaces the old entry.
       {"join_queue",
        "INSERT INTO pairing_queue (player_id, pool, rating, joined_ms) VALUES ($1, $2, $3, $4)"
-       " ON CONFLICT (player_id) DO UPDATE SET pool = EXCLUDED.pool, rating = EXCLUDED.rating,"
-       " joined_ms = EXCLUDED.joined_ms, match_id = NULL, seat = NULL, seat_token = NULL"
-       " RETURNING id"},
+       " ON CONFLICT (player_id) DO UPDATE SET id = DEFAULT, pool = EXCLUDED.pool,"
+       " rating = EXCLUDED.rating, joined_ms = EXCLUDED.joined_ms"
+       " WHERE pairing_queue.match_id IS NULL RETURNING id"},
       {"leave_queue", "DELETE FROM pairing_queue WHERE id = $1"},
       {"queue_result", "SELECT match_id, seat, seat_token FROM pairing_queue WHERE id = $1"},
       {"lock_entry",
@@ -772,8 +772,14 @@ absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
   int64_t id = 0;
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
-    id = tx.exec_prepared1("join_queue", e.player_id, e.pool, e.rating, e.joined_ms)[0]
-             .as<int64_t>();
+    // A second Pair for the player takes the row over under a new id (the first stream then
+    // finds its row gone), unless the row was just paired.
+    pqxx::result r = tx.exec_prepared("join_queue", e.player_id, e.pool, e.rating, e.joined_ms);
+    if (r.empty()) {
+      return absl::FailedPreconditionError(
+          "you were paired a moment ago from another connection: see `ply history`");
+    }
+    id = r[0][0].as<int64_t>();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -793,7 +799,10 @@ absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
     pqxx::result r = tx.exec_prepared("queue_result", entry_id);
-    if (!r.empty() && !r[0][0].is_null()) {
+    if (r.empty()) {
+      return absl::AbortedError("this player queued again from another connection");
+    }
+    if (!r[0][0].is_null()) {
       found = Pairing{.match_id = r[0][0].as<int64_t>(),
                       .seat = r[0][1].as<int>(),
                       .seat_token = r[0][2].as<std::string>()};
