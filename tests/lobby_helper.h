@@ -6,6 +6,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -175,6 +176,30 @@ inline absl::StatusOr<v1::Match> GetMatch(v1::LobbyService::Stub* stub, int64_t 
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
   }
   return match;
+}
+
+// Sends the calls at once, a thread each, and counts those taken and those refused as the
+// loser of a race (FAILED_PRECONDITION or ABORTED); other errors count as neither.
+struct RaceCount {
+  int ok = 0;
+  int refused = 0;
+};
+inline RaceCount Race(const std::vector<std::function<grpc::Status()>>& calls) {
+  std::atomic<int> ok{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (const auto& call : calls) {
+    threads.emplace_back([&, call] {
+      grpc::Status s = call();
+      if (s.ok()) {
+        ++ok;
+      } else if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+                 s.error_code() == grpc::StatusCode::ABORTED) {
+        ++refused;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return {.ok = ok.load(), .refused = refused.load()};
 }
 
 }  // namespace ply::testing

@@ -31,6 +31,8 @@ using ::ply::testing::GetMatch;
 using ::ply::testing::HasGameOver;
 using ::ply::testing::Join;
 using ::ply::testing::Move;
+using ::ply::testing::Race;
+using ::ply::testing::RaceCount;
 using ::ply::testing::ServerProcess;
 using ::ply::testing::Watch;
 
@@ -204,22 +206,12 @@ TEST_F(LobbyScaleTest, TheSamePlyRacedThroughTwoInstancesIsStoredOnce) {
     // Both instances have the match in memory, so both take their fast path.
     ASSERT_TRUE(GetMatch(a.stub.get(), id).ok());
     ASSERT_TRUE(GetMatch(b.stub.get(), id).ok());
-    std::atomic<int> ok{0}, refused{0};
-    std::vector<std::thread> clients;
-    for (auto [lobby, move] : {std::pair{&a, "3"}, std::pair{&b, "5"}}) {
-      clients.emplace_back([&, lobby = lobby, move = std::string(move)] {
-        grpc::Status s = Move(lobby->stub.get(), id, 0, move, match.tokens[0]);
-        if (s.ok()) {
-          ++ok;
-        } else if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
-                   s.error_code() == grpc::StatusCode::ABORTED) {
-          ++refused;
-        }
-      });
-    }
-    for (std::thread& t : clients) t.join();
-    EXPECT_EQ(ok.load(), 1);
-    EXPECT_EQ(refused.load(), 1);
+    const RaceCount race = Race({
+        [&] { return Move(a.stub.get(), id, 0, "3", match.tokens[0]); },
+        [&] { return Move(b.stub.get(), id, 0, "5", match.tokens[0]); },
+    });
+    EXPECT_EQ(race.ok, 1);
+    EXPECT_EQ(race.refused, 1);
     EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "1");
     // Whichever move won, both instances now say so.
     const std::string stored = Sql(absl::StrCat("SELECT move FROM moves WHERE match_id = ", id));

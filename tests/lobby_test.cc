@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -40,6 +39,8 @@ using ::ply::testing::ServerProcess;
 
 using ::ply::testing::HasGameOver;
 using ::ply::testing::MovesSeen;
+using ::ply::testing::Race;
+using ::ply::testing::RaceCount;
 using ::ply::testing::Watch;
 
 class LobbyTest : public ::ply::testing::StackFixture {
@@ -362,22 +363,12 @@ TEST_F(LobbyTest, ConcurrentMovesForOnePlyStoreExactlyOne) {
   for (int round = 0; round < 10; ++round) {
     auto [id, tokens] = HumanMatch("connect4");
     // The same seat from two devices, each sending a different move for ply 0.
-    std::atomic<int> ok{0}, refused{0};
-    std::vector<std::thread> clients;
-    for (const std::string move : {"3", "5"}) {
-      clients.emplace_back([&, move, id = id, token = tokens.first] {
-        grpc::Status s = Move(id, 0, move, token);
-        if (s.ok()) {
-          ++ok;
-        } else if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
-                   s.error_code() == grpc::StatusCode::ABORTED) {
-          ++refused;
-        }
-      });
-    }
-    for (std::thread& t : clients) t.join();
-    EXPECT_EQ(ok.load(), 1);
-    EXPECT_EQ(refused.load(), 1);
+    const RaceCount race = Race({
+        [&, id = id] { return Move(id, 0, "3", tokens.first); },
+        [&, id = id] { return Move(id, 0, "5", tokens.first); },
+    });
+    EXPECT_EQ(race.ok, 1);
+    EXPECT_EQ(race.refused, 1);
     EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "1");
     EXPECT_EQ(Get(id).moves_size(), 1);
   }

@@ -4,11 +4,49 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "bot-service/proto_convert.h"
+#include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
 #include "lobby-server/match/clock.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
+namespace {
+
+// Bounds on what a request for a match may carry, so that errors never echo a huge text back.
+constexpr int kMaxOptions = 32;
+constexpr int64_t kMaxInitialMs = 24LL * 3600 * 1000;
+constexpr int64_t kMinInitialMs = 100;
+constexpr int64_t kMaxIncrementMs = 3600 * 1000;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AnyGame>> GameOfSpec(const v1::GameSpec& spec) {
+  if (spec.options_size() > kMaxOptions) {
+    return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxOptions, " game options"));
+  }
+  for (const auto& [k, v] : spec.options()) {
+    if (k.size() > kMaxTextBytes || v.size() > kMaxTextBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("option names and values have at most ", kMaxTextBytes, " bytes"));
+    }
+  }
+  if (spec.name().size() > kMaxTextBytes) {
+    return absl::InvalidArgumentError("that is not a game this lobby offers");
+  }
+  return CreateGame(spec.name(), FromProto(spec));
+}
+
+absl::Status CheckTimeControl(const v1::TimeControl& tc) {
+  if (tc.initial_ms() < kMinInitialMs || tc.initial_ms() > kMaxInitialMs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("initial time must be between ", kMinInitialMs, " ms and 24 hours"));
+  }
+  if (tc.increment_ms() < 0 || tc.increment_ms() > kMaxIncrementMs) {
+    return absl::InvalidArgumentError("the increment must be between 0 and one hour");
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckMoveText(std::string_view move) {
   if (move.size() > kMaxMoveBytes) {

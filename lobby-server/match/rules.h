@@ -16,6 +16,8 @@
 #include "engine/registry/any_game.h"
 #include "lobby-server/match/live_match.h"
 #include "lobby-server/storage/store.h"
+#include "ply/v1/game.pb.h"
+#include "ply/v1/lobby.pb.h"
 
 namespace ply::lobby {
 
@@ -23,6 +25,16 @@ namespace ply::lobby {
 // never echoes a huge text back.
 inline constexpr size_t kMaxMoveBytes = 64;
 absl::Status CheckMoveText(std::string_view move);
+
+// Names and option texts in a request are short too.
+inline constexpr size_t kMaxTextBytes = 64;
+
+// The game a request for a match names (CreateMatch, Pair), or why not: bounds on what the spec
+// may carry, then the game's own checks of its options.
+absl::StatusOr<std::unique_ptr<AnyGame>> GameOfSpec(const v1::GameSpec& spec);
+
+// OK when a requested time control is within bounds (100 ms to 24 hours, increment to an hour).
+absl::Status CheckTimeControl(const v1::TimeControl& tc);
 
 // The seat of this match whose stored hash is `token`'s, if any (a malformed token has none).
 std::optional<int> SeatOfToken(const MatchRecord& rec, std::string_view token);
