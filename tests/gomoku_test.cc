@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "engine/core/random.h"
 #include "engine/registry/registry.h"
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
@@ -280,6 +281,39 @@ TEST(Gomoku, EvaluationSeesWinsByFoursBeyondTheHorizon) {
   EXPECT_LT(g.Evaluate(), -10000);
   // A quiet opening is scored by its shapes.
   EXPECT_LT(std::abs(Position({"h8", "h9", "i9"}).Evaluate()), 10000);
+}
+
+TEST(Gomoku, IncrementalPatternStateMatchesARecomputation) {
+  // Random games with take-backs, on both rules and an edge-heavy small board; the threat
+  // searches inside Evaluate and GenerateSearchMoves place and lift stones too.
+  for (const GameOptions& options : std::vector<GameOptions>{
+           {}, {{"rule", "exact"}}, {{"size", "7"}}, {{"size", "20"}, {"rule", "exact"}}}) {
+    Gomoku g = Make(options);
+    ASSERT_EQ(g.CheckIncrementalState(), "");
+    Rng rng(7);
+    std::vector<Gomoku::Move> played;
+    for (int step = 0; step < 600; ++step) {
+      if (g.GetOutcome() != Outcome::kOngoing || (!played.empty() && rng.Below(4) == 0)) {
+        Gomoku::UndoInfo u;
+        g.Unmake(played.back(), u);
+        played.pop_back();
+      } else {
+        // Mostly the AI's candidates, so that lines and threats form; sometimes any cell.
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+        if (rng.Below(3) == 0) {
+          g.GenerateMoves(moves);
+        } else {
+          g.GenerateSearchMoves(moves);
+        }
+        Gomoku::Move m = moves[static_cast<int>(rng.Below(moves.size()))];
+        Gomoku::UndoInfo u;
+        g.Make(m, u);
+        played.push_back(m);
+        (void)g.Evaluate();
+      }
+      ASSERT_EQ(g.CheckIncrementalState(), "") << "after step " << step << "\n" << g.Render();
+    }
+  }
 }
 
 TEST(Gomoku, FindsAWinByContinuousFours) {

@@ -117,26 +117,18 @@ const RuleTables& TablesFor(bool exact) {
   return exact ? *exact_five : *freestyle;
 }
 
-// The low 16 bits of a cell's summed line info (its shape counts) to its class, with the class
-// bonus in bits 8 and up.
-const uint32_t* ClassTable() {
-  static const uint32_t* table = [] {
-    auto* t = new uint32_t[1 << 16];
-    for (uint32_t counts = 0; counts < (1u << 16); ++counts) {
-      uint32_t fives = counts & 15, open_fours = (counts >> 4) & 15, fours = (counts >> 8) & 15,
-               open_threes = (counts >> 12) & 15;
-      Gomoku::CellClass c = fives                      ? Gomoku::kMakesFive
-                            : open_fours || fours >= 2 ? Gomoku::kMakesWinningFour
-                            : fours && open_threes     ? Gomoku::kMakesFourThree
-                            : open_threes >= 2         ? Gomoku::kMakesDoubleThree
-                            : fours                    ? Gomoku::kMakesFour
-                            : open_threes              ? Gomoku::kMakesOpenThree
-                                                       : Gomoku::kQuiet;
-      t[counts] = static_cast<uint32_t>(c) | static_cast<uint32_t>(kClassBonus[c]) << 8;
-    }
-    return t;
-  }();
-  return table;
+// A cell's class from the low 16 bits of its summed line info (its shape counts). A few
+// compares: a 64 K-entry table would cost a cache miss on every call.
+inline uint8_t ClassOfCounts(uint32_t counts) {
+  const uint32_t fives = counts & 15, open_fours = (counts >> 4) & 15, fours = (counts >> 8) & 15,
+                 open_threes = (counts >> 12) & 15;
+  return fives                      ? Gomoku::kMakesFive
+         : open_fours || fours >= 2 ? Gomoku::kMakesWinningFour
+         : fours && open_threes     ? Gomoku::kMakesFourThree
+         : open_threes >= 2         ? Gomoku::kMakesDoubleThree
+         : fours                    ? Gomoku::kMakesFour
+         : open_threes              ? Gomoku::kMakesOpenThree
+                                    : Gomoku::kQuiet;
 }
 
 // Move order: what a cell does for the side to move, and what it takes away from the opponent.
@@ -173,7 +165,7 @@ constexpr int kDefenceTenths = 7;
 
 }  // namespace
 
-Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact) {
+Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
   shapes_ = TablesFor(exact).shapes.data();
   lines_ = TablesFor(exact).lines.data();
@@ -193,7 +185,7 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact) {
     for (int x = 0; x < size_; ++x) {
       int cell = CellAt(x, y);
       for (int d = 0; d < 4; ++d) {
-        for (int off = -5; off <= 5; ++off) {
+        for (int off = -reach_; off <= reach_; ++off) {
           if (off == 0 || OnBoard(x + off * kDx[d], y + off * kDy[d])) continue;
           int add = 2 * kPow3[DigitOfOffset(off)];
           key_[cell][d][0] = static_cast<uint16_t>(key_[cell][d][0] + add);
@@ -271,20 +263,26 @@ Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
 
 void Gomoku::Classify(int cell, int p) {
   const uint32_t sum = line_sum_[p][cell];
-  const uint32_t info = ClassTable()[sum & 0xffff];
-  const uint8_t c = static_cast<uint8_t>(info & 0xff);
-  const int value = static_cast<int>((sum >> 16) + (info >> 8));
-  --class_count_[p][class_[p][cell]];
-  ++class_count_[p][c];
+  const uint8_t c = ClassOfCounts(sum & 0xffff);
+  const int value = static_cast<int>(sum >> 16) + kClassBonus[c];
+  const uint8_t old = class_[p][cell];
+  if (c != old) {
+    --class_count_[p][old];
+    ++class_count_[p][c];
+    if (old != kQuiet) ClearBit(class_bits_[p][old], cell);
+    if (c != kQuiet) SetBit(class_bits_[p][c], cell);
+    class_[p][cell] = c;
+  }
   total_value_[p] += value - value_[p][cell];
-  class_[p][cell] = c;
   value_[p][cell] = static_cast<int16_t>(value);
 }
 
 void Gomoku::Retire(int cell) {
   for (int p = 0; p < 2; ++p) {
-    --class_count_[p][class_[p][cell]];
+    const uint8_t old = class_[p][cell];
+    --class_count_[p][old];
     ++class_count_[p][kQuiet];
+    if (old != kQuiet) ClearBit(class_bits_[p][old], cell);
     total_value_[p] -= value_[p][cell];
     class_[p][cell] = kQuiet;
     value_[p][cell] = 0;
@@ -297,7 +295,7 @@ void Gomoku::UpdateLines(int cell, int p, int sign) {
     // Cells after `cell` see it at a negative offset, cells before it at a positive one.
     for (int dir = -1; dir <= 1; dir += 2) {
       int other = cell;
-      for (int k = 1; k <= 5; ++k) {
+      for (int k = 1; k <= reach_; ++k) {
         other += dir * step;
         if (board_[other] == kWall) break;
         const int delta = sign * kPow3[DigitOfOffset(-dir * k)];
@@ -320,8 +318,12 @@ void Gomoku::Place(int cell, int p) {
   Retire(cell);
   board_[cell] = static_cast<uint8_t>(1 + p);
   UpdateLines(cell, p, +1);
+  ClearBit(near_bits_, cell);
   for (int dy = -2; dy <= 2; ++dy) {
-    for (int dx = -2; dx <= 2; ++dx) ++near_[cell + dy * kStride + dx];
+    for (int dx = -2; dx <= 2; ++dx) {
+      const int other = cell + dy * kStride + dx;
+      if (near_[other]++ == 0 && board_[other] == kEmptyCell) SetBit(near_bits_, other);
+    }
   }
   hash_ ^= CellKey(p, cell);
 }
@@ -329,9 +331,13 @@ void Gomoku::Place(int cell, int p) {
 void Gomoku::Remove(int cell, int p) {
   hash_ ^= CellKey(p, cell);
   for (int dy = -2; dy <= 2; ++dy) {
-    for (int dx = -2; dx <= 2; ++dx) --near_[cell + dy * kStride + dx];
+    for (int dx = -2; dx <= 2; ++dx) {
+      const int other = cell + dy * kStride + dx;
+      if (--near_[other] == 0) ClearBit(near_bits_, other);
+    }
   }
   board_[cell] = kEmptyCell;
+  if (near_[cell] > 0) SetBit(near_bits_, cell);
   UpdateLines(cell, p, -1);
   Classify(cell, 0);
   Classify(cell, 1);
@@ -367,31 +373,26 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
     return;
   }
   const int me = SideToMove(), op = 1 - me;
-  auto collect = [&](auto wanted) {
-    for (int y = 0; y < size_; ++y) {
-      for (int x = 0; x < size_; ++x) {
-        Move cell = CellAt(x, y);
-        if (board_[cell] == kEmptyCell && wanted(cell)) moves.push_back(cell);
-      }
-    }
-  };
+  auto push = [&](Move c) { moves.push_back(c); };
   // A five wins at once; one is enough.
   if (class_count_[me][kMakesFive] > 0) {
-    collect([&](Move c) { return moves.empty() && class_[me][c] == kMakesFive; });
+    moves.push_back(FirstOfClass(me, kMakesFive));
     return;
   }
   // The opponent's five must be blocked.
   if (class_count_[op][kMakesFive] > 0) {
-    collect([&](Move c) { return class_[op][c] == kMakesFive; });
+    ForEachCell(class_bits_[op][kMakesFive], push);
     return;
   }
   if (class_count_[me][kMakesWinningFour] > 0) {
-    collect([&](Move c) { return moves.empty() && class_[me][c] == kMakesWinningFour; });
+    moves.push_back(FirstOfClass(me, kMakesWinningFour));
     return;
   }
-  auto makes_four = [&](Move c) {
-    return class_[me][c] == kMakesFour || class_[me][c] == kMakesFourThree;
-  };
+  // Our cells that make a four (no five or winning four is left to make at this point).
+  uint64_t fours[kWords];
+  for (int w = 0; w < kWords; ++w) {
+    fours[w] = class_bits_[me][kMakesFour][w] | class_bits_[me][kMakesFourThree][w];
+  }
   const bool i_have_fours = HasFours(me);
   const bool they_have_fours = HasFours(op);
   Move path[kMaxVcfPath];
@@ -405,11 +406,12 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
   // Against an open three (or a double four in the making) only a block or a four of our own
   // keeps the game going.
   if (class_count_[op][kMakesWinningFour] > 0) {
-    collect([&](Move c) {
-      uint8_t theirs = class_[op][c];
-      return makes_four(c) || theirs == kMakesFour || theirs == kMakesFourThree ||
-             theirs == kMakesWinningFour;
-    });
+    uint64_t wanted[kWords];
+    for (int w = 0; w < kWords; ++w) {
+      wanted[w] = fours[w] | class_bits_[op][kMakesFour][w] | class_bits_[op][kMakesFourThree][w] |
+                  class_bits_[op][kMakesWinningFour][w];
+    }
+    ForEachCell(wanted, push);
     return;
   }
   // If the opponent, on move, would win by continuous fours, answer on the cells of that line
@@ -417,13 +419,10 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
   if (they_have_fours) {
     int len = 0;
     if (ProbeVcf(op, kVcfNodes, path, len)) {
-      collect([&](Move c) {
-        if (makes_four(c)) return true;
-        for (int i = 0; i < len; ++i) {
-          if (path[i] == c) return true;
-        }
-        return false;
-      });
+      uint64_t wanted[kWords];
+      std::copy(fours, fours + kWords, wanted);
+      for (int i = 0; i < len; ++i) SetBit(wanted, path[i]);
+      ForEachCell(wanted, push);
       if (!moves.empty()) return;
     }
   }
@@ -431,12 +430,7 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
   // (attack plus defence value). The rest are rarely good, and cutting them buys depth.
   std::pair<int, Move> ranked[kMaxMoves];
   int n = 0;
-  for (int y = 0; y < size_; ++y) {
-    for (int x = 0; x < size_; ++x) {
-      Move c = CellAt(x, y);
-      if (board_[c] == kEmptyCell && near_[c] > 0) ranked[n++] = {MoveOrderScore(c), c};
-    }
-  }
+  ForEachCell(near_bits_, [&](Move c) { ranked[n++] = {MoveOrderScore(c), c}; });
   int keep = std::min(n, kMaxQuietMoves);
   std::partial_sort(ranked, ranked + keep, ranked + n,
                     [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -486,29 +480,15 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   const bool five = class_count_[attacker][kMakesFive] > 0;
   if (five ||
       (class_count_[attacker][kMakesWinningFour] > 0 && class_count_[defender][kMakesFive] == 0)) {
-    const uint8_t wanted = five ? kMakesFive : kMakesWinningFour;
-    for (int y = 0; y < size_; ++y) {
-      for (int x = 0; x < size_; ++x) {
-        Move c = CellAt(x, y);
-        if (board_[c] == kEmptyCell && class_[attacker][c] == wanted) {
-          path[len++] = c;
-          return true;
-        }
-      }
-    }
+    path[len++] = FirstOfClass(attacker, five ? kMakesFive : kMakesWinningFour);
+    return true;
   }
   if (class_count_[defender][kMakesFive] > 0 || depth == 0) return false;
-  // Four-threes first: they are the usual last blow. Two passes over the board rather than
-  // std::stable_partition, which takes a buffer from the heap.
+  // Four-threes first: they are the usual last blow.
   Move fours[kMaxMoves];
   int n = 0;
   for (uint8_t wanted : {kMakesFourThree, kMakesFour}) {
-    for (int y = 0; y < size_; ++y) {
-      for (int x = 0; x < size_; ++x) {
-        Move c = CellAt(x, y);
-        if (board_[c] == kEmptyCell && class_[attacker][c] == wanted) fours[n++] = c;
-      }
-    }
+    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { fours[n++] = c; });
   }
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
@@ -554,13 +534,79 @@ bool Gomoku::HasFours(int p) const {
 }
 
 Gomoku::Move Gomoku::FirstOfClass(int p, uint8_t wanted) const {
-  for (int y = 0; y < size_; ++y) {
-    for (int x = 0; x < size_; ++x) {
-      Move c = CellAt(x, y);
-      if (board_[c] == kEmptyCell && class_[p][c] == wanted) return c;
-    }
+  const uint64_t* bits = class_bits_[p][wanted];
+  for (int w = 0; w < kWords; ++w) {
+    if (bits[w] != 0) return static_cast<Move>(w * 64 + __builtin_ctzll(bits[w]));
   }
   return kNoMove;
+}
+
+std::string Gomoku::CheckIncrementalState() const {
+  static constexpr int kDx[4] = {1, 0, 1, -1};
+  static constexpr int kDy[4] = {0, 1, 1, 1};
+  int class_count[2][kClassCount] = {};
+  int64_t total_value[2] = {0, 0};
+  uint64_t class_bits[2][kClassCount][kWords] = {};
+  uint64_t near_bits[kWords] = {};
+  for (int y = 0; y < size_; ++y) {
+    for (int x = 0; x < size_; ++x) {
+      const int cell = CellAt(x, y);
+      const std::string where = absl::StrCat(" at ", MoveToText(static_cast<Move>(cell)));
+      int near = 0;
+      for (int dy = -2; dy <= 2; ++dy) {
+        for (int dx = -2; dx <= 2; ++dx)
+          near += OnBoard(x + dx, y + dy) && StoneAt(x + dx, y + dy) >= 0;
+      }
+      if (near != near_[cell]) return absl::StrCat("near count", where);
+      if (near > 0 && board_[cell] == kEmptyCell) SetBit(near_bits, cell);
+      for (int p = 0; p < 2; ++p) {
+        uint32_t sum = 0;
+        for (int d = 0; d < 4; ++d) {
+          int key = 0;
+          for (int off = -reach_; off <= reach_; ++off) {
+            if (off == 0) continue;
+            const int ox = x + off * kDx[d], oy = y + off * kDy[d];
+            const int digit = !OnBoard(ox, oy)       ? 2
+                              : StoneAt(ox, oy) == p ? 1
+                              : StoneAt(ox, oy) >= 0 ? 2
+                                                     : 0;
+            key += digit * kPow3[DigitOfOffset(off)];
+          }
+          if (key != key_[cell][d][p]) return absl::StrCat("line key ", d, " of player ", p, where);
+          sum += lines_[key];
+        }
+        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
+        if (board_[cell] != kEmptyCell) {
+          if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
+            return absl::StrCat("class of an occupied cell", where);
+          }
+          continue;
+        }
+        const uint8_t c = ClassOfCounts(sum & 0xffff);
+        if (c != class_[p][cell]) return absl::StrCat("class of player ", p, where);
+        if (static_cast<int>(sum >> 16) + kClassBonus[c] != value_[p][cell]) {
+          return absl::StrCat("value of player ", p, where);
+        }
+        ++class_count[p][c];
+        total_value[p] += value_[p][cell];
+        if (c != kQuiet) SetBit(class_bits[p][c], cell);
+      }
+    }
+  }
+  for (int p = 0; p < 2; ++p) {
+    if (total_value[p] != total_value_[p]) return absl::StrCat("total value of player ", p);
+    for (int c = 1; c < kClassCount; ++c) {
+      if (class_count[p][c] != class_count_[p][c]) {
+        return absl::StrCat("count of class ", c, " for player ", p);
+      }
+      if (!std::equal(class_bits[p][c], class_bits[p][c] + kWords, class_bits_[p][c])) {
+        return absl::StrCat("cells of class ", c, " for player ", p);
+      }
+    }
+  }
+  if (!std::equal(near_bits, near_bits + kWords, near_bits_)) return "cells near the stones";
+  if (hash_ != ComputeHash()) return "hash";
+  return "";
 }
 
 Gomoku::Move Gomoku::FindVcf(int max_depth, int max_nodes) {

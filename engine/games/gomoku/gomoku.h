@@ -140,6 +140,11 @@ class Gomoku {
   static constexpr int kMaxVcfDepth = 20;
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
 
+  // Recomputes every incrementally kept table (line keys, shape sums, classes, values, class
+  // counts, the cell sets, the near counts, the hash) from the stones alone and names the first
+  // that differs; empty when all agree. For tests: it scans the whole board.
+  std::string CheckIncrementalState() const;
+
   int size() const { return size_; }
   bool exact_five() const { return exact_; }
   int stones() const { return stones_; }
@@ -158,6 +163,22 @@ class Gomoku {
   static constexpr uint8_t kEmptyCell = 0;
   static constexpr uint8_t kWall = 3;
   static constexpr int kDirections[4] = {1, kStride, kStride + 1, kStride - 1};
+
+  // Sets of cells as bits, one per padded cell index, so that walking a set visits its cells in
+  // reading order (the order of a scan of the board) at the cost of its members only.
+  static constexpr int kWords = (kCells + 63) / 64;
+  static void SetBit(uint64_t* bits, int cell) { bits[cell >> 6] |= uint64_t{1} << (cell & 63); }
+  static void ClearBit(uint64_t* bits, int cell) {
+    bits[cell >> 6] &= ~(uint64_t{1} << (cell & 63));
+  }
+  template <class F>
+  static void ForEachCell(const uint64_t* bits, F&& f) {
+    for (int w = 0; w < kWords; ++w) {
+      for (uint64_t b = bits[w]; b != 0; b &= b - 1) {
+        f(static_cast<Move>(w * 64 + __builtin_ctzll(b)));
+      }
+    }
+  }
 
   Gomoku(int size, bool exact);
   bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
@@ -185,6 +206,10 @@ class Gomoku {
 
   int size_ = 15;
   bool exact_ = false;
+  // How far from a cell its line keys look. A five through a cell lies within 4 cells of it; the
+  // fifth cell each side only tells an overline, so freestyle keys leave it out (always empty)
+  // and every stone updates 4 cells each way rather than 5.
+  int reach_ = 5;
   uint64_t salt_ = 0;
   const uint8_t* shapes_ = nullptr;  // the shape table for the rule
   const uint32_t* lines_ = nullptr;  // per key: the shape's counts and value, see LineInfo
@@ -197,6 +222,10 @@ class Gomoku {
   int16_t value_[2][kCells];      // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};
   int32_t total_value_[2] = {0, 0};
+  // The empty cells of each class per player (kQuiet's set is left empty), and the empty cells
+  // within distance 2 of a stone: what move generation and the VCF search walk.
+  uint64_t class_bits_[2][kClassCount][kWords] = {};
+  uint64_t near_bits_[kWords] = {};
 
   uint64_t hash_ = 0;
   int stones_ = 0;
