@@ -21,6 +21,14 @@ struct SearchLimits {
   int64_t max_nodes = 0;
   // Time budget in milliseconds; 0 means none.
   int64_t time_ms = 0;
+  // Search only: no new iteration starts once this much time is spent (the search still stops
+  // at time_ms). 0 keeps the default rule: none starts after time_ms / 2.5, since an iteration
+  // costs a few times the one before and one stopped midway is thrown away.
+  int64_t soft_time_ms = 0;
+  // Search only: when the time runs out midway through an iteration, play the best root move
+  // that iteration has finished searching if it beat the previous iteration's move (searched
+  // first, so it has finished too). Off by default.
+  bool keep_partial_iteration = false;
   // Raised by another thread to stop the search; may be null.
   const std::atomic<bool>* stop = nullptr;
   // Leaf evaluations move by a pseudo-random amount in [-eval_noise, eval_noise], fixed per

@@ -110,8 +110,16 @@ class Searcher {
         limits.max_depth > 0 ? std::min(limits.max_depth, kMaxSearchPly - 1) : kMaxSearchPly - 1;
     for (int depth = 1; depth <= max_depth; ++depth) {
       bool heuristic = false;
+      root_partial_move_ = G::kNoMove;
       Score score = Negamax(game, depth, 0, -kInfinity, kInfinity, heuristic);
-      if (stopped_) break;
+      if (stopped_) {
+        if (limits.keep_partial_iteration && result.depth > 0 && root_partial_move_ != G::kNoMove &&
+            root_partial_move_ != result.best_move) {
+          result.best_move = root_partial_move_;
+          result.pv = {root_partial_move_};
+        }
+        break;
+      }
       result.depth = depth;
       result.score = score;
       result.exact = !heuristic || IsMateScore(score);
@@ -127,7 +135,11 @@ class Searcher {
       // A proven value cannot change with more depth.
       if (result.exact) break;
       // Each iteration costs several times the one before: do not start one that cannot end.
-      if (limits.time_ms > 0 && ElapsedMs() * 2.5 > static_cast<double>(limits.time_ms)) break;
+      if (limits.soft_time_ms > 0) {
+        if (ElapsedMs() > static_cast<double>(limits.soft_time_ms)) break;
+      } else if (limits.time_ms > 0 && ElapsedMs() * 2.5 > static_cast<double>(limits.time_ms)) {
+        break;
+      }
       if (limits.max_nodes > 0 && nodes_ >= limits.max_nodes) break;
     }
     result.stopped = stopped_;
@@ -290,6 +302,8 @@ class Searcher {
         best_move = m;
         if (score > alpha) {
           alpha = score;
+          // Searched to the end with a full window: the best root move of this iteration so far.
+          if (ply == 0) root_partial_move_ = m;
           pv_[ply][0] = m;
           for (int j = 0; j < pv_length_[ply + 1]; ++j) pv_[ply][j + 1] = pv_[ply + 1][j];
           pv_length_[ply] = pv_length_[ply + 1] + 1;
@@ -323,6 +337,7 @@ class Searcher {
   uint64_t key_salt_ = 0;
   uint64_t noise_seed_ = 0;
   Move root_best_{};
+  Move root_partial_move_{};
   Move killers_[kMaxSearchPly][2];
   int history_[2][G::kHistorySize] = {};
   int keys_[kMaxSearchPly][G::kMaxMoves];

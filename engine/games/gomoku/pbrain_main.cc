@@ -13,9 +13,17 @@
 //   END            exit
 //
 // Coordinates are 0-based, x the column from the left, y the row from the top. While thinking
-// the engine reports its search in MESSAGE lines. Renju and Caro rules are not supported.
+// the engine reports its search in MESSAGE lines (depth, score, nodes, time). Renju and Caro
+// rules are not supported.
+//
+// Command line: `pbrain-ply [--level NAME] [--seed N]`. Without a level it plays at full
+// strength on the time the manager gives (timeout_turn, or a share of time_left); a level
+// (beginner, easy, medium, hard, greedy: Gomoku::Levels()) takes that level's dials and the
+// smaller of its own time and the manager's. The seed (default: from the clock) picks among
+// opening moves that score alike, so that two games need not repeat.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -26,6 +34,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "engine/core/random.h"
 #include "engine/core/text.h"
 #include "engine/games/gomoku/gomoku.h"
 #include "engine/search/search.h"
@@ -35,7 +44,10 @@ namespace {
 
 class Brain {
  public:
-  Brain() : searcher_(std::make_unique<Searcher<Gomoku>>(/*tt_megabytes=*/64)) {}
+  Brain(std::optional<Difficulty> level, uint64_t seed)
+      : searcher_(std::make_unique<Searcher<Gomoku>>(/*tt_megabytes=*/64)),
+        level_(std::move(level)),
+        seed_(seed) {}
 
   // Handles one command line; false once the manager says END.
   bool Handle(const std::string& line) {
@@ -223,7 +235,7 @@ class Brain {
   }
 
   // The time for this move: the turn limit, or a share of what is left of the match, less a
-  // margin for the protocol's round trip.
+  // margin for the protocol's round trip and the process being scheduled late.
   int64_t MoveBudgetMs() const {
     // A turn limit of 0 asks for moves as fast as possible.
     int64_t budget = timeout_turn_ms_ > 0 ? timeout_turn_ms_ : 100;
@@ -231,7 +243,8 @@ class Brain {
       int64_t moves_left = std::max(10, (game_->size() * game_->size() - game_->stones()) / 4);
       budget = std::min(budget, time_left_ms_ / moves_left);
     }
-    return std::max<int64_t>(10, budget * 8 / 10 - 30);
+    if (level_ && level_->time_ms > 0) budget = std::min<int64_t>(budget, level_->time_ms);
+    return std::max<int64_t>(10, budget - std::min<int64_t>(60, budget / 10 + 10));
   }
 
   void Think() {
@@ -239,19 +252,99 @@ class Brain {
       Say("ERROR the game is over");
       return;
     }
-    SearchLimits limits{.time_ms = MoveBudgetMs(), .seed = game_->Hash()};
+    const int64_t budget = MoveBudgetMs();
+    // Iterations go on while 60% of the budget is left; the one running at the deadline still
+    // counts for the root moves it finished.
+    SearchLimits limits{.time_ms = budget,
+                        .soft_time_ms = budget * 6 / 10,
+                        .keep_partial_iteration = true,
+                        .seed = Mix64(seed_ ^ game_->Hash())};
+    if (level_) {
+      limits.max_depth = level_->max_depth;
+      limits.eval_noise = level_->eval_noise;
+      limits.random_move_chance = level_->random_move_chance;
+      if (!level_->policy.empty()) {
+        auto result = Gomoku::PlayPolicy(*game_, level_->policy, limits);
+        Reply(result->best_move);
+        return;
+      }
+    }
+    const bool vary = OpeningVariety();
+    // With variety, the main search has half the budget and the other candidates the rest.
+    if (vary) {
+      limits.time_ms = budget / 2;
+      limits.soft_time_ms = budget * 3 / 10;
+    }
     auto result = searcher_->Search(*game_, limits, [&](const SearchResult<Gomoku::Move>& r) {
       std::vector<std::string> pv;
       for (Gomoku::Move m : r.pv) pv.push_back(game_->MoveToText(m));
       Say(absl::StrCat("MESSAGE depth ", r.depth, " score ", r.score, " nodes ", r.nodes, " nps ",
-                       static_cast<int64_t>(r.nodes_per_second()), " pv ", absl::StrJoin(pv, " ")));
+                       static_cast<int64_t>(r.nodes_per_second()), " time ",
+                       static_cast<int64_t>(r.elapsed_ms), " pv ", absl::StrJoin(pv, " ")));
     });
     Gomoku::Move m = result.best_move;
+    if (vary && result.depth >= 2 && !result.exact) {
+      m = VaryOpening(result, limits, budget);
+    }
+    Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
+                     static_cast<int64_t>(result.elapsed_ms), " of ", budget, " ms"));
+    Reply(m);
+  }
+
+  void Reply(Gomoku::Move m) {
     Play(m);
     Say(absl::StrCat(Gomoku::XOf(m), ",", Gomoku::YOf(m)));
   }
 
+  // The first moves of each side at full strength pick among the root moves whose score is
+  // within kVarietyMargin of the best, so that the same opponent does not get the same game.
+  bool OpeningVariety() const { return !level_ && game_->stones() < kVarietyStones; }
+
+  // Searches each other candidate (in the search's own order) one ply shallower than the main
+  // search reached, with what is left of the budget, and picks one at random (seeded) among
+  // those that score within the margin. A candidate not finished in time is left out.
+  Gomoku::Move VaryOpening(const SearchResult<Gomoku::Move>& main, const SearchLimits& limits,
+                           int64_t budget) {
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
+    game_->GenerateSearchMoves(candidates);
+    std::vector<std::pair<int, Gomoku::Move>> ranked;
+    for (Gomoku::Move c : candidates) {
+      if (c != main.best_move) ranked.push_back({game_->MoveOrderScore(c), c});
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
+    if (ranked.size() > kVarietyCandidates) ranked.resize(kVarietyCandidates);
+    std::vector<Gomoku::Move> good = {main.best_move};
+    const int64_t left = budget - static_cast<int64_t>(main.elapsed_ms);
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      const int64_t share = left / static_cast<int64_t>(ranked.size() + 1);
+      if (share < 5) break;
+      Gomoku::UndoInfo undo;
+      game_->Make(ranked[i].second, undo);
+      SearchLimits child = limits;
+      child.max_depth = main.depth - 1;
+      child.time_ms = share;
+      child.soft_time_ms = 0;
+      child.keep_partial_iteration = false;
+      auto r = searcher_->Search(*game_, child);
+      game_->Unmake(ranked[i].second, undo);
+      if (r.depth == main.depth - 1 && -r.score >= main.score - kVarietyMargin) {
+        good.push_back(ranked[i].second);
+      }
+    }
+    Rng rng(Mix64(seed_ ^ game_->Hash() ^ 0x7a11));
+    Gomoku::Move pick = good[rng.Below(good.size())];
+    Say(absl::StrCat("MESSAGE variety: ", good.size(), " moves within ", kVarietyMargin,
+                     " of the best, playing ", game_->MoveToText(pick)));
+    return pick;
+  }
+
+  static constexpr int kVarietyStones = 6;
+  static constexpr size_t kVarietyCandidates = 4;
+  static constexpr Score kVarietyMargin = 50;
+
   std::unique_ptr<Searcher<Gomoku>> searcher_;
+  std::optional<Difficulty> level_;
+  uint64_t seed_ = 0;
   std::optional<Gomoku> game_;
   std::vector<Gomoku::Move> history_;
   int size_ = 15;
@@ -264,9 +357,31 @@ class Brain {
 }  // namespace
 }  // namespace ply
 
-int main() {
+int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
-  auto brain = std::make_unique<ply::Brain>();
+  std::optional<ply::Difficulty> level;
+  uint64_t seed =
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--level" && i + 1 < argc) {
+      std::vector<ply::Difficulty> levels = ply::Gomoku::Levels();
+      const ply::Difficulty* found = ply::FindLevel(levels, argv[++i]);
+      if (found == nullptr) {
+        std::cerr << "pbrain-ply: unknown level '" << argv[i] << "'; levels:";
+        for (const auto& l : levels) std::cerr << " " << l.name;
+        std::cerr << "\n";
+        return 2;
+      }
+      level = *found;
+    } else if (arg == "--seed" && i + 1 < argc && absl::SimpleAtoi(argv[i + 1], &seed)) {
+      ++i;
+    } else {
+      std::cerr << "usage: pbrain-ply [--level NAME] [--seed N]\n";
+      return 2;
+    }
+  }
+  auto brain = std::make_unique<ply::Brain>(level, seed);
   std::string line;
   while (std::getline(std::cin, line)) {
     if (!brain->Handle(line)) break;
