@@ -1,0 +1,357 @@
+// pbrain-match: plays two Gomoku engines against each other through the Gomocup protocol, as a
+// tournament manager (Piskvork, gomocup's manager) would, and prints the score of the first with
+// an Elo estimate and its 95% interval. Any engine that speaks the protocol on stdin/stdout can
+// play: each is given as a shell command line.
+//
+//   pbrain-match [--games N] [--turn_ms T] [--size S] [--rule freestyle|exact] [--seed N]
+//                [--show] "COMMAND A" "COMMAND B"
+//
+// Every game starts fresh processes (START, INFO timeout_turn/timeout_match/time_left/rule), opens
+// with two random stones near the centre (games 2k and 2k+1 share an opening with the colours
+// swapped), gives each engine the position with BOARD on its first turn and TURN after that,
+// and judges the moves itself: a five (or, under `exact`, exactly five) wins, a full board is a
+// draw, and an illegal or unreadable move, a crash, or an answer later than the turn limit plus
+// a grace (max(1 s, T)) loses. Each game prints one line; --show adds its moves.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "engine/core/random.h"
+#include "engine/games/gomoku/gomoku.h"
+
+ABSL_FLAG(int, games, 20, "games to play (colours alternate)");
+ABSL_FLAG(int, turn_ms, 1000, "time per move in milliseconds (INFO timeout_turn)");
+ABSL_FLAG(int, size, 15, "board size");
+ABSL_FLAG(std::string, rule, "freestyle", "freestyle or exact (five, not six, wins)");
+ABSL_FLAG(uint64_t, seed, 1, "seed of the openings");
+ABSL_FLAG(bool, show, false, "print every game's moves");
+
+namespace ply {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One engine process with its stdin and stdout on pipes.
+class Engine {
+ public:
+  explicit Engine(const std::string& command) {
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      close(to_child[0]);
+      close(to_child[1]);
+      close(from_child[0]);
+      close(from_child[1]);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = to_child[1];
+    out_ = from_child[0];
+    fcntl(in_, F_SETFD, FD_CLOEXEC);
+    fcntl(out_, F_SETFD, FD_CLOEXEC);
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  ~Engine() {
+    if (pid_ > 0) {
+      Send("END");
+      close(in_);
+      // A moment to leave on its own, then it is made to.
+      for (int i = 0; i < 50 && waitpid(pid_, nullptr, WNOHANG) == 0; ++i) usleep(10000);
+      if (waitpid(pid_, nullptr, WNOHANG) == 0) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+      }
+    }
+    if (out_ >= 0) close(out_);
+  }
+
+  bool ok() const { return pid_ > 0; }
+
+  void Send(const std::string& line) {
+    std::string text = line + "\n";
+    // A dead engine's pipe must not kill the manager: SIGPIPE is ignored in main.
+    if (write(in_, text.data(), text.size()) < 0) return;
+  }
+
+  // The next line that is not MESSAGE/DEBUG chatter, or nullopt on a timeout or end of file.
+  // MESSAGE lines are handed to `on_message`.
+  template <class F>
+  std::optional<std::string> Answer(Clock::time_point deadline, F&& on_message) {
+    while (true) {
+      size_t nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.rfind("MESSAGE", 0) == 0) {
+          on_message(line);
+          continue;
+        }
+        if (line.rfind("DEBUG", 0) == 0 || line.empty()) continue;
+        return line;
+      }
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return std::nullopt;
+      pollfd p{.fd = out_, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, static_cast<int>(left)) <= 0) return std::nullopt;
+      char chunk[4096];
+      ssize_t n = read(out_, chunk, sizeof(chunk));
+      if (n <= 0) return std::nullopt;
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string buffer_;
+};
+
+struct GameRecord {
+  int winner = -1;  // 0 Black, 1 White, -1 draw
+  std::string reason;
+  std::vector<std::string> moves;
+  // Per side (0 Black): moves played, milliseconds spent, and the deepest and summed search
+  // depth its MESSAGE lines reported (pbrain-ply says "MESSAGE depth N ...").
+  int played[2] = {0, 0};
+  double spent_ms[2] = {0, 0};
+  int64_t depth_sum[2] = {0, 0};
+  int depth_moves[2] = {0, 0};
+};
+
+struct Settings {
+  int turn_ms;
+  int size;
+  bool exact;
+};
+
+// The deepest "depth N" in one move's MESSAGE lines.
+void NoteDepth(const std::string& line, int* deepest) {
+  std::vector<std::string> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    int d = 0;
+    if (words[i] == "depth" && absl::SimpleAtoi(words[i + 1], &d)) *deepest = std::max(*deepest, d);
+  }
+}
+
+GameRecord PlayGame(const std::string& black_command, const std::string& white_command,
+                    const Settings& settings, uint64_t opening_seed) {
+  GameRecord record;
+  Gomoku game = *Gomoku::Create(
+      {{"size", std::to_string(settings.size)}, {"rule", settings.exact ? "exact" : "freestyle"}});
+  Engine black(black_command), white(white_command);
+  Engine* engines[2] = {&black, &white};
+  auto lose = [&](int side, std::string why) {
+    record.winner = 1 - side;
+    record.reason = std::move(why);
+    return record;
+  };
+  const auto grace = std::chrono::milliseconds(std::max(1000, settings.turn_ms));
+  for (int side = 0; side < 2; ++side) {
+    if (!engines[side]->ok()) return lose(side, "could not start");
+    engines[side]->Send(absl::StrCat("START ", settings.size));
+    auto ok = engines[side]->Answer(Clock::now() + std::chrono::seconds(10), [](auto&) {});
+    if (!ok || *ok != "OK") {
+      return lose(side, absl::StrCat("answered START with '", ok.value_or("nothing"), "'"));
+    }
+    engines[side]->Send(absl::StrCat("INFO timeout_turn ", settings.turn_ms));
+    engines[side]->Send("INFO timeout_match 0");
+    engines[side]->Send("INFO max_memory 0");
+    engines[side]->Send(absl::StrCat("INFO rule ", settings.exact ? 1 : 0));
+  }
+  // The opening: a Black and a White stone within two cells of the centre. `stones` keeps every
+  // stone's coordinates in order (Black first), for BOARD.
+  std::vector<std::pair<int, int>> stones;
+  Rng rng(opening_seed);
+  const int centre = settings.size / 2;
+  while (game.stones() < 2) {
+    const int x = centre - 2 + static_cast<int>(rng.Below(5));
+    const int y = centre - 2 + static_cast<int>(rng.Below(5));
+    const Gomoku::Move m = Gomoku::CellAt(x, y);
+    if (!game.IsEmpty(m)) continue;
+    record.moves.push_back(game.MoveToText(m));
+    stones.push_back({x, y});
+    Gomoku::UndoInfo undo;
+    game.Make(m, undo);
+  }
+  bool started[2] = {false, false};
+  std::pair<int, int> last{-1, -1};
+  while (game.GetOutcome() == Outcome::kOngoing) {
+    const int side = game.SideToMove();
+    Engine& engine = *engines[side];
+    if (!started[side]) {
+      started[side] = true;
+      engine.Send("BOARD");
+      for (size_t i = 0; i < stones.size(); ++i) {
+        const int owner = static_cast<int>(i % 2);
+        engine.Send(
+            absl::StrCat(stones[i].first, ",", stones[i].second, ",", owner == side ? 1 : 2));
+      }
+      engine.Send("DONE");
+    } else {
+      engine.Send(absl::StrCat("TURN ", last.first, ",", last.second));
+    }
+    const auto start = Clock::now();
+    int deepest = 0;
+    auto answer = engine.Answer(start + std::chrono::milliseconds(settings.turn_ms) + grace,
+                                [&](const std::string& line) { NoteDepth(line, &deepest); });
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!answer) return lose(side, "no answer in time (or it crashed)");
+    int x = -1, y = -1;
+    std::vector<std::string> parts = absl::StrSplit(*answer, ',');
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &x) || !absl::SimpleAtoi(parts[1], &y) ||
+        x < 0 || y < 0 || x >= settings.size || y >= settings.size ||
+        !game.IsEmpty(Gomoku::CellAt(x, y))) {
+      return lose(side, absl::StrCat("illegal answer '", *answer, "'"));
+    }
+    if (ms > settings.turn_ms + 100) {
+      std::fprintf(stderr, "note: %s took %.0f ms for a %d ms turn\n",
+                   side == 0 ? "Black" : "White", ms, settings.turn_ms);
+    }
+    record.played[side]++;
+    record.spent_ms[side] += ms;
+    if (deepest > 0) {
+      record.depth_sum[side] += deepest;
+      record.depth_moves[side]++;
+    }
+    Gomoku::Move m = Gomoku::CellAt(x, y);
+    record.moves.push_back(game.MoveToText(m));
+    stones.push_back({x, y});
+    last = {x, y};
+    Gomoku::UndoInfo undo;
+    game.Make(m, undo);
+  }
+  GameStatus status = game.Status();
+  record.winner = status.winner;
+  record.reason = status.reason;
+  return record;
+}
+
+// The Elo difference for a score fraction, clamped away from 0 and 1.
+double EloOf(double score) {
+  score = std::clamp(score, 1e-4, 1 - 1e-4);
+  return -400.0 * std::log10(1.0 / score - 1.0);
+}
+
+struct PerSide {
+  int played = 0;
+  double spent_ms = 0;
+  int64_t depth_sum = 0;
+  int depth_moves = 0;
+};
+
+int Main(const std::string& a, const std::string& b) {
+  const int games = absl::GetFlag(FLAGS_games);
+  const std::string rule = absl::GetFlag(FLAGS_rule);
+  if (rule != "freestyle" && rule != "exact") {
+    std::fprintf(stderr, "--rule is freestyle or exact\n");
+    return 2;
+  }
+  const Settings settings{.turn_ms = std::max(1, absl::GetFlag(FLAGS_turn_ms)),
+                          .size = std::clamp(absl::GetFlag(FLAGS_size), 5, Gomoku::kMaxSize),
+                          .exact = rule == "exact"};
+  int wins = 0, draws = 0, losses = 0;
+  PerSide stats[2];  // A, B
+  for (int i = 0; i < games; ++i) {
+    const bool a_black = i % 2 == 0;
+    const uint64_t opening = Mix64(absl::GetFlag(FLAGS_seed) * 1000 + static_cast<uint64_t>(i / 2));
+    GameRecord r = PlayGame(a_black ? a : b, a_black ? b : a, settings, opening);
+    const int a_side = a_black ? 0 : 1;
+    for (int side = 0; side < 2; ++side) {
+      PerSide& s = stats[side == a_side ? 0 : 1];
+      s.played += r.played[side];
+      s.spent_ms += r.spent_ms[side];
+      s.depth_sum += r.depth_sum[side];
+      s.depth_moves += r.depth_moves[side];
+    }
+    const char* result = r.winner < 0 ? "draw" : r.winner == a_side ? "A wins" : "B wins";
+    if (r.winner < 0) {
+      ++draws;
+    } else if (r.winner == a_side) {
+      ++wins;
+    } else {
+      ++losses;
+    }
+    std::printf("game %3d: A %s, %s (%s, %zu moves)  +%d =%d -%d\n", i + 1,
+                a_black ? "Black" : "White", result, r.reason.c_str(), r.moves.size(), wins, draws,
+                losses);
+    if (absl::GetFlag(FLAGS_show)) std::printf("  %s\n", absl::StrJoin(r.moves, " ").c_str());
+    std::fflush(stdout);
+  }
+  const int n = wins + draws + losses;
+  const double score = n > 0 ? (wins + 0.5 * draws) / n : 0;
+  // The normal approximation of the mean game score; with every game the same result it has no
+  // spread, and the bound comes from the rule of three (at most 3/n of the other result, 95%).
+  const double variance = n > 0 ? (wins * std::pow(1 - score, 2) +
+                                   draws * std::pow(0.5 - score, 2) + losses * std::pow(score, 2)) /
+                                      n
+                                : 0;
+  double low = score - 1.96 * std::sqrt(variance / std::max(n, 1));
+  double high = score + 1.96 * std::sqrt(variance / std::max(n, 1));
+  if (n > 0 && variance == 0) {
+    low = std::max(0.0, score - 3.0 / n);
+    high = std::min(1.0, score + 3.0 / n);
+  }
+  std::printf("A: %s\nB: %s\n", a.c_str(), b.c_str());
+  std::printf(
+      "%d games at %d ms a move, %s %dx%d: A +%d =%d -%d, score %.1f%%, Elo %s (95%%: %s .. %s)\n",
+      n, settings.turn_ms, rule.c_str(), settings.size, settings.size, wins, draws, losses,
+      100 * score, absl::StrFormat("%+.0f", EloOf(score)).c_str(),
+      low <= 0 ? "-inf" : absl::StrFormat("%+.0f", EloOf(low)).c_str(),
+      high >= 1 ? "+inf" : absl::StrFormat("%+.0f", EloOf(high)).c_str());
+  const char* names[2] = {"A", "B"};
+  for (int k = 0; k < 2; ++k) {
+    const PerSide& s = stats[k];
+    std::printf("%s: %d moves, %.0f ms a move on average", names[k], s.played,
+                s.played > 0 ? s.spent_ms / s.played : 0.0);
+    if (s.depth_moves > 0) {
+      std::printf(", depth %.1f on average (from its MESSAGE lines)",
+                  static_cast<double>(s.depth_sum) / s.depth_moves);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ply
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "pbrain-match [--games N] [--turn_ms T] [--size S] [--rule R] [--seed N] [--show] "
+      "\"COMMAND A\" \"COMMAND B\"");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() != 3) {
+    std::fprintf(stderr, "usage: %s\n", absl::ProgramUsageMessage().data());
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  return ply::Main(args[1], args[2]);
+}
