@@ -399,7 +399,7 @@ TEST(Gomoku, MediumBeatsGreedyClearly) {
 // A child process speaking the Gomocup protocol over two pipes.
 class Brain {
  public:
-  Brain() {
+  explicit Brain(std::vector<std::string> argv = {PBRAIN_PATH}) {
     int to_child[2], from_child[2];
     EXPECT_EQ(pipe(to_child), 0);
     EXPECT_EQ(pipe(from_child), 0);
@@ -409,7 +409,10 @@ class Brain {
       dup2(from_child[1], 1);
       close(to_child[1]);
       close(from_child[0]);
-      execl(PBRAIN_PATH, PBRAIN_PATH, static_cast<char*>(nullptr));
+      std::vector<char*> args;
+      for (std::string& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      execv(args[0], args.data());
       _exit(127);
     }
     close(to_child[0]);
@@ -432,7 +435,9 @@ class Brain {
     std::string text = line + "\n";
     ASSERT_EQ(write(in_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
   }
-  // The next line that is not a MESSAGE, or "" after `timeout_ms`.
+  // The next line that is not a MESSAGE, or "" after `timeout_ms`. MESSAGE lines are kept in
+  // messages().
+  const std::vector<std::string>& messages() const { return messages_; }
   std::string Answer(int timeout_ms = 5000) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (true) {
@@ -441,7 +446,10 @@ class Brain {
         std::string line = buffer_.substr(0, nl);
         buffer_.erase(0, nl + 1);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.rfind("MESSAGE", 0) == 0) continue;
+        if (line.rfind("MESSAGE", 0) == 0) {
+          messages_.push_back(line);
+          continue;
+        }
         return line;
       }
       int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -473,6 +481,7 @@ class Brain {
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1;
   std::string buffer_;
+  std::vector<std::string> messages_;
 };
 
 bool IsCell(const std::string& s, int size) {
@@ -530,6 +539,126 @@ TEST(Pbrain, AnswersABoardByCompletingFive) {
   EXPECT_NE(reply, "9,9");
   brain.Send("END");
   EXPECT_EQ(brain.Wait(), 0);
+}
+
+TEST(Pbrain, SearchesForMostOfItsTurnTime) {
+  // An open middle game: no forced result, so the search runs on the clock. It keeps starting
+  // iterations until 60% of the turn (less a margin) is spent, and says so.
+  Brain brain({PBRAIN_PATH, "--seed", "5"});
+  brain.Send("START 15");
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("INFO timeout_turn 500");
+  brain.Send("BOARD");
+  for (const char* line : {"7,7,2", "8,8,1", "8,6,2", "6,8,1", "9,7,2", "7,9,1"}) brain.Send(line);
+  brain.Send("DONE");
+  std::string move = brain.Answer();
+  EXPECT_TRUE(IsCell(move, 15)) << move;
+  ASSERT_FALSE(brain.messages().empty());
+  const std::string& last = brain.messages().back();
+  int depth = 0, spent = 0, budget = 0;
+  char cell[8] = {};
+  ASSERT_EQ(sscanf(last.c_str(), "MESSAGE played %7s depth %d after %d of %d ms", cell, &depth,
+                   &spent, &budget),
+            4)
+      << last;
+  EXPECT_GE(budget, 440);
+  EXPECT_LE(budget, 500);
+  EXPECT_GE(spent, budget * 6 / 10) << last;
+  EXPECT_GE(depth, 2);
+  // Every iteration is reported with its depth.
+  EXPECT_EQ(brain.messages().front().rfind("MESSAGE depth 1 ", 0), 0u) << brain.messages().front();
+  brain.Send("END");
+  EXPECT_EQ(brain.Wait(), 0);
+}
+
+TEST(Pbrain, PlaysTheLevelItIsGiven) {
+  // greedy answers at once, without a search (no MESSAGE lines).
+  Brain greedy({PBRAIN_PATH, "--level", "greedy"});
+  greedy.Send("START 15");
+  EXPECT_EQ(greedy.Answer(), "OK");
+  greedy.Send("BOARD");
+  for (const char* line :
+       {"3,3,1", "4,4,2", "4,3,1", "5,5,2", "5,3,1", "6,6,2", "6,3,1", "9,9,2"}) {
+    greedy.Send(line);
+  }
+  greedy.Send("DONE");
+  std::string five = greedy.Answer();
+  EXPECT_TRUE(five == "2,3" || five == "7,3") << five;
+  EXPECT_TRUE(greedy.messages().empty());
+  greedy.Send("END");
+  EXPECT_EQ(greedy.Wait(), 0);
+  // An unknown level is refused before any game.
+  Brain unknown({PBRAIN_PATH, "--level", "grandmaster"});
+  EXPECT_EQ(unknown.Wait(), 2);
+}
+#endif
+
+#ifdef PBRAIN_GREEDY_PATH
+TEST(PbrainGreedy, CompletesFivesAndBlocksFours) {
+  Brain brain({PBRAIN_GREEDY_PATH});
+  brain.Send("START 15");
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("BEGIN");
+  EXPECT_EQ(brain.Answer(), "7,7");
+  // Its own four (x = 7..10 on row 3 would need 11,3 or 6,3) against a four of the opponent:
+  // the five comes first.
+  brain.Send("BOARD");
+  for (const char* line :
+       {"7,3,1", "2,9,2", "8,3,1", "3,9,2", "9,3,1", "4,9,2", "10,3,1", "5,9,2"}) {
+    brain.Send(line);
+  }
+  brain.Send("DONE");
+  std::string five = brain.Answer();
+  EXPECT_TRUE(five == "6,3" || five == "11,3") << five;
+  // Without a four of its own it blocks the opponent's.
+  brain.Send("BOARD");
+  for (const char* line : {"7,3,1", "2,9,2", "8,4,1", "3,9,2", "12,12,1", "4,9,2", "5,9,2"}) {
+    brain.Send(line);
+  }
+  brain.Send("DONE");
+  std::string block = brain.Answer();
+  EXPECT_TRUE(block == "1,9" || block == "6,9") << block;
+  brain.Send("END");
+  EXPECT_EQ(brain.Wait(), 0);
+}
+#endif
+
+#if defined(PBRAIN_MATCH_PATH) && defined(PBRAIN_GREEDY_PATH) && defined(PBRAIN_PATH)
+// Runs pbrain-match with `args` and returns what it printed.
+std::string RunMatch(const std::string& args) {
+  std::string command = std::string(PBRAIN_MATCH_PATH) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "";
+  std::string out;
+  char chunk[4096];
+  while (size_t n = fread(chunk, 1, sizeof(chunk), pipe)) out.append(chunk, n);
+  pclose(pipe);
+  return out;
+}
+
+TEST(PbrainMatch, PlaysBothColoursAndPrintsTheScoreWithAnInterval) {
+  std::string out = RunMatch(absl::StrCat("--games 2 --turn_ms 50 --seed 3 '", PBRAIN_PATH,
+                                          " --level greedy' '", PBRAIN_GREEDY_PATH, "'"));
+  EXPECT_NE(out.find("game   1: A Black, "), std::string::npos) << out;
+  EXPECT_NE(out.find("game   2: A White, "), std::string::npos) << out;
+  EXPECT_NE(out.find("2 games at 50 ms a move, freestyle 15x15: A +"), std::string::npos) << out;
+  EXPECT_NE(out.find("(95%: "), std::string::npos) << out;
+}
+
+TEST(PbrainMatch, AnIllegalAnswerLosesTheGame) {
+  // An engine that answers every move with a cell off the board.
+  const std::string script = ::testing::TempDir() + "/broken_brain.sh";
+  FILE* f = fopen(script.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs(
+      "while read l; do case \"$l\" in START*) echo OK;; BOARD*|TURN*|BEGIN*) echo 99,99;; "
+      "esac; done\n",
+      f);
+  fclose(f);
+  std::string out =
+      RunMatch(absl::StrCat("--games 2 --turn_ms 50 '", PBRAIN_GREEDY_PATH, "' 'sh ", script, "'"));
+  EXPECT_NE(out.find("illegal answer '99,99'"), std::string::npos) << out;
+  EXPECT_NE(out.find("A +2 =0 -0, score 100.0%"), std::string::npos) << out;
 }
 #endif
 

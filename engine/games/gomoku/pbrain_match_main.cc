@@ -254,10 +254,11 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
   return record;
 }
 
-// The Elo difference for a score fraction, clamped away from 0 and 1.
-double EloOf(double score) {
-  score = std::clamp(score, 1e-4, 1 - 1e-4);
-  return -400.0 * std::log10(1.0 / score - 1.0);
+// The Elo difference for a score fraction; a score of 0 or 1 has none.
+std::string EloText(double score) {
+  if (score >= 1) return "+inf";
+  if (score <= 0) return "-inf";
+  return absl::StrFormat("%+.0f", -400.0 * std::log10(1.0 / score - 1.0));
 }
 
 struct PerSide {
@@ -323,9 +324,7 @@ int Main(const std::string& a, const std::string& b) {
   std::printf(
       "%d games at %d ms a move, %s %dx%d: A +%d =%d -%d, score %.1f%%, Elo %s (95%%: %s .. %s)\n",
       n, settings.turn_ms, rule.c_str(), settings.size, settings.size, wins, draws, losses,
-      100 * score, absl::StrFormat("%+.0f", EloOf(score)).c_str(),
-      low <= 0 ? "-inf" : absl::StrFormat("%+.0f", EloOf(low)).c_str(),
-      high >= 1 ? "+inf" : absl::StrFormat("%+.0f", EloOf(high)).c_str());
+      100 * score, EloText(score).c_str(), EloText(low).c_str(), EloText(high).c_str());
   const char* names[2] = {"A", "B"};
   for (int k = 0; k < 2; ++k) {
     const PerSide& s = stats[k];
