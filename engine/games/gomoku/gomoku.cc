@@ -261,7 +261,7 @@ Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
   return static_cast<Shape>(shapes_[key_[cell][direction][p]]);
 }
 
-void Gomoku::Classify(int cell, int p) {
+[[gnu::always_inline]] inline void Gomoku::Classify(int cell, int p) {
   const uint32_t sum = line_sum_[p][cell];
   const uint8_t c = ClassOfCounts(sum & 0xffff);
   const int value = static_cast<int>(sum >> 16) + kClassBonus[c];
