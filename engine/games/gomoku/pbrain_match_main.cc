@@ -6,12 +6,13 @@
 //   pbrain-match [--games N] [--turn_ms T] [--size S] [--rule freestyle|exact] [--seed N]
 //                [--show] "COMMAND A" "COMMAND B"
 //
-// Every game starts fresh processes (START, INFO timeout_turn/timeout_match/time_left/rule), opens
-// with two random stones near the centre (games 2k and 2k+1 share an opening with the colours
-// swapped), gives each engine the position with BOARD on its first turn and TURN after that,
-// and judges the moves itself: a five (or, under `exact`, exactly five) wins, a full board is a
-// draw, and an illegal or unreadable move, a crash, or an answer later than the turn limit plus
-// a grace (max(1 s, T)) loses. Each game prints one line; --show adds its moves.
+// Every game starts fresh processes (START, INFO timeout_turn/timeout_match/time_left/rule),
+// opens with two random stones, Black's next to the centre and White's touching it (games 2k and
+// 2k+1 share an opening with the colours swapped), gives each engine the position with BOARD on
+// its first turn and TURN after that, and judges the moves itself: a five (or, under `exact`,
+// exactly five) wins, a full board is a draw, and an illegal or unreadable move, a crash, or an
+// answer later than the turn limit plus a grace (max(1 s, T)) loses. Each game prints one line;
+// --show adds its moves.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -186,14 +187,17 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
     engines[side]->Send("INFO max_memory 0");
     engines[side]->Send(absl::StrCat("INFO rule ", settings.exact ? 1 : 0));
   }
-  // The opening: a Black and a White stone within two cells of the centre. `stones` keeps every
+  // The opening: a Black stone within one cell of the centre and a White stone touching it (as
+  // White usually answers), so that neither side starts with a lost game. `stones` keeps every
   // stone's coordinates in order (Black first), for BOARD.
   std::vector<std::pair<int, int>> stones;
   Rng rng(opening_seed);
   const int centre = settings.size / 2;
   while (game.stones() < 2) {
-    const int x = centre - 2 + static_cast<int>(rng.Below(5));
-    const int y = centre - 2 + static_cast<int>(rng.Below(5));
+    const int near_x = stones.empty() ? centre : stones[0].first;
+    const int near_y = stones.empty() ? centre : stones[0].second;
+    const int x = near_x - 1 + static_cast<int>(rng.Below(3));
+    const int y = near_y - 1 + static_cast<int>(rng.Below(3));
     const Gomoku::Move m = Gomoku::CellAt(x, y);
     if (!game.IsEmpty(m)) continue;
     record.moves.push_back(game.MoveToText(m));
