@@ -316,6 +316,121 @@ TEST(Gomoku, IncrementalPatternStateMatchesARecomputation) {
   }
 }
 
+// A win by continuous fours checked the plain way, for comparison with the engine's pattern
+// tables: stones on a grid, fives found by walking the lines. The same rules as FindVcf: a
+// five to play wins; so does a move that leaves two or more cells completing five, unless the
+// defender has a five to play; otherwise each attacking move must leave exactly one such cell,
+// which the defender takes, and the defender must never have a five to play.
+class PlainVcf {
+ public:
+  explicit PlainVcf(const Gomoku& g) : n_(g.size()), exact_(g.exact_five()) {
+    for (int y = 0; y < n_; ++y) {
+      for (int x = 0; x < n_; ++x) board_[y][x] = g.StoneAt(x, y);
+    }
+  }
+
+  bool Wins(int attacker, int depth) {
+    const int defender = 1 - attacker;
+    int x = 0, y = 0;
+    if (FiveCells(attacker, &x, &y) > 0) return true;
+    const bool defender_five = FiveCells(defender, &x, &y) > 0;
+    bool won = false;
+    ForEachEmpty([&](int cx, int cy) {
+      if (won || defender_five) return;
+      board_[cy][cx] = attacker;
+      won = FiveCells(attacker, &x, &y) >= 2;
+      board_[cy][cx] = -1;
+    });
+    if (won) return true;
+    if (defender_five || depth == 0) return false;
+    ForEachEmpty([&](int cx, int cy) {
+      if (won) return;
+      board_[cy][cx] = attacker;
+      int bx = 0, by = 0;
+      if (FiveCells(attacker, &bx, &by) == 1) {
+        board_[by][bx] = defender;
+        won = Wins(attacker, depth - 1);
+        board_[by][bx] = -1;
+      }
+      board_[cy][cx] = -1;
+    });
+    return won;
+  }
+
+ private:
+  template <class F>
+  void ForEachEmpty(F&& f) {
+    for (int y = 0; y < n_; ++y) {
+      for (int x = 0; x < n_; ++x) {
+        if (board_[y][x] < 0) f(x, y);
+      }
+    }
+  }
+  bool On(int x, int y) const { return x >= 0 && y >= 0 && x < n_ && y < n_; }
+  bool MakesFive(int x, int y, int p) const {
+    static constexpr int kDx[4] = {1, 0, 1, 1}, kDy[4] = {0, 1, 1, -1};
+    for (int d = 0; d < 4; ++d) {
+      int run = 1;
+      for (int s = -1; s <= 1; s += 2) {
+        for (int k = 1; On(x + s * k * kDx[d], y + s * k * kDy[d]) &&
+                        board_[y + s * k * kDy[d]][x + s * k * kDx[d]] == p;
+             ++k) {
+          ++run;
+        }
+      }
+      if (exact_ ? run == 5 : run >= 5) return true;
+    }
+    return false;
+  }
+  // How many empty cells make five for p; one of them in (x, y).
+  int FiveCells(int p, int* x, int* y) {
+    int count = 0;
+    ForEachEmpty([&](int cx, int cy) {
+      if (MakesFive(cx, cy, p)) {
+        ++count;
+        *x = cx;
+        *y = cy;
+      }
+    });
+    return count;
+  }
+
+  int n_;
+  bool exact_;
+  int board_[Gomoku::kMaxSize][Gomoku::kMaxSize];
+};
+
+TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
+  // Positions from random games among the AI's candidates (so that fours and threes abound), on
+  // both rules; every one is asked to depth 3 with no node limit.
+  int wins = 0, checked = 0;
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "11"}}, {{"size", "11"}, {"rule", "exact"}}}) {
+    Rng rng(21);
+    for (int game = 0; game < 12; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        if (ply >= 8) {
+          Gomoku copy = g;
+          const bool engine =
+              copy.FindVcf(/*max_depth=*/3, /*max_nodes=*/1 << 24) != Gomoku::kNoMove;
+          const bool plain = PlainVcf(g).Wins(g.SideToMove(), /*depth=*/3);
+          ASSERT_EQ(engine, plain) << g.Render();
+          wins += plain;
+          ++checked;
+        }
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+        g.GenerateSearchMoves(moves);
+        Gomoku::UndoInfo u;
+        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+      }
+    }
+  }
+  // Both answers occur often enough for the comparison to mean something.
+  EXPECT_GE(wins, 20) << checked;
+  EXPECT_GE(checked - wins, 20) << checked;
+}
+
 TEST(Gomoku, FindsAWinByContinuousFours) {
   Gomoku g = SevenFoursPosition();
   Gomoku copy = g;
