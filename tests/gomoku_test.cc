@@ -686,6 +686,32 @@ TEST(Pbrain, SearchesForMostOfItsTurnTime) {
   EXPECT_EQ(brain.Wait(), 0);
 }
 
+TEST(Pbrain, PlaysALongWinByFoursAtOnce) {
+  // SevenFoursPosition as a BOARD, our stones (Black) first: eight fours in a row win, a line
+  // longer than the search's own probes reach. At full strength the root solver plays it.
+  Brain brain({PBRAIN_PATH, "--seed", "1"});
+  brain.Send("START 15");
+  EXPECT_EQ(brain.Answer(), "OK");
+  brain.Send("INFO timeout_turn 300");
+  brain.Send("BOARD");
+  for (const char* line :
+       {"7,7,1", "5,7,2",  "7,6,1",  "6,7,2",  "9,5,1", "8,8,2",  "6,8,1", "8,6,2",
+        "8,5,1", "7,5,2",  "9,7,1",  "9,10,2", "8,9,1", "4,5,2",  "9,4,1", "9,6,2",
+        "4,3,1", "10,3,2", "7,8,1",  "7,9,2",  "4,8,1", "4,1,2",  "5,8,1", "3,8,2",
+        "2,9,1", "5,11,2", "6,10,1", "5,9,2",  "6,5,1", "5,4,2",  "2,7,1", "2,10,2",
+        "6,3,1", "10,1,2", "8,1,1",  "5,3,2",  "6,4,1", "5,5,2",  "5,6,1", "6,1,2",
+        "5,1,1", "6,6,2",  "0,5,1",  "3,3,2",  "4,7,1", "11,12,2"}) {
+    brain.Send(line);
+  }
+  brain.Send("DONE");
+  EXPECT_EQ(brain.Answer(), "8,3");  // i12
+  ASSERT_FALSE(brain.messages().empty());
+  EXPECT_NE(brain.messages().back().find("wins by continuous fours"), std::string::npos)
+      << brain.messages().back();
+  brain.Send("END");
+  EXPECT_EQ(brain.Wait(), 0);
+}
+
 TEST(Pbrain, PlaysTheLevelItIsGiven) {
   // greedy answers at once, without a search (no MESSAGE lines).
   Brain greedy({PBRAIN_PATH, "--level", "greedy"});

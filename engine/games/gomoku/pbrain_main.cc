@@ -252,10 +252,12 @@ class Brain {
       Say("ERROR the game is over");
       return;
     }
+    const auto start = std::chrono::steady_clock::now();
     const int64_t budget = MoveBudgetMs();
     // Iterations go on while 60% of the budget is left; the one running at the deadline still
-    // counts for the root moves it finished.
-    SearchLimits limits{.time_ms = budget,
+    // counts for the root moves it finished. At full strength a tenth of the budget is kept for
+    // the checks of long lines of fours around the search.
+    SearchLimits limits{.time_ms = level_ ? budget : budget * 9 / 10,
                         .soft_time_ms = budget * 6 / 10,
                         .keep_partial_iteration = true,
                         .seed = Mix64(seed_ ^ game_->Hash())};
@@ -266,6 +268,19 @@ class Brain {
       if (!level_->policy.empty()) {
         auto result = Gomoku::PlayPolicy(*game_, level_->policy, limits);
         Reply(result->best_move);
+        return;
+      }
+    }
+    // The search's own threat probes stop at kVcfNodes positions; a longer win by fours is
+    // found here, by the solver with a budget that grows with the time per move.
+    const int vcf_nodes = static_cast<int>(std::clamp<int64_t>(budget * 40, 2000, 400000));
+    if (!level_) {
+      const Gomoku::Move win = game_->FindVcf(Gomoku::kMaxVcfDepth, vcf_nodes);
+      if (win != Gomoku::kNoMove) {
+        Say(absl::StrCat("MESSAGE played ", game_->MoveToText(win),
+                         " wins by continuous fours, after ", SinceMs(start), " of ", budget,
+                         " ms"));
+        Reply(win);
         return;
       }
     }
@@ -286,10 +301,48 @@ class Brain {
     if (vary && result.depth >= 2 && !result.exact) {
       m = VaryOpening(result, limits, budget);
     }
+    if (!level_ && !result.exact) m = AvoidLongVcf(m, vcf_nodes / 4);
     Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
-                     static_cast<int64_t>(result.elapsed_ms), " of ", budget, " ms"));
+                     SinceMs(start), " of ", budget, " ms"));
     Reply(m);
   }
+
+  static int64_t SinceMs(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 start)
+        .count();
+  }
+
+  // Whether the opponent wins by continuous fours once we play `m` (within `nodes`).
+  bool LosesToFours(Gomoku::Move m, int nodes) {
+    Gomoku::UndoInfo undo;
+    game_->Make(m, undo);
+    const bool lost = game_->FindVcf(Gomoku::kMaxVcfDepth, nodes) != Gomoku::kNoMove;
+    game_->Unmake(m, undo);
+    return lost;
+  }
+
+  // The search's move, unless it lets the opponent in by a line of fours longer than the
+  // search probes: then the first of the other candidates, in move order, that does not.
+  Gomoku::Move AvoidLongVcf(Gomoku::Move m, int nodes) {
+    if (!LosesToFours(m, nodes)) return m;
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
+    game_->GenerateSearchMoves(candidates);
+    std::vector<std::pair<int, Gomoku::Move>> ranked;
+    for (Gomoku::Move c : candidates) {
+      if (c != m) ranked.push_back({game_->MoveOrderScore(c), c});
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
+    for (size_t i = 0; i < ranked.size() && i < kVcfAlternatives; ++i) {
+      if (!LosesToFours(ranked[i].second, nodes)) {
+        Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a line of fours; ",
+                         game_->MoveToText(ranked[i].second), " does not"));
+        return ranked[i].second;
+      }
+    }
+    return m;
+  }
+  static constexpr size_t kVcfAlternatives = 8;
 
   void Reply(Gomoku::Move m) {
     Play(m);
