@@ -119,18 +119,21 @@ void Lobby::PresenceTick() {
   if (stopping_) return;
   const int64_t now = NowMs();
   std::vector<std::pair<int64_t, int>> seen;
-  bool write = false;
+  bool write = false, prune = false;
   {
     std::lock_guard<std::mutex> lock(presence_mu_);
     seen.assign(sightings_.begin(), sightings_.end());
     sightings_.clear();
-    write =
-        !seen.empty() || now - last_beat_ms_ >= absl::ToInt64Milliseconds(options_.presence_beat);
+    const int64_t beat = absl::ToInt64Milliseconds(options_.presence_beat);
+    write = !seen.empty() || now - last_beat_ms_ >= beat;
     if (write) last_beat_ms_ = now;
+    prune = now - last_prune_ms_ >= beat;
+    if (prune) last_prune_ms_ = now;
   }
   // One statement for every sighting and this instance's beat: the writes grow with the seats
-  // that called, never with the events or the watchers.
+  // that called, never with the events or the watchers. Finished matches' rows go every beat.
   if (write) (void)store_->TouchPresence(seen, now);
+  if (prune) store_->PrunePresence(/*limit=*/1000);
   std::vector<std::shared_ptr<LiveMatch>> watched;
   std::vector<int64_t> ids;
   for (std::shared_ptr<LiveMatch>& live : cache_.All()) {

@@ -277,10 +277,12 @@ class Lobby : private BotDriver::Host {
   LobbyMetrics metrics_;
   MatchCache cache_;
   BotDriver bots_;
-  // Seats seen in calls since the last PresenceTick, and when this instance last beat.
+  // Seats seen in calls since the last PresenceTick, when this instance last beat, and when it
+  // last pruned the presence of finished matches.
   std::mutex presence_mu_;
   absl::flat_hash_set<std::pair<int64_t, int>> sightings_;
   int64_t last_beat_ms_ = 0;
+  int64_t last_prune_ms_ = 0;
 };
 
 }  // namespace ply::lobby

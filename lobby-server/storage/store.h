@@ -338,6 +338,9 @@ class MatchStore {
                                      int64_t /*now_ms*/) {
     return absl::UnimplementedError("this lobby's store keeps no presence");
   }
+  // Forgets the presence of up to `limit` seats of finished matches (any instance may: a row
+  // another is removing is skipped).
+  virtual void PrunePresence(int /*limit*/) {}
   // Every seat of these matches that was ever seen: connected when a stream is open on an
   // instance that touched it since `alive_since_ms`, or when seen since `seen_since_ms`.
   virtual absl::StatusOr<std::vector<SeatPresence>> LoadPresence(

@@ -422,6 +422,10 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        " DO UPDATE SET seen_ms = GREATEST(presence.seen_ms, $3)"},
       {"presence_beat",
        "UPDATE presence SET seen_ms = GREATEST(seen_ms, $2) WHERE instance = $1 AND streams > 0"},
+      {"presence_prune",
+       "DELETE FROM presence WHERE (match_id, seat, instance) IN (SELECT p.match_id, p.seat,"
+       " p.instance FROM presence p JOIN matches m ON m.id = p.match_id WHERE m.status = 3"
+       " LIMIT $1 FOR UPDATE OF p SKIP LOCKED)"},
       {"presence_of",
        "SELECT match_id, seat, bool_or((streams > 0 AND seen_ms >= $2) OR seen_ms >= $3),"
        " max(seen_ms) FROM presence WHERE match_id = ANY($1::bigint[])"
@@ -1662,6 +1666,14 @@ absl::Status PostgresStore::TouchPresence(const std::vector<std::pair<int64_t, i
     if (!rows.empty()) tx.exec_prepared("presence_touch", Dump(rows), origin_, now_ms);
     tx.exec_prepared("presence_beat", origin_, now_ms);
     tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+void PostgresStore::PrunePresence(int limit) {
+  (void)WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("presence_prune", limit);
     return absl::OkStatus();
   });
 }

@@ -90,6 +90,7 @@ class PostgresStore final : public MatchStore {
   absl::Status AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) override;
   absl::Status TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
                              int64_t now_ms) override;
+  void PrunePresence(int limit) override;
   absl::StatusOr<std::vector<SeatPresence>> LoadPresence(const std::vector<int64_t>& match_ids,
                                                          int64_t alive_since_ms,
                                                          int64_t seen_since_ms) override;
