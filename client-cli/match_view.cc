@@ -132,7 +132,8 @@ std::string MatchView::Player(int seat) const {
 
 int64_t ClaimAtMs(const v1::Match& m, int seat) {
   if (m.status() != v1::MATCH_STATUS_ACTIVE || m.to_move() != seat || m.claim_after_ms() <= 0 ||
-      m.has_time_control() || seat < 0 || seat >= m.seats_size() || !m.seats(seat).away()) {
+      m.has_time_control() || seat < 0 || seat >= m.seats_size() || !m.seats(seat).away() ||
+      m.moves_size() < m.seats_size()) {
     return 0;
   }
   return std::max(m.seats(seat).away_since_ms(), m.turn_started_ms()) + m.claim_after_ms();

@@ -190,6 +190,7 @@ void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& fou
     if (!p.connected) {
       change->set_away_since_ms(now.since_ms);
       if (to_move == static_cast<int>(i) && !live.rec.time_initial_ms &&
+          live.rec.ply >= static_cast<int>(live.rec.seats.size()) &&
           options_.claim_after > absl::ZeroDuration()) {
         change->set_claim_from_ms(std::max(now.since_ms, live.rec.turn_started_ms) +
                                   absl::ToInt64Milliseconds(options_.claim_after));
@@ -233,6 +234,12 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
     if (them.kind == SeatKind::kBot) {
       return absl::FailedPreconditionError(
           absl::StrCat(name, " is a bot: it does not leave (the lobby gives up on it itself)"));
+    }
+    // A side that never moved has not started the game: such a match is aborted, not won.
+    if (live.rec.ply < static_cast<int>(live.rec.seats.size())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, " has not made a first move: there is no game to claim yet (a match whose ",
+          "first move does not come in time is aborted, with no result)"));
     }
     SeatPresence p;
     absl::StatusOr<std::vector<SeatPresence>> found =

@@ -396,8 +396,13 @@ TEST_F(ClientCliTest, AnOpponentWhoVanishesIsShownAndTheWinIsClaimedAfterTheBoun
   auto bob = Ply("bob", {"join", id});
   auto carol = Ply("carol", {"watch", id});
   ASSERT_TRUE(alice->WaitScreen({"Your move (Red)", "Yellow  bob"})) << alice->Screen();
+  // Both sides make a first move (before that a missing side aborts the match instead).
   alice->Type("4\r");
   ASSERT_TRUE(bob->WaitScreen({"Your move (Yellow)"})) << bob->Screen();
+  bob->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)", "Last move: 2."})) << alice->Screen();
+  alice->Type("3\r");
+  ASSERT_TRUE(bob->WaitScreen({"Your move (Yellow)", "Last move: 3."})) << bob->Screen();
   // Bob's client is killed on his move: Alice and the spectator are told.
   bob.reset();
   ASSERT_TRUE(alice->WaitScreen({"bob left the game - you can claim the win in"}))

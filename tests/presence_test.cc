@@ -173,6 +173,8 @@ TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
   auto alice = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[0]);
   auto bob = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[1]);
   ASSERT_TRUE(Move(lobby.get(), match.id, 0, "4", match.tokens[0]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 1, "4", match.tokens[1]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 2, "3", match.tokens[0]).ok());
   // Both are there: nothing to claim, and nobody is announced.
   v1::Match ignored;
   grpc::Status early = Claim(lobby.get(), match.id, match.tokens[0], false, &ignored);
