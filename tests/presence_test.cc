@@ -6,11 +6,13 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "ply/v1/lobby.grpc.pb.h"
@@ -215,6 +217,47 @@ TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
   EXPECT_EQ(won.result().reason(), v1::END_REASON_ABANDONED);
   ASSERT_TRUE(alice->WaitDone(absl::Seconds(5)));
   EXPECT_TRUE(HasGameOver(alice->events()));
+}
+
+TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {
+  Instance lobby = StartInstance();
+  // Every statement that writes presence rows is counted by a trigger.
+  Sql("CREATE TABLE presence_statements (n integer NOT NULL); "
+      "INSERT INTO presence_statements VALUES (0); "
+      "CREATE FUNCTION count_presence() RETURNS trigger LANGUAGE plpgsql AS "
+      "'BEGIN UPDATE presence_statements SET n = n + 1; RETURN NULL; END'; "
+      "CREATE TRIGGER counted AFTER INSERT OR UPDATE OR DELETE ON presence "
+      "FOR EACH STATEMENT EXECUTE FUNCTION count_presence()");
+  const absl::Time start = absl::Now();
+  const HumanSeats match = HumanMatch(lobby.get(), lobby.get(), "connect4");
+  {
+    Watch alice(lobby.get(), match.id, std::nullopt, match.tokens[0]);
+    Watch bob(lobby.get(), match.id, std::nullopt, match.tokens[1]);
+    std::vector<std::unique_ptr<Watch>> spectators;
+    for (int i = 0; i < 30; ++i)
+      spectators.push_back(std::make_unique<Watch>(lobby.get(), match.id));
+    // Twenty moves, each side calling as fast as the lobby answers.
+    const std::vector<std::string> moves = {"1", "2", "3", "4", "5", "6", "7", "1", "2", "3",
+                                            "4", "5", "6", "7", "1", "2", "3", "4", "5", "6"};
+    for (size_t ply = 0; ply < moves.size(); ++ply) {
+      ASSERT_TRUE(
+          Move(lobby.get(), match.id, static_cast<int>(ply), moves[ply], match.tokens[ply % 2])
+              .ok());
+    }
+    ASSERT_TRUE(alice.WaitFor([&](const auto& e) { return e.size() >= moves.size() + 1; },
+                              absl::Seconds(10)));
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  int statements = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(Sql("SELECT n FROM presence_statements"), &statements));
+  // Two streams opening and closing, at most one transaction of sightings and beat (two
+  // statements) per 0.1 s poll, one prune per beat: nothing for the 30 spectators or per move.
+  const int bound = 4 + 2 * (static_cast<int>(seconds / 0.1) + 1) + 1 + 2;
+  EXPECT_LE(statements, bound) << seconds << " s";
+  EXPECT_GE(statements, 4);
+  std::cout << "presence statements: " << statements << " in " << seconds
+            << " s (20 moves, 2 players' streams, 30 spectators)" << std::endl;
 }
 
 TEST_F(PresenceTest, ATimedMatchHasNothingToClaim) {
