@@ -96,9 +96,10 @@ void Lobby::AbortTick() {
       }
     }
   }
-  const absl::Duration next = gone.ok() && gone->size() == 500
-                                  ? absl::Milliseconds(100)
-                                  : std::min(options_.abort_after / 4, absl::Seconds(10));
+  const absl::Duration next =
+      gone.ok() && gone->size() == 500
+          ? absl::Milliseconds(100)
+          : std::clamp(options_.abort_after / 4, absl::Milliseconds(10), absl::Seconds(10));
   executor_->PostAt(absl::Now() + next, [this] { AbortTick(); });
 }
 
@@ -176,11 +177,11 @@ void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& fou
     for (const SeatPresence& f : found) {
       if (f.seat == static_cast<int>(i)) p = f;
     }
-    LiveMatch::Presence& now = live.presence[i];
-    if (now.known && now.present == p.connected) continue;
+    LiveMatch::Presence& state = live.presence[i];
+    if (state.known && state.present == p.connected) continue;
     // A seat first looked at is announced only when it is away (its presence is the rule).
-    const bool announce = now.known || !p.connected;
-    now = {.known = true, .present = p.connected, .since_ms = p.connected ? 0 : p.last_seen_ms};
+    const bool announce = state.known || !p.connected;
+    state = {.known = true, .present = p.connected, .since_ms = p.connected ? 0 : p.last_seen_ms};
     if (!announce) continue;
     v1::MatchEvent e = Event(now_ms);
     v1::PresenceChanged* change = e.mutable_presence();
@@ -188,11 +189,11 @@ void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& fou
     change->set_present(p.connected);
     change->set_name(seat.display_name);
     if (!p.connected) {
-      change->set_away_since_ms(now.since_ms);
+      change->set_away_since_ms(state.since_ms);
       if (to_move == static_cast<int>(i) && !live.rec.time_initial_ms &&
           live.rec.ply >= static_cast<int>(live.rec.seats.size()) &&
           options_.claim_after > absl::ZeroDuration()) {
-        change->set_claim_from_ms(std::max(now.since_ms, live.rec.turn_started_ms) +
+        change->set_claim_from_ms(std::max(state.since_ms, live.rec.turn_started_ms) +
                                   absl::ToInt64Milliseconds(options_.claim_after));
       }
     }
