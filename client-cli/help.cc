@@ -42,6 +42,11 @@ const std::vector<CommandHelp>& Commands() {
       {"replay", "ply replay MATCH", "Steps through a match's moves (n/p, arrows, q)."},
       {"move", "ply move MATCH MOVE [--json]",
        "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it."},
+      {"claim", "ply claim MATCH [--draw]",
+       "When your opponent is to move in a match without clocks and has been gone (no client\n"
+       "connected, no call) for the lobby's bound (2 minutes unless it says otherwise), ends it\n"
+       "as your win, or a draw with --draw. Before that, says how long is left. Typing 'claim'\n"
+       "or 'claim draw' on the board does the same."},
       {"login", "ply login NAME [--key KEY]",
        "Registers you as player NAME on this lobby (2 to 24 letters, digits, '_', '-', '.';\n"
        "unique ignoring case) and keeps your player key in ~/.config/ply/seats.json (0600).\n"
@@ -73,7 +78,8 @@ void PrintHelp(std::ostream& out) {
   for (const CommandHelp& c : Commands()) out << "  " << c.usage << "\n";
   out << "\nWhile playing, type a move in the game's notation, or: moves, help, resign (asks "
          "first),\n"
-         "draw, quit. The bell rings when the opponent moves after a long wait (--bell_after).\n"
+         "draw, claim (when the opponent has left), quit. The bell rings when the opponent moves "
+         "after a long wait (--bell_after).\n"
          "Server: --server HOST:PORT or $PLY_SERVER (default "
       << kDefaultServer
       << "); a lobby of several\n"

@@ -192,6 +192,14 @@ absl::StatusOr<v1::Match> LobbyClient::Resign(int64_t match_id, const std::strin
   request.set_match_id(match_id);
   PLY_UNARY(v1::Match, Resign, request, token);
 }
+absl::StatusOr<v1::Match> LobbyClient::ClaimVictory(int64_t match_id, bool draw,
+                                                    const std::string& token) {
+  v1::ClaimVictoryRequest request;
+  request.set_match_id(match_id);
+  request.set_draw(draw);
+  PLY_UNARY(v1::Match, ClaimVictory, request, token);
+}
+
 absl::StatusOr<v1::Match> LobbyClient::OfferDraw(int64_t match_id, const std::string& token) {
   v1::OfferDrawRequest request;
   request.set_match_id(match_id);
@@ -232,8 +240,8 @@ std::string Describe(const absl::Status& status, const std::string& address) {
   }
 }
 
-MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id)
-    : lobby_(lobby), match_id_(match_id) {
+MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id, std::string token)
+    : lobby_(lobby), match_id_(match_id), token_(std::move(token)) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   thread_ = std::thread([this] { Run(); });
 }
@@ -285,6 +293,7 @@ void MatchStream::Run() {
       if (stopping_) return;
       context_ = &context;
     }
+    if (!token_.empty()) context.AddMetadata("authorization", "Bearer " + token_);
     v1::WatchMatchRequest request;
     request.set_match_id(match_id_);
     if (seen >= 0) request.set_after_ply(seen);

@@ -63,6 +63,8 @@ class LobbyClient {
                                                 const std::string& token);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
+  // The win (or a draw) when the opponent, to move in an untimed match, has gone long enough.
+  absl::StatusOr<v1::Match> ClaimVictory(int64_t match_id, bool draw, const std::string& token);
   // Calls carry this player's key (x-ply-player) from now on: seats taken are the player's.
   void set_player_key(std::string key) { player_key_ = std::move(key); }
   absl::StatusOr<v1::LoginResponse> Login(const std::string& name);
@@ -97,7 +99,9 @@ class MatchStream {
     absl::Status error;
   };
 
-  MatchStream(LobbyClient* lobby, int64_t match_id);
+  // With the seat's `token`, the stream tells the lobby (and so the opponent) that the seat's
+  // player is here.
+  MatchStream(LobbyClient* lobby, int64_t match_id, std::string token = "");
   ~MatchStream();
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
@@ -114,6 +118,7 @@ class MatchStream {
 
   LobbyClient* lobby_;
   const int64_t match_id_;
+  const std::string token_;
   int wake_[2] = {-1, -1};
   std::mutex mu_;
   std::condition_variable stop_cv_;

@@ -62,6 +62,7 @@ ABSL_FLAG(std::string, seat, "",
 ABSL_FLAG(std::string, name, "", "new, join: your name at the table (default: $USER).");
 ABSL_FLAG(std::string, format, "text", "record: text, or pdn (draughts).");
 ABSL_FLAG(bool, casual, false, "play: an unrated game.");
+ABSL_FLAG(bool, draw, false, "claim: claim a draw instead of the win.");
 ABSL_FLAG(bool, bot, false,
           "play: when nobody near your rating comes in time, play the bot level the lobby "
           "offers instead of waiting on.");
@@ -473,6 +474,25 @@ class Cli {
     return RunReplay(*m, OutputLook(), isatty(STDOUT_FILENO));
   }
 
+  // The win (or --draw) of a match whose opponent, to move without a clock, has gone.
+  int Claim(int64_t id) {
+    std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
+    if (!ticket) {
+      absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
+      if (!m.ok()) return Fail(m.status());
+      return Fail(absl::FailedPreconditionError(
+          absl::StrCat("you hold no seat in match ", id, " on ", lobby_.address())));
+    }
+    absl::StatusOr<v1::Match> m = lobby_.ClaimVictory(id, absl::GetFlag(FLAGS_draw), ticket->token);
+    if (!m.ok()) return Fail(m.status());
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*m) << std::endl;
+      return 0;
+    }
+    for (const std::string& l : GameOverLines(*m, ticket->seat)) std::cout << l << "\n";
+    return 0;
+  }
+
   int Move(int64_t id, const std::string& move) {
     // The match first: for one that does not exist, that is the thing to say.
     absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
@@ -567,7 +587,7 @@ int Main(int argc, char** argv) {
 
   int64_t id = 0;
   const bool needs_id = command == "join" || command == "watch" || command == "record" ||
-                        command == "replay" || command == "move";
+                        command == "replay" || command == "move" || command == "claim";
   if (!needs_id) return Usage("no command '" + command + "'");
   if (args.empty() || !ParseMatchId(args[0], &id)) {
     return Usage(absl::StrCat(command, " needs a match number (`ply list` shows them)"));
@@ -576,6 +596,8 @@ int Main(int argc, char** argv) {
   if (command == "watch") return cli.Watch(id);
   if (command == "record") return cli.Record(id);
   if (command == "replay") return cli.Replay(id);
+  if (command == "claim")
+    return args.size() == 1 ? cli.Claim(id) : Usage("usage: ply claim MATCH [--draw]");
   if (args.size() != 2) return Usage("usage: ply move MATCH MOVE");
   return cli.Move(id, args[1]);
 }

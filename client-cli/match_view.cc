@@ -45,6 +45,7 @@ absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) 
       match_.mutable_seats(i)->set_clock_ms(applied.clocks_ms(i));
     }
     match_.set_to_move(applied.to_move());
+    match_.set_turn_started_ms(applied.move().time_ms());
     match_.set_draw_offer(-1);
     match_.set_board(applied.board());
     match_.clear_legal_moves();
@@ -55,7 +56,10 @@ absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) 
       *match_.mutable_seats(seat.index()) = seat;
     }
     match_.set_status(event.seat_joined().status());
-    if (active()) match_.set_to_move(game_->SideToMove());
+    if (active()) {
+      match_.set_to_move(game_->SideToMove());
+      match_.set_turn_started_ms(event.time_ms());
+    }
     clocks_at_ = received;
   } else if (event.has_clock_update()) {
     // The lobby's clocks replace the ones run here since the last move.
@@ -66,6 +70,13 @@ absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) 
     clocks_at_ = received;
   } else if (event.has_draw_offered()) {
     match_.set_draw_offer(event.draw_offered().seat());
+  } else if (event.has_presence()) {
+    const v1::PresenceChanged& p = event.presence();
+    if (p.seat() >= 0 && p.seat() < match_.seats_size()) {
+      v1::Seat* seat = match_.mutable_seats(p.seat());
+      seat->set_away(!p.present());
+      seat->set_away_since_ms(p.present() ? 0 : p.away_since_ms());
+    }
   } else if (event.has_game_over()) {
     // Clocks stop: at the lobby's final reading, or (from an older lobby) where they stood.
     const v1::GameOver& over = event.game_over();
@@ -117,6 +128,15 @@ std::string MatchView::Player(int seat) const {
     absl::StrAppend(&name, " (", s.rating(), s.provisional() ? "?" : "", ")");
   }
   return name;
+}
+
+int64_t ClaimAtMs(const v1::Match& m, int seat) {
+  if (m.status() != v1::MATCH_STATUS_ACTIVE || m.to_move() != seat || m.claim_after_ms() <= 0 ||
+      m.has_time_control() || seat < 0 || seat >= m.seats_size() || !m.seats(seat).away() ||
+      m.moves_size() < m.seats_size()) {
+    return 0;
+  }
+  return std::max(m.seats(seat).away_since_ms(), m.turn_started_ms()) + m.claim_after_ms();
 }
 
 std::string FormatClock(int64_t ms) {
@@ -282,6 +302,31 @@ std::vector<std::string> SeatLines(const MatchView& view, const ScreenOptions& o
 }
 
 // Under the board: the last move, whose turn it is, what is going on.
+}  // namespace
+
+std::vector<std::string> PresenceLines(const MatchView& view, const ScreenOptions& o) {
+  const v1::Match& m = view.match();
+  std::vector<std::string> lines;
+  if (!view.active()) return lines;
+  for (int i = 0; i < m.seats_size(); ++i) {
+    const v1::Seat& seat = m.seats(i);
+    if (!seat.away() || i == o.my_seat || seat.kind() != v1::SEAT_KIND_HUMAN) continue;
+    std::string line = absl::StrCat(view.Player(i), " left the game");
+    const int64_t claim_at_ms = ClaimAtMs(m, i);
+    // The claim is the opponent's to make; a spectator only hears who left.
+    if (o.my_seat >= 0 && claim_at_ms > 0) {
+      const int64_t wait_ms = claim_at_ms - absl::ToUnixMillis(o.now);
+      absl::StrAppend(&line, o.look == Look::kPlain ? " - " : " — ",
+                      wait_ms > 0 ? absl::StrCat("you can claim the win in ", FormatClock(wait_ms))
+                                  : "you can claim the win now: type 'claim' (or 'claim draw')");
+    }
+    lines.push_back(Colored(line, "33", o.look));
+  }
+  return lines;
+}
+
+namespace {
+
 std::vector<std::string> StatusLines(const MatchView& view, const ScreenOptions& o) {
   const v1::Match& m = view.match();
   const Look look = o.look;
@@ -315,6 +360,7 @@ std::vector<std::string> StatusLines(const MatchView& view, const ScreenOptions&
     } else {
       status.push_back(absl::StrCat(view.Side(seat), ": ", view.Player(seat), " to move"));
     }
+    for (std::string& l : PresenceLines(view, o)) status.push_back(std::move(l));
     if (m.draw_offer() >= 0) {
       status.push_back(m.draw_offer() == o.my_seat
                            ? std::string("You offered a draw; it stands until your opponent moves.")

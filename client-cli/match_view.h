@@ -76,6 +76,13 @@ inline constexpr int kPlayerLogMoves = 10;
 // The screen, line by line (no trailing newlines).
 std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& options);
 
+// When the opponent of `seat` may claim (ms since the Unix epoch): `seat` is away and to move
+// in an untimed match that takes claims, and every side has moved (before that, the lobby aborts
+// instead); 0 otherwise.
+int64_t ClaimAtMs(const v1::Match& match, int seat);
+// "bob left the game", and for his opponent when a claim can be made ("— you can claim the win
+// in 1:20"); nothing for those who are here.
+std::vector<std::string> PresenceLines(const MatchView& view, const ScreenOptions& options);
 // "1:05", "0:09.4", "1:02:03".
 std::string FormatClock(int64_t ms);
 // "950", "35.2k", "1.20M".

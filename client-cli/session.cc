@@ -43,7 +43,10 @@ constexpr size_t kMaxListedMoves = 60;
 class Session {
  public:
   Session(LobbyClient& lobby, const SessionOptions& options)
-      : lobby_(lobby), o_(options), stream_(&lobby, options.match_id) {}
+      : lobby_(lobby),
+        o_(options),
+        // A player's stream carries the seat's token: it tells the opponent that we are here.
+        stream_(&lobby, options.match_id, options.seat ? options.seat->token : "") {}
 
   int Run() {
     RawTerminal raw;
@@ -158,6 +161,10 @@ class Session {
       if (!item.event) continue;
       if (absl::Status s = view_.Apply(*item.event, absl::Now()); !s.ok()) Reload();
       ForgetStale();
+      if (item.event->has_presence() && item.event->presence().present() &&
+          item.event->presence().seat() != my_seat() && view_.loaded()) {
+        Notice(absl::StrCat(view_.Player(item.event->presence().seat()), " is back."));
+      }
       if (item.event->has_bot_trouble()) {
         const v1::BotTrouble& t = item.event->bot_trouble();
         Notice(absl::StrCat(view_.loaded() ? view_.Side(t.seat()) : "A", " bot has no move yet (",
@@ -247,8 +254,8 @@ class Session {
     } else if (word == "help" || word == "?") {
       std::vector<std::string> help = {
           absl::StrCat("Moves: ", view_.loaded() ? NotationHint(view_.game().Info().name) : ""),
-          "Commands: moves (the legal moves), resign (asks first), draw (offer or accept), quit "
-          "(leave; `ply join` resumes)"};
+          "Commands: moves (the legal moves), resign (asks first), draw (offer or accept), claim "
+          "or claim draw (when the opponent has left), quit (leave; `ply join` resumes)"};
       Answer(help);
     } else if (word == "moves") {
       Moves();
@@ -258,6 +265,12 @@ class Session {
       }
       Answer({"Resign this game? Type 'yes' to resign; anything else plays on."});
       confirming_resign_ = true;
+    } else if (word == "claim" || word == "claim win" || word == "claim draw") {
+      absl::StatusOr<v1::Match> m =
+          lobby_.ClaimVictory(o_.match_id, word == "claim draw", o_.seat->token);
+      if (!m.ok()) return Answer({"No claim: " + Describe(m.status(), lobby_.address())});
+      Answer({});
+      Adopt(*m);
     } else if (word == "draw") {
       absl::StatusOr<v1::Match> m = lobby_.OfferDraw(o_.match_id, o_.seat->token);
       if (!m.ok()) return Answer({"No draw: " + Describe(m.status(), lobby_.address())});

@@ -70,9 +70,16 @@ v1::Match ToProto(const LiveMatch& live, int64_t now_ms) {
   m.set_status(static_cast<v1::MatchStatus>(r.status));
   for (size_t i = 0; i < r.seats.size(); ++i) {
     const int index = static_cast<int>(i);
+    v1::Seat* seat = m.add_seats();
     SeatToProto(r.seats[i], index, ClockNow(r, to_move, index, now_ms), SideName(live.info, index),
-                m.add_seats());
+                seat);
+    if (i < live.presence.size() && live.presence[i].known && !live.presence[i].present) {
+      seat->set_away(true);
+      seat->set_away_since_ms(live.presence[i].since_ms);
+    }
   }
+  if (!r.time_initial_ms) m.set_claim_after_ms(live.claim_after_ms);
+  m.set_turn_started_ms(r.turn_started_ms);
   for (const MoveRecord& mv : r.moves) *m.add_moves() = MoveToProto(mv);
   if (r.time_initial_ms) {
     m.mutable_time_control()->set_initial_ms(*r.time_initial_ms);

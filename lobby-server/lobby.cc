@@ -36,6 +36,7 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
              options_.now_ms, &stopping_,
              {.reloaded =
                   [this](LiveMatch& live, PastCopy before) {
+                    live.claim_after_ms = absl::ToInt64Milliseconds(options_.claim_after);
                     CatchUp(live, std::move(before), NowMs());
                     // A match found finished is announced (and its watchers closed) here.
                     AfterChange(live);
@@ -62,7 +63,222 @@ void Lobby::Shutdown() {
 absl::Status Lobby::Resume() {
   if (absl::Status s = cache_.Start(); !s.ok()) return s;
   if (options_.waiting_expiry > absl::ZeroDuration()) ExpireTick();
+  if (options_.abort_after > absl::ZeroDuration()) AbortTick();
+  PresenceTick();
   return absl::OkStatus();
+}
+
+namespace {
+
+// "40 s", "2 min", "1 min 20 s": a span for people, in whole seconds (rounded down).
+std::string Span(int64_t ms) {
+  const int64_t s = std::max<int64_t>(0, ms / 1000);
+  if (s < 60) return absl::StrCat(s, " s");
+  if (s % 60 == 0) return absl::StrCat(s / 60, " min");
+  return absl::StrCat(s / 60, " min ", s % 60, " s");
+}
+
+}  // namespace
+
+void Lobby::AbortTick() {
+  if (stopping_) return;
+  // Any instance may sweep: the database aborts each match once. This also catches matches
+  // abandoned before this rule existed.
+  const std::string text = absl::StrCat("aborted: the first move did not come within ",
+                                        Span(absl::ToInt64Milliseconds(options_.abort_after)));
+  absl::StatusOr<std::vector<int64_t>> gone = store_->AbortUnstarted(
+      NowMs() - absl::ToInt64Milliseconds(options_.abort_after), text, /*limit=*/500);
+  if (gone.ok()) {
+    for (int64_t id : *gone) {
+      if (cache_.Find(id) != nullptr) {
+        (void)cache_.With(
+            id, [](LiveMatch&) { return absl::OkStatus(); }, MatchCache::Fresh::kReload);
+      }
+    }
+  }
+  const absl::Duration next =
+      gone.ok() && gone->size() == 500
+          ? absl::Milliseconds(100)
+          : std::clamp(options_.abort_after / 4, absl::Milliseconds(10), absl::Seconds(10));
+  executor_->PostAt(absl::Now() + next, [this] { AbortTick(); });
+}
+
+void Lobby::Seen(int64_t match_id, int seat) {
+  std::lock_guard<std::mutex> lock(presence_mu_);
+  sightings_.insert({match_id, seat});
+}
+
+int64_t Lobby::AliveSinceMs(int64_t now_ms) const {
+  return now_ms - 3 * absl::ToInt64Milliseconds(options_.presence_beat);
+}
+
+int64_t Lobby::SeenSinceMs(int64_t now_ms) const {
+  return now_ms - absl::ToInt64Milliseconds(options_.presence_grace);
+}
+
+void Lobby::PresenceTick() {
+  if (stopping_) return;
+  const int64_t now = NowMs();
+  std::vector<std::pair<int64_t, int>> seen;
+  bool write = false, prune = false;
+  {
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    seen.assign(sightings_.begin(), sightings_.end());
+    sightings_.clear();
+    const int64_t beat = absl::ToInt64Milliseconds(options_.presence_beat);
+    write = !seen.empty() || now - last_beat_ms_ >= beat;
+    if (write) last_beat_ms_ = now;
+    prune = now - last_prune_ms_ >= beat;
+    if (prune) last_prune_ms_ = now;
+  }
+  // One statement for every sighting and this instance's beat: the writes grow with the seats
+  // that called, never with the events or the watchers. Finished matches' rows go every beat.
+  if (write) (void)store_->TouchPresence(seen, now);
+  if (prune) store_->PrunePresence(/*limit=*/1000);
+  std::vector<std::shared_ptr<LiveMatch>> watched;
+  std::vector<int64_t> ids;
+  for (std::shared_ptr<LiveMatch>& live : cache_.All()) {
+    std::lock_guard<std::mutex> lock(live->mu);
+    if (live->dropped || live->rec.status != MatchStatus::kActive || live->watchers.empty() ||
+        std::none_of(live->rec.seats.begin(), live->rec.seats.end(),
+                     [](const SeatRecord& s) { return s.kind == SeatKind::kHuman; })) {
+      continue;
+    }
+    ids.push_back(live->id);
+    watched.push_back(std::move(live));
+  }
+  if (!ids.empty()) {
+    absl::StatusOr<std::vector<SeatPresence>> found =
+        store_->LoadPresence(ids, AliveSinceMs(now), SeenSinceMs(now));
+    if (found.ok()) {
+      for (std::shared_ptr<LiveMatch>& live : watched) {
+        std::vector<SeatPresence> mine;
+        for (const SeatPresence& p : *found) {
+          if (p.match_id == live->id) mine.push_back(p);
+        }
+        std::lock_guard<std::mutex> lock(live->mu);
+        if (!live->dropped && live->rec.status == MatchStatus::kActive) {
+          UpdatePresence(*live, mine, now);
+        }
+      }
+    }
+  }
+  executor_->PostAt(absl::Now() + options_.presence_poll, [this] { PresenceTick(); });
+}
+
+void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& found,
+                           int64_t now_ms) {
+  live.presence.resize(live.rec.seats.size());
+  const int to_move = live.ToMove();
+  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+    const SeatRecord& seat = live.rec.seats[i];
+    if (seat.kind != SeatKind::kHuman || !seat.taken()) continue;
+    SeatPresence p;
+    for (const SeatPresence& f : found) {
+      if (f.seat == static_cast<int>(i)) p = f;
+    }
+    LiveMatch::Presence& state = live.presence[i];
+    if (state.known && state.present == p.connected) continue;
+    // A seat first looked at is announced only when it is away (its presence is the rule).
+    const bool announce = state.known || !p.connected;
+    state = {.known = true, .present = p.connected, .since_ms = p.connected ? 0 : p.last_seen_ms};
+    if (!announce) continue;
+    v1::MatchEvent e = Event(now_ms);
+    v1::PresenceChanged* change = e.mutable_presence();
+    change->set_seat(static_cast<int>(i));
+    change->set_present(p.connected);
+    change->set_name(seat.display_name);
+    if (!p.connected) {
+      change->set_away_since_ms(state.since_ms);
+      if (to_move == static_cast<int>(i) && !live.rec.time_initial_ms &&
+          live.rec.ply >= static_cast<int>(live.rec.seats.size()) &&
+          options_.claim_after > absl::ZeroDuration()) {
+        change->set_claim_from_ms(std::max(state.since_ms, live.rec.turn_started_ms) +
+                                  absl::ToInt64Milliseconds(options_.claim_after));
+      }
+    }
+    Broadcast(live, std::move(e));
+  }
+}
+
+void Lobby::WatchEnded(int64_t match_id, int seat) {
+  // The stream's end is a sighting too: the seat stays present for the grace after it.
+  auto write = [this, match_id, seat] { (void)store_->AddPresence(match_id, seat, -1, NowMs()); };
+  if (!executor_->Post(write)) write();
+}
+
+absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
+                                              const std::string& token) {
+  v1::Match match;
+  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
+    const int64_t now = NowMs();
+    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
+    if (!seat.ok()) return seat.status();
+    Seen(live.id, *seat);
+    if (live.rec.time_initial_ms) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", live.id,
+                       " has clocks: a side that has gone loses on time, there is nothing to "
+                       "claim"));
+    }
+    if (options_.claim_after <= absl::ZeroDuration()) {
+      return absl::FailedPreconditionError("this lobby takes no claims (--claim_after_s=0)");
+    }
+    const int mover = live.ToMove();
+    if (mover == *seat) {
+      return absl::FailedPreconditionError(
+          "it is your move: a claim is for when the side to move has gone");
+    }
+    const SeatRecord& them = live.rec.seats[mover];
+    const std::string name =
+        them.display_name.empty() ? SideName(live.info, mover) : them.display_name;
+    if (them.kind == SeatKind::kBot) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(name, " is a bot: it does not leave (the lobby gives up on it itself)"));
+    }
+    // A side that never moved has not started the game: such a match is aborted, not won.
+    if (live.rec.ply < static_cast<int>(live.rec.seats.size())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, " has not made a first move: there is no game to claim yet (a match whose ",
+          "first move does not come in time is aborted, with no result)"));
+    }
+    SeatPresence p;
+    absl::StatusOr<std::vector<SeatPresence>> found =
+        store_->LoadPresence({live.id}, AliveSinceMs(now), SeenSinceMs(now));
+    if (found.ok()) {
+      for (const SeatPresence& f : *found) {
+        if (f.seat == mover) p = f;
+      }
+    } else if (!absl::IsUnimplemented(found.status())) {
+      return found.status();
+    }
+    if (p.connected) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, " is still connected to the match: a claim is for a side that has gone"));
+    }
+    const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
+    const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
+    if (gone < bound) {
+      return absl::FailedPreconditionError(absl::StrCat(name, " has been gone ", Span(gone),
+                                                        "; you can claim after ", Span(bound),
+                                                        " (in ", Span(bound - gone + 999), ")"));
+    }
+    const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
+    MatchResult result =
+        draw
+            ? MatchResult{.winner = -1,
+                          .reason = EndReason::kAbandoned,
+                          .text =
+                              absl::StrCat(left, "draw claimed by ", SideName(live.info, *seat))}
+            : MatchResult{.winner = *seat,
+                          .reason = EndReason::kAbandoned,
+                          .text = absl::StrCat(left, SideName(live.info, *seat), " wins by claim")};
+    if (absl::Status f = CommitFinish(live, std::move(result), {}); !f.ok()) return f;
+    match = ToProto(live, now);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return match;
 }
 
 void Lobby::ExpireTick() {
@@ -316,6 +532,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   fresh->rec = std::move(rec);
   fresh->game = *std::move(game);
   fresh->loaded = fresh->info != nullptr;
+  fresh->claim_after_ms = absl::ToInt64Milliseconds(options_.claim_after);
   // Players' ratings were read by the database as the seats were written: load them.
   fresh->stale = std::any_of(fresh->rec.seats.begin(), fresh->rec.seats.end(),
                              [](const SeatRecord& seat) { return seat.player_id != 0; });
@@ -329,6 +546,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
+  if (!token.empty()) Seen(*id, req.take_seat());
   response.set_seat_token(token);
   return response;
 }
@@ -444,6 +662,7 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     Broadcast(live, std::move(e));
     cache_.TryOwn(live);
     AfterChange(live);
+    Seen(live.id, seat);
     *response.mutable_match() = std::move(snapshot);
     response.set_seat(seat);
     response.set_seat_token(token);
@@ -474,6 +693,7 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
     const int64_t now = NowMs();
     absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
+    Seen(live.id, *seat);
     absl::StatusOr<std::unique_ptr<AnyGame>> after = CheckMove(
         live,
         {.seat = *seat, .expected_ply = req.expected_ply(), .move = req.move(), .now_ms = now});
@@ -500,6 +720,7 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
   // (with a database lookup for a stranger's token) or a flag to record, which MakeMove does.
   const std::optional<int> seat = SeatOfToken(live->rec, token);
   if (!seat) return false;
+  Seen(live->id, *seat);
   const int64_t now = NowMs();
   absl::StatusOr<std::unique_ptr<AnyGame>> after = CheckMove(
       *live,
@@ -712,6 +933,7 @@ absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& tok
     const int64_t now = NowMs();
     absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
+    Seen(live.id, *seat);
     std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
     const int winner = 1 - *seat;
     absl::Status f = CommitFinish(live,
@@ -734,6 +956,7 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
     const int64_t now = NowMs();
     absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
+    Seen(live.id, *seat);
     if (live.rec.draw_offer >= 0 && live.rec.draw_offer != *seat) {
       std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
       absl::Status f = CommitFinish(
@@ -758,24 +981,38 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
 }
 
 absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
-                          std::shared_ptr<EventSink> sink) {
+                          std::shared_ptr<EventSink> sink, const std::string& token, int* seat) {
+  if (seat != nullptr) *seat = -1;
+  int held = -1;
   // A stream that arrives while this instance leaves would hear nothing more: elsewhere.
   if (stopping_) {
     return absl::UnavailableError(
         "this lobby instance is shutting down: reconnect (another instance serves the match)");
   }
-  return cache_.With(
+  absl::Status s = cache_.With(
       match_id,
       [&](LiveMatch& live) -> absl::Status {
+        if (!token.empty()) {
+          absl::StatusOr<int> mine = Authenticate(live, token);
+          if (!mine.ok()) return mine.status();
+          held = *mine;
+        }
         absl::StatusOr<bool> stays = Greet(live, after_ply, *sink, NowMs());
         if (!stays.ok()) return stays.status();
         if (*stays) {
           live.watchers.push_back(std::move(sink));
           StartClockTicks(live);
+        } else {
+          held = -1;
         }
         return absl::OkStatus();
       },
       Fresh::kChecked);
+  if (!s.ok() || held < 0) return s;
+  // Written before the stream can end, so that the -1 of its end comes after this +1.
+  (void)store_->AddPresence(match_id, held, +1, NowMs());
+  if (seat != nullptr) *seat = held;
+  return s;
 }
 
 }  // namespace ply::lobby

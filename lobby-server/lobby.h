@@ -34,10 +34,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -91,6 +93,20 @@ struct LobbyOptions {
   // at most bot_vs_bot_budget_ms a move (0: as the level says).
   int64_t bot_vs_bot_min_pacing_ms = 0;
   int64_t bot_vs_bot_budget_ms = 0;
+  // Presence and abandonment. An untimed match whose side to move has been away this long
+  // (counted from when it was last seen or its turn began, whichever is later) may be claimed
+  // by the opponent (zero: never); a match whose side to move is a person that has not made
+  // its first move within abort_after of its turn is aborted, with no result (zero: never).
+  absl::Duration claim_after = absl::Minutes(2);
+  absl::Duration abort_after = absl::Minutes(2);
+  // A seat is present while a stream with its token is open, and for this long after it was
+  // last seen (a stream closing, a call): a reconnection within it goes unannounced.
+  absl::Duration presence_grace = absl::Seconds(5);
+  // How often the watched matches' presence is looked at (and calls' sightings written, one
+  // statement for all of them); and how often this instance says its open streams are alive:
+  // the streams of an instance silent for three beats (it died) no longer hold their seats.
+  absl::Duration presence_poll = absl::Seconds(1);
+  absl::Duration presence_beat = absl::Seconds(10);
   // What time it is for the match logic (clocks, move times, events), in ms since the Unix
   // epoch. Tests set their own, so that a clock runs out without anyone waiting; timers still
   // run on the executor's wall clock, due as far ahead as this source says.
@@ -174,8 +190,16 @@ class Lobby : private BotDriver::Host {
   // Matches in memory now.
   size_t CachedMatches();
   // Sends the first events to `sink` and, unless the match is over, keeps it for later ones.
+  // With a seat `token` (which must be one of this match's), the stream holds that seat's
+  // presence: `*seat` is then set to it (else -1), and WatchEnded must follow when the stream
+  // ends.
   absl::Status Watch(int64_t match_id, std::optional<int> after_ply,
-                     std::shared_ptr<EventSink> sink);
+                     std::shared_ptr<EventSink> sink, const std::string& token = "",
+                     int* seat = nullptr);
+  void WatchEnded(int64_t match_id, int seat);
+  // The win (or with `draw`, a draw) for the token's seat when the untimed match's side to
+  // move has been away for claim_after; a clear FAILED_PRECONDITION before that.
+  absl::StatusOr<v1::Match> ClaimVictory(int64_t match_id, bool draw, const std::string& token);
 
  private:
   struct PairState;
@@ -222,6 +246,19 @@ class Lobby : private BotDriver::Host {
   std::function<absl::Status(const Holdings&)> QuotaCheck(const MatchRecord& rec) const;
   // Cancels the waiting matches past waiting_expiry, then schedules itself again.
   void ExpireTick();
+  // Aborts the matches whose first move is overdue (abort_after), then schedules itself again.
+  void AbortTick();
+  // A seat holder called: noted, and written with the next PresenceTick.
+  void Seen(int64_t match_id, int seat);
+  // Writes the sightings (and this instance's beat), reads the presence of every watched match
+  // in play, and tells their watchers who left and who came back; then schedules itself again.
+  void PresenceTick();
+  // `live`'s presence from what the database says (`found`, its seats' rows), with events for
+  // the changes.
+  void UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& found, int64_t now_ms);
+  // Whether seats last seen before these are gone (an instance's streams count while it beats).
+  int64_t AliveSinceMs(int64_t now_ms) const;
+  int64_t SeenSinceMs(int64_t now_ms) const;
   void RetryLater(int64_t id, absl::Duration delay) override;
   // After a failed commit whose outcome is unknown (UNAVAILABLE): reload the match shortly.
   void ReloadSoon(int64_t id, const absl::Status& failure);
@@ -240,6 +277,12 @@ class Lobby : private BotDriver::Host {
   LobbyMetrics metrics_;
   MatchCache cache_;
   BotDriver bots_;
+  // Seats seen in calls since the last PresenceTick, when this instance last beat, and when it
+  // last pruned the presence of finished matches.
+  std::mutex presence_mu_;
+  absl::flat_hash_set<std::pair<int64_t, int>> sightings_;
+  int64_t last_beat_ms_ = 0;
+  int64_t last_prune_ms_ = 0;
 };
 
 }  // namespace ply::lobby

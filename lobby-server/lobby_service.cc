@@ -215,6 +215,15 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::OfferDraw(grpc::CallbackServerContex
   });
 }
 
+grpc::ServerUnaryReactor* LobbyServiceImpl::ClaimVictory(grpc::CallbackServerContext* context,
+                                                         const v1::ClaimVictoryRequest* request,
+                                                         v1::Match* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, Method::kClaimVictory, [=, this] {
+    return Into(lobby_->ClaimVictory(request->match_id(), request->draw(), token), response);
+  });
+}
+
 namespace {
 
 // The lobby's side of one stream (shared with the lobby, which may outlive the RPC) and the
@@ -230,6 +239,8 @@ class Watcher final : public EventSink {
   void OnWriteDone(bool ok);
   void OnCancel();
   void OnDone();
+  // Runs `fn` once the RPC is over (at once if it is).
+  void WhenDone(std::function<void()> fn);
 
  private:
   // Ends the RPC now (mu_ held).
@@ -244,6 +255,8 @@ class Watcher final : public EventSink {
   bool writing_ = false;
   bool closing_ = false;  // no more events: finish once the queue is written
   bool finished_ = false;
+  bool done_ = false;
+  std::function<void()> when_done_;
   grpc::Status final_status_;
 };
 
@@ -317,10 +330,27 @@ void Watcher::OnCancel() {
 }
 
 void Watcher::OnDone() {
-  std::lock_guard<std::mutex> lock(mu_);
-  stream_ = nullptr;
-  finished_ = true;
-  queue_.clear();
+  std::function<void()> fn;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stream_ = nullptr;
+    finished_ = true;
+    done_ = true;
+    queue_.clear();
+    fn = std::move(when_done_);
+  }
+  if (fn) fn();
+}
+
+void Watcher::WhenDone(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!done_) {
+      when_done_ = std::move(fn);
+      return;
+    }
+  }
+  fn();
 }
 
 void Watcher::FinishLocked(const grpc::Status& status) {
@@ -475,9 +505,14 @@ grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
   std::optional<int> after;
   if (request->has_after_ply()) after = request->after_ply();
   const int64_t id = request->match_id();
-  if (!executor_->Post([this, watcher, id, after] {
-        absl::Status s = lobby_->Watch(id, after, watcher);
+  // A seat holder's stream (its token in the metadata) holds the seat's presence until it ends.
+  const std::string token = BearerToken(*context);
+  if (!executor_->Post([this, watcher, id, after, token] {
+        int seat = -1;
+        absl::Status s = lobby_->Watch(id, after, watcher, token, &seat);
         if (!s.ok()) watcher->Close(s);
+        if (seat >= 0)
+          watcher->WhenDone([lobby = lobby_, id, seat] { lobby->WatchEnded(id, seat); });
       })) {
     watcher->Close(absl::ResourceExhaustedError("the lobby is overloaded: try again shortly"));
   }

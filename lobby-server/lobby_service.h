@@ -55,6 +55,9 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   grpc::ServerUnaryReactor* Leaderboard(grpc::CallbackServerContext* context,
                                         const v1::LeaderboardRequest* request,
                                         v1::LeaderboardResponse* response) override;
+  grpc::ServerUnaryReactor* ClaimVictory(grpc::CallbackServerContext* context,
+                                         const v1::ClaimVictoryRequest* request,
+                                         v1::Match* response) override;
   grpc::ServerWriteReactor<v1::PairEvent>* Pair(grpc::CallbackServerContext* context,
                                                 const v1::PairRequest* request) override;
   grpc::ServerWriteReactor<v1::MatchEvent>* WatchMatch(

@@ -107,6 +107,21 @@ ABSL_FLAG(int, client_waiting_matches, 10,
           "Matches one client may have waiting for players at once.");
 ABSL_FLAG(int, waiting_expiry_s, 1800,
           "A match nobody joins within this is cancelled (no result); 0: never.");
+ABSL_FLAG(double, claim_after_s, 120,
+          "An untimed match whose side to move has been gone this long (no open stream of its "
+          "seat, no call; counted from when it was last seen or its turn began) may be claimed "
+          "by the opponent, as a win or a draw; 0: never.");
+ABSL_FLAG(double, abort_after_s, 120,
+          "A match whose side to move is a person that has not made its first move this long "
+          "after its turn began is aborted (no result, no rating change); 0: never.");
+ABSL_FLAG(double, presence_grace_s, 5,
+          "A player whose last stream closed (or who last called) within this still counts as "
+          "present, so a quick reconnection is not announced.");
+ABSL_FLAG(double, presence_poll_s, 1,
+          "How often the presence of the watched matches is looked at (and sightings written).");
+ABSL_FLAG(double, presence_beat_s, 10,
+          "How often this instance marks its open streams alive; the streams of an instance "
+          "silent for three beats (it died) no longer count.");
 ABSL_FLAG(int64_t, bot_vs_bot_min_pacing_ms, 250,
           "Bots of a match without people move no sooner than this after the position arose.");
 ABSL_FLAG(int64_t, bot_vs_bot_budget_ms, 1000,
@@ -207,7 +222,12 @@ int Main() {
        .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
        .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),
        .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
-       .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms)});
+       .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms),
+       .claim_after = absl::Seconds(absl::GetFlag(FLAGS_claim_after_s)),
+       .abort_after = absl::Seconds(absl::GetFlag(FLAGS_abort_after_s)),
+       .presence_grace = absl::Seconds(absl::GetFlag(FLAGS_presence_grace_s)),
+       .presence_poll = absl::Seconds(std::max(0.01, absl::GetFlag(FLAGS_presence_poll_s))),
+       .presence_beat = absl::Seconds(std::max(0.1, absl::GetFlag(FLAGS_presence_beat_s)))});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());

@@ -384,6 +384,49 @@ TEST_F(ClientCliTest, TwoPeoplePlayConnectFourToAWinWhileASpectatorWatches) {
   EXPECT_NE(bob->Screen().find("You lost."), std::string::npos) << bob->Screen();
 }
 
+TEST_F(ClientCliTest, AnOpponentWhoVanishesIsShownAndTheWinIsClaimedAfterTheBound) {
+  // A lobby that lets a claim come 3 s into the missing side's turn and notices quickly.
+  StartLobby({"--claim_after_s=3", "--presence_grace_s=0.3", "--presence_poll_s=0.1"});
+  auto alice = Ply("alice", {"new", "connect4"});
+  ASSERT_TRUE(alice->WaitScreen({"Waiting for an opponent", "ply join"})) << alice->Output();
+  std::smatch found;
+  const std::string waiting = alice->Screen();
+  ASSERT_TRUE(std::regex_search(waiting, found, std::regex("ply join ([0-9]+)"))) << waiting;
+  const std::string id = found[1];
+  auto bob = Ply("bob", {"join", id});
+  auto carol = Ply("carol", {"watch", id});
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)", "Yellow  bob"})) << alice->Screen();
+  // Both sides make a first move (before that a missing side aborts the match instead).
+  alice->Type("4\r");
+  ASSERT_TRUE(bob->WaitScreen({"Your move (Yellow)"})) << bob->Screen();
+  bob->Type("4\r");
+  ASSERT_TRUE(alice->WaitScreen({"Your move (Red)", "Last move: 2."})) << alice->Screen();
+  alice->Type("3\r");
+  ASSERT_TRUE(bob->WaitScreen({"Your move (Yellow)", "Last move: 3."})) << bob->Screen();
+  // Bob's client is killed on his move: Alice and the spectator are told.
+  bob.reset();
+  ASSERT_TRUE(alice->WaitScreen({"bob left the game - you can claim the win in"}))
+      << alice->Screen();
+  ASSERT_TRUE(carol->WaitScreen({"bob left the game"})) << carol->Screen();
+  EXPECT_EQ(carol->Screen().find("claim"), std::string::npos) << carol->Screen();
+  // Too early: refused, saying when.
+  auto [code, out] = Run("alice", {"claim", id});
+  if (alice->Screen().find("claim the win in") != std::string::npos) {
+    EXPECT_EQ(code, 1) << out;
+    EXPECT_NE(out.find("bob has been gone"), std::string::npos) << out;
+    EXPECT_NE(out.find("you can claim after 3 s"), std::string::npos) << out;
+  }
+  // Once the bound has passed, the board says so and 'claim' takes the win.
+  ASSERT_TRUE(alice->WaitScreen({"you can claim the win now: type 'claim'"})) << alice->Screen();
+  alice->Type("claim\r");
+  ASSERT_TRUE(alice->WaitScreen({"Game over: Yellow left the game; Red wins by claim", "You won"}))
+      << alice->Screen();
+  ASSERT_TRUE(carol->WaitScreen({"Game over: Yellow left the game"})) << carol->Screen();
+  const v1::Match end = Get(std::stoll(id));
+  EXPECT_EQ(end.result().winner(), 0);
+  EXPECT_EQ(end.result().reason(), v1::END_REASON_ABANDONED);
+}
+
 TEST_F(ClientCliTest, ABadMoveIsExplainedAndTheGameGoesOnAndResumes) {
   auto alice = Ply("alice", {"new", "connect4", "--seat2", "bot:beginner"}, /*color=*/true);
   ASSERT_TRUE(alice->WaitScreen({"Your move (Red)"})) << alice->Output();

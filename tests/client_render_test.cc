@@ -395,6 +395,57 @@ TEST(Screen, APlayerSeesNoEngineVerdictUntilTheGameIsOver) {
   EXPECT_NE(screen.find("depth 14, -3, 1.23M nodes"), std::string::npos) << screen;
 }
 
+TEST(Screen, AnOpponentWhoLeftIsShownWithTheTimeLeftToAClaim) {
+  // Alice (Red, to move) against Bob, untimed, with claims after 2 minutes; she left 40 s into
+  // her turn.
+  v1::Match m = ConnectFourMatch();
+  m.clear_time_control();
+  m.mutable_seats(1)->set_kind(v1::SEAT_KIND_HUMAN);
+  m.mutable_seats(1)->set_display_name("bob");
+  m.set_claim_after_ms(120000);
+  const absl::Time turn = absl::FromUnixSeconds(1700000000);
+  m.set_turn_started_ms(absl::ToUnixMillis(turn));
+  MatchView view;
+  ASSERT_TRUE(view.Reset(m, turn).ok());
+  v1::MatchEvent left;
+  left.mutable_presence()->set_seat(0);
+  left.mutable_presence()->set_present(false);
+  left.mutable_presence()->set_name("alice");
+  left.mutable_presence()->set_away_since_ms(absl::ToUnixMillis(turn + absl::Seconds(40)));
+  ASSERT_TRUE(view.Apply(left, turn + absl::Seconds(41)).ok());
+  ScreenOptions o;
+  o.my_seat = 1;
+  o.now = turn + absl::Seconds(80);
+  std::string screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("alice left the game - you can claim the win in 1:20"), std::string::npos)
+      << screen;
+  o.now = turn + absl::Seconds(161);
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("alice left the game - you can claim the win now: type 'claim'"),
+            std::string::npos)
+      << screen;
+  // A spectator hears who left, and nothing of claims.
+  o.my_seat = -1;
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("alice left the game"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("claim"), std::string::npos) << screen;
+  // With clocks, the clock settles it: no claim.
+  o.my_seat = 1;
+  v1::Match timed = view.match();
+  timed.mutable_time_control()->set_initial_ms(300000);
+  ASSERT_TRUE(view.Reset(timed, o.now).ok());
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("alice left the game"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("claim"), std::string::npos) << screen;
+  // She is back: the line goes.
+  v1::MatchEvent back;
+  back.mutable_presence()->set_seat(0);
+  back.mutable_presence()->set_present(true);
+  ASSERT_TRUE(view.Apply(back, o.now).ok());
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_EQ(screen.find("left the game"), std::string::npos) << screen;
+}
+
 TEST(Screen, APlayersMoveLogShowsTheRecentMoves) {
   v1::Match m = ConnectFourMatch();
   m.clear_moves();

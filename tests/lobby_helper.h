@@ -26,7 +26,10 @@ namespace ply::testing {
 // Collects one WatchMatch stream on its own thread.
 class Watch {
  public:
-  Watch(v1::LobbyService::Stub* stub, int64_t match_id, std::optional<int> after_ply = {}) {
+  // With a seat `token`, the stream holds that seat's presence.
+  Watch(v1::LobbyService::Stub* stub, int64_t match_id, std::optional<int> after_ply = {},
+        const std::string& token = "") {
+    if (!token.empty()) context_.AddMetadata("authorization", absl::StrCat("Bearer ", token));
     v1::WatchMatchRequest request;
     request.set_match_id(match_id);
     if (after_ply) request.set_after_ply(*after_ply);

@@ -335,6 +335,63 @@ TEST_F(LobbyUnitTest, AClockChargesThinkingTimeAndFlagsWhenItRunsOut) {
   EXPECT_EQ(over.seats(0).clock_ms(), 60'500);
 }
 
+TEST_F(LobbyUnitTest, AClaimComesExactlyAtTheBoundCountedFromTheStartOfTheMissingSidesTurn) {
+  // A store without presence: nobody is seen, so the turn's start is what counts.
+  const Seats m = HumanMatch("connect4");
+  ASSERT_TRUE(Move(m.id, 0, "4", m.first).ok());
+  // Before Bob's first move there is no game to claim (the abort is for that).
+  Advance(absl::Minutes(5));
+  absl::StatusOr<v1::Match> unstarted = lobby_->ClaimVictory(m.id, /*draw=*/false, m.first);
+  EXPECT_EQ(unstarted.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(unstarted.status().message().find("bob has not made a first move"), std::string::npos)
+      << unstarted.status();
+  ASSERT_TRUE(Move(m.id, 1, "4", m.second).ok());
+  ASSERT_TRUE(Move(m.id, 2, "3", m.first).ok());
+  Advance(absl::Minutes(2) - absl::Milliseconds(1));
+  absl::StatusOr<v1::Match> early = lobby_->ClaimVictory(m.id, /*draw=*/false, m.first);
+  EXPECT_EQ(early.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(early.status().message(),
+            "bob has been gone 1 min 59 s; you can claim after 2 min (in 1 s)");
+  // Not on one's own move, nor for a stranger.
+  EXPECT_EQ(lobby_->ClaimVictory(m.id, false, m.second).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(lobby_->ClaimVictory(m.id, false, "").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  Advance(absl::Milliseconds(1));
+  absl::StatusOr<v1::Match> won = lobby_->ClaimVictory(m.id, /*draw=*/false, m.first);
+  ASSERT_TRUE(won.ok()) << won.status();
+  EXPECT_EQ(won->result().winner(), 0);
+  EXPECT_EQ(won->result().reason(), v1::END_REASON_ABANDONED);
+  EXPECT_EQ(won->result().text(), "Yellow left the game; Red wins by claim");
+  // Over: nothing more to claim.
+  EXPECT_EQ(lobby_->ClaimVictory(m.id, true, m.first).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(LobbyUnitTest, AMatchWhoseSecondSideNeverMovesIsAbortedAtTheBound) {
+  Stop();
+  // The sweep looks every 10 ms of real time; the bound is on the test's clock.
+  Start(LobbyOptions{.abort_after = absl::Milliseconds(40)});
+  const Seats m = HumanMatch("connect4");
+  auto sink = std::make_shared<RecordingSink>();
+  ASSERT_TRUE(lobby_->Watch(m.id, std::nullopt, sink).ok());
+  Advance(absl::Milliseconds(30));
+  ASSERT_TRUE(Move(m.id, 0, "4", m.first).ok());
+  Advance(absl::Milliseconds(39));
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(Get(m.id).status(), v1::MATCH_STATUS_ACTIVE);
+  Advance(absl::Milliseconds(2));
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  while (!sink->closed() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+  const v1::Match over = Get(m.id);
+  EXPECT_EQ(over.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(over.result().reason(), v1::END_REASON_ABORTED);
+  EXPECT_EQ(over.result().winner(), -1);
+  ASSERT_TRUE(sink->closed().has_value());
+  ASSERT_FALSE(sink->events().empty());
+  EXPECT_TRUE(sink->events().back().has_game_over());
+}
+
 TEST_F(LobbyUnitTest, RefusesBotSeatsWithoutABotService) {
   v1::CreateMatchRequest req;
   req.mutable_spec()->set_name("connect4");

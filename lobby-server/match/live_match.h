@@ -63,6 +63,16 @@ struct LiveMatch {
   int64_t owned_epoch = 0;
   // A ClockTick is scheduled.
   bool clock_ticking = false;
+  // Presence of each seat as this instance last looked (Lobby::PresenceTick), by seat: known
+  // once looked at; present, or away since `since_ms` (last seen; 0: never).
+  struct Presence {
+    bool known = false;
+    bool present = false;
+    int64_t since_ms = 0;
+  };
+  std::vector<Presence> presence;
+  // The lobby's claim bound for untimed matches (0: no claims), shown in the match.
+  int64_t claim_after_ms = 0;
 
   // The seat to move, or -1 when the match is not being played.
   int ToMove() const {

@@ -33,7 +33,11 @@ enum class EndReason : int {
   kAgreement = 4,
   kBotFailure = 5,
   // Nobody took the open seats in time: no result.
-  kCancelled = 6
+  kCancelled = 6,
+  // A side never made its first move in time: no result, no rating change.
+  kAborted = 7,
+  // The side to move left and the opponent claimed.
+  kAbandoned = 8
 };
 
 struct SeatRecord {
@@ -220,6 +224,17 @@ inline MatchVersion VersionOf(const MatchRecord& r) {
   return {.ply = r.ply, .status = r.status, .draw_offer = r.draw_offer, .open_seats = open};
 }
 
+// Whether a seat is held now, as every instance's streams and calls say together.
+struct SeatPresence {
+  int64_t match_id = 0;
+  int seat = 0;
+  // A stream of this seat is open (on an instance that is alive), or it was seen within the
+  // grace asked for.
+  bool connected = false;
+  // When it was last seen (a stream open or closing, a call); 0: never.
+  int64_t last_seen_ms = 0;
+};
+
 // How a store tells its lobby about other lobby instances sharing the database.
 struct PeerHandlers {
   // Matches another instance changed (called on the store's listener thread).
@@ -299,6 +314,40 @@ class MatchStore {
   virtual absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
                                                              const std::string& text,
                                                              int limit) = 0;
+
+  // Aborts (kAborted, no result, `text`) up to `limit` active matches whose side to move is a
+  // person that has not made its first move (ply 0 or 1) in a turn that began before
+  // `turn_started_before_ms`; returns their ids. Each is aborted once, however many sweep.
+  virtual absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t /*turn_started_before_ms*/,
+                                                              const std::string& /*text*/,
+                                                              int /*limit*/) {
+    return std::vector<int64_t>{};
+  }
+
+  // Presence: who holds a seat now, over every instance. A store without it reports nobody
+  // (Unimplemented), and the lobby then judges by the turn's start alone.
+  //
+  // This instance's open streams of a seat change by `delta` (+1 opened, -1 closed); either
+  // way the seat was seen at `now_ms`.
+  virtual absl::Status AddPresence(int64_t /*match_id*/, int /*seat*/, int /*delta*/,
+                                   int64_t /*now_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no presence");
+  }
+  // The seats were seen at `now_ms` (a call), and this instance's open streams are alive.
+  virtual absl::Status TouchPresence(const std::vector<std::pair<int64_t, int>>& /*seats*/,
+                                     int64_t /*now_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no presence");
+  }
+  // Forgets the presence of up to `limit` seats of finished matches (any instance may: a row
+  // another is removing is skipped).
+  virtual void PrunePresence(int /*limit*/) {}
+  // Every seat of these matches that was ever seen: connected when a stream is open on an
+  // instance that touched it since `alive_since_ms`, or when seen since `seen_since_ms`.
+  virtual absl::StatusOr<std::vector<SeatPresence>> LoadPresence(
+      const std::vector<int64_t>& /*match_ids*/, int64_t /*alive_since_ms*/,
+      int64_t /*seen_since_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no presence");
+  }
 
   // Several lobby instances on one database. The defaults describe a store that one lobby has
   // to itself: nobody else changes its matches, and it owns every one.

@@ -285,6 +285,27 @@ absl::StatusOr<int> MemoryStore::BotSeatsInPlay() {
   return seats;
 }
 
+absl::StatusOr<std::vector<int64_t>> MemoryStore::AbortUnstarted(int64_t turn_started_before_ms,
+                                                                 const std::string& text,
+                                                                 int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  std::vector<int64_t> ids;
+  for (auto& [id, m] : matches_) {
+    if (static_cast<int>(ids.size()) >= limit) break;
+    if (m.status != MatchStatus::kActive || m.ply >= 2 ||
+        m.turn_started_ms >= turn_started_before_ms || m.ply >= static_cast<int>(m.seats.size()) ||
+        m.seats[m.ply].kind != SeatKind::kHuman) {
+      continue;
+    }
+    m.status = MatchStatus::kFinished;
+    m.draw_offer = -1;
+    m.result = {.winner = -1, .reason = EndReason::kAborted, .text = text};
+    ids.push_back(id);
+  }
+  return ids;
+}
+
 absl::StatusOr<std::vector<int64_t>> MemoryStore::ExpireWaiting(int64_t created_before_ms,
                                                                 const std::string& text,
                                                                 int limit) {

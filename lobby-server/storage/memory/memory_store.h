@@ -56,6 +56,8 @@ class MemoryStore final : public MatchStore {
   absl::StatusOr<int64_t> CreateMatchWithin(
       const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) override;
   absl::StatusOr<int> BotSeatsInPlay() override;
+  absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t turn_started_before_ms,
+                                                      const std::string& text, int limit) override;
   absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
                                                      const std::string& text, int limit) override;
 

@@ -176,6 +176,21 @@ CREATE TABLE pairing_queue (
 );
 CREATE INDEX pairing_by_pool ON pairing_queue (pool, rating) WHERE match_id IS NULL;
 )sql",
+      // 8: presence. Per seat and lobby instance: the WatchMatch streams of the seat holder open
+      // there, and when the seat was last seen (a stream opening or closing, a call, or the
+      // instance's periodic beat for its open streams, so that the streams of an instance that
+      // died stop counting). Written on those events only, never per move or per watcher.
+      R"sql(
+CREATE TABLE presence (
+  match_id bigint NOT NULL,
+  seat smallint NOT NULL,
+  instance text NOT NULL,
+  streams integer NOT NULL DEFAULT 0,
+  seen_ms bigint NOT NULL,
+  PRIMARY KEY (match_id, seat, instance)
+);
+CREATE INDEX presence_open_by_instance ON presence (instance) WHERE streams > 0;
+)sql",
   };
   return migrations;
 }
@@ -382,6 +397,39 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        " UPDATE matches m SET status = 3, winner = -1, end_reason = 6, result_text = $2,"
        " open_seats = 0"
        " FROM old WHERE m.id = old.id RETURNING m.id"},
+      // Active matches whose side to move is a person that has not made its first move in a turn
+      // that began before $1. The row is locked and checked again (a move landing meanwhile
+      // starts a new turn, so the match is left alone); one another transaction holds is left
+      // for the next sweep. No index: the condition reads `ply`, which every move writes, and an
+      // index on it would cost moves their in-place (HOT) updates; active matches are few.
+      {"abort_unstarted",
+       "WITH old AS (SELECT m.id FROM matches m WHERE m.status = 2 AND m.ply < 2"
+       "  AND m.turn_started_ms < $1 AND EXISTS (SELECT 1 FROM seats s WHERE s.match_id = m.id"
+       "  AND s.seat = m.ply AND s.kind = 1) ORDER BY m.id LIMIT $3 FOR UPDATE SKIP LOCKED)"
+       " UPDATE matches m SET status = 3, winner = -1, end_reason = 7, result_text = $2,"
+       " draw_offer = -1"
+       " FROM old WHERE m.id = old.id AND m.status = 2 AND m.ply < 2 AND m.turn_started_ms < $1"
+       " RETURNING m.id, m.ply"},
+      {"presence_add",
+       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
+       " VALUES ($1, $2, $3, GREATEST($4, 0), $5) ON CONFLICT (match_id, seat, instance)"
+       " DO UPDATE SET streams = GREATEST(presence.streams + $4, 0),"
+       " seen_ms = GREATEST(presence.seen_ms, $5)"},
+      {"presence_touch",
+       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
+       " SELECT x.m, x.s, $2, 0, $3 FROM jsonb_to_recordset($1::jsonb) AS x(m bigint, s integer)"
+       " ON CONFLICT (match_id, seat, instance)"
+       " DO UPDATE SET seen_ms = GREATEST(presence.seen_ms, $3)"},
+      {"presence_beat",
+       "UPDATE presence SET seen_ms = GREATEST(seen_ms, $2) WHERE instance = $1 AND streams > 0"},
+      {"presence_prune",
+       "DELETE FROM presence WHERE (match_id, seat, instance) IN (SELECT p.match_id, p.seat,"
+       " p.instance FROM presence p JOIN matches m ON m.id = p.match_id WHERE m.status = 3"
+       " LIMIT $1 FOR UPDATE OF p SKIP LOCKED)"},
+      {"presence_of",
+       "SELECT match_id, seat, bool_or((streams > 0 AND seen_ms >= $2) OR seen_ms >= $3),"
+       " max(seen_ms) FROM presence WHERE match_id = ANY($1::bigint[])"
+       " GROUP BY match_id, seat ORDER BY match_id, seat"},
       {"notify", "SELECT pg_notify('ply_matches', $1)"},
       // Ownership is a session-level advisory lock per match, held on the owner connection: it
       // dies with the connection, so a killed instance's matches are free at once.
@@ -1077,7 +1125,7 @@ namespace {
 void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result) {
   // A cancelled match, or one a bot could not finish, says nothing about anyone's strength.
   if (result.reason == EndReason::kBotFailure || result.reason == EndReason::kCancelled ||
-      result.reason == EndReason::kNone) {
+      result.reason == EndReason::kAborted || result.reason == EndReason::kNone) {
     return;
   }
   pqxx::result seats = tx.exec_prepared("rated_seats", match_id);
@@ -1579,6 +1627,77 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t create
   for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = NowMs()});
   if (!changes.empty()) Announce(changes);
   return ids;
+}
+
+absl::StatusOr<std::vector<int64_t>> PostgresStore::AbortUnstarted(int64_t turn_started_before_ms,
+                                                                   const std::string& text,
+                                                                   int limit) {
+  std::vector<MatchChange> changes;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r :
+         tx.exec_prepared("abort_unstarted", turn_started_before_ms, text, limit)) {
+      changes.push_back(
+          {.match_id = r[0].as<int64_t>(), .ply = r[1].as<int>(), .time_ms = NowMs()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  std::vector<int64_t> ids;
+  for (const MatchChange& c : changes) ids.push_back(c.match_id);
+  if (!changes.empty()) Announce(changes);
+  return ids;
+}
+
+absl::Status PostgresStore::AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("presence_add", match_id, seat, origin_, delta, now_ms);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresStore::TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
+                                          int64_t now_ms) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [match_id, seat] : seats) rows.push_back({{"m", match_id}, {"s", seat}});
+  return WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    if (!rows.empty()) tx.exec_prepared("presence_touch", Dump(rows), origin_, now_ms);
+    tx.exec_prepared("presence_beat", origin_, now_ms);
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+void PostgresStore::PrunePresence(int limit) {
+  (void)WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("presence_prune", limit);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<SeatPresence>> PostgresStore::LoadPresence(
+    const std::vector<int64_t>& match_ids, int64_t alive_since_ms, int64_t seen_since_ms) {
+  std::vector<SeatPresence> out;
+  if (match_ids.empty()) return out;
+  std::vector<std::string> ids;
+  for (int64_t id : match_ids) ids.push_back(absl::StrCat(id));
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r :
+         tx.exec_prepared("presence_of", absl::StrCat("{", absl::StrJoin(ids, ","), "}"),
+                          alive_since_ms, seen_since_ms)) {
+      out.push_back({.match_id = r[0].as<int64_t>(),
+                     .seat = r[1].as<int>(),
+                     .connected = r[2].as<bool>(),
+                     .last_seen_ms = r[3].as<int64_t>()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
 }
 
 namespace {

@@ -84,6 +84,16 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<int> BotSeatsInPlay() override;
   absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
                                                      const std::string& text, int limit) override;
+  absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t turn_started_before_ms,
+                                                      const std::string& text, int limit) override;
+  // Presence rows are per instance (origin()); see migration 8.
+  absl::Status AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) override;
+  absl::Status TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
+                             int64_t now_ms) override;
+  void PrunePresence(int limit) override;
+  absl::StatusOr<std::vector<SeatPresence>> LoadPresence(const std::vector<int64_t>& match_ids,
+                                                         int64_t alive_since_ms,
+                                                         int64_t seen_since_ms) override;
 
   // Several instances: changes are announced with NOTIFY on the channel ply_matches (payload
   // "origin|id:ply:ms,..."; the rows say the rest) and heard on a connection of their own;

@@ -1,0 +1,421 @@
+// Presence and abandonment, end to end with real processes (PostgreSQL, ply-lobby) on loopback:
+// who holds a seat is told to the others as it changes, also across two lobby instances; an
+// untimed match whose side to move has gone may be claimed only after the lobby's bound; a
+// match whose first move never comes is aborted with no rating change; and matches abandoned
+// before the lobby ran these rules (an old database) get the same treatment, once.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
+#include "tests/stack_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::testing::GetMatch;
+using ::ply::testing::HasGameOver;
+using ::ply::testing::HumanMatch;
+using ::ply::testing::HumanSeats;
+using ::ply::testing::Move;
+using ::ply::testing::ServerProcess;
+using ::ply::testing::Watch;
+
+struct Instance {
+  std::unique_ptr<ServerProcess> process;
+  std::unique_ptr<v1::LobbyService::Stub> stub;
+  v1::LobbyService::Stub* get() { return stub.get(); }
+};
+
+// The presence events a watcher has had, as "seat:present" strings in order ("1:away").
+std::vector<std::string> PresenceSeen(const std::vector<v1::MatchEvent>& events) {
+  std::vector<std::string> seen;
+  for (const v1::MatchEvent& e : events) {
+    if (e.has_presence()) {
+      seen.push_back(absl::StrCat(e.presence().seat(), e.presence().present() ? ":back" : ":away"));
+    }
+  }
+  return seen;
+}
+
+bool Saw(const std::vector<v1::MatchEvent>& events, const std::vector<std::string>& expected) {
+  return PresenceSeen(events) == expected;
+}
+
+int GameOvers(const std::vector<v1::MatchEvent>& events) {
+  int n = 0;
+  for (const v1::MatchEvent& e : events) n += e.has_game_over() ? 1 : 0;
+  return n;
+}
+
+class PresenceTest : public ::ply::testing::StackFixture {
+ protected:
+  void SetUp() override {
+    db_ = absl::StrCat("presence_", ++databases_);
+    auto url = cluster_->CreateDatabase(db_);
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+  }
+
+  // A lobby on the test's database with quick presence (a seat is gone 0.3 s after its last
+  // stream closes, looked at every 0.1 s), claims after 2 s and no abort unless `extra` says.
+  Instance StartInstance(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"--port=0",
+                                     "--host=127.0.0.1",
+                                     absl::StrCat("--database_url=", url_),
+                                     "--bot_target=",
+                                     "--claim_ms=200",
+                                     "--presence_grace_s=0.3",
+                                     "--presence_poll_s=0.1",
+                                     "--claim_after_s=2",
+                                     "--abort_after_s=0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Instance lobby;
+    auto process = ServerProcess::Start(PLY_LOBBY_BINARY, args);
+    EXPECT_TRUE(process.ok()) << process.status();
+    if (!process.ok()) return lobby;
+    lobby.process = *std::move(process);
+    lobby.stub = v1::LobbyService::NewStub(lobby.process->channel());
+    return lobby;
+  }
+
+  grpc::Status Claim(v1::LobbyService::Stub* stub, int64_t id, const std::string& token, bool draw,
+                     v1::Match* out) {
+    v1::ClaimVictoryRequest request;
+    request.set_match_id(id);
+    request.set_draw(draw);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    return stub->ClaimVictory(&context, request, out);
+  }
+
+  // Registers `name` and returns its player key.
+  std::string Register(v1::LobbyService::Stub* stub, const std::string& name) {
+    v1::LoginRequest request;
+    request.set_name(name);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    v1::LoginResponse response;
+    grpc::Status s = stub->Login(&context, request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.player_key();
+  }
+
+  v1::Player Player(v1::LobbyService::Stub* stub, const std::string& name) {
+    v1::GetPlayerRequest request;
+    request.set_name(name);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    v1::Player player;
+    grpc::Status s = stub->GetPlayer(&context, request, &player);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return player;
+  }
+
+  // A rated connect4 match between two registered players, nobody having moved.
+  HumanSeats RatedMatch(v1::LobbyService::Stub* stub, const std::string& key0,
+                        const std::string& key1) {
+    HumanSeats seats;
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name("connect4");
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.set_take_seat(0);
+    grpc::ClientContext c1;
+    c1.AddMetadata("x-ply-player", key0);
+    v1::CreateMatchResponse created;
+    grpc::Status s = stub->CreateMatch(&c1, create, &created);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    v1::JoinMatchRequest join;
+    join.set_match_id(created.match().id());
+    join.set_seat(1);
+    grpc::ClientContext c2;
+    c2.AddMetadata("x-ply-player", key1);
+    v1::JoinMatchResponse joined;
+    s = stub->JoinMatch(&c2, join, &joined);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
+    seats.id = created.match().id();
+    seats.tokens[0] = created.seat_token();
+    seats.tokens[1] = joined.seat_token();
+    return seats;
+  }
+
+  v1::Match WaitMatch(v1::LobbyService::Stub* stub, int64_t id,
+                      const std::function<bool(const v1::Match&)>& done,
+                      absl::Duration timeout = absl::Seconds(20)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    absl::StatusOr<v1::Match> m = GetMatch(stub, id);
+    while ((!m.ok() || !done(*m)) && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(50));
+      m = GetMatch(stub, id);
+    }
+    EXPECT_TRUE(m.ok()) << m.status();
+    return m.ok() ? *m : v1::Match();
+  }
+
+  std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
+
+  std::string db_;
+};
+
+TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
+  Instance lobby = StartInstance();
+  const HumanSeats match = HumanMatch(lobby.get(), lobby.get(), "connect4");
+  auto alice = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[0]);
+  auto bob = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[1]);
+  ASSERT_TRUE(Move(lobby.get(), match.id, 0, "4", match.tokens[0]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 1, "4", match.tokens[1]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 2, "3", match.tokens[0]).ok());
+  // Both are there: nothing to claim, and nobody is announced.
+  v1::Match ignored;
+  grpc::Status early = Claim(lobby.get(), match.id, match.tokens[0], false, &ignored);
+  EXPECT_EQ(early.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(early.error_message(), "bob is still connected"))
+      << early.error_message();
+  // Bob cannot claim on his own move (and a call is a sign of life: he asks before leaving).
+  grpc::Status own = Claim(lobby.get(), match.id, match.tokens[1], false, &ignored);
+  EXPECT_EQ(own.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(own.error_message(), "it is your move")) << own.error_message();
+  // Bob's client goes away on his move.
+  const absl::Time left = absl::Now();
+  bob.reset();
+  ASSERT_TRUE(alice->WaitFor([](const auto& e) { return Saw(e, {"1:away"}); }, absl::Seconds(5)))
+      << PresenceSeen(alice->events()).size();
+  v1::PresenceChanged gone;
+  for (const v1::MatchEvent& e : alice->events()) {
+    if (e.has_presence()) gone = e.presence();
+  }
+  EXPECT_EQ(gone.name(), "bob");
+  EXPECT_GT(gone.claim_from_ms(), gone.away_since_ms());
+  // Before the bound: refused, saying how long he has been gone and when a claim may come.
+  if (absl::Now() - left < absl::Milliseconds(1500)) {
+    grpc::Status s = Claim(lobby.get(), match.id, match.tokens[0], false, &ignored);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_TRUE(absl::StrContains(s.error_message(), "bob has been gone"));
+    EXPECT_TRUE(absl::StrContains(s.error_message(), "you can claim after 2 s"))
+        << s.error_message();
+  }
+  // After it: the win.
+  absl::SleepFor(absl::FromUnixMillis(gone.claim_from_ms()) - absl::Now() +
+                 absl::Milliseconds(100));
+  v1::Match won;
+  grpc::Status s = Claim(lobby.get(), match.id, match.tokens[0], false, &won);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(won.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(won.result().winner(), 0);
+  EXPECT_EQ(won.result().reason(), v1::END_REASON_ABANDONED);
+  ASSERT_TRUE(alice->WaitDone(absl::Seconds(5)));
+  EXPECT_TRUE(HasGameOver(alice->events()));
+}
+
+TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {
+  Instance lobby = StartInstance();
+  // Every statement that writes presence rows is counted by a trigger.
+  Sql("CREATE TABLE presence_statements (n integer NOT NULL); "
+      "INSERT INTO presence_statements VALUES (0); "
+      "CREATE FUNCTION count_presence() RETURNS trigger LANGUAGE plpgsql AS "
+      "'BEGIN UPDATE presence_statements SET n = n + 1; RETURN NULL; END'; "
+      "CREATE TRIGGER counted AFTER INSERT OR UPDATE OR DELETE ON presence "
+      "FOR EACH STATEMENT EXECUTE FUNCTION count_presence()");
+  const absl::Time start = absl::Now();
+  const HumanSeats match = HumanMatch(lobby.get(), lobby.get(), "connect4");
+  {
+    Watch alice(lobby.get(), match.id, std::nullopt, match.tokens[0]);
+    Watch bob(lobby.get(), match.id, std::nullopt, match.tokens[1]);
+    std::vector<std::unique_ptr<Watch>> spectators;
+    for (int i = 0; i < 30; ++i)
+      spectators.push_back(std::make_unique<Watch>(lobby.get(), match.id));
+    // Twenty moves, each side calling as fast as the lobby answers.
+    const std::vector<std::string> moves = {"1", "2", "3", "4", "5", "6", "7", "1", "2", "3",
+                                            "4", "5", "6", "7", "1", "2", "3", "4", "5", "6"};
+    for (size_t ply = 0; ply < moves.size(); ++ply) {
+      ASSERT_TRUE(
+          Move(lobby.get(), match.id, static_cast<int>(ply), moves[ply], match.tokens[ply % 2])
+              .ok());
+    }
+    ASSERT_TRUE(alice.WaitFor([&](const auto& e) { return e.size() >= moves.size() + 1; },
+                              absl::Seconds(10)));
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  int statements = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(Sql("SELECT n FROM presence_statements"), &statements));
+  // Two streams opening and closing, at most one transaction of sightings and beat (two
+  // statements) per 0.1 s poll, one prune per beat: nothing for the 30 spectators or per move.
+  const int bound = 4 + 2 * (static_cast<int>(seconds / 0.1) + 1) + 1 + 2;
+  EXPECT_LE(statements, bound) << seconds << " s";
+  EXPECT_GE(statements, 4);
+  std::cout << "presence statements: " << statements << " in " << seconds
+            << " s (20 moves, 2 players' streams, 30 spectators)" << std::endl;
+}
+
+TEST_F(PresenceTest, ATimedMatchHasNothingToClaim) {
+  Instance lobby = StartInstance();
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(::ply::testing::Create(lobby.get(), "connect4",
+                                     {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                                     [](v1::CreateMatchRequest& r) {
+                                       r.set_take_seat(0);
+                                       r.set_display_name("alice");
+                                       r.mutable_time_control()->set_initial_ms(600000);
+                                     })
+                  .ok());
+  v1::JoinMatchResponse joined;
+  ASSERT_TRUE(::ply::testing::Join(lobby.get(), created.match().id(), 1, "bob", &joined).ok());
+  ASSERT_TRUE(Move(lobby.get(), created.match().id(), 0, "4", created.seat_token()).ok());
+  absl::SleepFor(absl::Seconds(2.5));
+  v1::Match ignored;
+  grpc::Status s = Claim(lobby.get(), created.match().id(), created.seat_token(), false, &ignored);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(s.error_message(), "loses on time")) << s.error_message();
+}
+
+TEST_F(PresenceTest, PresenceCrossesInstancesAndADrawMayBeClaimedThroughEither) {
+  Instance a = StartInstance();
+  Instance b = StartInstance();
+  const HumanSeats match = HumanMatch(a.get(), b.get(), "connect4");
+  // Alice and a spectator watch through A, Bob through B.
+  Watch alice(a.get(), match.id, std::nullopt, match.tokens[0]);
+  Watch spectator(a.get(), match.id);
+  auto bob = std::make_unique<Watch>(b.get(), match.id, std::nullopt, match.tokens[1]);
+  ASSERT_TRUE(Move(a.get(), match.id, 0, "4", match.tokens[0]).ok());
+  // Give A time to look at least once while Bob is there: he is not announced.
+  absl::SleepFor(absl::Milliseconds(800));
+  EXPECT_TRUE(PresenceSeen(alice.events()).empty());
+  bob.reset();
+  ASSERT_TRUE(alice.WaitFor([](const auto& e) { return Saw(e, {"1:away"}); }, absl::Seconds(5)));
+  ASSERT_TRUE(
+      spectator.WaitFor([](const auto& e) { return Saw(e, {"1:away"}); }, absl::Seconds(5)));
+  // A new look at the match says so too.
+  absl::StatusOr<v1::Match> m = GetMatch(a.get(), match.id);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->seats(1).away());
+  EXPECT_FALSE(m->seats(0).away());
+  EXPECT_EQ(m->claim_after_ms(), 2000);
+  // He comes back through B.
+  bob = std::make_unique<Watch>(b.get(), match.id, std::nullopt, match.tokens[1]);
+  ASSERT_TRUE(alice.WaitFor(
+      [](const auto& e) {
+        return Saw(e, {"1:away", "1:back"});
+      },
+      absl::Seconds(5)));
+  // Alice's side, seen from B: she leaves, and Bob hears it there.
+  ASSERT_TRUE(Move(b.get(), match.id, 1, "4", match.tokens[1]).ok());
+  bob.reset();
+  ASSERT_TRUE(alice.WaitFor(
+      [](const auto& e) {
+        return Saw(e, {"1:away", "1:back", "1:away"});
+      },
+      absl::Seconds(5)));
+  // It is Alice's move, and Bob (gone) is not: Alice cannot claim, through either instance.
+  v1::Match ignored;
+  EXPECT_EQ(Claim(b.get(), match.id, match.tokens[0], true, &ignored).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_TRUE(Move(a.get(), match.id, 2, "3", match.tokens[0]).ok());
+  absl::SleepFor(absl::Milliseconds(2200));
+  // Through B this time: the draw.
+  v1::Match drawn;
+  grpc::Status s = Claim(b.get(), match.id, match.tokens[0], true, &drawn);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(drawn.result().winner(), -1);
+  EXPECT_EQ(drawn.result().reason(), v1::END_REASON_ABANDONED);
+  ASSERT_TRUE(alice.WaitDone(absl::Seconds(5)));
+  EXPECT_EQ(GameOvers(alice.events()), 1);
+  EXPECT_EQ(alice.events().back().game_over().result().winner(), -1);
+}
+
+TEST_F(PresenceTest, AFirstMoveThatNeverComesAbortsTheMatchWithoutRatingChange) {
+  Instance lobby = StartInstance({"--abort_after_s=1.5"});
+  const std::string ann = Register(lobby.get(), "ann");
+  const std::string ben = Register(lobby.get(), "ben");
+  // Ann never plays her first move; in the other match Ben never plays his.
+  const HumanSeats first = RatedMatch(lobby.get(), ann, ben);
+  const HumanSeats second = RatedMatch(lobby.get(), ann, ben);
+  ASSERT_TRUE(Move(lobby.get(), second.id, 0, "4", second.tokens[0]).ok());
+  Watch spectator(lobby.get(), first.id);
+  // Not before the bound.
+  absl::SleepFor(absl::Milliseconds(500));
+  EXPECT_EQ(GetMatch(lobby.get(), first.id)->status(), v1::MATCH_STATUS_ACTIVE);
+  for (int64_t id : {first.id, second.id}) {
+    v1::Match m = WaitMatch(lobby.get(), id, [](const v1::Match& m) {
+      return m.status() == v1::MATCH_STATUS_FINISHED;
+    });
+    EXPECT_EQ(m.result().reason(), v1::END_REASON_ABORTED) << id;
+    EXPECT_EQ(m.result().winner(), -1);
+    EXPECT_TRUE(absl::StrContains(m.result().text(), "aborted")) << m.result().text();
+    EXPECT_EQ(m.seats(0).rating_after(), 0);
+  }
+  ASSERT_TRUE(spectator.WaitDone(absl::Seconds(5)));
+  ASSERT_TRUE(HasGameOver(spectator.events()));
+  EXPECT_EQ(spectator.events().back().game_over().result().reason(), v1::END_REASON_ABORTED);
+  // Nobody's rating moved, and no game counts.
+  for (const char* name : {"ann", "ben"}) {
+    const v1::Player p = Player(lobby.get(), name);
+    for (const v1::GameRating& r : p.ratings()) {
+      EXPECT_EQ(r.games(), 0) << name;
+      EXPECT_EQ(r.rating(), 1500) << name;
+    }
+  }
+  // A move after the abort is refused.
+  EXPECT_EQ(Move(lobby.get(), second.id, 1, "4", second.tokens[1]).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(PresenceTest, MatchesAbandonedInAnOldDatabaseAreSweptOnceByTwoInstances) {
+  int64_t unstarted = 0, one_move = 0, under_way = 0;
+  std::string under_way_alice;
+  {
+    // A lobby that knows no such rules leaves three matches behind.
+    Instance old = StartInstance();
+    unstarted = HumanMatch(old.get(), old.get(), "connect4").id;
+    const HumanSeats second = HumanMatch(old.get(), old.get(), "connect4");
+    one_move = second.id;
+    ASSERT_TRUE(Move(old.get(), one_move, 0, "4", second.tokens[0]).ok());
+    const HumanSeats third = HumanMatch(old.get(), old.get(), "connect4");
+    under_way = third.id;
+    under_way_alice = third.tokens[0];
+    for (int ply = 0; ply < 3; ++ply) {
+      ASSERT_TRUE(Move(old.get(), under_way, ply, ply % 2 ? "1" : "4", third.tokens[ply % 2]).ok());
+    }
+  }
+  // An hour ago, as far as the database can tell.
+  Sql("UPDATE matches SET turn_started_ms = turn_started_ms - 3600000");
+  Sql("UPDATE presence SET seen_ms = seen_ms - 3600000");
+  Instance a = StartInstance({"--abort_after_s=60", "--claim_after_s=120"});
+  Instance b = StartInstance({"--abort_after_s=60", "--claim_after_s=120"});
+  Watch on_a(a.get(), unstarted);
+  Watch on_b(b.get(), unstarted);
+  for (int64_t id : {unstarted, one_move}) {
+    v1::Match m = WaitMatch(
+        a.get(), id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; });
+    EXPECT_EQ(m.result().reason(), v1::END_REASON_ABORTED) << id;
+  }
+  ASSERT_TRUE(on_a.WaitDone(absl::Seconds(5)));
+  ASSERT_TRUE(on_b.WaitDone(absl::Seconds(5)));
+  EXPECT_LE(GameOvers(on_a.events()), 1);
+  EXPECT_LE(GameOvers(on_b.events()), 1);
+  EXPECT_EQ(on_a.events().back().game_over().result().reason(), v1::END_REASON_ABORTED);
+  // The match under way is not aborted, but Bob (to move) has been gone an hour: Alice may claim.
+  absl::StatusOr<v1::Match> m = GetMatch(b.get(), under_way);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->status(), v1::MATCH_STATUS_ACTIVE);
+  v1::Match won;
+  grpc::Status s = Claim(b.get(), under_way, under_way_alice, false, &won);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(won.result().winner(), 0);
+  EXPECT_EQ(won.result().reason(), v1::END_REASON_ABANDONED);
+}
+
+}  // namespace
+}  // namespace ply
