@@ -215,6 +215,14 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::OfferDraw(grpc::CallbackServerContex
   });
 }
 
+grpc::ServerUnaryReactor* LobbyServiceImpl::OfferRematch(grpc::CallbackServerContext* context,
+                                                         const v1::OfferRematchRequest* request,
+                                                         v1::OfferRematchResponse* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, Method::kOfferRematch,
+                 [=, this] { return Into(lobby_->OfferRematch(*request, token), response); });
+}
+
 namespace {
 
 // The lobby's side of one stream (shared with the lobby, which may outlive the RPC) and the
@@ -227,6 +235,8 @@ class Watcher final : public EventSink {
       : stream_(stream), capacity_(capacity), metrics_(metrics) {}
   bool Push(v1::MatchEvent event) override;
   void Close(const absl::Status& status) override;
+  bool FollowsRematch() const override { return follows_rematch_; }
+  void set_follows_rematch(bool follows) { follows_rematch_ = follows; }
   void OnWriteDone(bool ok);
   void OnCancel();
   void OnDone();
@@ -239,6 +249,7 @@ class Watcher final : public EventSink {
   WatchStream* stream_;  // null once the RPC is done
   const int capacity_;
   LobbyMetrics* metrics_;
+  bool follows_rematch_ = false;
   std::deque<v1::MatchEvent> queue_;
   int64_t sequence_ = 0;
   bool writing_ = false;
@@ -463,6 +474,7 @@ grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
     release = [limits = limits_, client] { limits->CloseStream(client); };
   auto* stream = new WatchStream(watcher_queue_, &lobby_->metrics(), std::move(release));
   std::shared_ptr<Watcher> watcher = stream->watcher();
+  watcher->set_follows_rematch(request->follow_rematch());
   if (!admitted) {
     watcher->Close(absl::ResourceExhaustedError(kSlowDown));
     return stream;

@@ -28,6 +28,8 @@ class EventSink {
   virtual bool Push(v1::MatchEvent event) = 0;
   // Ends the stream once the queued events are delivered.
   virtual void Close(const absl::Status& status) = 0;
+  // The watcher stays after the end for the rematch events (WatchMatchRequest.follow_rematch).
+  virtual bool FollowsRematch() const { return false; }
 };
 
 struct LiveMatch {
@@ -63,6 +65,8 @@ struct LiveMatch {
   int64_t owned_epoch = 0;
   // A ClockTick is scheduled.
   bool clock_ticking = false;
+  // The watchers have been told that the match is over (those who follow the rematch stay).
+  bool end_told = false;
 
   // The seat to move, or -1 when the match is not being played.
   int ToMove() const {
