@@ -197,6 +197,14 @@ absl::StatusOr<v1::Match> LobbyClient::OfferDraw(int64_t match_id, const std::st
   request.set_match_id(match_id);
   PLY_UNARY(v1::Match, OfferDraw, request, token);
 }
+absl::StatusOr<v1::OfferRematchResponse> LobbyClient::OfferRematch(int64_t match_id,
+                                                                   const std::string& token,
+                                                                   bool decline) {
+  v1::OfferRematchRequest request;
+  request.set_match_id(match_id);
+  request.set_decline(decline);
+  PLY_UNARY(v1::OfferRematchResponse, OfferRematch, request, token);
+}
 absl::StatusOr<v1::LoginResponse> LobbyClient::Login(const std::string& name) {
   v1::LoginRequest request;
   request.set_name(name);
@@ -232,8 +240,8 @@ std::string Describe(const absl::Status& status, const std::string& address) {
   }
 }
 
-MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id)
-    : lobby_(lobby), match_id_(match_id) {
+MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id, bool follow_rematch)
+    : lobby_(lobby), match_id_(match_id), follow_rematch_(follow_rematch) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   thread_ = std::thread([this] { Run(); });
 }
@@ -288,6 +296,7 @@ void MatchStream::Run() {
     v1::WatchMatchRequest request;
     request.set_match_id(match_id_);
     if (seen >= 0) request.set_after_ply(seen);
+    request.set_follow_rematch(follow_rematch_);
     std::unique_ptr<grpc::ClientReader<v1::MatchEvent>> reader =
         lobby_->stub()->WatchMatch(&context, request);
     v1::MatchEvent event;

@@ -63,6 +63,9 @@ class LobbyClient {
                                                 const std::string& token);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
+  // Offers (or accepts) a rematch of a finished match, or with `decline` withdraws or declines.
+  absl::StatusOr<v1::OfferRematchResponse> OfferRematch(int64_t match_id, const std::string& token,
+                                                        bool decline = false);
   // Calls carry this player's key (x-ply-player) from now on: seats taken are the player's.
   void set_player_key(std::string key) { player_key_ = std::move(key); }
   absl::StatusOr<v1::LoginResponse> Login(const std::string& name);
@@ -97,7 +100,9 @@ class MatchStream {
     absl::Status error;
   };
 
-  MatchStream(LobbyClient* lobby, int64_t match_id);
+  // `follow_rematch`: the stream stays after the end for the match's rematch events, and ends
+  // after the one that names the rematch (a player's screen waits there for an answer).
+  MatchStream(LobbyClient* lobby, int64_t match_id, bool follow_rematch = false);
   ~MatchStream();
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
@@ -114,6 +119,7 @@ class MatchStream {
 
   LobbyClient* lobby_;
   const int64_t match_id_;
+  const bool follow_rematch_;
   int wake_[2] = {-1, -1};
   std::mutex mu_;
   std::condition_variable stop_cv_;

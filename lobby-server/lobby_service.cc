@@ -236,6 +236,10 @@ class Watcher final : public EventSink {
   bool Push(v1::MatchEvent event) override;
   void Close(const absl::Status& status) override;
   bool FollowsRematch() const override { return follows_rematch_; }
+  bool Closed() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return finished_ || stream_ == nullptr;
+  }
   void set_follows_rematch(bool follows) { follows_rematch_ = follows; }
   void OnWriteDone(bool ok);
   void OnCancel();

@@ -30,6 +30,8 @@ class EventSink {
   virtual void Close(const absl::Status& status) = 0;
   // The watcher stays after the end for the rematch events (WatchMatchRequest.follow_rematch).
   virtual bool FollowsRematch() const { return false; }
+  // The stream is over (the client left): nothing more can reach it.
+  virtual bool Closed() { return false; }
 };
 
 struct LiveMatch {
