@@ -432,9 +432,12 @@ class Session {
     }
     if (!final) {
       if (view_.over() && playing() && o_.tty) {
-        s.prompt = Dim(TheirRematchOffer() ? "r: accept the rematch · n: decline · q: quit"
-                       : MyRematchOffer()  ? "q: quit (takes your rematch offer back)"
-                                           : "r: rematch · q: quit",
+        // Plain output stays ASCII.
+        const std::string dot = o_.look == Look::kPlain ? ", " : " · ";
+        s.prompt = Dim(TheirRematchOffer() ? absl::StrCat("r: accept the rematch", dot,
+                                                          "n: decline", dot, "q: quit")
+                       : MyRematchOffer()  ? std::string("q: quit (takes your rematch offer back)")
+                                           : absl::StrCat("r: rematch", dot, "q: quit"),
                        o_.look);
       } else if (view_.over()) {
         s.prompt = Dim("q: quit", o_.look);
