@@ -33,6 +33,15 @@ class RecordingSink final : public EventSink {
  public:
   explicit RecordingSink(bool follows_rematch = false) : follows_rematch_(follows_rematch) {}
   bool FollowsRematch() const override { return follows_rematch_; }
+  bool Closed() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return closed_ || left_;
+  }
+  // The client went away (its stream is over) without the lobby being told by a failed push.
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mu_);
+    left_ = true;
+  }
   bool Push(v1::MatchEvent event) override {
     std::lock_guard<std::mutex> lock(mu_);
     events_.push_back(std::move(event));
@@ -65,6 +74,7 @@ class RecordingSink final : public EventSink {
   std::mutex mu_;
   std::vector<v1::MatchEvent> events_;
   bool closed_ = false;
+  bool left_ = false;
   absl::Status status_;
 };
 
@@ -425,6 +435,26 @@ TEST_F(LobbyUnitTest, TheCacheStaysWithinItsBoundAndAForgottenMatchPlaysOn) {
 // (the fast ones landing on the store's writer thread), reads, watchers joining with and
 // without after_ply, and the metrics page. Under `make tsan` this is the lobby's own locking
 // checked without gRPC in the way; here, every match must end consistent.
+TEST_F(LobbyUnitTest, FinishedMatchesWhoseRematchFollowersLeftAreForgotten) {
+  Stop();
+  LobbyOptions options;
+  options.cache_size = 4;
+  Start(options);
+  std::vector<std::shared_ptr<RecordingSink>> followers;
+  for (int i = 0; i < 10; ++i) {
+    const Seats m = HumanMatch("connect4");
+    followers.push_back(std::make_shared<RecordingSink>(/*follows_rematch=*/true));
+    ASSERT_TRUE(lobby_->Watch(m.id, std::nullopt, followers.back()).ok());
+    ASSERT_TRUE(lobby_->Resign(m.id, m.first).ok());
+    ASSERT_FALSE(followers.back()->closed().has_value());
+    // The player leaves the final screen: nothing more is sent that would find out.
+    followers.back()->Leave();
+  }
+  // Watched matches stay; once their streams are over, they go like any finished match.
+  HumanMatch("connect4");
+  EXPECT_LE(lobby_->CachedMatches(), options.cache_size);
+}
+
 TEST_F(LobbyUnitTest, ConcurrentCallsOnManyMatchesLeaveEveryMatchConsistent) {
   Stop();
   Start(LobbyOptions{}, /*async_appends=*/true);
