@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,29 @@ TEST_F(ClientRematchTest, AnOfferIsDeclinedOrTakenBackAndPlyRematchAgreesFromThe
   std::tie(code, out) = Run("carol", {"rematch", absl::StrCat(old)});
   EXPECT_EQ(code, 1) << out;
   EXPECT_NE(out.find("only its players"), std::string::npos) << out;
+}
+
+TEST_F(ClientRematchTest, ABotAcceptsAtOnceAndPlyRematchJsonNamesTheNewSeat) {
+  ASSERT_EQ(Run("alice", {"login", "alice"}).first, 0);
+  auto alice = Ply("alice", {"new", "tictactoe", "--seat2", "bot:beginner"});
+  ASSERT_TRUE(alice->WaitScreen({"Your move (X)"})) << alice->Screen();
+  const int64_t old = LatestMatch();
+  alice->Type("resign\r");
+  ASSERT_TRUE(alice->WaitScreen({"yes"})) << alice->Screen();
+  alice->Type("yes\r");
+  ASSERT_TRUE(alice->WaitScreen({"Game over", "r: rematch"})) << alice->Screen();
+  alice->Type("q");
+  ASSERT_EQ(alice->WaitExit(), 0) << alice->Output();
+  // For a script: the answer as JSON, the bot having agreed, and the seat kept for `ply join`.
+  auto [code, out] = Run("alice", {"rematch", absl::StrCat(old), "--json"});
+  ASSERT_EQ(code, 0) << out;
+  const nlohmann::json answer = nlohmann::json::parse(out.substr(out.find('{')));
+  EXPECT_EQ(answer["rematch_id"], absl::StrCat(old + 1)) << out;
+  EXPECT_EQ(answer["seat"], 1) << out;
+  auto again = Ply("alice", {"join", absl::StrCat(old + 1)});
+  ASSERT_TRUE(again->WaitScreen({absl::StrCat("match ", old + 1), "Your move (O)"}))
+      << again->Screen();
+  EXPECT_EQ(Get(old + 1).seats(0).kind(), v1::SEAT_KIND_BOT);
 }
 
 }  // namespace
