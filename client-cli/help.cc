@@ -58,6 +58,11 @@ const std::vector<CommandHelp>& Commands() {
        "plays as soon as one comes (colours by who began more recent games). When nobody comes\n"
        "in 20 s, the lobby offers the bot level nearest your rating; --bot plays it at once.\n"
        "Ctrl-C leaves the queue."},
+      {"rematch", "ply rematch MATCH [--json]",
+       "After a game, offers your opponent a new match with the sides swapped (the same game,\n"
+       "options, clock, rated or casual), or accepts their offer; a bot accepts at once. In a\n"
+       "terminal it waits on the final screen and plays the rematch when they agree (q takes\n"
+       "the offer back). The final screen of a game offers the same with `r`."},
       {"whois", "ply whois NAME [--json]",
        "A player's ratings per game (? while provisional), games, wins, draws and losses, and\n"
        "when they were last seen. Bot levels are players too: ply whois bot:hard."},

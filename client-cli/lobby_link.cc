@@ -205,6 +205,14 @@ absl::StatusOr<v1::Match> LobbyClient::OfferDraw(int64_t match_id, const std::st
   request.set_match_id(match_id);
   PLY_UNARY(v1::Match, OfferDraw, request, token);
 }
+absl::StatusOr<v1::OfferRematchResponse> LobbyClient::OfferRematch(int64_t match_id,
+                                                                   const std::string& token,
+                                                                   bool decline) {
+  v1::OfferRematchRequest request;
+  request.set_match_id(match_id);
+  request.set_decline(decline);
+  PLY_UNARY(v1::OfferRematchResponse, OfferRematch, request, token);
+}
 absl::StatusOr<v1::LoginResponse> LobbyClient::Login(const std::string& name) {
   v1::LoginRequest request;
   request.set_name(name);
@@ -240,8 +248,12 @@ std::string Describe(const absl::Status& status, const std::string& address) {
   }
 }
 
-MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id, std::string token)
-    : lobby_(lobby), match_id_(match_id), token_(std::move(token)) {
+MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id, std::string token,
+                         bool follow_rematch)
+    : lobby_(lobby),
+      match_id_(match_id),
+      token_(std::move(token)),
+      follow_rematch_(follow_rematch) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   thread_ = std::thread([this] { Run(); });
 }
@@ -297,6 +309,7 @@ void MatchStream::Run() {
     v1::WatchMatchRequest request;
     request.set_match_id(match_id_);
     if (seen >= 0) request.set_after_ply(seen);
+    request.set_follow_rematch(follow_rematch_);
     std::unique_ptr<grpc::ClientReader<v1::MatchEvent>> reader =
         lobby_->stub()->WatchMatch(&context, request);
     v1::MatchEvent event;

@@ -65,6 +65,9 @@ class LobbyClient {
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
   // The win (or a draw) when the opponent, to move in an untimed match, has gone long enough.
   absl::StatusOr<v1::Match> ClaimVictory(int64_t match_id, bool draw, const std::string& token);
+  // Offers (or accepts) a rematch of a finished match, or with `decline` withdraws or declines.
+  absl::StatusOr<v1::OfferRematchResponse> OfferRematch(int64_t match_id, const std::string& token,
+                                                        bool decline = false);
   // Calls carry this player's key (x-ply-player) from now on: seats taken are the player's.
   void set_player_key(std::string key) { player_key_ = std::move(key); }
   absl::StatusOr<v1::LoginResponse> Login(const std::string& name);
@@ -100,8 +103,11 @@ class MatchStream {
   };
 
   // With the seat's `token`, the stream tells the lobby (and so the opponent) that the seat's
-  // player is here.
-  MatchStream(LobbyClient* lobby, int64_t match_id, std::string token = "");
+  // player is here. `follow_rematch`: the stream stays after the end for the match's rematch
+  // events, and ends after the one that names the rematch (a player's screen waits there for an
+  // answer).
+  MatchStream(LobbyClient* lobby, int64_t match_id, std::string token = "",
+              bool follow_rematch = false);
   ~MatchStream();
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
@@ -119,6 +125,7 @@ class MatchStream {
   LobbyClient* lobby_;
   const int64_t match_id_;
   const std::string token_;
+  const bool follow_rematch_;
   int wake_[2] = {-1, -1};
   std::mutex mu_;
   std::condition_variable stop_cv_;

@@ -536,13 +536,55 @@ class Cli {
     return 0;
   }
 
+  // Offers (or accepts) a rematch of a finished match of ours. In a terminal, waits on the
+  // match's final screen for the answer and plays the rematch; otherwise says where it stands.
+  int Rematch(int64_t id) {
+    std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
+    if (!ticket) {
+      return Fail(absl::FailedPreconditionError(
+          absl::StrCat("you hold no seat in match ", id, " on ", lobby_.address(),
+                       ": only its players can offer a rematch")));
+    }
+    if (!absl::GetFlag(FLAGS_json) && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+      // Refused at once (a match under way, say) rather than on a screen that waits.
+      absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
+      if (!m.ok()) return Fail(m.status());
+      if (m->status() != v1::MATCH_STATUS_FINISHED) {
+        return Fail(absl::FailedPreconditionError(
+            absl::StrCat("match ", id, " is not over: a rematch is offered after the game")));
+      }
+      return Session(id, ticket, /*offer_rematch=*/true);
+    }
+    absl::StatusOr<v1::OfferRematchResponse> r = lobby_.OfferRematch(id, ticket->token);
+    if (!r.ok()) return Fail(r.status());
+    if (r->rematch_id() > 0) {
+      const SeatTicket next{.match_id = r->rematch_id(),
+                            .seat = r->seat(),
+                            .token = r->seat_token(),
+                            .name = ticket->name};
+      if (absl::Status s = store_.Save(lobby_.address(), next); !s.ok()) return Fail(s);
+    }
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*r) << std::endl;
+    } else if (r->rematch_id() > 0) {
+      std::cout << "Rematch agreed: match " << r->rematch_id() << ", you are seat " << r->seat() + 1
+                << " (`ply join " << r->rematch_id() << "` plays it)." << std::endl;
+    } else {
+      std::cout << "Rematch of match " << id << " offered; it stands until your opponent answers"
+                << " (`ply rematch " << id << "` again once they accept)." << std::endl;
+    }
+    return 0;
+  }
+
  private:
-  int Session(int64_t id, const std::optional<SeatTicket>& ticket) {
+  int Session(int64_t id, const std::optional<SeatTicket>& ticket, bool offer_rematch = false) {
     return RunSession(lobby_, {.match_id = id,
                                .seat = ticket,
                                .look = OutputLook(),
                                .tty = static_cast<bool>(isatty(STDOUT_FILENO)),
-                               .bell_after = absl::GetFlag(FLAGS_bell_after)});
+                               .bell_after = absl::GetFlag(FLAGS_bell_after),
+                               .store = &store_,
+                               .offer_rematch = offer_rematch});
   }
 
   LobbyClient lobby_;
@@ -587,7 +629,8 @@ int Main(int argc, char** argv) {
 
   int64_t id = 0;
   const bool needs_id = command == "join" || command == "watch" || command == "record" ||
-                        command == "replay" || command == "move" || command == "claim";
+                        command == "replay" || command == "move" || command == "claim" ||
+                        command == "rematch";
   if (!needs_id) return Usage("no command '" + command + "'");
   if (args.empty() || !ParseMatchId(args[0], &id)) {
     return Usage(absl::StrCat(command, " needs a match number (`ply list` shows them)"));
@@ -598,6 +641,7 @@ int Main(int argc, char** argv) {
   if (command == "replay") return cli.Replay(id);
   if (command == "claim")
     return args.size() == 1 ? cli.Claim(id) : Usage("usage: ply claim MATCH [--draw]");
+  if (command == "rematch") return cli.Rematch(id);
   if (args.size() != 2) return Usage("usage: ply move MATCH MOVE");
   return cli.Move(id, args[1]);
 }

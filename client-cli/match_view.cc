@@ -88,6 +88,9 @@ absl::Status MatchView::Apply(const v1::MatchEvent& event, absl::Time received) 
     *match_.mutable_result() = event.game_over().result();
     match_.set_to_move(-1);
     match_.set_draw_offer(-1);
+  } else if (event.has_rematch()) {
+    match_.set_rematch_offer(event.rematch().offer());
+    match_.set_rematch_id(event.rematch().rematch_id());
   }
   return absl::OkStatus();
 }

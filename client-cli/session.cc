@@ -45,8 +45,13 @@ class Session {
   Session(LobbyClient& lobby, const SessionOptions& options)
       : lobby_(lobby),
         o_(options),
-        // A player's stream carries the seat's token: it tells the opponent that we are here.
-        stream_(&lobby, options.match_id, options.seat ? options.seat->token : "") {}
+        // A player's stream carries the seat's token (it tells the opponent that we are here)
+        // and stays after the end for the rematch.
+        stream_(&lobby, options.match_id, options.seat ? options.seat->token : "",
+                /*follow_rematch=*/options.seat.has_value()) {}
+
+  // The seat in the rematch both players agreed to on the final screen, if they did.
+  const std::optional<SeatTicket>& next() const { return next_; }
 
   int Run() {
     RawTerminal raw;
@@ -222,22 +227,102 @@ class Session {
     }
   }
 
-  // The match has ended and a person is looking: the final screen stays until they leave.
+  // The match has ended and a person is looking: the final screen stays until they leave, or
+  // until both players agree to a rematch (`r`), which the session then goes on into.
   void FinalScreen(ResizeWatch& resize) {
+    if (o_.offer_rematch && playing()) Rematch();
     for (;;) {
+      if (next_) return;
       Draw(/*final=*/false);
-      pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN, .revents = 0},
-                       {.fd = resize.wake_fd(), .events = POLLIN, .revents = 0}};
-      if (poll(fds, 2, 1000) < 0 && errno != EINTR) return;
+      pollfd fds[3] = {{.fd = STDIN_FILENO, .events = POLLIN, .revents = 0},
+                       {.fd = resize.wake_fd(), .events = POLLIN, .revents = 0},
+                       {.fd = stream_.wake_fd(), .events = POLLIN, .revents = 0}};
+      if (poll(fds, 3, 1000) < 0 && errno != EINTR) return;
+      if (fds[2].revents & POLLIN) {
+        TakeEvents();
+        RematchNews();
+        continue;
+      }
       if (resize.Take()) Resized();
       if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
       char buf[64];
       const ssize_t got = read(STDIN_FILENO, buf, sizeof(buf));
-      if (got <= 0) return;
+      if (got <= 0) return LeaveFinalScreen();
       for (char c : std::string_view(buf, static_cast<size_t>(got))) {
-        if (c == 'q' || c == 'Q' || c == 0x03 || c == 0x04) return;
+        if (c == 'q' || c == 'Q' || c == 0x03 || c == 0x04) return LeaveFinalScreen();
+        if (!playing()) continue;
+        if (c == 'r' || c == 'R') Rematch();
+        if ((c == 'n' || c == 'N') && TheirRematchOffer()) {
+          AnswerRematch(/*decline=*/true);
+          rematch_note_ = "You declined the rematch.";
+        }
+        if (next_) return;
       }
     }
+  }
+
+  bool MyRematchOffer() const {
+    return playing() && view_.loaded() && view_.match().rematch_offer() == my_seat();
+  }
+  bool TheirRematchOffer() const {
+    return playing() && view_.loaded() && view_.match().rematch_offer() >= 0 &&
+           view_.match().rematch_offer() != my_seat();
+  }
+  std::string Opponent() const {
+    const int them = 1 - my_seat();
+    if (!view_.loaded() || them < 0 || them >= view_.match().seats_size()) return "your opponent";
+    return DisplayText(view_.match().seats(them).display_name());
+  }
+
+  // Offers a rematch, or accepts the opponent's.
+  void Rematch() {
+    if (MyRematchOffer()) return;
+    AnswerRematch(/*decline=*/false);
+    if (!next_ && MyRematchOffer()) rematch_note_.clear();
+  }
+
+  // Leaving the final screen takes back an offer nobody answered.
+  void LeaveFinalScreen() {
+    if (MyRematchOffer()) AnswerRematch(/*decline=*/true);
+  }
+
+  // The lobby's answer to an offer (or a refusal) becomes the screen's; a rematch made is the
+  // next match.
+  void AnswerRematch(bool decline) {
+    absl::StatusOr<v1::OfferRematchResponse> r =
+        lobby_.OfferRematch(o_.match_id, o_.seat->token, decline);
+    if (!r.ok()) {
+      rematch_note_ = "No rematch: " + Describe(r.status(), lobby_.address());
+      return;
+    }
+    (void)view_.Reset(r->match(), absl::Now());
+    rematch_offer_ = r->match().rematch_offer();
+    if (r->rematch_id() > 0) {
+      next_ = SeatTicket{.match_id = r->rematch_id(),
+                         .seat = r->seat(),
+                         .token = r->seat_token(),
+                         .name = o_.seat->name};
+    }
+  }
+
+  // What the opponent did about the rematch, as the stream told it.
+  void RematchNews() {
+    if (!playing() || !view_.loaded()) return;
+    const int offer = view_.match().rematch_offer();
+    if (view_.match().rematch_id() > 0) {
+      // Agreed: our seat in it is ours for asking with this match's token.
+      AnswerRematch(/*decline=*/false);
+      return;
+    }
+    if (offer == rematch_offer_) return;
+    if (offer < 0 && rematch_offer_ == my_seat()) {
+      rematch_note_ = absl::StrCat(Opponent(), " declined the rematch.");
+    } else if (offer < 0) {
+      rematch_note_ = absl::StrCat(Opponent(), " withdrew the rematch offer.");
+    } else {
+      rematch_note_.clear();
+    }
+    rematch_offer_ = offer;
   }
 
   void Command(const std::string& line) {
@@ -349,8 +434,25 @@ class Session {
     s.now = absl::Now();
     s.rows = o_.tty ? TerminalRows() : 0;
     s.cols = o_.tty ? TerminalCols() : 0;
+    if (!final && view_.over() && playing()) {
+      if (TheirRematchOffer()) {
+        s.notices.push_back(absl::StrCat(Opponent(), " offers a rematch: r to accept"));
+      } else if (MyRematchOffer()) {
+        s.notices.push_back(absl::StrCat("You offered a rematch; waiting for ", Opponent(), "."));
+      } else if (!rematch_note_.empty()) {
+        s.notices.push_back(rematch_note_);
+      }
+    }
     if (!final) {
-      if (view_.over()) {
+      if (view_.over() && playing() && o_.tty) {
+        // Plain output stays ASCII.
+        const std::string dot = o_.look == Look::kPlain ? ", " : " · ";
+        s.prompt = Dim(TheirRematchOffer() ? absl::StrCat("r: accept the rematch", dot,
+                                                          "n: decline", dot, "q: quit")
+                       : MyRematchOffer()  ? std::string("q: quit (takes your rematch offer back)")
+                                           : absl::StrCat("r: rematch", dot, "q: quit"),
+                       o_.look);
+      } else if (view_.over()) {
         s.prompt = Dim("q: quit", o_.look);
       } else if (playing()) {
         s.prompt = absl::StrCat(o_.look == Look::kPlain ? "move> " : "move› ", editor_.pending());
@@ -427,6 +529,10 @@ class Session {
   bool printed_legend_ = false;
   absl::Time their_turn_since_ = absl::InfinitePast();
   std::string error_;
+  // The rematch offer as last seen (-1: none), what became of one, and the rematch's seat.
+  int rematch_offer_ = -1;
+  std::string rematch_note_;
+  std::optional<SeatTicket> next_;
 };
 
 std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look) {
@@ -469,7 +575,26 @@ std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look
 }  // namespace
 
 int RunSession(LobbyClient& lobby, const SessionOptions& options) {
-  return Session(lobby, options).Run();
+  SessionOptions o = options;
+  for (;;) {
+    std::optional<SeatTicket> next;
+    int code = 0;
+    {
+      Session session(lobby, o);
+      code = session.Run();
+      next = session.next();
+    }
+    if (!next) return code;
+    if (o.store != nullptr) {
+      if (absl::Status s = o.store->Save(lobby.address(), *next); !s.ok()) {
+        std::cerr << "ply: warning: " << s.message() << " (`ply join " << next->match_id
+                  << "` will not find your seat)" << std::endl;
+      }
+    }
+    o.match_id = next->match_id;
+    o.seat = next;
+    o.offer_rematch = false;
+  }
 }
 
 int RunReplay(const v1::Match& match, Look look, bool tty) {

@@ -27,9 +27,14 @@ struct SessionOptions {
   // On a terminal, ring the bell when the opponent moves after making us wait this long (a
   // player who looked away hears that it is their turn); zero: never.
   absl::Duration bell_after = absl::Seconds(10);
+  // Where a rematch's seat is kept (none: not kept); a player's final screen offers `r`.
+  SeatStore* store = nullptr;
+  // Offer a rematch as the final screen opens (`ply rematch` on a match already over).
+  bool offer_rematch = false;
 };
 
-// Runs until the match ends or the user leaves; returns the process exit code.
+// Runs until the match ends or the user leaves; returns the process exit code. When both
+// players agree to a rematch on the final screen, goes on into it (and so on).
 int RunSession(LobbyClient& lobby, const SessionOptions& options);
 
 // Steps through `match` move by move (keys on a terminal; every position in turn otherwise).

@@ -89,6 +89,8 @@ v1::Match ToProto(const LiveMatch& live, int64_t now_ms) {
   m.set_to_move(to_move);
   if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r.result);
   m.set_draw_offer(r.draw_offer);
+  m.set_rematch_offer(r.rematch_offer);
+  m.set_rematch_id(r.rematch_id);
   m.set_created_ms(r.created_ms);
   m.set_server_time_ms(now_ms);
   m.set_board(live.game->Render());

@@ -846,10 +846,18 @@ void Lobby::AfterChange(LiveMatch& live) {
     if (live.rec.rated && live.rec.seats.size() == 2 && live.rec.seats[0].rating_after == 0) {
       live.stale = true;
     }
-    if (!live.watchers.empty()) {
+    if (!live.end_told && !live.watchers.empty()) {
       Broadcast(live, GameOverEvent(live, NowMs()));
-      CloseWatchers(live, absl::OkStatus());
+      // Those who follow the rematch stay until it is made (a cancelled match has none).
+      const bool rematch = live.rec.result.reason != EndReason::kCancelled;
+      std::erase_if(live.watchers, [&](const std::shared_ptr<EventSink>& w) {
+        if (rematch && w->FollowsRematch()) return false;
+        w->Close(absl::OkStatus());
+        return true;
+      });
     }
+    live.end_told = true;
+    if (live.rec.rematch_id != 0) CloseWatchers(live, absl::OkStatus());
     cache_.Disown(live);
     return;
   }

@@ -187,6 +187,10 @@ class Lobby : private BotDriver::Host {
                      std::function<void(absl::StatusOr<v1::MakeMoveResponse>)> done);
   absl::StatusOr<v1::Match> Resign(int64_t match_id, const std::string& token);
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
+  // A rematch offered, accepted, withdrawn or declined by a player of a finished match (the
+  // seat token of that match): see LobbyService.OfferRematch.
+  absl::StatusOr<v1::OfferRematchResponse> OfferRematch(const v1::OfferRematchRequest& request,
+                                                        const std::string& token);
   // Matches in memory now.
   size_t CachedMatches();
   // Sends the first events to `sink` and, unless the match is over, keeps it for later ones.
@@ -209,6 +213,9 @@ class Lobby : private BotDriver::Host {
   // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);
+  // The rematch of a finished match as it would be made: the same game, options, clocks and
+  // rating, the seats swapped (the people's token hashes left to the store).
+  MatchRecord RematchOf(const MatchRecord& old) const;
   // The player whose key this is: none for "", UNAUTHENTICATED for a key no player has.
   absl::StatusOr<std::optional<PlayerRecord>> PlayerOf(const std::string& key);
   using Fresh = MatchCache::Fresh;

@@ -224,6 +224,14 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::ClaimVictory(grpc::CallbackServerCon
   });
 }
 
+grpc::ServerUnaryReactor* LobbyServiceImpl::OfferRematch(grpc::CallbackServerContext* context,
+                                                         const v1::OfferRematchRequest* request,
+                                                         v1::OfferRematchResponse* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, Method::kOfferRematch,
+                 [=, this] { return Into(lobby_->OfferRematch(*request, token), response); });
+}
+
 namespace {
 
 // The lobby's side of one stream (shared with the lobby, which may outlive the RPC) and the
@@ -236,6 +244,12 @@ class Watcher final : public EventSink {
       : stream_(stream), capacity_(capacity), metrics_(metrics) {}
   bool Push(v1::MatchEvent event) override;
   void Close(const absl::Status& status) override;
+  bool FollowsRematch() const override { return follows_rematch_; }
+  bool Closed() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return finished_ || stream_ == nullptr;
+  }
+  void set_follows_rematch(bool follows) { follows_rematch_ = follows; }
   void OnWriteDone(bool ok);
   void OnCancel();
   void OnDone();
@@ -250,6 +264,7 @@ class Watcher final : public EventSink {
   WatchStream* stream_;  // null once the RPC is done
   const int capacity_;
   LobbyMetrics* metrics_;
+  bool follows_rematch_ = false;
   std::deque<v1::MatchEvent> queue_;
   int64_t sequence_ = 0;
   bool writing_ = false;
@@ -493,6 +508,7 @@ grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
     release = [limits = limits_, client] { limits->CloseStream(client); };
   auto* stream = new WatchStream(watcher_queue_, &lobby_->metrics(), std::move(release));
   std::shared_ptr<Watcher> watcher = stream->watcher();
+  watcher->set_follows_rematch(request->follow_rematch());
   if (!admitted) {
     watcher->Close(absl::ResourceExhaustedError(kSlowDown));
     return stream;

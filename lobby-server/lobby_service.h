@@ -43,6 +43,9 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   grpc::ServerUnaryReactor* OfferDraw(grpc::CallbackServerContext* context,
                                       const v1::OfferDrawRequest* request,
                                       v1::Match* response) override;
+  grpc::ServerUnaryReactor* OfferRematch(grpc::CallbackServerContext* context,
+                                         const v1::OfferRematchRequest* request,
+                                         v1::OfferRematchResponse* response) override;
   grpc::ServerUnaryReactor* Login(grpc::CallbackServerContext* context,
                                   const v1::LoginRequest* request,
                                   v1::LoginResponse* response) override;

@@ -52,6 +52,7 @@ enum class Method : int {
   kLeaderboard,
   kPair,
   kClaimVictory,
+  kOfferRematch,
   kCount
 };
 absl::string_view MethodName(Method m);

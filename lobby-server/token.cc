@@ -9,6 +9,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace ply::lobby {
 namespace {
@@ -31,6 +32,12 @@ bool IsWellFormedToken(std::string_view token) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
   return true;
+}
+
+std::string RematchToken(std::string_view token) {
+  return std::string(kPrefix) +
+         TokenHash(absl::StrCat("ply rematch of ", absl::string_view(token.data(), token.size())))
+             .substr(0, 32);
 }
 
 std::string TokenHash(std::string_view token) {

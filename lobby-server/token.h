@@ -12,6 +12,10 @@ namespace ply::lobby {
 std::string NewSeatToken();
 // Whether `token` has the form NewSeatToken produces (anything else is garbage).
 bool IsWellFormedToken(std::string_view token);
+// The token of the same player's seat in the rematch of the match `token` is a seat of: derived
+// from it one way (SHA-256), so the lobby can hand it to that player whenever they ask with the
+// old token, and needs to keep nothing but its hash.
+std::string RematchToken(std::string_view token);
 // Hex SHA-256 of the token text.
 std::string TokenHash(std::string_view token);
 // Compares two token hashes in time that does not depend on where they differ.

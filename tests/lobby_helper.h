@@ -26,13 +26,15 @@ namespace ply::testing {
 // Collects one WatchMatch stream on its own thread.
 class Watch {
  public:
-  // With a seat `token`, the stream holds that seat's presence.
+  // With a seat `token`, the stream holds that seat's presence; `follow_rematch`: the stream
+  // stays after the end for the rematch events.
   Watch(v1::LobbyService::Stub* stub, int64_t match_id, std::optional<int> after_ply = {},
-        const std::string& token = "") {
+        const std::string& token = "", bool follow_rematch = false) {
     if (!token.empty()) context_.AddMetadata("authorization", absl::StrCat("Bearer ", token));
     v1::WatchMatchRequest request;
     request.set_match_id(match_id);
     if (after_ply) request.set_after_ply(*after_ply);
+    request.set_follow_rematch(follow_rematch);
     reader_ = stub->WatchMatch(&context_, request);
     thread_ = std::thread([this] {
       v1::MatchEvent e;

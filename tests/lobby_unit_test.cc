@@ -31,6 +31,17 @@ using ::google::protobuf::util::MessageDifferencer;
 // What a watcher was sent, in order.
 class RecordingSink final : public EventSink {
  public:
+  explicit RecordingSink(bool follows_rematch = false) : follows_rematch_(follows_rematch) {}
+  bool FollowsRematch() const override { return follows_rematch_; }
+  bool Closed() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return closed_ || left_;
+  }
+  // The client went away (its stream is over) without the lobby being told by a failed push.
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mu_);
+    left_ = true;
+  }
   bool Push(v1::MatchEvent event) override {
     std::lock_guard<std::mutex> lock(mu_);
     events_.push_back(std::move(event));
@@ -59,9 +70,11 @@ class RecordingSink final : public EventSink {
   }
 
  private:
+  const bool follows_rematch_;
   std::mutex mu_;
   std::vector<v1::MatchEvent> events_;
   bool closed_ = false;
+  bool left_ = false;
   absl::Status status_;
 };
 
@@ -208,6 +221,47 @@ TEST_F(LobbyUnitTest, ResignationGivesTheOtherSideTheWin) {
   EXPECT_EQ(resigned->result().reason(), v1::END_REASON_RESIGNATION);
   EXPECT_EQ(Move(m.id, 1, "4", m.second).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(lobby_->Resign(m.id, m.second).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(LobbyUnitTest, AFollowerStaysAfterTheEndUntilBothAgreeToARematchWithSidesSwapped) {
+  const Seats m = HumanMatch("tictactoe");
+  auto plain = std::make_shared<RecordingSink>();
+  auto follower = std::make_shared<RecordingSink>(/*follows_rematch=*/true);
+  ASSERT_TRUE(lobby_->Watch(m.id, std::nullopt, plain).ok());
+  ASSERT_TRUE(lobby_->Watch(m.id, std::nullopt, follower).ok());
+  v1::OfferRematchRequest offer;
+  offer.set_match_id(m.id);
+  EXPECT_EQ(lobby_->OfferRematch(offer, m.first).status().code(),
+            absl::StatusCode::kFailedPrecondition)
+      << "not before the end";
+  ASSERT_TRUE(lobby_->Resign(m.id, m.first).ok());
+  ASSERT_TRUE(plain->closed().has_value()) << "a plain watcher's stream ends with the game";
+  EXPECT_FALSE(follower->closed().has_value());
+  ASSERT_TRUE(follower->events().back().has_game_over());
+
+  absl::StatusOr<v1::OfferRematchResponse> offered = lobby_->OfferRematch(offer, m.second);
+  ASSERT_TRUE(offered.ok()) << offered.status();
+  EXPECT_EQ(offered->rematch_id(), 0);
+  ASSERT_TRUE(follower->events().back().has_rematch());
+  EXPECT_EQ(follower->events().back().rematch().offer(), 1);
+  absl::StatusOr<v1::OfferRematchResponse> accepted = lobby_->OfferRematch(offer, m.first);
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  ASSERT_GT(accepted->rematch_id(), m.id);
+  EXPECT_EQ(accepted->seat(), 1);
+  EXPECT_EQ(follower->events().back().rematch().rematch_id(), accepted->rematch_id());
+  ASSERT_TRUE(follower->closed().has_value());
+  EXPECT_TRUE(follower->closed()->ok());
+  // Bob, who offered, gets his seat by asking again: the first seat now.
+  absl::StatusOr<v1::OfferRematchResponse> bob = lobby_->OfferRematch(offer, m.second);
+  ASSERT_TRUE(bob.ok());
+  EXPECT_EQ(bob->rematch_id(), accepted->rematch_id());
+  EXPECT_EQ(bob->seat(), 0);
+  absl::StatusOr<v1::Match> next = lobby_->GetMatch(accepted->rematch_id());
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->seats(0).display_name(), "bob");
+  EXPECT_EQ(next->seats(1).display_name(), "alice");
+  ASSERT_TRUE(Move(next->id(), 0, "b2", bob->seat_token()).ok());
+  ASSERT_TRUE(Move(next->id(), 1, "a1", accepted->seat_token()).ok());
 }
 
 TEST_F(LobbyUnitTest, ADrawOfferedByOneSideAndOfferedBackIsADraw) {
@@ -438,6 +492,26 @@ TEST_F(LobbyUnitTest, TheCacheStaysWithinItsBoundAndAForgottenMatchPlaysOn) {
 // (the fast ones landing on the store's writer thread), reads, watchers joining with and
 // without after_ply, and the metrics page. Under `make tsan` this is the lobby's own locking
 // checked without gRPC in the way; here, every match must end consistent.
+TEST_F(LobbyUnitTest, FinishedMatchesWhoseRematchFollowersLeftAreForgotten) {
+  Stop();
+  LobbyOptions options;
+  options.cache_size = 4;
+  Start(options);
+  std::vector<std::shared_ptr<RecordingSink>> followers;
+  for (int i = 0; i < 10; ++i) {
+    const Seats m = HumanMatch("connect4");
+    followers.push_back(std::make_shared<RecordingSink>(/*follows_rematch=*/true));
+    ASSERT_TRUE(lobby_->Watch(m.id, std::nullopt, followers.back()).ok());
+    ASSERT_TRUE(lobby_->Resign(m.id, m.first).ok());
+    ASSERT_FALSE(followers.back()->closed().has_value());
+    // The player leaves the final screen: nothing more is sent that would find out.
+    followers.back()->Leave();
+  }
+  // Watched matches stay; once their streams are over, they go like any finished match.
+  HumanMatch("connect4");
+  EXPECT_LE(lobby_->CachedMatches(), options.cache_size);
+}
+
 TEST_F(LobbyUnitTest, ConcurrentCallsOnManyMatchesLeaveEveryMatchConsistent) {
   Stop();
   Start(LobbyOptions{}, /*async_appends=*/true);

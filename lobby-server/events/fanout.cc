@@ -55,6 +55,13 @@ v1::MatchEvent GameOverEvent(const LiveMatch& live, int64_t now_ms) {
   return e;
 }
 
+v1::MatchEvent RematchEvent(const LiveMatch& live, int64_t now_ms) {
+  v1::MatchEvent e = Event(now_ms);
+  e.mutable_rematch()->set_offer(live.rec.rematch_offer);
+  e.mutable_rematch()->set_rematch_id(live.rec.rematch_id);
+  return e;
+}
+
 v1::MatchEvent ClockUpdateEvent(const LiveMatch& live, int64_t now_ms) {
   v1::MatchEvent e = Event(now_ms);
   v1::ClockUpdate* update = e.mutable_clock_update();
@@ -87,11 +94,18 @@ void CatchUp(LiveMatch& live, PastCopy before, int64_t now_ms) {
     missed = MovesAfter(before.ply, live.rec.moves, *before.game, before.clocks, now_ms);
   }
   for (const v1::MatchEvent& e : missed) Broadcast(live, e);
-  if (!(before.version == VersionOf(live.rec)) && missed.empty()) {
+  MatchVersion was = before.version;
+  const MatchVersion now = VersionOf(live.rec);
+  const bool rematch_changed =
+      was.rematch_offer != now.rematch_offer || was.rematch_id != now.rematch_id;
+  was.rematch_offer = now.rematch_offer;
+  was.rematch_id = now.rematch_id;
+  if (!(was == now) && missed.empty()) {
     v1::MatchEvent e = Event(now_ms);
     *e.mutable_resync() = ToProto(live, now_ms);
     Broadcast(live, e);
   }
+  if (rematch_changed) Broadcast(live, RematchEvent(live, now_ms));
 }
 
 absl::StatusOr<bool> Greet(const LiveMatch& live, std::optional<int> after_ply, EventSink& sink,
@@ -119,6 +133,12 @@ absl::StatusOr<bool> Greet(const LiveMatch& live, std::optional<int> after_ply, 
   }
   if (live.rec.status == MatchStatus::kFinished) {
     sink.Push(GameOverEvent(live, now_ms));
+    if (sink.FollowsRematch() && live.rec.result.reason != EndReason::kCancelled) {
+      if (live.rec.rematch_offer >= 0 || live.rec.rematch_id != 0) {
+        sink.Push(RematchEvent(live, now_ms));
+      }
+      if (live.rec.rematch_id == 0) return true;
+    }
     sink.Close(absl::OkStatus());
     return false;
   }

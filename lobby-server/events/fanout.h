@@ -24,6 +24,8 @@ v1::MatchEvent MoveEvent(const MoveRecord& mv, const std::vector<int64_t>& clock
                          const AnyGame& after, int64_t now_ms);
 // The game_over event of a finished match, with its final clocks.
 v1::MatchEvent GameOverEvent(const LiveMatch& live, int64_t now_ms);
+// Where the rematch of a finished match stands (the offer open, or the rematch made).
+v1::MatchEvent RematchEvent(const LiveMatch& live, int64_t now_ms);
 // Every seat's clock now and who is to move, for watchers that run the clocks locally.
 v1::MatchEvent ClockUpdateEvent(const LiveMatch& live, int64_t now_ms);
 
@@ -36,11 +38,14 @@ void BroadcastLastMove(LiveMatch& live, int64_t now_ms);
 
 // After a reload replaced `before` with what the database has: the watchers get the moves they
 // missed as they would have seen them here, or, for any other change (a seat taken, a draw
-// offered, moves that do not replay), the whole match as a resync.
+// offered, moves that do not replay), the whole match as a resync; a change of the rematch
+// offer, or a rematch made, as a rematch event.
 void CatchUp(LiveMatch& live, PastCopy before, int64_t now_ms);
 // A new watcher's first events: the match as it is (a snapshot), or with `after_ply` the moves
-// after that ply and then a resync; then game_over and the end of the stream if it is over.
-// Returns whether the watcher stays for later events. OUT_OF_RANGE for a ply not played.
+// after that ply and then a resync; then game_over and the end of the stream if it is over
+// (for a watcher that follows the rematch: where the rematch stands, and the end of the stream
+// once it is made). Returns whether the watcher stays for later events. OUT_OF_RANGE for a ply
+// not played.
 absl::StatusOr<bool> Greet(const LiveMatch& live, std::optional<int> after_ply, EventSink& sink,
                            int64_t now_ms);
 

@@ -226,7 +226,12 @@ void MatchCache::MakeRoomLocked() {
   for (const bool in_play : {false, true}) {
     for (auto i = matches_.begin(); i != matches_.end() && matches_.size() >= target;) {
       std::unique_lock<std::mutex> l(i->second->mu, std::try_to_lock);
-      const LiveMatch& m = *i->second;
+      LiveMatch& m = *i->second;
+      // A finished match's watchers (those waiting for a rematch) hear nothing more that would
+      // tell that they left: forget the streams that are over.
+      if (l.owns_lock()) {
+        std::erase_if(m.watchers, [](const std::shared_ptr<EventSink>& w) { return w->Closed(); });
+      }
       const bool idle = l.owns_lock() && m.loaded && m.watchers.empty() && !m.owned &&
                         !m.committing && m.bot_call == nullptr &&
                         (m.rec.status == MatchStatus::kActive) == in_play;

@@ -28,6 +28,10 @@ class EventSink {
   virtual bool Push(v1::MatchEvent event) = 0;
   // Ends the stream once the queued events are delivered.
   virtual void Close(const absl::Status& status) = 0;
+  // The watcher stays after the end for the rematch events (WatchMatchRequest.follow_rematch).
+  virtual bool FollowsRematch() const { return false; }
+  // The stream is over (the client left): nothing more can reach it.
+  virtual bool Closed() { return false; }
 };
 
 struct LiveMatch {
@@ -73,6 +77,8 @@ struct LiveMatch {
   std::vector<Presence> presence;
   // The lobby's claim bound for untimed matches (0: no claims), shown in the match.
   int64_t claim_after_ms = 0;
+  // The watchers have been told that the match is over (those who follow the rematch stay).
+  bool end_told = false;
 
   // The seat to move, or -1 when the match is not being played.
   int ToMove() const {

@@ -102,6 +102,10 @@ struct MatchRecord {
   // Its end moves the players' ratings: every seat a player's (bot levels included), at least
   // one a person, and not asked to be casual.
   bool rated = false;
+  // Once finished: the seat whose rematch offer is open (-1: none), and the rematch made (0:
+  // none yet).
+  int rematch_offer = -1;
+  int64_t rematch_id = 0;
 };
 
 struct GameRatingRecord {
@@ -150,6 +154,27 @@ struct PairedMatch {
   MatchRecord match;
   std::vector<std::string> tokens;
   int my_seat = 0;
+};
+
+// A seat's rematch offer on a finished match (MatchStore::OfferRematch).
+struct RematchOffer {
+  int64_t match_id = 0;
+  int seat = 0;
+  // The hash of the offering player's token in the rematch.
+  std::string token_hash;
+  // The rematch as it would be made: seats swapped, the people's token hashes left empty (the
+  // store fills in the offerer's and the other offer's).
+  MatchRecord next;
+  // The other seat agrees at once (a bot).
+  bool accept_now = false;
+};
+
+// Where a finished match's rematch stands.
+struct RematchState {
+  int offer = -1;
+  int64_t rematch_id = 0;
+  // This call made the rematch.
+  bool made = false;
 };
 
 struct LeaderboardRow {
@@ -214,6 +239,8 @@ struct MatchVersion {
   MatchStatus status = MatchStatus::kWaiting;
   int draw_offer = -1;
   int open_seats = 0;
+  int rematch_offer = -1;
+  int64_t rematch_id = 0;
   bool operator==(const MatchVersion&) const = default;
 };
 
@@ -221,7 +248,12 @@ struct MatchVersion {
 inline MatchVersion VersionOf(const MatchRecord& r) {
   int open = 0;
   for (const SeatRecord& s : r.seats) open += s.taken() ? 0 : 1;
-  return {.ply = r.ply, .status = r.status, .draw_offer = r.draw_offer, .open_seats = open};
+  return {.ply = r.ply,
+          .status = r.status,
+          .draw_offer = r.draw_offer,
+          .open_seats = open,
+          .rematch_offer = r.rematch_offer,
+          .rematch_id = r.rematch_id};
 }
 
 // Whether a seat is held now, as every instance's streams and calls say together.
@@ -431,6 +463,18 @@ class MatchStore {
   virtual absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
       const std::string& /*game*/) {
     return std::vector<std::pair<std::string, double>>{};
+  }
+  // Rematches. Records `offer.seat`'s offer on its finished match; when the other seat has an
+  // offer open (or offer.accept_now), makes the rematch instead (offer.next, with the offerer's
+  // token hash and the other offer's) and records its id on the old match. One transaction with
+  // the old match's row locked: offers at once make one rematch, and a match that has one
+  // keeps it (asking again returns it). FAILED_PRECONDITION when the match is not finished.
+  virtual absl::StatusOr<RematchState> OfferRematch(const RematchOffer& /*offer*/) {
+    return absl::UnimplementedError("this lobby's store keeps no rematches");
+  }
+  // Takes back the open rematch offer of a finished match, whoever made it.
+  virtual absl::StatusOr<RematchState> WithdrawRematch(int64_t /*match_id*/) {
+    return absl::UnimplementedError("this lobby's store keeps no rematches");
   }
   // The best settled ratings of `game`.
   virtual absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& /*game*/,

@@ -322,4 +322,43 @@ absl::StatusOr<std::vector<int64_t>> MemoryStore::ExpireWaiting(int64_t created_
   return ids;
 }
 
+absl::StatusOr<RematchState> MemoryStore::OfferRematch(const RematchOffer& offer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  absl::StatusOr<MatchRecord*> m = FindLocked(offer.match_id);
+  if (!m.ok()) return m.status();
+  MatchRecord& old = **m;
+  if (old.status != MatchStatus::kFinished) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("match ", offer.match_id, " is not over: a rematch comes after the game"));
+  }
+  if (old.rematch_id != 0) return RematchState{.rematch_id = old.rematch_id};
+  const int other = 1 - offer.seat;
+  if (!offer.accept_now && old.rematch_offer != other) {
+    old.rematch_offer = offer.seat;
+    offer_hashes_[offer.match_id] = offer.token_hash;
+    return RematchState{.offer = offer.seat};
+  }
+  // The offerer's old seat is the other one in the rematch, and the other's is theirs.
+  MatchRecord next = offer.next;
+  next.seats[other].token_hash = offer.token_hash;
+  if (!offer.accept_now) next.seats[offer.seat].token_hash = offer_hashes_[offer.match_id];
+  next.id = next_id_;
+  next.moves.clear();
+  next.ply = 0;
+  matches_[next_id_] = next;
+  old.rematch_id = next_id_++;
+  old.rematch_offer = -1;
+  return RematchState{.rematch_id = old.rematch_id, .made = true};
+}
+
+absl::StatusOr<RematchState> MemoryStore::WithdrawRematch(int64_t match_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Enter(); !s.ok()) return s;
+  absl::StatusOr<MatchRecord*> m = FindLocked(match_id);
+  if (!m.ok()) return m.status();
+  if ((*m)->rematch_id == 0) (*m)->rematch_offer = -1;
+  return RematchState{.offer = (*m)->rematch_offer, .rematch_id = (*m)->rematch_id};
+}
+
 }  // namespace ply::lobby

@@ -60,6 +60,8 @@ class MemoryStore final : public MatchStore {
                                                       const std::string& text, int limit) override;
   absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
                                                      const std::string& text, int limit) override;
+  absl::StatusOr<RematchState> OfferRematch(const RematchOffer& offer) override;
+  absl::StatusOr<RematchState> WithdrawRematch(int64_t match_id) override;
 
   // Every call fails with `status` (UNAVAILABLE, say) until it is OK again; nothing is written.
   void FailCalls(absl::Status status);
@@ -82,6 +84,8 @@ class MemoryStore final : public MatchStore {
   int64_t calls_ = 0;
   int64_t next_id_ = 1;
   std::map<int64_t, MatchRecord> matches_;
+  // The token hash in the rematch of each open rematch offer, by match.
+  std::map<int64_t, std::string> offer_hashes_;
 
   struct PendingAppend {
     int64_t match_id;

@@ -191,6 +191,13 @@ CREATE TABLE presence (
 );
 CREATE INDEX presence_open_by_instance ON presence (instance) WHERE streams > 0;
 )sql",
+      // 9: rematches. A finished match's open rematch offer (the seat, and the hash of the
+      // offerer's token in the rematch to come) and, once both agreed, the rematch's id.
+      R"sql(
+ALTER TABLE matches ADD COLUMN rematch_offer smallint NOT NULL DEFAULT -1,
+  ADD COLUMN rematch_hash text,
+  ADD COLUMN rematch_id bigint;
+)sql",
   };
   return migrations;
 }
@@ -311,13 +318,25 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
            "   WHERE s.match_id = $1)::text,"
            " (SELECT COALESCE(json_agg(json_build_array(ply, seat, move, think_ms, clock_ms,"
            "   time_ms, COALESCE(bot::text, '')) ORDER BY ply), '[]') FROM moves"
-           "   WHERE match_id = $1 AND ply > $2)::text"
+           "   WHERE match_id = $1 AND ply > $2)::text,"
+           " rematch_offer, COALESCE(rematch_id, 0)"
            " FROM matches WHERE id = $1")},
       {"to_resume",
        "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
        "(SELECT 1 FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)) ORDER BY id"},
       {"find_token", "SELECT match_id, seat FROM seats WHERE token_hash = $1"},
-      {"load_version", "SELECT ply, status, draw_offer, open_seats FROM matches WHERE id = $1"},
+      {"load_version",
+       "SELECT ply, status, draw_offer, open_seats, rematch_offer, COALESCE(rematch_id, 0)"
+       " FROM matches WHERE id = $1"},
+      // A finished match's rematch, its row locked until the offer is recorded or the rematch
+      // made, so that two offers at once make one rematch.
+      {"lock_rematch",
+       "SELECT status, rematch_offer, COALESCE(rematch_hash, ''), COALESCE(rematch_id, 0),"
+       " end_reason, ply FROM matches WHERE id = $1 FOR UPDATE"},
+      {"set_rematch_offer",
+       "UPDATE matches SET rematch_offer = $2, rematch_hash = NULLIF($3, '') WHERE id = $1"},
+      {"set_rematch",
+       "UPDATE matches SET rematch_id = $2, rematch_offer = -1, rematch_hash = NULL WHERE id = $1"},
       // The two players of a rated match that has just ended (nothing when it is not rated).
       {"rated_seats",
        "SELECT s.seat, s.player_id, m.game FROM seats s JOIN matches m ON m.id = s.match_id"
@@ -899,6 +918,65 @@ absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
   return made;
 }
 
+absl::StatusOr<RematchState> PostgresStore::OfferRematch(const RematchOffer& offer) {
+  RematchState state;
+  int ply = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    pqxx::result r = tx.exec_prepared("lock_rematch", offer.match_id);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", offer.match_id));
+    if (r[0][0].as<int>() != static_cast<int>(MatchStatus::kFinished)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", offer.match_id, " is not over: a rematch comes after the game"));
+    }
+    state = {.offer = r[0][1].as<int>(), .rematch_id = r[0][3].as<int64_t>()};
+    ply = r[0][5].as<int>();
+    if (state.rematch_id != 0) return absl::OkStatus();
+    const int other = 1 - offer.seat;
+    if (!offer.accept_now && state.offer != other) {
+      tx.exec_prepared("set_rematch_offer", offer.match_id, offer.seat, offer.token_hash);
+      tx.commit();
+      state.offer = offer.seat;
+      return absl::OkStatus();
+    }
+    // The offerer takes the other seat in the rematch, the other player this one.
+    MatchRecord next = offer.next;
+    next.seats[other].token_hash = offer.token_hash;
+    if (!offer.accept_now) next.seats[offer.seat].token_hash = r[0][2].as<std::string>();
+    const int64_t id = InsertMatch(tx, next);
+    tx.exec_prepared("set_rematch", offer.match_id, id);
+    tx.commit();
+    state = {.offer = -1, .rematch_id = id, .made = true};
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  // Watchers of the old match on other instances hear of the offer or the rematch (at the
+  // match's ply: a change at an older one is old news to them).
+  Announce({{.match_id = offer.match_id, .ply = ply, .time_ms = NowMs()}});
+  return state;
+}
+
+absl::StatusOr<RematchState> PostgresStore::WithdrawRematch(int64_t match_id) {
+  RematchState state;
+  int ply = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    pqxx::result r = tx.exec_prepared("lock_rematch", match_id);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+    state = {.offer = r[0][1].as<int>(), .rematch_id = r[0][3].as<int64_t>()};
+    ply = r[0][5].as<int>();
+    if (state.rematch_id == 0 && state.offer >= 0) {
+      tx.exec_prepared("set_rematch_offer", match_id, -1, "");
+      tx.commit();
+      state.offer = -1;
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  Announce({{.match_id = match_id, .ply = ply, .time_ms = NowMs()}});
+  return state;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, double>>> PostgresStore::BotRatings(
     const std::string& game) {
   std::vector<std::pair<std::string, double>> out;
@@ -1227,6 +1305,8 @@ absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int 
       mv.bot_json = m[6].get<std::string>();
       match.moves.push_back(std::move(mv));
     }
+    match.rematch_offer = r[0][17].as<int>();
+    match.rematch_id = r[0][18].as<int64_t>();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -1304,6 +1384,8 @@ absl::StatusOr<MatchVersion> PostgresStore::LoadVersion(int64_t match_id) {
     v.status = static_cast<MatchStatus>(r[0][1].as<int>());
     v.draw_offer = r[0][2].as<int>();
     v.open_seats = r[0][3].as<int>();
+    v.rematch_offer = r[0][4].as<int>();
+    v.rematch_id = r[0][5].as<int64_t>();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

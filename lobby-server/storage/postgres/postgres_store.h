@@ -125,6 +125,8 @@ class PostgresStore final : public MatchStore {
       override;
   absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
       const std::string& game) override;
+  absl::StatusOr<RematchState> OfferRematch(const RematchOffer& offer) override;
+  absl::StatusOr<RematchState> WithdrawRematch(int64_t match_id) override;
 
   // This instance's name in announcements.
   const std::string& origin() const { return origin_; }
