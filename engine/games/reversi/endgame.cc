@@ -125,6 +125,22 @@ inline uint64_t FlipsIfAny(uint64_t own, uint64_t opp, int cell) {
   return (kNeighbours[cell] & opp) ? reversi8::Flips(own, opp, cell) : 0;
 }
 
+// The cells next to a disc of `discs` in any of the eight directions (including occupied ones).
+inline uint64_t Around(uint64_t discs) {
+  const uint64_t sideways = ((discs << 1) & ~kColumnA) | ((discs >> 1) & ~kColumnH);
+  const uint64_t row = discs | sideways;
+  return sideways | (row << 8) | (row >> 8);
+}
+
+// Corners of `own` and the edge cells next to them that `own` also holds: discs that are stable
+// for sure, a cheap proxy for stability in move ordering.
+inline int CornerStability(uint64_t own) {
+  const uint64_t corners = own & kCorners;
+  const uint64_t next =
+      ((corners << 1) & ~kColumnA) | ((corners >> 1) & ~kColumnH) | (corners << 8) | (corners >> 8);
+  return std::popcount(corners | (next & own));
+}
+
 // Final score with `empties` cells left: the winner gets them.
 int FinalScore(uint64_t own, uint64_t opp, int empties) {
   const int diff = std::popcount(own) - std::popcount(opp);
@@ -164,33 +180,26 @@ class EndgameSolver::Impl {
         result.best_move = Reversi::kPass;
       }
     } else {
-      // Principal-variation search at the root, keeping the move.
-      MoveEntry list[32];
-      const int count = ListMoves(own, opp, empty, moves, NoMove(), list);
-      int best = -kInf;
-      int alpha = -kInf;
-      for (int i = 0; i < count; ++i) {
-        PickBest(list, i, count);
-        const MoveEntry& m = list[i];
-        const uint64_t bit = uint64_t{1} << m.cell;
-        const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
-        int score;
-        if (i == 0) {
-          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -kInf, kInf);
-        } else {
-          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
-          if (score > alpha && !stopped_) {
-            score = -Search(next_own, next_opp, empty ^ bit, n - 1, -kInf, -alpha);
-          }
-        }
+      // Null-window tests from a first guess, each narrowing [lower, upper] on the score
+      // (MTD(f)): every test is a cheap search that the table speeds up for the next one.
+      int lower = -kInf, upper = kInf;
+      int guess = 0;
+      int root_move = NoMove();
+      while (lower < upper && !stopped_) {
+        const int beta = guess == lower ? guess + 1 : guess;
+        int move = NoMove();
+        const int v = Root(own, opp, empty, n, moves, beta - 1, beta, &move);
         if (stopped_) break;
-        if (score > best) {
-          best = score;
-          result.best_move = static_cast<Reversi::Move>(m.cell);
-          alpha = std::max(alpha, score);
+        if (v >= beta) {
+          lower = v;
+          root_move = move;
+        } else {
+          upper = v;
         }
+        guess = v;
       }
-      result.score = best;
+      result.best_move = static_cast<Reversi::Move>(root_move);
+      result.score = lower;
     }
     result.solved = !stopped_;
     result.nodes = nodes_;
@@ -222,6 +231,10 @@ class EndgameSolver::Impl {
     return bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
   }
 
+  void Prefetch(uint64_t own, uint64_t opp) const {
+    __builtin_prefetch(&table_[Key(own, opp) & mask_ & ~size_t{1}]);
+  }
+
   bool CheckStop() { return budget_.Exhausted(nodes_); }
 
   // Fills `list` with the moves in `moves` and their ordering keys: the table move first, then
@@ -234,10 +247,13 @@ class EndgameSolver::Impl {
       const int cell = std::countr_zero(moves);
       const uint64_t bit = uint64_t{1} << cell;
       const uint64_t flips = reversi8::Flips(own, opp, cell);
-      const uint64_t replies = reversi8::Moves(opp ^ flips, own | flips | bit, empty ^ bit);
-      int key = -16 * (std::popcount(replies) + std::popcount(replies & kCorners));
-      if (bit & odd) key += 4;
-      if (bit & kCorners) key += 6;
+      const uint64_t next_own = own | flips | bit;
+      const uint64_t replies = reversi8::Moves(opp ^ flips, next_own, empty ^ bit);
+      int key = -(1 << 12) * (std::popcount(replies) + std::popcount(replies & kCorners));
+      key -= 64 * std::popcount(Around(next_own) & (empty ^ bit));
+      key += 128 * CornerStability(next_own);
+      if (bit & odd) key += 32;
+      if (bit & kCorners) key += 48;
       if (cell == tt_move) key = 1 << 20;
       list[count++] = {cell, key, flips};
     }
@@ -250,6 +266,40 @@ class EndgameSolver::Impl {
       if (list[j].key > list[best].key) best = j;
     }
     if (best != i) std::swap(list[i], list[best]);
+  }
+
+  // The root: principal-variation search in the window (alpha, beta), fail-soft; `best_move`
+  // gets the move of the best score.
+  int Root(uint64_t own, uint64_t opp, uint64_t empty, int n, uint64_t moves, int alpha, int beta,
+           int* best_move) {
+    MoveEntry list[32];
+    const int count = ListMoves(own, opp, empty, moves, NoMove(), list);
+    int best = -kInf;
+    for (int i = 0; i < count; ++i) {
+      PickBest(list, i, count);
+      const MoveEntry& m = list[i];
+      const uint64_t bit = uint64_t{1} << m.cell;
+      const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
+      int score;
+      if (i == 0) {
+        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+      } else {
+        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
+        if (score > alpha && score < beta && !stopped_) {
+          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+        }
+      }
+      if (stopped_) return 0;
+      if (score > best) {
+        best = score;
+        *best_move = m.cell;
+        if (score > alpha) {
+          alpha = score;
+          if (alpha >= beta) break;
+        }
+      }
+    }
+    return best;
   }
 
   // The one empty cell `cell` is all that is left.
@@ -272,9 +322,38 @@ class EndgameSolver::Impl {
     return diff > 0 ? diff + 1 : diff < 0 ? diff - 1 : 0;
   }
 
+  // Two empty cells `a` and `b` (bits `bit_a`, `bit_b`): each move is tried directly, without
+  // move generation.
+  int Last2(uint64_t own, uint64_t opp, int a, int b, int beta) {
+    ++nodes_;
+    const uint64_t bit_a = uint64_t{1} << a, bit_b = uint64_t{1} << b;
+    int best = -kInf;
+    if (const uint64_t flips = FlipsIfAny(own, opp, a)) {
+      best = -Last1(opp ^ flips, own | flips | bit_a, b);
+      if (best >= beta) return best;
+    }
+    if (const uint64_t flips = FlipsIfAny(own, opp, b)) {
+      return std::max(best, -Last1(opp ^ flips, own | flips | bit_b, a));
+    }
+    if (best != -kInf) return best;
+    // No move: the opponent plays if it can (the lower of its results for us), else the game
+    // is over.
+    int worst = kInf;
+    if (const uint64_t flips = FlipsIfAny(opp, own, a)) {
+      worst = Last1(own ^ flips, opp | flips | bit_a, b);
+    }
+    if (const uint64_t flips = FlipsIfAny(opp, own, b)) {
+      worst = std::min(worst, Last1(own ^ flips, opp | flips | bit_b, a));
+    }
+    return worst != kInf ? worst : FinalScore(own, opp, 2);
+  }
+
   // Few empty cells: no move generation or table, cells in odd quadrants first.
   int Shallow(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
-    if (n == 1) return Last1(own, opp, std::countr_zero(empty));
+    if (n <= 2) {
+      if (n == 1) return Last1(own, opp, std::countr_zero(empty));
+      return Last2(own, opp, std::countr_zero(empty), 63 - std::countl_zero(empty), beta);
+    }
     ++nodes_;
     int best = -kInf;
     // With three cells or fewer the order hardly matters; skip the parity count.
@@ -307,7 +386,7 @@ class EndgameSolver::Impl {
     if (stopped_) return 0;
 
     // Stability cutoff: the opponent's stable discs bound what we can still reach.
-    if (alpha >= 2 * n - 8) {
+    if (alpha >= 2 * n - 8 && cells_ - 2 * std::popcount(opp) <= alpha) {
       const int bound = cells_ - 2 * std::popcount(StableDiscs(opp, ~empty, walls_));
       if (bound <= alpha) return bound;
     }
@@ -339,6 +418,14 @@ class EndgameSolver::Impl {
     const int count = ListMoves(own, opp, empty, moves, tt_move, list);
     // Enhanced transposition cutoff: a reply already known to refute the opponent ends the
     // node without searching anything.
+    // The children's table buckets are fetched from memory all at once, ahead of their use
+    // here (enhanced transposition cutoff) or in the children themselves.
+    if (n > kTableEmpties) {
+      for (int i = 0; i < count; ++i) {
+        const uint64_t bit = uint64_t{1} << list[i].cell;
+        Prefetch(opp ^ list[i].flips, own | list[i].flips | bit);
+      }
+    }
     if (n > kEtcEmpties) {
       for (int i = 0; i < count; ++i) {
         const uint64_t bit = uint64_t{1} << list[i].cell;
