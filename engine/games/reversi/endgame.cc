@@ -4,9 +4,15 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -29,7 +35,7 @@ constexpr uint64_t kQuadrants[4] = {0x000000000f0f0f0fULL, 0x00000000f0f0f0f0ULL
                                     0x0f0f0f0f00000000ULL, 0xf0f0f0f000000000ULL};
 // With this many empty cells or fewer the solver orders moves by parity only (no mobility
 // counts, no table); above it uses the full ordering.
-constexpr int kShallowEmpties = 5;
+constexpr int kShallowEmpties = 6;
 // Positions with at least this many empty cells go into the transposition table, in buckets of
 // two entries.
 constexpr int kTableEmpties = 9;
@@ -154,7 +160,16 @@ class EndgameSolver::Impl {
   explicit Impl(size_t tt_megabytes) {
     size_t entries = 1;
     while (entries * 2 * sizeof(Entry) <= (std::max<size_t>(tt_megabytes, 1) << 20)) entries *= 2;
-    table_ = std::make_unique<Entry[]>(entries);
+    // Aligned to 2 MiB and marked for transparent huge pages where the system has them: the
+    // probes land anywhere in the table, and with 4 KiB pages nearly every one also misses
+    // the TLB.
+    const size_t bytes = entries * sizeof(Entry);
+    const size_t align = bytes >= kHugePage ? kHugePage : alignof(Entry);
+    table_.reset(static_cast<Entry*>(std::aligned_alloc(align, bytes)));
+    if (table_ == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    if (align == kHugePage) madvise(table_.get(), bytes, MADV_HUGEPAGE);
+#endif
     mask_ = entries - 1;
     Clear();
   }
@@ -227,12 +242,12 @@ class EndgameSolver::Impl {
 
   const Entry* Probe(uint64_t own, uint64_t opp) const {
     const uint64_t key = Key(own, opp);
-    const Entry* bucket = &table_[key & mask_ & ~size_t{1}];
+    const Entry* bucket = &table_.get()[key & mask_ & ~size_t{1}];
     return bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
   }
 
   void Prefetch(uint64_t own, uint64_t opp) const {
-    __builtin_prefetch(&table_[Key(own, opp) & mask_ & ~size_t{1}]);
+    __builtin_prefetch(&table_.get()[Key(own, opp) & mask_ & ~size_t{1}]);
   }
 
   bool CheckStop() { return budget_.Exhausted(nodes_); }
@@ -348,16 +363,47 @@ class EndgameSolver::Impl {
     return worst != kInf ? worst : FinalScore(own, opp, 2);
   }
 
+  // Three empty cells: a cell alone in its quadrant first (parity), each move tried directly.
+  int Last3(uint64_t own, uint64_t opp, uint64_t empty, int alpha, int beta) {
+    ++nodes_;
+    int x = std::countr_zero(empty);
+    int z = 63 - std::countl_zero(empty);
+    int y = std::countr_zero(empty & ~(uint64_t{1} << x) & ~(uint64_t{1} << z));
+    const auto quadrant = [](int cell) { return (cell & 4) | (cell & 32); };
+    if (quadrant(x) == quadrant(y)) {
+      std::swap(x, z);  // z is alone
+    } else if (quadrant(x) == quadrant(z)) {
+      std::swap(x, y);  // y is alone
+    }
+    const int order[3][3] = {{x, y, z}, {y, x, z}, {z, x, y}};
+    int best = -kInf;
+    for (const auto& o : order) {
+      const uint64_t flips = FlipsIfAny(own, opp, o[0]);
+      if (flips == 0) continue;
+      const int score = -Last2(opp ^ flips, own | flips | (uint64_t{1} << o[0]), o[1], o[2],
+                               -std::max(alpha, best));
+      if (score > best) {
+        best = score;
+        if (best >= beta) return best;
+      }
+    }
+    if (best == -kInf) {
+      if (reversi8::Moves(opp, own, empty) == 0) return FinalScore(own, opp, 3);
+      return -Last3(opp, own, empty, -beta, -alpha);
+    }
+    return best;
+  }
+
   // Few empty cells: no move generation or table, cells in odd quadrants first.
   int Shallow(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
-    if (n <= 2) {
+    if (n <= 3) {
+      if (n == 3) return Last3(own, opp, empty, alpha, beta);
       if (n == 1) return Last1(own, opp, std::countr_zero(empty));
       return Last2(own, opp, std::countr_zero(empty), 63 - std::countl_zero(empty), beta);
     }
     ++nodes_;
     int best = -kInf;
-    // With three cells or fewer the order hardly matters; skip the parity count.
-    const uint64_t odd = n > 3 ? OddQuadrants(empty) : empty;
+    const uint64_t odd = OddQuadrants(empty);
     for (uint64_t group : {empty & odd, empty & ~odd}) {
       for (; group != 0; group &= group - 1) {
         const int cell = std::countr_zero(group);
@@ -403,7 +449,7 @@ class EndgameSolver::Impl {
     uint64_t key = 0;
     if (n >= kTableEmpties) {
       key = Key(own, opp);
-      bucket = &table_[key & mask_ & ~size_t{1}];
+      bucket = &table_.get()[key & mask_ & ~size_t{1}];
       entry = bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
       if (entry != nullptr) {
         if (entry->lower >= beta) return entry->lower;
@@ -486,7 +532,11 @@ class EndgameSolver::Impl {
     return best;
   }
 
-  std::unique_ptr<Entry[]> table_;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  struct Free {
+    void operator()(Entry* p) const { std::free(p); }
+  };
+  std::unique_ptr<Entry, Free> table_;
   size_t mask_ = 0;
   Budget budget_;
   int64_t nodes_ = 0;
