@@ -265,7 +265,7 @@ class EndgameSolver::Impl {
       const uint64_t next_own = own | flips | bit;
       const uint64_t replies = reversi8::Moves(opp ^ flips, next_own, empty ^ bit);
       int key = -(1 << 12) * (std::popcount(replies) + std::popcount(replies & kCorners));
-      key -= 64 * std::popcount(Around(next_own) & (empty ^ bit));
+      key -= 256 * std::popcount(Around(next_own) & (empty ^ bit));
       key += 128 * CornerStability(next_own);
       if (bit & odd) key += 32;
       if (bit & kCorners) key += 48;
@@ -402,6 +402,10 @@ class EndgameSolver::Impl {
       return Last2(own, opp, std::countr_zero(empty), 63 - std::countl_zero(empty), beta);
     }
     ++nodes_;
+    if (n >= 5 && alpha >= 2 * n - 8 && cells_ - 2 * std::popcount(opp) <= alpha) {
+      const int bound = cells_ - 2 * std::popcount(StableDiscs(opp, ~empty, walls_));
+      if (bound <= alpha) return bound;
+    }
     int best = -kInf;
     const uint64_t odd = OddQuadrants(empty);
     for (uint64_t group : {empty & odd, empty & ~odd}) {
