@@ -38,7 +38,7 @@ constexpr uint64_t kQuadrants[4] = {0x000000000f0f0f0fULL, 0x00000000f0f0f0f0ULL
 constexpr int kShallowEmpties = 6;
 // Positions with at least this many empty cells go into the transposition table, in buckets of
 // two entries.
-constexpr int kTableEmpties = 9;
+constexpr int kTableEmpties = 8;
 // Above this many empty cells a node first looks up its children in the table.
 constexpr int kEtcEmpties = 10;
 
@@ -199,21 +199,23 @@ class EndgameSolver::Impl {
       // (MTD(f)): every test is a cheap search that the table speeds up for the next one.
       int lower = -kInf, upper = kInf;
       int guess = 0;
-      int root_move = NoMove();
+      int root_move = NoMove(), best_move = NoMove();
       while (lower < upper && !stopped_) {
         const int beta = guess == lower ? guess + 1 : guess;
-        int move = NoMove();
+        int move = root_move;
         const int v = Root(own, opp, empty, n, moves, beta - 1, beta, &move);
         if (stopped_) break;
+        // The move of the best score so far goes first in the next test.
+        root_move = move;
         if (v >= beta) {
           lower = v;
-          root_move = move;
+          best_move = move;
         } else {
           upper = v;
         }
         guess = v;
       }
-      result.best_move = static_cast<Reversi::Move>(root_move);
+      result.best_move = static_cast<Reversi::Move>(best_move);
       result.score = lower;
     }
     result.solved = !stopped_;
@@ -283,12 +285,12 @@ class EndgameSolver::Impl {
     if (best != i) std::swap(list[i], list[best]);
   }
 
-  // The root: principal-variation search in the window (alpha, beta), fail-soft; `best_move`
-  // gets the move of the best score.
+  // The root: principal-variation search in the window (alpha, beta), fail-soft. `best_move`
+  // is tried first, then gets the move of the best score.
   int Root(uint64_t own, uint64_t opp, uint64_t empty, int n, uint64_t moves, int alpha, int beta,
            int* best_move) {
     MoveEntry list[32];
-    const int count = ListMoves(own, opp, empty, moves, NoMove(), list);
+    const int count = ListMoves(own, opp, empty, moves, *best_move, list);
     int best = -kInf;
     for (int i = 0; i < count; ++i) {
       PickBest(list, i, count);
