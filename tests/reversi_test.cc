@@ -420,6 +420,22 @@ TEST(Reversi, ShipsFfoPositionsFortyFiveToFortyNine) {
   }
 }
 
+// A node budget stops the solve part-way (the root's null-window tests included): the result
+// says it is not solved, and the same solver then finishes the position without a budget.
+TEST(Reversi, EndgameSolveStopsAtItsNodeBudget) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  reversi::EndgameSolver solver(16);
+  const reversi::EndgameResult stopped = solver.Solve(p->game, {.max_nodes = 100'000});
+  EXPECT_FALSE(stopped.solved);
+  EXPECT_LT(stopped.nodes, 200'000);
+  const reversi::EndgameResult full = solver.Solve(p->game);
+  ASSERT_TRUE(full.solved);
+  EXPECT_EQ(full.score, 38);
+  EXPECT_EQ(p->game.MoveToText(full.best_move), "a2");
+}
+
 // Every move listed for fforum #29 (20 empties) with its exact score, best or not: the value
 // of the position after the move, solved from the opponent's side.
 TEST(Reversi, SolvesTheScoreOfEveryListedMove) {

@@ -215,7 +215,7 @@ class EndgameSolver::Impl {
         }
         guess = v;
       }
-      result.best_move = static_cast<Reversi::Move>(best_move);
+      if (best_move != NoMove()) result.best_move = static_cast<Reversi::Move>(best_move);
       result.score = lower;
     }
     result.solved = !stopped_;
@@ -339,8 +339,8 @@ class EndgameSolver::Impl {
     return diff > 0 ? diff + 1 : diff < 0 ? diff - 1 : 0;
   }
 
-  // Two empty cells `a` and `b` (bits `bit_a`, `bit_b`): each move is tried directly, without
-  // move generation.
+  // Two empty cells, `a` and `b`: each move is tried directly, without move generation. Only
+  // `beta` matters (the first move either cuts or the second decides).
   int Last2(uint64_t own, uint64_t opp, int a, int b, int beta) {
     ++nodes_;
     const uint64_t bit_a = uint64_t{1} << a, bit_b = uint64_t{1} << b;
@@ -468,8 +468,6 @@ class EndgameSolver::Impl {
 
     MoveEntry list[32];
     const int count = ListMoves(own, opp, empty, moves, tt_move, list);
-    // Enhanced transposition cutoff: a reply already known to refute the opponent ends the
-    // node without searching anything.
     // The children's table buckets are fetched from memory all at once, ahead of their use
     // here (enhanced transposition cutoff) or in the children themselves.
     if (n > kTableEmpties) {
@@ -478,6 +476,8 @@ class EndgameSolver::Impl {
         Prefetch(opp ^ list[i].flips, own | list[i].flips | bit);
       }
     }
+    // Enhanced transposition cutoff: a reply already known to refute the opponent ends the
+    // node without searching anything.
     if (n > kEtcEmpties) {
       for (int i = 0; i < count; ++i) {
         const uint64_t bit = uint64_t{1} << list[i].cell;
