@@ -7,7 +7,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "engine/games/reversi/endgame.h"
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
@@ -373,6 +376,94 @@ TEST(Reversi, SolvesFfoEndgamePositionsExactly) {
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(15)) break;
   }
   EXPECT_GE(solved, 10);
+}
+
+// Positions of 20-26 empty cells from the public FFO set with their exact scores (inline, so
+// the test does not depend on the shared data folder): the solve must find the score and one
+// of the moves listed with it.
+TEST(Reversi, SolvesLargerFfoPositionsExactly) {
+  const char* const kLines[] = {
+      // FFO #40, 20 empties.
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;",
+      // fforum #35, 21 empties.
+      "--XXX-----XXXX-OOOXXOOOOOOOOOOXO-OOXXXXO-OOOXXXO---XOXX---X----- O; C7:+0;",
+      // fforum #39, 26 empties: a wipe-out.
+      "O-OOOO--XOXXOX--XOOOXXX-XOOOXX--XOOXOX--XOXXX---X-XX------------ O; A8:+64; B1:+64; "
+      "G1:+64; G5:+64; G6:+64; C8:+64; H3:+64; E8:+64; H4:+64;",
+  };
+  reversi::EndgameSolver solver(16);
+  for (const char* line : kLines) {
+    absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(line);
+    ASSERT_TRUE(p.ok()) << p.status();
+    solver.Clear();
+    reversi::EndgameResult r = solver.Solve(p->game);
+    ASSERT_TRUE(r.solved);
+    EXPECT_EQ(r.score, p->best_score) << line;
+    const std::string move = p->game.MoveToText(r.best_move);
+    EXPECT_NE(std::find(p->best_moves.begin(), p->best_moves.end(), move), p->best_moves.end())
+        << line << " played " << move;
+  }
+}
+
+// FFO #45-#49 ship with the solver (the shared data stops at #44); too slow for a unit test to
+// solve (a minute or more in all), they are checked by `ply-engine solve reversi` (README).
+TEST(Reversi, ShipsFfoPositionsFortyFiveToFortyNine) {
+  auto positions =
+      reversi::ReadObfFile(std::string(PLY_SOURCE_DIR) + "/engine/games/reversi/ffo45-49.obf");
+  ASSERT_TRUE(positions.ok()) << positions.status();
+  ASSERT_EQ(positions->size(), 5u);
+  const int empties[] = {24, 24, 25, 25, 26};
+  const int scores[] = {6, -8, 4, 28, 16};
+  for (size_t i = 0; i < positions->size(); ++i) {
+    EXPECT_EQ((*positions)[i].game.Empties(), empties[i]) << "FFO #" << 45 + i;
+    EXPECT_EQ((*positions)[i].best_score, scores[i]) << "FFO #" << 45 + i;
+  }
+}
+
+// A node budget stops the solve part-way (the root's null-window tests included): the result
+// says it is not solved, and the same solver then finishes the position without a budget.
+TEST(Reversi, EndgameSolveStopsAtItsNodeBudget) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  reversi::EndgameSolver solver(16);
+  const reversi::EndgameResult stopped = solver.Solve(p->game, {.max_nodes = 100'000});
+  EXPECT_FALSE(stopped.solved);
+  EXPECT_LT(stopped.nodes, 200'000);
+  const reversi::EndgameResult full = solver.Solve(p->game);
+  ASSERT_TRUE(full.solved);
+  EXPECT_EQ(full.score, 38);
+  EXPECT_EQ(p->game.MoveToText(full.best_move), "a2");
+}
+
+// Every move listed for fforum #29 (20 empties) with its exact score, best or not: the value
+// of the position after the move, solved from the opponent's side.
+TEST(Reversi, SolvesTheScoreOfEveryListedMove) {
+  const std::string line =
+      "-OXXXX----OXXO--XXOOXOOOXXXOOXOOXXOOXOOOXXXXOO-XX-XXO----------- X; G2:+10; A1:+4; "
+      "G6:-10; H2:-12; F8:-12; E8:-12; G7:-24; G1:-24; B2:-30; F7:-34;";
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(line);
+  ASSERT_TRUE(p.ok()) << p.status();
+  reversi::EndgameSolver solver(16);
+  std::vector<std::string> items = absl::StrSplit(line.substr(line.find(';') + 1), ';');
+  int checked = 0;
+  for (std::string item : items) {
+    item = std::string(absl::StripAsciiWhitespace(item));
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    ASSERT_NE(colon, std::string::npos) << item;
+    // The table is kept from move to move: bounds from one solve must not spoil the next.
+    Reversi g = p->game;
+    absl::StatusOr<Reversi::Move> m = g.ParseMove(absl::AsciiStrToLower(item.substr(0, colon)));
+    ASSERT_TRUE(m.ok()) << item;
+    Reversi::UndoInfo undo;
+    g.Make(*m, undo);
+    const reversi::EndgameResult r = solver.Solve(g);
+    ASSERT_TRUE(r.solved);
+    EXPECT_EQ(-r.score, std::stoi(item.substr(colon + 1))) << item;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 10);
 }
 
 TEST(Reversi, SolveTablePrintsOneRowPerPositionAndTotals) {

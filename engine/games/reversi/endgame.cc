@@ -4,9 +4,15 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -29,10 +35,10 @@ constexpr uint64_t kQuadrants[4] = {0x000000000f0f0f0fULL, 0x00000000f0f0f0f0ULL
                                     0x0f0f0f0f00000000ULL, 0xf0f0f0f000000000ULL};
 // With this many empty cells or fewer the solver orders moves by parity only (no mobility
 // counts, no table); above it uses the full ordering.
-constexpr int kShallowEmpties = 5;
+constexpr int kShallowEmpties = 6;
 // Positions with at least this many empty cells go into the transposition table, in buckets of
 // two entries.
-constexpr int kTableEmpties = 9;
+constexpr int kTableEmpties = 8;
 // Above this many empty cells a node first looks up its children in the table.
 constexpr int kEtcEmpties = 10;
 
@@ -125,6 +131,22 @@ inline uint64_t FlipsIfAny(uint64_t own, uint64_t opp, int cell) {
   return (kNeighbours[cell] & opp) ? reversi8::Flips(own, opp, cell) : 0;
 }
 
+// The cells next to a disc of `discs` in any of the eight directions (including occupied ones).
+inline uint64_t Around(uint64_t discs) {
+  const uint64_t sideways = ((discs << 1) & ~kColumnA) | ((discs >> 1) & ~kColumnH);
+  const uint64_t row = discs | sideways;
+  return sideways | (row << 8) | (row >> 8);
+}
+
+// Corners of `own` and the edge cells next to them that `own` also holds: discs that are stable
+// for sure, a cheap proxy for stability in move ordering.
+inline int CornerStability(uint64_t own) {
+  const uint64_t corners = own & kCorners;
+  const uint64_t next =
+      ((corners << 1) & ~kColumnA) | ((corners >> 1) & ~kColumnH) | (corners << 8) | (corners >> 8);
+  return std::popcount(corners | (next & own));
+}
+
 // Final score with `empties` cells left: the winner gets them.
 int FinalScore(uint64_t own, uint64_t opp, int empties) {
   const int diff = std::popcount(own) - std::popcount(opp);
@@ -138,7 +160,16 @@ class EndgameSolver::Impl {
   explicit Impl(size_t tt_megabytes) {
     size_t entries = 1;
     while (entries * 2 * sizeof(Entry) <= (std::max<size_t>(tt_megabytes, 1) << 20)) entries *= 2;
-    table_ = std::make_unique<Entry[]>(entries);
+    // Aligned to 2 MiB and marked for transparent huge pages where the system has them: the
+    // probes land anywhere in the table, and with 4 KiB pages nearly every one also misses
+    // the TLB.
+    const size_t bytes = entries * sizeof(Entry);
+    const size_t align = bytes >= kHugePage ? kHugePage : alignof(Entry);
+    table_.reset(static_cast<Entry*>(std::aligned_alloc(align, bytes)));
+    if (table_ == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    if (align == kHugePage) madvise(table_.get(), bytes, MADV_HUGEPAGE);
+#endif
     mask_ = entries - 1;
     Clear();
   }
@@ -164,33 +195,28 @@ class EndgameSolver::Impl {
         result.best_move = Reversi::kPass;
       }
     } else {
-      // Principal-variation search at the root, keeping the move.
-      MoveEntry list[32];
-      const int count = ListMoves(own, opp, empty, moves, NoMove(), list);
-      int best = -kInf;
-      int alpha = -kInf;
-      for (int i = 0; i < count; ++i) {
-        PickBest(list, i, count);
-        const MoveEntry& m = list[i];
-        const uint64_t bit = uint64_t{1} << m.cell;
-        const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
-        int score;
-        if (i == 0) {
-          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -kInf, kInf);
-        } else {
-          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
-          if (score > alpha && !stopped_) {
-            score = -Search(next_own, next_opp, empty ^ bit, n - 1, -kInf, -alpha);
-          }
-        }
+      // Null-window tests from a first guess, each narrowing [lower, upper] on the score
+      // (MTD(f)): every test is a cheap search that the table speeds up for the next one.
+      int lower = -kInf, upper = kInf;
+      int guess = 0;
+      int root_move = NoMove(), best_move = NoMove();
+      while (lower < upper && !stopped_) {
+        const int beta = guess == lower ? guess + 1 : guess;
+        int move = root_move;
+        const int v = Root(own, opp, empty, n, moves, beta - 1, beta, &move);
         if (stopped_) break;
-        if (score > best) {
-          best = score;
-          result.best_move = static_cast<Reversi::Move>(m.cell);
-          alpha = std::max(alpha, score);
+        // The move of the best score so far goes first in the next test.
+        root_move = move;
+        if (v >= beta) {
+          lower = v;
+          best_move = move;
+        } else {
+          upper = v;
         }
+        guess = v;
       }
-      result.score = best;
+      if (best_move != NoMove()) result.best_move = static_cast<Reversi::Move>(best_move);
+      result.score = lower;
     }
     result.solved = !stopped_;
     result.nodes = nodes_;
@@ -218,8 +244,12 @@ class EndgameSolver::Impl {
 
   const Entry* Probe(uint64_t own, uint64_t opp) const {
     const uint64_t key = Key(own, opp);
-    const Entry* bucket = &table_[key & mask_ & ~size_t{1}];
+    const Entry* bucket = &table_.get()[key & mask_ & ~size_t{1}];
     return bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
+  }
+
+  void Prefetch(uint64_t own, uint64_t opp) const {
+    __builtin_prefetch(&table_.get()[Key(own, opp) & mask_ & ~size_t{1}]);
   }
 
   bool CheckStop() { return budget_.Exhausted(nodes_); }
@@ -234,10 +264,13 @@ class EndgameSolver::Impl {
       const int cell = std::countr_zero(moves);
       const uint64_t bit = uint64_t{1} << cell;
       const uint64_t flips = reversi8::Flips(own, opp, cell);
-      const uint64_t replies = reversi8::Moves(opp ^ flips, own | flips | bit, empty ^ bit);
-      int key = -16 * (std::popcount(replies) + std::popcount(replies & kCorners));
-      if (bit & odd) key += 4;
-      if (bit & kCorners) key += 6;
+      const uint64_t next_own = own | flips | bit;
+      const uint64_t replies = reversi8::Moves(opp ^ flips, next_own, empty ^ bit);
+      int key = -(1 << 12) * (std::popcount(replies) + std::popcount(replies & kCorners));
+      key -= 256 * std::popcount(Around(next_own) & (empty ^ bit));
+      key += 128 * CornerStability(next_own);
+      if (bit & odd) key += 32;
+      if (bit & kCorners) key += 48;
       if (cell == tt_move) key = 1 << 20;
       list[count++] = {cell, key, flips};
     }
@@ -250,6 +283,40 @@ class EndgameSolver::Impl {
       if (list[j].key > list[best].key) best = j;
     }
     if (best != i) std::swap(list[i], list[best]);
+  }
+
+  // The root: principal-variation search in the window (alpha, beta), fail-soft. `best_move`
+  // is tried first, then gets the move of the best score.
+  int Root(uint64_t own, uint64_t opp, uint64_t empty, int n, uint64_t moves, int alpha, int beta,
+           int* best_move) {
+    MoveEntry list[32];
+    const int count = ListMoves(own, opp, empty, moves, *best_move, list);
+    int best = -kInf;
+    for (int i = 0; i < count; ++i) {
+      PickBest(list, i, count);
+      const MoveEntry& m = list[i];
+      const uint64_t bit = uint64_t{1} << m.cell;
+      const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
+      int score;
+      if (i == 0) {
+        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+      } else {
+        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
+        if (score > alpha && score < beta && !stopped_) {
+          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+        }
+      }
+      if (stopped_) return 0;
+      if (score > best) {
+        best = score;
+        *best_move = m.cell;
+        if (score > alpha) {
+          alpha = score;
+          if (alpha >= beta) break;
+        }
+      }
+    }
+    return best;
   }
 
   // The one empty cell `cell` is all that is left.
@@ -272,13 +339,77 @@ class EndgameSolver::Impl {
     return diff > 0 ? diff + 1 : diff < 0 ? diff - 1 : 0;
   }
 
+  // Two empty cells, `a` and `b`: each move is tried directly, without move generation. Only
+  // `beta` matters (the first move either cuts or the second decides).
+  int Last2(uint64_t own, uint64_t opp, int a, int b, int beta) {
+    ++nodes_;
+    const uint64_t bit_a = uint64_t{1} << a, bit_b = uint64_t{1} << b;
+    int best = -kInf;
+    if (const uint64_t flips = FlipsIfAny(own, opp, a)) {
+      best = -Last1(opp ^ flips, own | flips | bit_a, b);
+      if (best >= beta) return best;
+    }
+    if (const uint64_t flips = FlipsIfAny(own, opp, b)) {
+      return std::max(best, -Last1(opp ^ flips, own | flips | bit_b, a));
+    }
+    if (best != -kInf) return best;
+    // No move: the opponent plays if it can (the lower of its results for us), else the game
+    // is over.
+    int worst = kInf;
+    if (const uint64_t flips = FlipsIfAny(opp, own, a)) {
+      worst = Last1(own ^ flips, opp | flips | bit_a, b);
+    }
+    if (const uint64_t flips = FlipsIfAny(opp, own, b)) {
+      worst = std::min(worst, Last1(own ^ flips, opp | flips | bit_b, a));
+    }
+    return worst != kInf ? worst : FinalScore(own, opp, 2);
+  }
+
+  // Three empty cells: a cell alone in its quadrant first (parity), each move tried directly.
+  int Last3(uint64_t own, uint64_t opp, uint64_t empty, int alpha, int beta) {
+    ++nodes_;
+    int x = std::countr_zero(empty);
+    int z = 63 - std::countl_zero(empty);
+    int y = std::countr_zero(empty & ~(uint64_t{1} << x) & ~(uint64_t{1} << z));
+    const auto quadrant = [](int cell) { return (cell & 4) | (cell & 32); };
+    if (quadrant(x) == quadrant(y)) {
+      std::swap(x, z);  // z is alone
+    } else if (quadrant(x) == quadrant(z)) {
+      std::swap(x, y);  // y is alone
+    }
+    const int order[3][3] = {{x, y, z}, {y, x, z}, {z, x, y}};
+    int best = -kInf;
+    for (const auto& o : order) {
+      const uint64_t flips = FlipsIfAny(own, opp, o[0]);
+      if (flips == 0) continue;
+      const int score = -Last2(opp ^ flips, own | flips | (uint64_t{1} << o[0]), o[1], o[2],
+                               -std::max(alpha, best));
+      if (score > best) {
+        best = score;
+        if (best >= beta) return best;
+      }
+    }
+    if (best == -kInf) {
+      if (reversi8::Moves(opp, own, empty) == 0) return FinalScore(own, opp, 3);
+      return -Last3(opp, own, empty, -beta, -alpha);
+    }
+    return best;
+  }
+
   // Few empty cells: no move generation or table, cells in odd quadrants first.
   int Shallow(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
-    if (n == 1) return Last1(own, opp, std::countr_zero(empty));
+    if (n <= 3) {
+      if (n == 3) return Last3(own, opp, empty, alpha, beta);
+      if (n == 1) return Last1(own, opp, std::countr_zero(empty));
+      return Last2(own, opp, std::countr_zero(empty), 63 - std::countl_zero(empty), beta);
+    }
     ++nodes_;
+    if (n >= 5 && alpha >= 2 * n - 8 && cells_ - 2 * std::popcount(opp) <= alpha) {
+      const int bound = cells_ - 2 * std::popcount(StableDiscs(opp, ~empty, walls_));
+      if (bound <= alpha) return bound;
+    }
     int best = -kInf;
-    // With three cells or fewer the order hardly matters; skip the parity count.
-    const uint64_t odd = n > 3 ? OddQuadrants(empty) : empty;
+    const uint64_t odd = OddQuadrants(empty);
     for (uint64_t group : {empty & odd, empty & ~odd}) {
       for (; group != 0; group &= group - 1) {
         const int cell = std::countr_zero(group);
@@ -307,7 +438,7 @@ class EndgameSolver::Impl {
     if (stopped_) return 0;
 
     // Stability cutoff: the opponent's stable discs bound what we can still reach.
-    if (alpha >= 2 * n - 8) {
+    if (alpha >= 2 * n - 8 && cells_ - 2 * std::popcount(opp) <= alpha) {
       const int bound = cells_ - 2 * std::popcount(StableDiscs(opp, ~empty, walls_));
       if (bound <= alpha) return bound;
     }
@@ -324,7 +455,7 @@ class EndgameSolver::Impl {
     uint64_t key = 0;
     if (n >= kTableEmpties) {
       key = Key(own, opp);
-      bucket = &table_[key & mask_ & ~size_t{1}];
+      bucket = &table_.get()[key & mask_ & ~size_t{1}];
       entry = bucket[0].key == key ? &bucket[0] : bucket[1].key == key ? &bucket[1] : nullptr;
       if (entry != nullptr) {
         if (entry->lower >= beta) return entry->lower;
@@ -337,6 +468,14 @@ class EndgameSolver::Impl {
 
     MoveEntry list[32];
     const int count = ListMoves(own, opp, empty, moves, tt_move, list);
+    // The children's table buckets are fetched from memory all at once, ahead of their use
+    // here (enhanced transposition cutoff) or in the children themselves.
+    if (n > kTableEmpties) {
+      for (int i = 0; i < count; ++i) {
+        const uint64_t bit = uint64_t{1} << list[i].cell;
+        Prefetch(opp ^ list[i].flips, own | list[i].flips | bit);
+      }
+    }
     // Enhanced transposition cutoff: a reply already known to refute the opponent ends the
     // node without searching anything.
     if (n > kEtcEmpties) {
@@ -399,7 +538,11 @@ class EndgameSolver::Impl {
     return best;
   }
 
-  std::unique_ptr<Entry[]> table_;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  struct Free {
+    void operator()(Entry* p) const { std::free(p); }
+  };
+  std::unique_ptr<Entry, Free> table_;
   size_t mask_ = 0;
   Budget budget_;
   int64_t nodes_ = 0;

@@ -7,11 +7,15 @@
 // game that ends early counted for the winner (the World Othello Federation rule, used by the
 // FFO test sets). The winner is the same as with a plain disc count.
 //
-// The standard 8x8 board (with or without walls) has a dedicated bitboard solver: negamax with
-// principal-variation search on disc difference, a transposition table of score bounds, move
-// ordering by the opponent's mobility after the move (fastest-first), corners and quadrant
-// parity, and hand-written last-move code. Other board shapes use a plain alpha-beta over the
-// game class, which is only practical for a dozen or so empty cells.
+// The standard 8x8 board (with or without walls) has a dedicated bitboard solver: null-window
+// tests at the root that narrow the score from a first guess (MTD(f)), principal-variation
+// search below on disc difference, a transposition table of score bounds (2 MiB pages where the
+// system has them, buckets prefetched a node ahead) with enhanced transposition cutoffs,
+// stability cutoffs, move ordering by the opponent's mobility after the move (fastest-first),
+// then its potential mobility, our sure-stable corner discs and quadrant parity; with 6 empty
+// cells or fewer, parity order alone and hand-written code for the last three cells (the very
+// last move only counts flips). Other board shapes use a plain alpha-beta over the game class,
+// which is only practical for a dozen or so empty cells.
 #ifndef PLY_ENGINE_GAMES_REVERSI_ENDGAME_H_
 #define PLY_ENGINE_GAMES_REVERSI_ENDGAME_H_
 
