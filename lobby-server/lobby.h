@@ -129,7 +129,9 @@ class Lobby : private BotDriver::Host {
   // The Prometheus page.
   std::string MetricsText();
 
-  v1::ListGamesResponse ListGames() const;
+  // Every game with its levels, each level with the bot's rating (its own once rated games
+  // have moved it, the calibration ladder's until then).
+  v1::ListGamesResponse ListGames();
   // `client` names the caller for the quotas ("" for a client they do not apply to).
   // `player_key` (the x-ply-player metadata, "" when there was none) makes the seat taken
   // with take_seat that player's.
@@ -185,6 +187,9 @@ class Lobby : private BotDriver::Host {
   // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);
+  // Starts each bot level's player at its ladder rating (players/bot_ratings.cc).
+  absl::Status SeedBotRatings();
+  void ShowLiveBotRatings(v1::ListGamesResponse& response);
   // The player whose key this is: none for "", UNAUTHENTICATED for a key no player has.
   absl::StatusOr<std::optional<PlayerRecord>> PlayerOf(const std::string& key);
   using Fresh = MatchCache::Fresh;

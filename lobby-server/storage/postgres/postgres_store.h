@@ -115,6 +115,8 @@ class PostgresStore final : public MatchStore {
       override;
   absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
       const std::string& game) override;
+  absl::Status SeedBotRatings(const std::vector<BotLevelRating>& seeds) override;
+  absl::StatusOr<std::vector<BotLevelRating>> BotLevelRatings() override;
 
   // This instance's name in announcements.
   const std::string& origin() const { return origin_; }
