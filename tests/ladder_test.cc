@@ -27,6 +27,7 @@ TEST(LadderData, ParsesWhatItFormats) {
   absl::StatusOr<LadderData> back = ParseLadder(FormatLadder(data, "tictactoe"));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->command, data.command);
+  EXPECT_EQ(back->levels, data.levels);
   ASSERT_EQ(back->ratings.size(), 2u);
   EXPECT_EQ(back->ratings[1].name, "hard");
   EXPECT_NEAR(back->ratings[1].rating, 1234.56, 0.05);
@@ -52,6 +53,24 @@ TEST(LadderData, RefusesAFileItCannotRead) {
   EXPECT_EQ(commented->ratings.size(), 1u);
 }
 
+TEST(LadderData, TheFingerprintChangesWithAnyDialOfAnyLevel) {
+  const std::vector<Difficulty> levels = DefaultLevels();
+  const std::string base = LevelsFingerprint(levels);
+  EXPECT_EQ(base.size(), 16u);
+  EXPECT_EQ(LevelsFingerprint(DefaultLevels()), base);
+  for (int dial = 0; dial < 6; ++dial) {
+    std::vector<Difficulty> changed = levels;
+    Difficulty& d = changed[1];
+    if (dial == 0) d.max_depth += 1;
+    if (dial == 1) d.random_move_chance += 0.05;
+    if (dial == 2) d.eval_noise += 10;
+    if (dial == 3) d.time_ms /= 2;
+    if (dial == 4) d.perfect = !d.perfect;
+    if (dial == 5) d.policy = "greedy";
+    EXPECT_NE(LevelsFingerprint(changed), base) << dial;
+  }
+}
+
 TEST(ShippedLadders, RateEveryLevelOfEveryGameWithTheCommandThatMadeThem) {
   for (const GameInfo& info : ListGames()) {
     SCOPED_TRACE(info.name);
@@ -65,6 +84,8 @@ TEST(ShippedLadders, RateEveryLevelOfEveryGameWithTheCommandThatMadeThem) {
     EXPECT_TRUE(absl::StrContains(
         ladder.command, absl::StrCat("--ladder-out engine/games/", info.name, "/ladder.txt")))
         << ladder.command;
+    // Written for the levels as they are: a level retuned since needs the ladder rerun.
+    EXPECT_EQ(ladder.levels, LevelsFingerprint(info.levels)) << "rerun " << ladder.command;
     const LadderRating* random = ladder.Find("random");
     ASSERT_NE(random, nullptr) << "the anchor";
     EXPECT_EQ(random->rating, kRandomAnchor);

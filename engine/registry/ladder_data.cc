@@ -1,5 +1,6 @@
 #include "engine/registry/ladder_data.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/escaping.h"
@@ -27,6 +28,18 @@ const LadderRating* LadderData::Find(std::string_view name) const {
   return nullptr;
 }
 
+std::string LevelsFingerprint(const std::vector<Difficulty>& levels) {
+  std::string text;
+  for (const Difficulty& d : levels) {
+    absl::StrAppendFormat(&text, "%s:%d:%.6f:%d:%d:%d:%s;", d.name, d.max_depth,
+                          d.random_move_chance, d.eval_noise, d.time_ms, d.perfect, d.policy);
+  }
+  // FNV-1a, 64 bits: stable across builds and machines.
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return absl::StrFormat("%016x", h);
+}
+
 absl::StatusOr<LadderData> ParseLadder(std::string_view text) {
   LadderData data;
   int number = 0;
@@ -36,6 +49,10 @@ absl::StatusOr<LadderData> ParseLadder(std::string_view text) {
     if (line.empty()) continue;
     if (absl::ConsumePrefix(&line, "command:")) {
       data.command = std::string(absl::StripAsciiWhitespace(line));
+      continue;
+    }
+    if (absl::ConsumePrefix(&line, "levels:")) {
+      data.levels = std::string(absl::StripAsciiWhitespace(line));
       continue;
     }
     std::vector<absl::string_view> fields =
@@ -66,7 +83,7 @@ std::string FormatLadder(const LadderData& data, std::string_view game) {
                    ": every level's rating on the players' scale (engine/registry/ladder_data.h).\n"
                    "# Written by the command below; rerun it to refresh this file.\n"
                    "command: ",
-                   data.command, "\n# level rating error95 games\n");
+                   data.command, "\nlevels: ", data.levels, "\n# level rating error95 games\n");
   for (const LadderRating& r : data.ratings) {
     absl::StrAppendFormat(&out, "%-10s %7.1f %6.1f %6d\n", r.name, r.rating, r.error, r.games);
   }

@@ -6,6 +6,7 @@
 //
 // The file, line by line ('#' starts a comment):
 //   command: ply-engine ladder connect4 --games 20 --nodes-per-ms 100
+//   levels: 9c2f...                 (LevelsFingerprint of the levels the ladder played)
 //   LEVEL RATING ERROR GAMES        (one line per player, anchors included; ERROR is the
 //                                    half-width of the 95% interval, 0 for the fixed anchor)
 #ifndef PLY_ENGINE_REGISTRY_LADDER_DATA_H_
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/search/difficulty.h"
 
 namespace ply {
 
@@ -30,12 +32,18 @@ struct LadderRating {
 struct LadderData {
   // The command that produced the ratings (rerun it to refresh them).
   std::string command;
+  // LevelsFingerprint of the game's levels when it ran: a level retuned since differs.
+  std::string levels;
   std::vector<LadderRating> ratings;
 
   bool empty() const { return ratings.empty(); }
   // The rating of `name`, or nullptr.
   const LadderRating* Find(std::string_view name) const;
 };
+
+// A short hash of every dial of every level, in order (16 hex digits): what a ladder result
+// holds for.
+std::string LevelsFingerprint(const std::vector<Difficulty>& levels);
 
 // INVALID_ARGUMENT naming the line for anything but the format above.
 absl::StatusOr<LadderData> ParseLadder(std::string_view text);

@@ -402,7 +402,9 @@ int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
         std::cout.flush();
       });
   if (!ratings.ok()) return Fail(ratings.status());
-  const LadderData data{.command = LadderCommand(config, out), .ratings = *ratings};
+  const LadderData data{.command = LadderCommand(config, out),
+                        .levels = LevelsFingerprint(FindGame(config.game)->levels),
+                        .ratings = *ratings};
   if (!out.empty()) {
     std::ofstream file(out);
     file << FormatLadder(data, config.game);
