@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SOURCES = $(shell git ls-files '*.h' '*.cc' 2>/dev/null)
 
-.PHONY: deps configure build test tsan demo up down bench format format-check clean
+.PHONY: deps configure build test tsan demo up down bench ladder format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -59,6 +59,19 @@ down:
 
 bench: build
 	@$(BUILD)/engine/ply-engine bench
+
+# Reruns a game's calibration ladder with the command its file records and rewrites the file
+# (engine/games/GAME/ladder.txt, compiled in: rebuild after): `make ladder GAME=gomoku`, or
+# GAME=all for every game. Node budgets: the same result on a busy machine as on an idle one.
+GAME ?= all
+LADDER_GAMES = $(if $(filter all,$(GAME)),$(notdir $(patsubst %/ladder.txt,%,$(wildcard engine/games/*/ladder.txt))),$(GAME))
+ladder:
+	@cmake --build $(BUILD) --target ply-engine
+	@for g in $(LADDER_GAMES); do \
+	  cmd=$$(sed -n 's|^command: build/engine/ply-engine|$(BUILD)/engine/ply-engine|p' \
+	    engine/games/$$g/ladder.txt); \
+	  if [ -z "$$cmd" ]; then echo "no command in engine/games/$$g/ladder.txt"; exit 1; fi; \
+	  echo "$$cmd"; $$cmd || exit 1; done
 
 format:
 	@clang-format -i $(SOURCES)

@@ -1,5 +1,7 @@
 #include "bot-service/proto_convert.h"
 
+#include <cmath>
+
 namespace ply {
 
 void ToProto(const GameInfo& info, v1::GameInfo* out) {
@@ -21,6 +23,13 @@ void ToProto(const GameInfo& info, v1::GameInfo* out) {
     p->set_eval_noise(d.eval_noise);
     p->set_time_ms(d.time_ms);
     p->set_perfect(d.perfect);
+    if (const LadderRating* r = info.ladder.Find(d.name)) {
+      p->set_rating(static_cast<int>(std::lround(r->rating)));
+      p->set_rating_source(v1::RATING_SOURCE_LADDER);
+      p->set_ladder_rating(static_cast<int>(std::lround(r->rating)));
+      p->set_ladder_error(static_cast<int>(std::lround(r->error)));
+      p->set_ladder_command(info.ladder.command);
+    }
   }
   for (const std::string& name : info.player_names) out->add_player_names(name);
 }

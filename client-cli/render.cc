@@ -278,20 +278,42 @@ std::string FormatDate(int64_t unix_ms, absl::TimeZone zone) {
   return absl::FormatTime("%Y-%m-%d %H:%M", absl::FromUnixMillis(unix_ms), zone);
 }
 
+namespace {
+
+// "medium ≈ 1450" (the ladder's; "~" in plain text) or "medium 1523 (12 rated games)".
+std::string LevelWithRating(const v1::DifficultyLevel& level, Look look) {
+  switch (level.rating_source()) {
+    case v1::RATING_SOURCE_LADDER:
+      return absl::StrCat(level.name(), look == Look::kFancy ? " \u2248 " : " ~", level.rating());
+    case v1::RATING_SOURCE_LIVE:
+      return absl::StrCat(level.name(), " ", level.rating(), " (", level.rated_games(),
+                          level.rated_games() == 1 ? " rated game)" : " rated games)");
+    default:
+      return level.name();
+  }
+}
+
+}  // namespace
+
 std::string GamesTable(const v1::ListGamesResponse& games, Look look) {
   std::string out;
   for (const v1::GameInfo& g : games.games()) {
     absl::StrAppend(&out, Bold(g.name(), look), "  ", g.title(), ": ", g.description(), "\n");
     absl::StrAppend(&out, "    sides: ", absl::StrJoin(g.player_names(), " vs "), "\n");
     std::vector<std::string> levels;
-    for (const v1::DifficultyLevel& l : g.levels()) levels.push_back(l.name());
-    absl::StrAppend(&out, "    bot levels: ", absl::StrJoin(levels, ", "), "\n");
+    for (const v1::DifficultyLevel& l : g.levels()) levels.push_back(LevelWithRating(l, look));
+    if (!levels.empty()) {
+      absl::StrAppend(&out, "    bot levels: ", absl::StrJoin(levels, ", "), "\n");
+    }
     for (const v1::OptionInfo& o : g.options()) {
       absl::StrAppend(&out, "    option ", o.name(), "=", o.default_value(), ": ", o.description(),
                       "\n");
     }
   }
-  absl::StrAppend(&out, "\nStart one: ply new GAME --seat2 bot:LEVEL\n");
+  absl::StrAppend(&out, "\nA level's rating: ", look == Look::kFancy ? "\u2248" : "~",
+                  " the calibration ladder's (ply-engine ladder), else the bot's own from its "
+                  "rated games against people.\n"
+                  "Start one: ply new GAME --seat2 bot:LEVEL\n");
   return out;
 }
 

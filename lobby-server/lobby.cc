@@ -62,6 +62,10 @@ void Lobby::Shutdown() {
 
 absl::Status Lobby::Resume() {
   if (absl::Status s = cache_.Start(); !s.ok()) return s;
+  // Several instances starting at once may race to make a bot player: the loser tries again.
+  absl::Status seeded = SeedBotRatings();
+  if (!seeded.ok()) seeded = SeedBotRatings();
+  if (!seeded.ok()) return seeded;
   if (options_.waiting_expiry > absl::ZeroDuration()) ExpireTick();
   if (options_.abort_after > absl::ZeroDuration()) AbortTick();
   PresenceTick();
@@ -371,7 +375,7 @@ std::string Lobby::MetricsText() {
   return RenderMetrics(metrics_, g);
 }
 
-v1::ListGamesResponse Lobby::ListGames() const {
+v1::ListGamesResponse Lobby::ListGames() {
   v1::ListGamesResponse response;
   for (const GameInfo& info : ply::ListGames()) {
     v1::GameInfo* g = response.add_games();
@@ -379,6 +383,7 @@ v1::ListGamesResponse Lobby::ListGames() const {
     // Levels a bot seat can use only when there are bots.
     if (!bots_.enabled()) g->clear_levels();
   }
+  if (bots_.enabled()) ShowLiveBotRatings(response);
   return response;
 }
 

@@ -145,7 +145,9 @@ class Lobby : private BotDriver::Host {
   // The Prometheus page.
   std::string MetricsText();
 
-  v1::ListGamesResponse ListGames() const;
+  // Every game with its levels, each level with the bot's rating (its own once rated games
+  // have moved it, the calibration ladder's until then).
+  v1::ListGamesResponse ListGames();
   // `client` names the caller for the quotas ("" for a client they do not apply to).
   // `player_key` (the x-ply-player metadata, "" when there was none) makes the seat taken
   // with take_seat that player's.
@@ -216,6 +218,9 @@ class Lobby : private BotDriver::Host {
   // The rematch of a finished match as it would be made: the same game, options, clocks and
   // rating, the seats swapped (the people's token hashes left to the store).
   MatchRecord RematchOf(const MatchRecord& old) const;
+  // Starts each bot level's player at its ladder rating (players/bot_ratings.cc).
+  absl::Status SeedBotRatings();
+  void ShowLiveBotRatings(v1::ListGamesResponse& response);
   // The player whose key this is: none for "", UNAUTHENTICATED for a key no player has.
   absl::StatusOr<std::optional<PlayerRecord>> PlayerOf(const std::string& key);
   using Fresh = MatchCache::Fresh;

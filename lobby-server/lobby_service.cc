@@ -95,11 +95,11 @@ absl::Status Into(absl::StatusOr<T> result, T* response) {
 grpc::ServerUnaryReactor* LobbyServiceImpl::ListGames(grpc::CallbackServerContext* context,
                                                       const v1::ListGamesRequest*,
                                                       v1::ListGamesResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!Admit(context, reactor, Method::kListGames)) return reactor;
-  *response = lobby_->ListGames();
-  Finish(reactor, Method::kListGames, grpc::Status::OK);
-  return reactor;
+  // The bots' live ratings come from the database: on the executor.
+  return Offload(context, Method::kListGames, [=, this] {
+    *response = lobby_->ListGames();
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::CreateMatch(grpc::CallbackServerContext* context,

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <future>
@@ -160,6 +161,12 @@ TEST(BotService, ListsEveryRegisteredGameWithItsLevels) {
     for (int l = 0; l < wire.levels_size(); ++l) {
       EXPECT_EQ(wire.levels(l).name(), info.levels[l].name);
       EXPECT_EQ(wire.levels(l).time_ms(), info.levels[l].time_ms);
+      // ply-bot keeps no players: the calibration ladder's rating.
+      const LadderRating* r = info.ladder.Find(info.levels[l].name);
+      ASSERT_NE(r, nullptr) << info.name << " " << info.levels[l].name;
+      EXPECT_EQ(wire.levels(l).rating_source(), v1::RATING_SOURCE_LADDER);
+      EXPECT_EQ(wire.levels(l).rating(), static_cast<int>(std::lround(r->rating)));
+      EXPECT_EQ(wire.levels(l).ladder_command(), info.ladder.command);
     }
   }
 }

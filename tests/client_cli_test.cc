@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -552,9 +553,17 @@ TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
   std::tie(code, out) = Run("alice", {"history"});
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find(absl::StrCat(id)), std::string::npos) << out;
+  // The leaderboard: the bot levels, settled at their ladder ratings; not alice (provisional).
   std::tie(code, out) = Run("alice", {"top", "tictactoe"});
   ASSERT_EQ(code, 0) << out;
-  EXPECT_NE(out.find("No settled ratings"), std::string::npos) << out;
+  EXPECT_NE(out.find("bot:hard"), std::string::npos) << out;
+  EXPECT_EQ(out.find("alice"), std::string::npos) << out;
+  // `ply games` shows each level's rating, the ladder's (piped: plain "~").
+  std::tie(code, out) = Run("alice", {"games"});
+  ASSERT_EQ(code, 0) << out;
+  const LadderRating* easy = FindGame("connect4")->ladder.Find("easy");
+  ASSERT_NE(easy, nullptr);
+  EXPECT_NE(out.find(absl::StrCat("easy ~", std::lround(easy->rating))), std::string::npos) << out;
 }
 
 TEST_F(ClientCliTest, TwoPlayersAskingToPlayAreSeatedAgainstEachOther) {

@@ -239,6 +239,29 @@ TEST(Format, ClocksAndCounts) {
   EXPECT_EQ(FormatCount(1200000), "1.20M");
 }
 
+TEST(GamesTable, ShowsEachLevelsRatingAndWhichOneItIs) {
+  v1::ListGamesResponse games;
+  v1::GameInfo* g = games.add_games();
+  g->set_name("connect4");
+  v1::DifficultyLevel* easy = g->add_levels();
+  easy->set_name("easy");
+  easy->set_rating(1158);
+  easy->set_rating_source(v1::RATING_SOURCE_LADDER);
+  v1::DifficultyLevel* hard = g->add_levels();
+  hard->set_name("hard");
+  hard->set_rating(1690);
+  hard->set_rating_source(v1::RATING_SOURCE_LIVE);
+  hard->set_rated_games(12);
+  g->add_levels()->set_name("perfect");
+  const std::string fancy = GamesTable(games, Look::kFancy);
+  EXPECT_NE(fancy.find("bot levels: easy \u2248 1158, hard 1690 (12 rated games), perfect\n"),
+            std::string::npos)
+      << fancy;
+  const std::string plain = GamesTable(games, Look::kPlain);
+  EXPECT_NE(plain.find("easy ~1158,"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("\u2248"), std::string::npos) << "plain text stays ASCII";
+}
+
 TEST(LineEditor, EditsLinesAndSkipsEscapes) {
   LineEditor e;
   auto r = e.Feed("d3x\x7f\x1b[A\r");

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "engine/registry/registry.h"
 #include "lobby-server/players/glicko2.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
@@ -269,9 +270,13 @@ TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead)
   ASSERT_TRUE(resigned.ok()) << resigned.error_message();
   const v1::Player level = Whois("bot:beginner");
   EXPECT_TRUE(level.bot());
-  ASSERT_EQ(level.ratings_size(), 1);
-  EXPECT_EQ(level.ratings(0).wins(), 1);
-  // The leaderboard lists settled ratings only: none yet; then the bot's, once settled.
+  // The bot levels start from their ladder ratings in every game, settled.
+  ASSERT_EQ(level.ratings_size(), static_cast<int>(ListGames().size()));
+  for (const v1::GameRating& r : level.ratings()) {
+    EXPECT_EQ(r.wins(), r.game() == "tictactoe" ? 1 : 0) << r.game();
+    EXPECT_FALSE(r.provisional()) << r.game();
+  }
+  // The leaderboard lists settled ratings only: the bot levels, not alice (provisional).
   v1::LeaderboardRequest top;
   top.set_game("tictactoe");
   v1::LeaderboardResponse board;
@@ -279,19 +284,155 @@ TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead)
     grpc::ClientContext context;
     ASSERT_TRUE(stub_->Leaderboard(&context, top, &board).ok());
   }
-  EXPECT_EQ(board.entries_size(), 0);
+  ASSERT_EQ(board.entries_size(), static_cast<int>(FindGame("tictactoe")->levels.size()));
+  for (int i = 0; i < board.entries_size(); ++i) {
+    EXPECT_TRUE(board.entries(i).bot()) << board.entries(i).name();
+    EXPECT_EQ(board.entries(i).rank(), i + 1);
+    if (i > 0) EXPECT_LE(board.entries(i).rating(), board.entries(i - 1).rating());
+  }
   const size_t at = url_.find("dbname=") + 7;
   cluster_->Query(url_.substr(at, url_.find(' ', at) - at),
-                  "UPDATE ratings SET deviation = 60 WHERE player_id = "
-                  "(SELECT id FROM players WHERE name = 'bot:beginner')");
+                  "UPDATE ratings SET deviation = 60, rating = 9000 WHERE player_id = "
+                  "(SELECT id FROM players WHERE name = 'alice')");
   {
     grpc::ClientContext context;
     ASSERT_TRUE(stub_->Leaderboard(&context, top, &board).ok());
   }
-  ASSERT_EQ(board.entries_size(), 1);
-  EXPECT_EQ(board.entries(0).name(), "bot:beginner");
-  EXPECT_TRUE(board.entries(0).bot());
-  EXPECT_EQ(board.entries(0).rank(), 1);
+  ASSERT_GE(board.entries_size(), 1);
+  EXPECT_EQ(board.entries(0).name(), "alice") << "once settled, alice leads";
+  EXPECT_FALSE(board.entries(0).bot());
+}
+
+// The level `level` of `game` as this lobby's ListGames shows it.
+v1::DifficultyLevel ListedLevel(v1::LobbyService::Stub* stub, const std::string& game,
+                                const std::string& level) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListGamesResponse games;
+  grpc::Status s = stub->ListGames(&context, v1::ListGamesRequest(), &games);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  for (const v1::GameInfo& g : games.games()) {
+    for (const v1::DifficultyLevel& l : g.levels()) {
+      if (g.name() == game && l.name() == level) return l;
+    }
+  }
+  ADD_FAILURE() << "no level " << level << " of " << game;
+  return {};
+}
+
+TEST_F(PlayersTest, ListGamesShowsEveryLevelsLadderRating) {
+  grpc::ClientContext context;
+  v1::ListGamesResponse games;
+  ASSERT_TRUE(stub_->ListGames(&context, v1::ListGamesRequest(), &games).ok());
+  ASSERT_EQ(games.games_size(), static_cast<int>(ListGames().size()));
+  for (const v1::GameInfo& g : games.games()) {
+    const GameInfo* info = FindGame(g.name());
+    ASSERT_NE(info, nullptr);
+    ASSERT_EQ(g.levels_size(), static_cast<int>(info->levels.size())) << g.name();
+    for (const v1::DifficultyLevel& l : g.levels()) {
+      const LadderRating* r = info->ladder.Find(l.name());
+      ASSERT_NE(r, nullptr) << g.name() << " " << l.name();
+      EXPECT_EQ(l.rating_source(), v1::RATING_SOURCE_LADDER) << g.name() << " " << l.name();
+      EXPECT_EQ(l.rating(), static_cast<int>(std::lround(r->rating)));
+      EXPECT_EQ(l.ladder_rating(), l.rating());
+      EXPECT_EQ(l.ladder_error(), static_cast<int>(std::lround(r->error)));
+      EXPECT_EQ(l.ladder_command(), info->ladder.command);
+      EXPECT_EQ(l.rated_games(), 0);
+    }
+  }
+}
+
+TEST_F(PlayersTest, ABotLevelStartsAtItsLadderRatingAndRatedGamesMoveItFromThere) {
+  const LadderRating* ladder = FindGame("connect4")->ladder.Find("easy");
+  ASSERT_NE(ladder, nullptr);
+  const Glicko start{.rating = ladder->rating,
+                     .deviation = std::clamp(ladder->error / 1.96, 30.0, 350.0)};
+  // Seeded when the lobby started, before any game: whois and the leaderboard see it.
+  const v1::Player fresh = Whois("bot:easy");
+  EXPECT_TRUE(fresh.bot());
+  auto rating_in = [](const v1::Player& p, const std::string& game) {
+    for (const v1::GameRating& r : p.ratings()) {
+      if (r.game() == game) return r;
+    }
+    ADD_FAILURE() << p.name() << " has no rating in " << game;
+    return v1::GameRating();
+  };
+  EXPECT_EQ(rating_in(fresh, "connect4").rating(), static_cast<int>(std::lround(start.rating)));
+  EXPECT_EQ(rating_in(fresh, "connect4").deviation(),
+            static_cast<int>(std::lround(start.deviation)));
+  EXPECT_EQ(rating_in(fresh, "connect4").games(), 0);
+  // A rated game against a person: the bot's seat shows the ladder rating, and the result
+  // moves it from there by Glicko-2.
+  const std::string alice = Register("alice");
+  v1::CreateMatchRequest create;
+  create.mutable_spec()->set_name("connect4");
+  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  v1::SeatSpec* bot = create.add_seats();
+  bot->set_kind(v1::SEAT_KIND_BOT);
+  bot->set_difficulty("easy");
+  create.set_take_seat(0);
+  v1::CreateMatchResponse created;
+  {
+    grpc::ClientContext c;
+    c.AddMetadata("x-ply-player", alice);
+    grpc::Status s = stub_->CreateMatch(&c, create, &created);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  EXPECT_EQ(created.match().seats(1).player(), "bot:easy");
+  EXPECT_EQ(created.match().seats(1).rating(), static_cast<int>(std::lround(start.rating)));
+  grpc::ClientContext resign;
+  resign.AddMetadata("authorization", absl::StrCat("Bearer ", created.seat_token()));
+  v1::ResignRequest r;
+  r.set_match_id(created.match().id());
+  v1::Match m;
+  ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+  const Glicko won = GlickoUpdate(start, {{.opponent = {}, .score = 1}});
+  const v1::GameRating after = rating_in(Whois("bot:easy"), "connect4");
+  EXPECT_EQ(after.rating(), static_cast<int>(std::lround(won.rating)));
+  EXPECT_EQ(after.games(), 1);
+  absl::StatusOr<v1::Match> ended = GetMatch(stub_.get(), created.match().id());
+  ASSERT_TRUE(ended.ok());
+  EXPECT_EQ(ended->seats(1).rating(), static_cast<int>(std::lround(start.rating)));
+  EXPECT_EQ(ended->seats(1).rating_after(), static_cast<int>(std::lround(won.rating)));
+  // ListGames now shows the bot's own rating for that level, and still the ladder's elsewhere.
+  const v1::DifficultyLevel easy = ListedLevel(stub_.get(), "connect4", "easy");
+  EXPECT_EQ(easy.rating_source(), v1::RATING_SOURCE_LIVE);
+  EXPECT_EQ(easy.rating(), static_cast<int>(std::lround(won.rating)));
+  EXPECT_EQ(easy.ladder_rating(), static_cast<int>(std::lround(ladder->rating)));
+  EXPECT_EQ(easy.rated_games(), 1);
+  EXPECT_EQ(ListedLevel(stub_.get(), "tictactoe", "easy").rating_source(),
+            v1::RATING_SOURCE_LADDER);
+  EXPECT_EQ(ListedLevel(stub_.get(), "connect4", "medium").rating_source(),
+            v1::RATING_SOURCE_LADDER);
+}
+
+TEST_F(PlayersTest, ARestartKeepsTheRatingsGamesMovedAndReseedsTheOthers) {
+  // A database from before the seed: bot:hard has played (from 1500) and bot:medium has a row
+  // no game moved. Another start keeps the first and gives the second the ladder's rating.
+  const size_t at = url_.find("dbname=") + 7;
+  const std::string db = url_.substr(at, url_.find(' ', at) - at);
+  cluster_->Query(db,
+                  "UPDATE ratings SET rating = 1432, deviation = 200, games = 3 WHERE game = "
+                  "'connect4' AND player_id = (SELECT id FROM players WHERE name = 'bot:hard')");
+  cluster_->Query(db,
+                  "UPDATE ratings SET rating = 1500, deviation = 350 WHERE game = 'connect4' AND"
+                  " player_id = (SELECT id FROM players WHERE name = 'bot:medium')");
+  cluster_->Query(db,
+                  "DELETE FROM ratings WHERE game = 'connect4' AND"
+                  " player_id = (SELECT id FROM players WHERE name = 'bot:beginner')");
+  lobby_.reset();
+  StartLobby();
+  const LadderData& ladder = FindGame("connect4")->ladder;
+  const v1::DifficultyLevel hard = ListedLevel(stub_.get(), "connect4", "hard");
+  EXPECT_EQ(hard.rating(), 1432);
+  EXPECT_EQ(hard.rating_source(), v1::RATING_SOURCE_LIVE);
+  EXPECT_EQ(hard.rated_games(), 3);
+  for (const std::string level : {"medium", "beginner"}) {
+    const v1::DifficultyLevel l = ListedLevel(stub_.get(), "connect4", level);
+    EXPECT_EQ(l.rating(), static_cast<int>(std::lround(ladder.Find(level)->rating))) << level;
+    EXPECT_EQ(l.rating_source(), v1::RATING_SOURCE_LADDER) << level;
+  }
+  EXPECT_EQ(cluster_->Query(db, "SELECT count(*) FROM players WHERE name = 'bot:medium'"), "1");
 }
 
 // One player in the pairing queue, its stream read on a thread of its own.

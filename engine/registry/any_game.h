@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
+#include "engine/registry/ladder_data.h"
 #include "engine/search/difficulty.h"
 
 namespace ply {
@@ -30,6 +31,8 @@ struct GameInfo {
   std::vector<Difficulty> levels;
   // Names of the two sides, first player first ("Red", "Yellow").
   std::vector<std::string> player_names;
+  // Every level's rating from the game's calibration ladder (games/GAME/ladder.txt).
+  LadderData ladder;
 };
 
 // What a search saw, in text, for tools, logs and the wire.

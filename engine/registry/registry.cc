@@ -31,7 +31,8 @@ Entry Register(std::string title, std::string description, std::vector<std::stri
                     .description = std::move(description),
                     .options = G::OptionInfos(),
                     .levels = G::Levels(),
-                    .player_names = std::move(players)};
+                    .player_names = std::move(players),
+                    .ladder = ShippedLadder(G::kName)};
   e.create = [](const GameOptions& options,
                 const GameInfo* info) -> absl::StatusOr<std::unique_ptr<AnyGame>> {
     absl::Status known = CheckKnownOptions(G::kName, options, G::OptionInfos());

@@ -95,8 +95,15 @@ absl::StatusOr<std::vector<LadderRating>> RunLadder(
     const std::function<void(const std::string&, const std::string&, const PairResult&)>& on_pair) {
   const GameInfo* info = FindGame(config.game);
   if (info == nullptr) return CreateGame(config.game).status();
+  // A game's own level named like an anchor (Gomoku's pattern-scoring "greedy") takes the
+  // anchor's place, so that each name is rated once.
   std::vector<Difficulty> players = {RandomAnchor(), GreedyAnchor()};
-  for (const Difficulty& d : info->levels) players.push_back(d);
+  for (Difficulty& anchor : players) {
+    if (const Difficulty* own = FindLevel(info->levels, anchor.name)) anchor = *own;
+  }
+  for (const Difficulty& d : info->levels) {
+    if (FindLevel(players, d.name) == nullptr) players.push_back(d);
+  }
   std::vector<std::string> names;
   for (const Difficulty& d : players) names.push_back(d.name);
   std::vector<PairResult> results;
@@ -111,6 +118,7 @@ absl::StatusOr<std::vector<LadderRating>> RunLadder(
                         .seed = config.seed + 7919 * (a * 16 + b),
                         .opening_plies = config.opening_plies,
                         .time_ms = config.time_ms,
+                        .nodes_per_ms = config.nodes_per_ms,
                         .tt_megabytes = config.tt_megabytes,
                         .extra_levels = {RandomAnchor(), GreedyAnchor()}};
       absl::StatusOr<MatchResult> r = RunMatch(match);

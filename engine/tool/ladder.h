@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/core/options.h"
+#include "engine/registry/ladder_data.h"
 #include "engine/search/difficulty.h"
 
 namespace ply {
@@ -27,14 +28,6 @@ struct PairResult {
   int wins = 0;
   int draws = 0;
   int losses = 0;
-};
-
-struct LadderRating {
-  std::string name;
-  double rating = 0;
-  // Half-width of the 95% interval; 0 for the anchor.
-  double error = 0;
-  int games = 0;
 };
 
 // Maximum-likelihood Elo ratings of `players` from `results`, player `anchor` held at
@@ -57,6 +50,9 @@ struct LadderConfig {
   int opening_plies = 2;
   // Per-move time for every player (0: each level's own).
   int64_t time_ms = 0;
+  // When > 0, a node budget instead: each level's own time_ms times this (see MatchConfig).
+  // The result then does not depend on the machine's load, and a rerun gives the same games.
+  int64_t nodes_per_ms = 0;
   size_t tt_megabytes = 16;
 };
 

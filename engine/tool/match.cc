@@ -86,6 +86,11 @@ absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
                             .time_ms = config.time_ms,
                             .max_nodes = config.max_nodes,
                             .seed = move_seed++};
+      if (config.nodes_per_ms > 0) {
+        request.max_nodes = std::max<int64_t>(1, levels[engine]->time_ms * config.nodes_per_ms);
+        request.level.time_ms = 0;
+        request.time_ms = 0;
+      }
       absl::StatusOr<SearchReport> report = game->ChooseMove(request, &caches[engine]);
       if (!report.ok()) return report.status();
       absl::Status played = game->Play(report->move);

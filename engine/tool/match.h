@@ -29,6 +29,10 @@ struct MatchConfig {
   // Per-move caps applied to both levels (0: the levels' own).
   int64_t time_ms = 0;
   int64_t max_nodes = 0;
+  // When > 0, every level thinks for a node budget instead of a time budget: its own time_ms
+  // times this many nodes, with no clock at all (time_ms and max_nodes above are then ignored).
+  // A match played that way is the same on a busy machine as on an idle one, move for move.
+  int64_t nodes_per_ms = 0;
   size_t tt_megabytes = 16;
   // Players the game's own levels do not have (the ladder's anchors), found by name too.
   std::vector<Difficulty> extra_levels;

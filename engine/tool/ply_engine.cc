@@ -8,7 +8,7 @@
 //   ply-engine solve connect4 MOVES
 //   ply-engine book connect4 [--max-ply N] [--out FILE]
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
-//   ply-engine ladder GAME [--games N] [--time-ms T]
+//   ply-engine ladder GAME [--games N] [--time-ms T | --nodes-per-ms R] [--ladder-out FILE]
 //   ply-engine bench [GAME ...] [--signature-only]
 //   ply-engine demo [GAME] [--a LEVEL --b LEVEL]
 #include <chrono>
@@ -50,6 +50,11 @@ ABSL_FLAG(int, tt_mb, 64, "transposition table size in MiB");
 ABSL_FLAG(int, max_ply, 11, "book: the last ply at which the perfect level looks moves up");
 ABSL_FLAG(std::string, out, "engine/games/connect4/book_7x6.txt",
           "book: the file to write (rewritten after each ply, so a stopped run keeps its plies)");
+ABSL_FLAG(int64_t, nodes_per_ms, 0,
+          "ladder: think for a node budget, each level's own time_ms times this, instead of a "
+          "clock (the same games however busy the machine is)");
+ABSL_FLAG(std::string, ladder_out, "",
+          "ladder: also write the result as the game's ladder file (games/GAME/ladder.txt)");
 ABSL_FLAG(int, bench_ms, 1000, "bench: time per position for the depth-in-time measurement");
 ABSL_FLAG(bool, signature_only, false,
           "bench: only the fixed-depth node counts (deterministic; what `make test` compares)");
@@ -357,6 +362,23 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
   return 0;
 }
 
+// The command line that reproduces a ladder run, for the ladder file.
+std::string LadderCommand(const LadderConfig& config, const std::string& out) {
+  std::string command = absl::StrCat("build/engine/ply-engine ladder ", config.game);
+  for (const auto& [name, value] : config.options) {
+    absl::StrAppend(&command, " --opt ", name, "=", value);
+  }
+  absl::StrAppend(&command, " --games ", config.games);
+  if (config.seed != 1) absl::StrAppend(&command, " --seed ", config.seed);
+  if (config.opening_plies != 2)
+    absl::StrAppend(&command, " --opening-plies ", config.opening_plies);
+  if (config.nodes_per_ms > 0) absl::StrAppend(&command, " --nodes-per-ms ", config.nodes_per_ms);
+  if (config.time_ms > 0) absl::StrAppend(&command, " --time-ms ", config.time_ms);
+  if (config.tt_megabytes != 64) absl::StrAppend(&command, " --tt-mb ", config.tt_megabytes);
+  if (!out.empty()) absl::StrAppend(&command, " --ladder-out ", out);
+  return command;
+}
+
 // Every level of a game on one rating scale, anchored to a random mover (see ladder.h).
 int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
   if (args.size() != 1) return Usage("ladder needs GAME");
@@ -367,7 +389,12 @@ int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
                       .seed = absl::GetFlag(FLAGS_seed),
                       .opening_plies = absl::GetFlag(FLAGS_opening_plies),
                       .time_ms = absl::GetFlag(FLAGS_time_ms),
+                      .nodes_per_ms = absl::GetFlag(FLAGS_nodes_per_ms),
                       .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
+  if (config.time_ms > 0 && config.nodes_per_ms > 0) {
+    return Usage("ladder takes --time-ms or --nodes-per-ms, not both");
+  }
+  const std::string out = absl::GetFlag(FLAGS_ladder_out);
   auto ratings =
       RunLadder(config, [&](const std::string& a, const std::string& b, const PairResult& r) {
         if (json) return;
@@ -375,13 +402,26 @@ int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
         std::cout.flush();
       });
   if (!ratings.ok()) return Fail(ratings.status());
+  const LadderData data{.command = LadderCommand(config, out),
+                        .levels = LevelsFingerprint(FindGame(config.game)->levels),
+                        .ratings = *ratings};
+  if (!out.empty()) {
+    std::ofstream file(out);
+    file << FormatLadder(data, config.game);
+    if (!file.flush()) return Fail(absl::UnavailableError(absl::StrCat("cannot write ", out)));
+  }
   if (json) {
-    Json out = Json::array();
+    Json list = Json::array();
     for (const LadderRating& r : *ratings) {
-      out.push_back(
+      list.push_back(
           {{"level", r.name}, {"rating", r.rating}, {"error", r.error}, {"games", r.games}});
     }
-    std::cout << Json{{"game", config.game}, {"anchor", "random"}, {"ratings", out}}.dump() << "\n";
+    std::cout << Json{{"game", config.game},
+                      {"anchor", "random"},
+                      {"command", data.command},
+                      {"ratings", list}}
+                     .dump()
+              << "\n";
     return 0;
   }
   std::cout << absl::StrFormat("\n%-8s %7s %8s %6s\n", "level", "rating", "95%", "games");
@@ -541,7 +581,8 @@ int main(int argc, char** argv) {
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
       "  ply-engine book connect4 [--max-ply N] [--out FILE]   (the perfect level's opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
-      "  ply-engine ladder GAME [--games N per pairing] [--time-ms T]   (every level's rating)\n"
+      "  ply-engine ladder GAME [--games N per pairing] [--time-ms T | --nodes-per-ms R]\n"
+      "                   [--ladder-out games/GAME/ladder.txt]   (every level's rating)\n"
       "  ply-engine bench [GAME ...] [--signature-only]\n"
       "  ply-engine demo [GAME] [--a LEVEL --b LEVEL]\n"
       "every subcommand takes --json");

@@ -118,6 +118,17 @@ struct GameRatingRecord {
   int losses = 0;
 };
 
+// A bot level's rating in one game, as a starting point (the calibration ladder's) or as it
+// stands (the bot player's own, moved by its rated games).
+struct BotLevelRating {
+  std::string game;
+  // The level ("hard"), not the player's name ("bot:hard").
+  std::string level;
+  double rating = 1500;
+  double deviation = 350;
+  int games = 0;
+};
+
 struct PlayerRecord {
   int64_t id = 0;
   std::string name;
@@ -475,6 +486,17 @@ class MatchStore {
   // Takes back the open rematch offer of a finished match, whoever made it.
   virtual absl::StatusOr<RematchState> WithdrawRematch(int64_t /*match_id*/) {
     return absl::UnimplementedError("this lobby's store keeps no rematches");
+  }
+  // Gives each bot level's player ("bot:LEVEL", made when missing) the rating `seeds` has for
+  // it in its game, where that player has no rating there yet or one without games (so a
+  // rerun ladder reaches the bots that have not played); a rating that games have moved stays.
+  // Safe to run from every instance at every start.
+  virtual absl::Status SeedBotRatings(const std::vector<BotLevelRating>& /*seeds*/) {
+    return absl::OkStatus();
+  }
+  // Every bot level's rating in every game it has one in, with its games.
+  virtual absl::StatusOr<std::vector<BotLevelRating>> BotLevelRatings() {
+    return std::vector<BotLevelRating>{};
   }
   // The best settled ratings of `game`.
   virtual absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& /*game*/,

@@ -85,7 +85,21 @@ std::vector<OptionInfo> TicTacTwo::OptionInfos() {
   };
 }
 
-std::vector<Difficulty> TicTacTwo::Levels() { return DefaultLevels(); }
+std::vector<Difficulty> TicTacTwo::Levels() {
+  std::vector<Difficulty> levels = DefaultLevels();
+  // Tuned on the rating ladder (games/tictactwo/ladder.txt) to stand 100 points apart: at
+  // seven plies medium drew or split its games with hard (+7 =6 -7), the game being drawish
+  // between good players; each level below hard now looks less far or errs more often.
+  for (Difficulty& d : levels) {
+    if (d.name == "beginner") d.random_move_chance = 0.5;
+    if (d.name == "easy") d.max_depth = 2;
+    if (d.name == "medium") {
+      d.max_depth = 3;
+      d.random_move_chance = 0.05;
+    }
+  }
+  return levels;
+}
 
 absl::StatusOr<TicTacTwo> TicTacTwo::Create(const GameOptions& options) {
   absl::StatusOr<std::string> preset_name =

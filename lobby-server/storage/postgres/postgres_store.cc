@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <random>
@@ -405,6 +406,14 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"bot_ratings",
        "SELECT p.name, r.rating FROM ratings r JOIN players p ON p.id = r.player_id"
        " WHERE p.bot AND r.game = $1"},
+      // A bot level's starting rating: only where it has none, or one no game has moved.
+      {"seed_bot_rating",
+       "INSERT INTO ratings (player_id, game, rating, deviation) VALUES ($1, $2, $3, $4)"
+       " ON CONFLICT (player_id, game) DO UPDATE SET rating = EXCLUDED.rating,"
+       " deviation = EXCLUDED.deviation WHERE ratings.games = 0"},
+      {"bot_level_ratings",
+       "SELECT p.name, r.game, r.rating, r.deviation, r.games FROM ratings r"
+       " JOIN players p ON p.id = r.player_id WHERE p.bot ORDER BY r.game, p.name"},
       {"bot_seats_in_play",
        "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status IN (1, 2)"
        " AND bot_seats > 0"},
@@ -984,6 +993,39 @@ absl::StatusOr<std::vector<std::pair<std::string, double>>> PostgresStore::BotRa
     pqxx::nontransaction tx(conn.c);
     for (const pqxx::row& r : tx.exec_prepared("bot_ratings", game)) {
       out.emplace_back(r[0].as<std::string>(), r[1].as<double>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::Status PostgresStore::SeedBotRatings(const std::vector<BotLevelRating>& seeds) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    std::map<std::string, int64_t> players;
+    for (const BotLevelRating& seed : seeds) {
+      const std::string name = absl::StrCat("bot:", seed.level);
+      auto [at, fresh] = players.try_emplace(name, 0);
+      if (fresh) at->second = tx.exec_prepared1("bot_player", name, NowMs())[0].as<int64_t>();
+      tx.exec_prepared("seed_bot_rating", at->second, seed.game, seed.rating, seed.deviation);
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<BotLevelRating>> PostgresStore::BotLevelRatings() {
+  std::vector<BotLevelRating> out;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("bot_level_ratings")) {
+      std::string name = r[0].as<std::string>();
+      out.push_back({.game = r[1].as<std::string>(),
+                     .level = name.substr(name.find(':') + 1),
+                     .rating = r[2].as<double>(),
+                     .deviation = r[3].as<double>(),
+                     .games = r[4].as<int>()});
     }
     return absl::OkStatus();
   });

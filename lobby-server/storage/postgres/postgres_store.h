@@ -127,6 +127,8 @@ class PostgresStore final : public MatchStore {
       const std::string& game) override;
   absl::StatusOr<RematchState> OfferRematch(const RematchOffer& offer) override;
   absl::StatusOr<RematchState> WithdrawRematch(int64_t match_id) override;
+  absl::Status SeedBotRatings(const std::vector<BotLevelRating>& seeds) override;
+  absl::StatusOr<std::vector<BotLevelRating>> BotLevelRatings() override;
 
   // This instance's name in announcements.
   const std::string& origin() const { return origin_; }

@@ -1,0 +1,61 @@
+// A game's calibration ladder as it ships: each difficulty level's rating on the players' scale,
+// fitted by `ply-engine ladder` (engine/tool/ladder.h) and kept as a small text file in the
+// game's own folder (games/GAME/ladder.txt, compiled in). The registry hands it out with the
+// game (GameInfo::ladder); the lobby seeds the bot players' ratings from it and shows it beside
+// each level until people's games have moved the bot's own rating.
+//
+// The file, line by line ('#' starts a comment):
+//   command: ply-engine ladder connect4 --games 20 --nodes-per-ms 100
+//   levels: 9c2f...                 (LevelsFingerprint of the levels the ladder played)
+//   LEVEL RATING ERROR GAMES        (one line per player, anchors included; ERROR is the
+//                                    half-width of the 95% interval, 0 for the fixed anchor)
+#ifndef PLY_ENGINE_REGISTRY_LADDER_DATA_H_
+#define PLY_ENGINE_REGISTRY_LADDER_DATA_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/search/difficulty.h"
+
+namespace ply {
+
+struct LadderRating {
+  std::string name;
+  double rating = 0;
+  // Half-width of the 95% interval; 0 for the anchor.
+  double error = 0;
+  int games = 0;
+};
+
+struct LadderData {
+  // The command that produced the ratings (rerun it to refresh them).
+  std::string command;
+  // LevelsFingerprint of the game's levels when it ran: a level retuned since differs.
+  std::string levels;
+  std::vector<LadderRating> ratings;
+
+  bool empty() const { return ratings.empty(); }
+  // The rating of `name`, or nullptr.
+  const LadderRating* Find(std::string_view name) const;
+};
+
+// A short hash of every dial of every level, in order (16 hex digits): what a ladder result
+// holds for.
+std::string LevelsFingerprint(const std::vector<Difficulty>& levels);
+
+// INVALID_ARGUMENT naming the line for anything but the format above.
+absl::StatusOr<LadderData> ParseLadder(std::string_view text);
+// The file's text; ParseLadder(FormatLadder(d)) gives d back (ratings to 0.1 point).
+std::string FormatLadder(const LadderData& data, std::string_view game);
+
+// The shipped ladder of `game` (compiled in from games/GAME/ladder.txt); empty when the game has
+// no file. A file that does not parse is a build mistake: the result is empty too and
+// ShippedLadderError says why.
+LadderData ShippedLadder(std::string_view game);
+absl::Status ShippedLadderError(std::string_view game);
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_REGISTRY_LADDER_DATA_H_
