@@ -72,6 +72,8 @@ absl::string_view MethodName(Method m) {
       return "Leaderboard";
     case Method::kPair:
       return "Pair";
+    case Method::kAnalyzeMatch:
+      return "AnalyzeMatch";
     case Method::kCount:
       break;
   }

@@ -51,6 +51,7 @@ enum class Method : int {
   kListPlayerMatches,
   kLeaderboard,
   kPair,
+  kAnalyzeMatch,
   kCount
 };
 absl::string_view MethodName(Method m);
