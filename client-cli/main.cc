@@ -519,21 +519,11 @@ class Cli {
     return 0;
   }
 
-  // The analysis the lobby keeps for the match, if any (nothing is started).
+  // The analysis the lobby keeps for the match, if any; none when it cannot be read (a lobby
+  // without analyses, say): the record and replay go on without it.
   std::optional<v1::MatchAnalysis> StoredAnalysis(int64_t id) {
-    v1::AnalyzeMatchRequest request;
-    request.set_match_id(id);
-    request.set_stored_only(true);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    auto reader = lobby_.stub()->AnalyzeMatch(&context, request);
-    v1::AnalyzeMatchEvent e;
-    std::optional<v1::MatchAnalysis> analysis;
-    while (reader->Read(&e)) {
-      if (e.has_analysis()) analysis = e.analysis();
-    }
-    if (!reader->Finish().ok()) return std::nullopt;
-    return analysis;
+    absl::StatusOr<std::optional<v1::MatchAnalysis>> a = lobby_.StoredAnalysis(id);
+    return a.ok() ? *a : std::nullopt;
   }
 
   int Move(int64_t id, const std::string& move) {
