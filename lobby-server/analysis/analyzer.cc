@@ -133,8 +133,24 @@ Analyzer::Analyzer(Lobby* lobby, MatchStore* store, BotTargets* bots, Executor* 
       options_(std::move(options)) {}
 
 Analyzer::~Analyzer() {
+  std::vector<std::weak_ptr<Job>> jobs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    jobs.swap(jobs_);
+  }
+  for (const std::weak_ptr<Job>& weak : jobs) {
+    std::shared_ptr<Job> job = weak.lock();
+    if (job == nullptr) continue;
+    std::vector<std::shared_ptr<BotClient::PendingMove>> calls;
+    {
+      std::lock_guard<std::mutex> lock(job->mu);
+      job->over = true;
+      calls.swap(job->calls);
+    }
+    for (auto& c : calls) c->Cancel();
+  }
   std::unique_lock<std::mutex> lock(mu_);
-  stopping_ = true;
   // The callbacks of cancelled calls come quickly; a bounded wait keeps a stuck one from
   // holding the process.
   idle_.wait_for(lock, std::chrono::seconds(10), [this] { return calls_ == 0; });
@@ -239,6 +255,9 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
     } else {
       ++running_;
       job->running = true;
+      // Forget the jobs that are gone while adding this one.
+      std::erase_if(jobs_, [](const std::weak_ptr<Job>& j) { return j.expired(); });
+      jobs_.push_back(job);
     }
   }
   if (!refused.ok()) {

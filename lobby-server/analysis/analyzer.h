@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "lobby-server/bot_targets.h"
@@ -99,6 +100,8 @@ class Analyzer {
   bool stopping_ = false;
   int running_ = 0;
   int calls_ = 0;
+  // Jobs with bot calls, so that the destructor can cancel them.
+  std::vector<std::weak_ptr<Job>> jobs_;
   uint64_t next_holder_ = 0;
 };
 
