@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "bot-service/log_text.h"
 #include "bot-service/proto_convert.h"
+#include "engine/analysis/analysis.h"
 #include "engine/core/text.h"
 #include "engine/registry/registry.h"
 
@@ -109,6 +110,15 @@ absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& reques
                                                    "; it must be 0 (no limit) or positive"));
   }
 
+  if (request.analysis() && !request.difficulty().empty()) {
+    return absl::InvalidArgumentError("an analysis request takes no difficulty");
+  }
+  if (request.max_depth() < 0 || request.max_depth() >= kMaxSearchPly) {
+    return absl::InvalidArgumentError(absl::StrCat("max_depth is ", request.max_depth(),
+                                                   "; it must be between 0 (no cap) and ",
+                                                   kMaxSearchPly - 1));
+  }
+
   const GameInfo* info = FindGame(spec.name());
   std::string level_name = request.difficulty().empty() ? "medium" : request.difficulty();
   if (info != nullptr && FindLevel(info->levels, level_name) == nullptr) {
@@ -127,7 +137,10 @@ absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& reques
         "the position is finished (", (*game)->Status().reason, "): there is no move to choose"));
   }
   PreparedSearch prepared;
-  prepared.level = *FindLevel(info->levels, level_name);
+  prepared.level = request.analysis() ? AnalysisLevel(request.budget_ms() > 0 ? request.budget_ms()
+                                                                              : max_budget_ms,
+                                                      request.max_depth())
+                                      : *FindLevel(info->levels, level_name);
   prepared.game = *std::move(game);
   prepared.requested_ms = request.budget_ms();
   prepared.max_nodes = request.max_nodes();

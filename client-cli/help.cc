@@ -38,8 +38,18 @@ const std::vector<CommandHelp>& Commands() {
        "and nodes their search reached (scores from the first player's side: + is good for\n"
        "the first player). q stops watching."},
       {"record", "ply record MATCH [--format text|pdn] [--json]",
-       "The moves of a match in the game's notation (PDN for draughts with --format pdn)."},
-      {"replay", "ply replay MATCH", "Steps through a match's moves (n/p, arrows, q)."},
+       "The moves of a match in the game's notation (PDN for draughts with --format pdn).\n"
+       "--json includes the match's analysis, once it has one, as \"analysis\"."},
+      {"replay", "ply replay MATCH",
+       "Steps through a match's moves (n/p, arrows, q); once the match is analysed (ply\n"
+       "analyze), each move shows its mark and the best move."},
+      {"analyze", "ply analyze MATCH [--json]",
+       "Post-game analysis by the lobby's bots: every move with the evaluation before and after\n"
+       "it from the mover's side (game units and win chance), the best move and its line, and a\n"
+       "mark: ?! inaccuracy, ? mistake, ?? blunder (= where both sides of the move are proven,\n"
+       "so the verdict is exact); then each player's accuracy and marks. A finished match is\n"
+       "analysed once and kept; an active one only if every seat is a bot. A progress bar runs\n"
+       "meanwhile (on a terminal)."},
       {"move", "ply move MATCH MOVE [--json]",
        "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it."},
       {"claim", "ply claim MATCH [--draw]",

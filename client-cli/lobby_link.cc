@@ -180,6 +180,25 @@ absl::StatusOr<v1::Match> LobbyClient::GetMatch(int64_t match_id) {
   request.set_match_id(match_id);
   PLY_UNARY(v1::Match, GetMatch, request, "");
 }
+absl::StatusOr<std::optional<v1::MatchAnalysis>> LobbyClient::StoredAnalysis(int64_t match_id) {
+  v1::AnalyzeMatchRequest request;
+  request.set_match_id(match_id);
+  request.set_stored_only(true);
+  std::optional<v1::MatchAnalysis> analysis;
+  grpc::Status status = Unary(
+      [&](grpc::ClientContext* c) {
+        auto reader = stub_->AnalyzeMatch(c, request);
+        v1::AnalyzeMatchEvent e;
+        while (reader->Read(&e)) {
+          if (e.has_analysis()) analysis = e.analysis();
+        }
+        return reader->Finish();
+      },
+      "", player_key_);
+  if (status.error_code() == grpc::StatusCode::NOT_FOUND) return std::optional<v1::MatchAnalysis>();
+  if (!status.ok()) return ToAbslStatus(status);
+  return analysis;
+}
 absl::StatusOr<v1::JoinMatchResponse> LobbyClient::JoinMatch(const v1::JoinMatchRequest& request) {
   PLY_UNARY(v1::JoinMatchResponse, JoinMatch, request, "");
 }

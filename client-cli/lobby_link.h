@@ -75,6 +75,9 @@ class LobbyClient {
   absl::StatusOr<v1::ListMatchesResponse> ListPlayerMatches(
       const v1::ListPlayerMatchesRequest& request);
   absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& game, int limit);
+  // The analysis the lobby keeps for the match (AnalyzeMatch with stored_only): nullopt when it
+  // has none; nothing is started.
+  absl::StatusOr<std::optional<v1::MatchAnalysis>> StoredAnalysis(int64_t match_id);
 
  private:
   std::string address_;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bot-service/credentials.h"
+#include "client-cli/analysis_view.h"
 #include "client-cli/help.h"
 #include "client-cli/lobby_link.h"
 #include "client-cli/match_view.h"
@@ -43,7 +45,7 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a lobby that requires one.");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert.");
 ABSL_FLAG(bool, json, false,
-          "Print JSON instead of text (games, list, new, join, move, record, "
+          "Print JSON instead of text (games, list, new, join, move, record, analyze, "
           "watch: one event per line).");
 ABSL_FLAG(std::string, seat1, "", "new: the first seat: me, open or bot:LEVEL.");
 ABSL_FLAG(std::string, seat2, "", "new: the second seat: me, open or bot:LEVEL.");
@@ -432,7 +434,13 @@ class Cli {
     if (!m.ok()) return Fail(m.status());
     if (absl::GetFlag(FLAGS_format) == "pdn") return Pdn(*m);
     if (absl::GetFlag(FLAGS_json)) {
-      std::cout << ToJson(*m) << std::endl;
+      std::string json = ToJson(*m);
+      // The match's fields, and its analysis beside them once it has one.
+      if (std::optional<v1::MatchAnalysis> a = StoredAnalysis(id); a && json.size() > 1) {
+        json.pop_back();
+        json += absl::StrCat(",\"analysis\":", ToJson(*a), "}");
+      }
+      std::cout << json << std::endl;
       return 0;
     }
     std::string error;
@@ -471,7 +479,52 @@ class Cli {
   int Replay(int64_t id) {
     absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
     if (!m.ok()) return Fail(m.status());
-    return RunReplay(*m, OutputLook(), isatty(STDOUT_FILENO));
+    std::optional<v1::MatchAnalysis> analysis = StoredAnalysis(id);
+    return RunReplay(*m, OutputLook(), isatty(STDOUT_FILENO), analysis ? &*analysis : nullptr);
+  }
+
+  // Asks the lobby to analyse the match (or returns the analysis it keeps), with a progress
+  // bar on a terminal.
+  int Analyze(int64_t id) {
+    absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
+    if (!m.ok()) return Fail(m.status());
+    v1::AnalyzeMatchRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    auto reader = lobby_.stub()->AnalyzeMatch(&context, request);
+    const bool bar = isatty(STDERR_FILENO) && !absl::GetFlag(FLAGS_json);
+    v1::AnalyzeMatchEvent e;
+    std::optional<v1::MatchAnalysis> analysis;
+    while (reader->Read(&e)) {
+      if (e.has_analysis()) analysis = e.analysis();
+      if (!bar || !e.has_progress()) continue;
+      if (e.progress().waiting()) {
+        std::cerr << "\rwaiting for the analysis another request started...   " << std::flush;
+      } else {
+        std::cerr << "\ranalysing "
+                  << ProgressBar(e.progress().positions_done(), e.progress().positions())
+                  << std::flush;
+      }
+    }
+    if (bar) std::cerr << "\n";
+    grpc::Status s = reader->Finish();
+    if (!s.ok()) {
+      return Fail(absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message()));
+    }
+    if (!analysis) return Fail(absl::InternalError("the lobby sent no analysis"));
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(*analysis) << std::endl;
+      return 0;
+    }
+    std::cout << AnalysisText(*m, *analysis, OutputLook()) << std::flush;
+    return 0;
+  }
+
+  // The analysis the lobby keeps for the match, if any; none when it cannot be read (a lobby
+  // without analyses, say): the record and replay go on without it.
+  std::optional<v1::MatchAnalysis> StoredAnalysis(int64_t id) {
+    absl::StatusOr<std::optional<v1::MatchAnalysis>> a = lobby_.StoredAnalysis(id);
+    return a.ok() ? *a : std::nullopt;
   }
 
   // The win (or --draw) of a match whose opponent, to move without a clock, has gone.
@@ -630,7 +683,7 @@ int Main(int argc, char** argv) {
   int64_t id = 0;
   const bool needs_id = command == "join" || command == "watch" || command == "record" ||
                         command == "replay" || command == "move" || command == "claim" ||
-                        command == "rematch";
+                        command == "rematch" || command == "analyze";
   if (!needs_id) return Usage("no command '" + command + "'");
   if (args.empty() || !ParseMatchId(args[0], &id)) {
     return Usage(absl::StrCat(command, " needs a match number (`ply list` shows them)"));
@@ -642,6 +695,7 @@ int Main(int argc, char** argv) {
   if (command == "claim")
     return args.size() == 1 ? cli.Claim(id) : Usage("usage: ply claim MATCH [--draw]");
   if (command == "rematch") return cli.Rematch(id);
+  if (command == "analyze") return cli.Analyze(id);
   if (args.size() != 2) return Usage("usage: ply move MATCH MOVE");
   return cli.Move(id, args[1]);
 }

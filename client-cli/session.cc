@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bot-service/proto_convert.h"
+#include "client-cli/analysis_view.h"
 #include "client-cli/match_view.h"
 #include "client-cli/terminal.h"
 #include "engine/core/display_text.h"
@@ -535,7 +536,8 @@ class Session {
   std::optional<SeatTicket> next_;
 };
 
-std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look) {
+std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look,
+                                      const v1::MatchAnalysis* analysis) {
   std::vector<std::string> moves;
   for (int i = 0; i < ply; ++i) moves.push_back(match.moves(i).move());
   std::vector<std::string> lines;
@@ -565,6 +567,9 @@ std::vector<std::string> ReplayScreen(const v1::Match& match, int ply, Look look
                                  match.seats(mv.seat()).side(), " ", Bold(mv.move(), look),
                                  bot.empty() ? "" : "  (" + bot + ")"));
     if (!bot.empty()) lines.push_back(Dim(ScoreLegend(match), look));
+    if (analysis != nullptr && ply - 1 < analysis->moves_size()) {
+      lines.push_back(MoveAnalysisLine(analysis->moves(ply - 1), look));
+    }
   }
   if (ply == match.moves_size() && match.status() == v1::MATCH_STATUS_FINISHED) {
     lines.push_back(GameOverLines(match, -1).front());
@@ -597,11 +602,11 @@ int RunSession(LobbyClient& lobby, const SessionOptions& options) {
   }
 }
 
-int RunReplay(const v1::Match& match, Look look, bool tty) {
+int RunReplay(const v1::Match& match, Look look, bool tty, const v1::MatchAnalysis* analysis) {
   const int last = match.moves_size();
   if (!tty || !StdinIsTty()) {
     for (int ply = 0; ply <= last; ++ply) {
-      WriteOut(absl::StrCat(absl::StrJoin(ReplayScreen(match, ply, look), "\n"), "\n\n"));
+      WriteOut(absl::StrCat(absl::StrJoin(ReplayScreen(match, ply, look, analysis), "\n"), "\n\n"));
     }
     return 0;
   }
@@ -609,7 +614,7 @@ int RunReplay(const v1::Match& match, Look look, bool tty) {
   WriteOut("\x1b[2J");
   int ply = 0;
   for (;;) {
-    std::vector<std::string> lines = ReplayScreen(match, ply, look);
+    std::vector<std::string> lines = ReplayScreen(match, ply, look, analysis);
     lines.push_back("");
     lines.push_back(Dim("n/space/→ next · p/← back · g start · G end · q quit", look));
     WriteOut(Frame(lines));

@@ -38,7 +38,9 @@ struct SessionOptions {
 int RunSession(LobbyClient& lobby, const SessionOptions& options);
 
 // Steps through `match` move by move (keys on a terminal; every position in turn otherwise).
-int RunReplay(const v1::Match& match, Look look, bool tty);
+// `analysis` (may be null): the match's stored analysis, shown under each move.
+int RunReplay(const v1::Match& match, Look look, bool tty,
+              const v1::MatchAnalysis* analysis = nullptr);
 
 // How moves of `game` are written, for `help`.
 std::string NotationHint(std::string_view game);

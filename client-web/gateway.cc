@@ -1,5 +1,6 @@
 #include "client-web/gateway.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -332,6 +333,31 @@ void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {
   }
   json out = MatchJson(*match, Reader::kSpectator);
   out["boards"] = boards;
+  // Once the match is analysed (ply analyze), each move's mark and the best move; a replay
+  // without it is still a replay.
+  if (absl::StatusOr<std::optional<v1::MatchAnalysis>> a = lobby_.StoredAnalysis(*id);
+      a.ok() && a->has_value()) {
+    json moves = json::array();
+    for (const v1::MoveAnalysis& m : (*a)->moves()) {
+      static constexpr const char* kMarks[] = {"", "?!", "?", "??"};
+      const int mark = std::clamp(static_cast<int>(m.mark()), 0, 3);
+      moves.push_back({{"ply", m.ply()},
+                       {"mark", kMarks[mark]},
+                       {"exact", m.exact_verdict()},
+                       {"best", m.best_move()},
+                       {"before", m.score_before_text()},
+                       {"after", m.score_after_text()}});
+    }
+    json players = json::array();
+    for (const v1::PlayerAnalysis& p : (*a)->players()) {
+      players.push_back({{"seat", p.seat()},
+                         {"accuracy", p.accuracy()},
+                         {"inaccuracies", p.inaccuracies()},
+                         {"mistakes", p.mistakes()},
+                         {"blunders", p.blunders()}});
+    }
+    out["analysis"] = {{"moves", moves}, {"players", players}};
+  }
   SendJson(res, 200, out);
 }
 

@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "lobby-server/analysis/analyzer.h"
 #include "lobby-server/client_limits.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
@@ -65,6 +66,10 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
                                                 const v1::PairRequest* request) override;
   grpc::ServerWriteReactor<v1::MatchEvent>* WatchMatch(
       grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) override;
+  // Defined in analysis/analyze_stream.cc; UNAVAILABLE until set_analyzer.
+  grpc::ServerWriteReactor<v1::AnalyzeMatchEvent>* AnalyzeMatch(
+      grpc::CallbackServerContext* context, const v1::AnalyzeMatchRequest* request) override;
+  void set_analyzer(Analyzer* analyzer) { analyzer_ = analyzer; }
 
  private:
   template <class Work>
@@ -87,6 +92,7 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   Executor* executor_;
   int watcher_queue_;
   ClientLimits* limits_;
+  Analyzer* analyzer_ = nullptr;
 };
 
 // The seat token of a call: the "authorization: Bearer <token>" metadata, or "".

@@ -134,6 +134,13 @@ ABSL_FLAG(double, pair_base_gap, 50,
           "second of waiting, up to --pair_max_gap.");
 ABSL_FLAG(double, pair_gap_per_s, 10, "Quick pairing: how fast the accepted gap widens.");
 ABSL_FLAG(double, pair_max_gap, 400, "Quick pairing: the widest gap accepted.");
+ABSL_FLAG(int64_t, analysis_ms, 1000,
+          "Post-game analysis: the bots' time to judge each position, in milliseconds.");
+ABSL_FLAG(int, analysis_depth, 0,
+          "Post-game analysis: the search depth cap per position (0: the time alone limits it).");
+ABSL_FLAG(int, analysis_parallel, 4,
+          "Post-game analysis: positions of one match judged at once, spread over the bots.");
+ABSL_FLAG(int, analysis_max_running, 4, "Post-game analyses this instance runs at once.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -247,6 +254,14 @@ int Main() {
   }
   ClientLimits limits(limit_options);
   LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue), &limits);
+  Analyzer analyzer(
+      &lobby, &store, bots.get(), &executor,
+      {.budget_ms = std::max<int64_t>(1, absl::GetFlag(FLAGS_analysis_ms)),
+       .max_depth = std::clamp(absl::GetFlag(FLAGS_analysis_depth), 0, 127),
+       .parallel = std::max(1, absl::GetFlag(FLAGS_analysis_parallel)),
+       .max_running = std::max(1, absl::GetFlag(FLAGS_analysis_max_running)),
+       .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port))});
+  service.set_analyzer(&analyzer);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

@@ -76,6 +76,8 @@ absl::string_view MethodName(Method m) {
       return "ClaimVictory";
     case Method::kOfferRematch:
       return "OfferRematch";
+    case Method::kAnalyzeMatch:
+      return "AnalyzeMatch";
     case Method::kCount:
       break;
   }

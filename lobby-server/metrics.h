@@ -53,6 +53,7 @@ enum class Method : int {
   kPair,
   kClaimVictory,
   kOfferRematch,
+  kAnalyzeMatch,
   kCount
 };
 absl::string_view MethodName(Method m);

@@ -225,6 +225,27 @@ TEST(BotService, FindsTheWinningMoveInConnect4AndTicTacToe) {
   EXPECT_GT(ttt.depth(), 0);
 }
 
+TEST(BotService, AnalysisRequestJudgesWithTheSolverAndTakesNoDifficulty) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  // Red, winning, to move with Yellow's three in column 1 open: the solver proves the win
+  // (the search alone, at depth 2, would not).
+  v1::ChooseMoveRequest r = Request("connect4", {"4", "1", "4", "1", "3", "1"}, "", 2000);
+  r.set_analysis(true);
+  r.set_max_depth(2);
+  v1::ChooseMoveResponse judged;
+  ASSERT_TRUE(Call(*bot, r, 5000, &judged).ok());
+  EXPECT_TRUE(judged.exact());
+  EXPECT_EQ(judged.move(), "1");
+  EXPECT_NE(judged.score_text().find("win in"), std::string::npos) << judged.score_text();
+  // A level's name and the analysis do not go together; nor does a depth past the search's.
+  r.set_difficulty("easy");
+  EXPECT_EQ(Call(*bot, r, 5000, &judged).error_code(), grpc::INVALID_ARGUMENT);
+  r.set_difficulty("");
+  r.set_max_depth(500);
+  EXPECT_EQ(Call(*bot, r, 5000, &judged).error_code(), grpc::INVALID_ARGUMENT);
+}
+
 TEST(BotService, DeadlineShorterThanTheLevelBudgetStillAnswersInTime) {
   auto bot = StartBot();
   ASSERT_NE(bot, nullptr);

@@ -39,6 +39,7 @@
 #include "client-cli/render.h"
 #include "engine/registry/registry.h"
 #include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"
 #include "tests/pty_helper.h"
@@ -617,6 +618,63 @@ TEST_F(ClientCliTest, VersionSaysWhichPlyThisIs) {
   EXPECT_NE(out.find("--tls verifies the lobby against the system's trusted roots"),
             std::string::npos)
       << out;
+}
+
+TEST_F(ClientCliTest, AnalyzeShowsEachMoveMarkedAndReplayAndRecordShowTheAnalysis) {
+  // Red, winning, leaves Yellow's three in column 1 open (7): an exact blunder.
+  ::ply::testing::HumanSeats seats =
+      ::ply::testing::HumanMatch(stub_.get(), stub_.get(), "connect4");
+  const std::vector<std::string> moves = {"4", "1", "4", "1", "3", "1", "7", "1"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    ASSERT_TRUE(::ply::testing::Move(stub_.get(), seats.id, static_cast<int>(i), moves[i],
+                                     seats.tokens[i % 2])
+                    .ok());
+  }
+  const std::string id = absl::StrCat(seats.id);
+  // Before any analysis, replay shows none.
+  auto [code, out] = Run("carol", {"record", id, "--json"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_FALSE(nlohmann::json::parse(out).contains("analysis")) << out;
+
+  std::tie(code, out) = Run("carol", {"analyze", id});
+  ASSERT_EQ(code, 0) << out;
+  // The progress bar (stderr is the terminal), the table, the players' lines.
+  EXPECT_NE(out.find("analysing ["), std::string::npos) << out;
+  EXPECT_NE(out.find("8/8 positions"), std::string::npos) << out;
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(
+      out, row,
+      std::regex(
+          "\n +7  Red +7 +\\?\\? +win in [0-9]+ \\(100%\\) +loss in [0-9]+ \\(0%\\) += +1 ")))
+      << out;
+  EXPECT_NE(out.find("Red (alice): accuracy"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 blunders (??)"), std::string::npos) << out;
+
+  std::tie(code, out) = Run("carol", {"analyze", id, "--json"});
+  ASSERT_EQ(code, 0) << out;
+  nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["moves"].size(), 8u) << out;
+  EXPECT_EQ(j["moves"][6]["mark"], "MOVE_MARK_BLUNDER");
+  EXPECT_EQ(j["moves"][6]["exact_verdict"], true);
+  EXPECT_EQ(j["moves"][6]["best_move"], "1");
+  EXPECT_EQ(j["players"][0]["blunders"], 1);
+
+  std::tie(code, out) = Run("carol", {"record", id, "--json"});
+  ASSERT_EQ(code, 0) << out;
+  j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["moves"].size(), 8u) << out;
+  EXPECT_EQ(j["analysis"]["moves"][6]["mark"], "MOVE_MARK_BLUNDER") << out;
+
+  auto replay = Ply("carol", {"replay", id});
+  ASSERT_TRUE(replay->WaitScreen({"Start position"})) << replay->Output();
+  replay->Type("G");
+  ASSERT_TRUE(replay->WaitScreen({"Move 8 of 8", "Analysis: no mark (exact); the best move"}))
+      << replay->Screen();
+  replay->Type("p");
+  ASSERT_TRUE(replay->WaitScreen({"Move 7 of 8", "Analysis: ?? blunder (exact); best 1"}))
+      << replay->Screen();
+  replay->Type("q");
+  EXPECT_EQ(replay->WaitExit(), 0);
 }
 
 }  // namespace

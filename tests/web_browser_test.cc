@@ -193,6 +193,38 @@ TEST_F(WebTest, PlayersDoNotSeeTheBotsThinkingWhileTheMatchIsOn) {
   EXPECT_EQ(player.find(created.seat_token()), std::string::npos);
 }
 
+TEST_F(WebTest, ReplayCarriesEachMovesMarkOnceTheMatchIsAnalysed) {
+  // Red, winning, leaves Yellow's three in column 1 open (7): an exact blunder.
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  const std::vector<std::string> moves = {"4", "1", "4", "1", "3", "1", "7", "1"};
+  for (size_t i = 0; i < moves.size(); ++i) {
+    ASSERT_TRUE(
+        Move(stub_.get(), seats.id, static_cast<int>(i), moves[i], seats.tokens[i % 2]).ok());
+  }
+  httplib::Client c("127.0.0.1", web_->port());
+  const std::string path = absl::StrCat("/api/matches/", seats.id, "/replay");
+  httplib::Result before = c.Get(path.c_str());
+  ASSERT_TRUE(before && before->status == 200);
+  EXPECT_FALSE(json::parse(before->body).contains("analysis")) << before->body;
+  v1::AnalyzeMatchRequest request;
+  request.set_match_id(seats.id);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  auto reader = stub_->AnalyzeMatch(&context, request);
+  v1::AnalyzeMatchEvent e;
+  while (reader->Read(&e)) {
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  httplib::Result after = c.Get(path.c_str());
+  ASSERT_TRUE(after && after->status == 200);
+  const json replay = json::parse(after->body);
+  ASSERT_EQ(replay["analysis"]["moves"].size(), moves.size()) << after->body;
+  EXPECT_EQ(replay["analysis"]["moves"][6]["mark"], "??");
+  EXPECT_EQ(replay["analysis"]["moves"][6]["best"], "1");
+  EXPECT_EQ(replay["analysis"]["moves"][6]["exact"], true);
+  EXPECT_EQ(replay["analysis"]["players"][0]["blunders"], 1);
+}
+
 TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   SKIP_WITHOUT_BROWSER();
   const int64_t id = BotMatch("reversi", 100);

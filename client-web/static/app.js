@@ -493,7 +493,11 @@ class MatchPage {
     const st = this.state;
     if (this.replay) {
       const result = st.result ? ` (${st.result.text})` : '';
-      return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves${result}`;
+      const judged = this.replay.analysis && this.replay.analysis.moves[this.replay.index - 1];
+      const verdict = judged
+        ? ` · ${judged.mark ? `${judged.mark} ` : ''}${judged.before} → ${judged.after}, best ${judged.best}${judged.exact ? ' (exact)' : ''}`
+        : '';
+      return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves${result}${verdict}`;
     }
     if (st.status === 'finished') return `Game over: ${st.result ? st.result.text : 'finished'}`;
     if (st.status === 'waiting') {
@@ -600,8 +604,11 @@ class MatchPage {
       const side = st.seats[m.seat]?.side || seatLabel(m.seat);
       const bot = showBots && m.bot && m.bot.depth !== undefined
         ? h('span', { class: 'bot' }, `depth ${m.bot.depth} · ${m.bot.score_text} · ${formatCount(m.bot.nodes)} nodes`) : null;
+      const judged = this.replay && this.replay.analysis && this.replay.analysis.moves[m.ply - 1];
+      const mark = judged && judged.mark
+        ? h('span', { class: 'mark', title: `best ${judged.best}${judged.exact ? ' (exact)' : ''}` }, judged.mark) : null;
       const li = h('li', { 'data-ply': m.ply, class: this.replay && this.replay.index === m.ply ? 'current' : '' },
-        h('span', { class: 'mv-side' }, side), ' ', h('span', { class: 'mv' }, m.move), bot ? ' ' : null, bot);
+        h('span', { class: 'mv-side' }, side), ' ', h('span', { class: 'mv' }, m.move), mark ? ' ' : null, mark, bot ? ' ' : null, bot);
       if (this.replay) li.addEventListener('click', () => this.step(m.ply - this.replay.index));
       return li;
     });
@@ -614,7 +621,7 @@ class MatchPage {
     try {
       const data = await api(`/api/matches/${this.id}/replay`);
       this.moves = data.moves;
-      this.replay = { boards: data.boards, index: 0 };
+      this.replay = { boards: data.boards, index: 0, analysis: data.analysis || null };
       this.replayBox.replaceChildren(
         h('button', { type: 'button', id: 'rp-first', 'aria-label': 'Start', onclick: () => this.step(-1e9) }, '|◀'),
         h('button', { type: 'button', id: 'rp-prev', 'aria-label': 'Back one move', onclick: () => this.step(-1) }, '◀'),

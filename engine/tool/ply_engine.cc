@@ -10,6 +10,9 @@
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
 //   ply-engine ladder GAME [--games N] [--time-ms T | --nodes-per-ms R] [--ladder-out FILE]
 //   ply-engine bench [GAME ...] [--signature-only]
+//   ply-engine analyze-game GAME --moves "M1 M2 ..." [--judge-ms T] [--judge-depth D]
+//   ply-engine fit-winchance GAME [--games N --a LEVEL --b LEVEL --time-ms T] [--out FILE]
+//   ply-engine error-rates GAME [--levels L1,L2 --b LEVEL --games N --time-ms T]
 //   ply-engine demo [GAME] [--a LEVEL --b LEVEL]
 #include <chrono>
 #include <cstdio>
@@ -30,6 +33,7 @@
 #include "engine/core/text.h"
 #include "engine/games/connect4/book.h"
 #include "engine/registry/registry.h"
+#include "engine/tool/analysis_tool.h"
 #include "engine/tool/ladder.h"
 #include "engine/tool/match.h"
 #include "engine/tool/solve.h"
@@ -56,6 +60,10 @@ ABSL_FLAG(int64_t, nodes_per_ms, 0,
 ABSL_FLAG(std::string, ladder_out, "",
           "ladder: also write the result as the game's ladder file (games/GAME/ladder.txt)");
 ABSL_FLAG(int, bench_ms, 1000, "bench: time per position for the depth-in-time measurement");
+ABSL_FLAG(int64_t, judge_ms, 200,
+          "fit-winchance/error-rates/analyze-game: time to judge each position, in milliseconds");
+ABSL_FLAG(int, judge_depth, 0, "fit-winchance/error-rates/analyze-game: depth cap when judging");
+ABSL_FLAG(std::string, levels, "beginner,easy,medium,hard", "error-rates: the levels to measure");
 ABSL_FLAG(bool, signature_only, false,
           "bench: only the fixed-depth node counts (deterministic; what `make test` compares)");
 
@@ -567,6 +575,154 @@ int Demo(const std::vector<std::string>& args, const GameOptions& options) {
   return 0;
 }
 
+AnalysisLimits JudgeLimitsFromFlags() {
+  return {.time_ms = absl::GetFlag(FLAGS_judge_ms), .max_depth = absl::GetFlag(FLAGS_judge_depth)};
+}
+
+MatchConfig MatchConfigFromFlags(const std::string& game, const GameOptions& options) {
+  return MatchConfig{.game = game,
+                     .options = options,
+                     .level_a = absl::GetFlag(FLAGS_a),
+                     .level_b = absl::GetFlag(FLAGS_b),
+                     .games = absl::GetFlag(FLAGS_games),
+                     .seed = absl::GetFlag(FLAGS_seed),
+                     .opening_plies = absl::GetFlag(FLAGS_opening_plies),
+                     .time_ms = absl::GetFlag(FLAGS_time_ms),
+                     .max_nodes = absl::GetFlag(FLAGS_nodes),
+                     .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
+}
+
+// One game's moves judged here, move by move (what `ply analyze` gets from the lobby).
+int AnalyzeGameCommand(const std::vector<std::string>& args, const GameOptions& options) {
+  if (args.size() != 1) return Usage("analyze-game needs GAME and --moves");
+  SearchCache cache(absl::GetFlag(FLAGS_tt_mb));
+  auto analysis = AnalyzeGame(args[0], options, SplitMoves(absl::GetFlag(FLAGS_moves)),
+                              JudgeLimitsFromFlags(), &cache);
+  if (!analysis.ok()) return Fail(analysis.status());
+  Json moves = Json::array();
+  for (const MoveVerdict& v : analysis->moves) {
+    moves.push_back({{"ply", v.ply + 1},
+                     {"player", v.player},
+                     {"move", v.move},
+                     {"before", v.before},
+                     {"before_exact", v.before_exact},
+                     {"after", v.after},
+                     {"after_exact", v.after_exact},
+                     {"win_before", v.win_before},
+                     {"win_after", v.win_after},
+                     {"best", v.best_move},
+                     {"line", v.best_line},
+                     {"mark", MarkName(v.mark)},
+                     {"exact_verdict", v.exact_verdict},
+                     {"accuracy", v.accuracy}});
+  }
+  Json players = Json::array();
+  for (const PlayerSummary& p : analysis->players) {
+    players.push_back({{"moves", p.moves},
+                       {"accuracy", p.accuracy},
+                       {"inaccuracies", p.inaccuracies},
+                       {"mistakes", p.mistakes},
+                       {"blunders", p.blunders}});
+  }
+  if (absl::GetFlag(FLAGS_json)) {
+    std::cout << Json{{"game", args[0]}, {"moves", moves}, {"players", players}}.dump() << "\n";
+    return 0;
+  }
+  for (const MoveVerdict& v : analysis->moves) {
+    std::cout << absl::StrFormat(
+        "%3d. %-6s %-3s before %6d (%3.0f%%)%s  after %6d (%3.0f%%)%s  "
+        "best %-6s %s\n",
+        v.ply + 1, v.move, MarkSymbol(v.mark), v.before, 100 * v.win_before,
+        v.before_exact ? "!" : " ", v.after, 100 * v.win_after, v.after_exact ? "!" : " ",
+        v.best_move, v.exact_verdict ? "exact" : "");
+  }
+  for (int p = 0; p < 2; ++p) {
+    const PlayerSummary& s = analysis->players[p];
+    std::cout << absl::StrFormat(
+        "player %d: accuracy %.1f%%  %d inaccuracies, %d mistakes, %d "
+        "blunders in %d moves\n",
+        p + 1, s.accuracy, s.inaccuracies, s.mistakes, s.blunders, s.moves);
+  }
+  return 0;
+}
+
+// Plays self-play games, judges their positions and fits the game's win-chance curve.
+int FitWinChanceCommand(const std::vector<std::string>& args, const GameOptions& options,
+                        const std::string& command_line) {
+  if (args.size() != 1) return Usage("fit-winchance needs GAME");
+  const bool json = absl::GetFlag(FLAGS_json);
+  auto data = CollectWinChanceSamples(
+      MatchConfigFromFlags(args[0], options), JudgeLimitsFromFlags(), [json](int game, int games) {
+        if (!json) std::cerr << "game " << game << "/" << games << " judged\n";
+      });
+  if (!data.ok()) return Fail(data.status());
+  auto curve = FitWinChance(data->samples, data->games);
+  if (!curve.ok()) return Fail(curve.status());
+  if (json) {
+    std::cout << Json{{"game", args[0]},
+                      {"scale", curve->scale},
+                      {"games", curve->games},
+                      {"samples", curve->samples}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  std::string header =
+      WinChanceHeader(args[0], WinChanceConstantName(args[0]), *curve, command_line);
+  const std::string out = absl::GetFlag(FLAGS_out);
+  // --out's default names the book (its other user): only a file named here is written.
+  if (out.empty() || out == "-" || out == "engine/games/connect4/book_7x6.txt") {
+    std::cout << header;
+  } else {
+    std::ofstream file(out, std::ios::trunc);
+    file << header;
+    if (!file) return Fail(absl::UnavailableError(absl::StrCat("cannot write ", out)));
+    std::cout << absl::StrFormat("scale %.6g from %d scores of %d games, written to %s\n",
+                                 curve->scale, curve->samples, curve->games, out);
+  }
+  return 0;
+}
+
+// Each level against --b, every game analysed: the levels' errors per 100 moves.
+int ErrorRatesCommand(const std::vector<std::string>& args, const GameOptions& options) {
+  if (args.size() != 1) return Usage("error-rates needs GAME");
+  const bool json = absl::GetFlag(FLAGS_json);
+  std::vector<std::string> levels =
+      absl::StrSplit(absl::GetFlag(FLAGS_levels), ',', absl::SkipEmpty());
+  MatchConfig config = MatchConfigFromFlags(args[0], options);
+  auto rates = MeasureErrorRates(config, levels, JudgeLimitsFromFlags(),
+                                 [json](const std::string& level, int game) {
+                                   if (!json)
+                                     std::cerr << level << ": game " << game << " analysed\n";
+                                 });
+  if (!rates.ok()) return Fail(rates.status());
+  if (json) {
+    Json rows = Json::array();
+    for (const LevelErrors& e : *rates) {
+      rows.push_back({{"level", e.level},
+                      {"games", e.games},
+                      {"moves", e.moves},
+                      {"inaccuracies_per_100", e.Per100(e.inaccuracies)},
+                      {"mistakes_per_100", e.Per100(e.mistakes)},
+                      {"blunders_per_100", e.Per100(e.blunders)},
+                      {"accuracy", e.Accuracy()}});
+    }
+    std::cout << Json{{"game", args[0]}, {"opponent", config.level_b}, {"levels", rows}}.dump()
+              << "\n";
+    return 0;
+  }
+  std::cout << absl::StrFormat("%s, each level against %s, %d games each; per 100 of its moves:\n",
+                               args[0], config.level_b, config.games);
+  std::cout
+      << "| level | games | moves | ?! | ? | ?? | accuracy |\n|---|---|---|---|---|---|---|\n";
+  for (const LevelErrors& e : *rates) {
+    std::cout << absl::StrFormat("| %s | %d | %d | %.1f | %.1f | %.1f | %.1f%% |\n", e.level,
+                                 e.games, e.moves, e.Per100(e.inaccuracies), e.Per100(e.mistakes),
+                                 e.Per100(e.blunders), e.Accuracy());
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace ply
 
@@ -584,8 +740,16 @@ int main(int argc, char** argv) {
       "  ply-engine ladder GAME [--games N per pairing] [--time-ms T | --nodes-per-ms R]\n"
       "                   [--ladder-out games/GAME/ladder.txt]   (every level's rating)\n"
       "  ply-engine bench [GAME ...] [--signature-only]\n"
+      "  ply-engine analyze-game GAME --moves \"M1 M2 ...\" [--judge-ms T] [--judge-depth D]\n"
+      "  ply-engine fit-winchance GAME [--games N --a L --b L --time-ms T] [--out FILE]\n"
+      "  ply-engine error-rates GAME [--levels L1,L2,... --b L --games N --time-ms T]\n"
       "  ply-engine demo [GAME] [--a LEVEL --b LEVEL]\n"
       "every subcommand takes --json");
+  std::vector<std::string> argv_words(argv, argv + argc);
+  std::string command_line = absl::StrJoin(argv_words, " ");
+  if (size_t slash = command_line.rfind('/', command_line.find(' ')); slash != std::string::npos) {
+    command_line = command_line.substr(slash + 1);
+  }
   std::vector<std::string> storage;
   std::vector<std::string> opt_flags = ply::TakeOptFlags(argc, argv, storage);
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
@@ -603,5 +767,8 @@ int main(int argc, char** argv) {
   if (command == "book") return ply::Book(args);
   if (command == "bench") return ply::Bench(args);
   if (command == "demo") return ply::Demo(args, *options);
+  if (command == "analyze-game") return ply::AnalyzeGameCommand(args, *options);
+  if (command == "fit-winchance") return ply::FitWinChanceCommand(args, *options, command_line);
+  if (command == "error-rates") return ply::ErrorRatesCommand(args, *options);
   return ply::Usage("unknown subcommand '" + command + "'");
 }

@@ -300,6 +300,14 @@ struct PeerCounters {
   int64_t errors = 0;
 };
 
+// Where the analysis of a match stands for one request (MatchStore::ClaimAnalysis).
+struct AnalysisClaim {
+  enum class State { kClaimed, kStored, kBusy };
+  State state = State::kBusy;
+  // The stored analysis (kStored), JSON text.
+  std::string result;
+};
+
 class MatchStore {
  public:
   virtual ~MatchStore() = default;
@@ -497,6 +505,30 @@ class MatchStore {
   // Every bot level's rating in every game it has one in, with its games.
   virtual absl::StatusOr<std::vector<BotLevelRating>> BotLevelRatings() {
     return std::vector<BotLevelRating>{};
+  }
+  // Post-game analyses, one per finished match: claimed by one request (the others wait for its
+  // result), stored once done. Only a store shared by every instance has them.
+  // Claims the analysis of a match for `holder`, unless it is stored already (then returned) or
+  // another holder claimed or renewed it less than `lease_ms` ago (busy).
+  virtual absl::StatusOr<AnalysisClaim> ClaimAnalysis(int64_t /*match_id*/,
+                                                      const std::string& /*holder*/,
+                                                      int64_t /*lease_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no analyses");
+  }
+  // Keeps the holder's claim alive.
+  virtual absl::Status RenewAnalysis(int64_t /*match_id*/, const std::string& /*holder*/) {
+    return absl::OkStatus();
+  }
+  // Stores the holder's finished analysis (`result`: JSON text).
+  virtual absl::Status StoreAnalysis(int64_t /*match_id*/, const std::string& /*holder*/,
+                                     const std::string& /*result*/) {
+    return absl::UnimplementedError("this lobby's store keeps no analyses");
+  }
+  // Gives up the holder's claim (its analysis failed), for the next request to take.
+  virtual void ReleaseAnalysis(int64_t /*match_id*/, const std::string& /*holder*/) {}
+  // The stored analysis of a match, if there is one.
+  virtual absl::StatusOr<std::optional<std::string>> LoadAnalysis(int64_t /*match_id*/) {
+    return std::optional<std::string>();
   }
   // The best settled ratings of `game`.
   virtual absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& /*game*/,

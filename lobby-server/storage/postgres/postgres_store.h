@@ -114,6 +114,13 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<int64_t> BotPlayer(const std::string& level) override;
   absl::StatusOr<std::vector<MatchRecord>> PlayerMatches(int64_t player_id, const std::string& game,
                                                          int64_t before_id, int limit) override;
+  absl::StatusOr<AnalysisClaim> ClaimAnalysis(int64_t match_id, const std::string& holder,
+                                              int64_t lease_ms) override;
+  absl::Status RenewAnalysis(int64_t match_id, const std::string& holder) override;
+  absl::Status StoreAnalysis(int64_t match_id, const std::string& holder,
+                             const std::string& result) override;
+  void ReleaseAnalysis(int64_t match_id, const std::string& holder) override;
+  absl::StatusOr<std::optional<std::string>> LoadAnalysis(int64_t match_id) override;
   absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& game,
                                                           int limit) override;
   absl::StatusOr<int64_t> JoinQueue(const QueueEntry& entry) override;

@@ -1,0 +1,457 @@
+#include "lobby-server/analysis/analyzer.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bot-service/proto_convert.h"
+#include "engine/analysis/analysis.h"
+#include "engine/core/random.h"
+
+namespace ply::lobby {
+
+struct Analyzer::Job {
+  int64_t match_id = 0;
+  std::shared_ptr<AnalysisSink> sink;
+  v1::GameSpec spec;
+  std::vector<std::string> moves;
+  // The match is still on: the analysis is not stored.
+  bool partial = false;
+  std::string holder;
+  bool claimed = false;
+  bool running = false;
+  bool told_waiting = false;
+  absl::Time started;
+
+  std::mutex mu;
+  // Indices (0..moves.size()) of the positions to judge, and how far the calls have got.
+  std::vector<int> positions;
+  size_t next = 0;
+  int in_flight = 0;
+  int done = 0;
+  bool over = false;
+  std::vector<std::optional<SearchReport>> judgements;
+  std::vector<int> tries;
+  std::set<std::string> instances;
+  std::shared_ptr<BotClient> client;
+  std::vector<std::shared_ptr<BotClient::PendingMove>> calls;
+  absl::Time last_renew;
+};
+
+namespace {
+
+v1::MoveMark ToProto(Mark mark) {
+  switch (mark) {
+    case Mark::kNone:
+      return v1::MOVE_MARK_NONE;
+    case Mark::kInaccuracy:
+      return v1::MOVE_MARK_INACCURACY;
+    case Mark::kMistake:
+      return v1::MOVE_MARK_MISTAKE;
+    case Mark::kBlunder:
+      return v1::MOVE_MARK_BLUNDER;
+  }
+  return v1::MOVE_MARK_NONE;
+}
+
+std::string ScoreText(Score score, bool exact) {
+  SearchReport r;
+  r.score = score;
+  r.exact = exact;
+  return r.ScoreText();
+}
+
+v1::MatchAnalysis ToProto(const GameAnalysis& a) {
+  v1::MatchAnalysis out;
+  out.set_game(a.game);
+  for (const MoveVerdict& v : a.moves) {
+    v1::MoveAnalysis* m = out.add_moves();
+    m->set_ply(v.ply + 1);
+    m->set_seat(v.player);
+    m->set_move(v.move);
+    m->set_score_before(v.before);
+    m->set_score_before_text(ScoreText(v.before, v.before_exact));
+    m->set_before_exact(v.before_exact);
+    m->set_win_before(v.win_before);
+    m->set_score_after(v.after);
+    m->set_score_after_text(ScoreText(v.after, v.after_exact));
+    m->set_after_exact(v.after_exact);
+    m->set_win_after(v.win_after);
+    m->set_best_move(v.best_move);
+    for (const std::string& s : v.best_line) m->add_best_line(s);
+    m->set_mark(ToProto(v.mark));
+    m->set_exact_verdict(v.exact_verdict);
+    m->set_accuracy(v.accuracy);
+  }
+  for (int seat = 0; seat < 2; ++seat) {
+    const PlayerSummary& s = a.players[seat];
+    v1::PlayerAnalysis* p = out.add_players();
+    p->set_seat(seat);
+    p->set_moves(s.moves);
+    p->set_accuracy(s.accuracy);
+    p->set_inaccuracies(s.inaccuracies);
+    p->set_mistakes(s.mistakes);
+    p->set_blunders(s.blunders);
+  }
+  return out;
+}
+
+v1::AnalyzeMatchEvent Progress(int done, int total, bool waiting) {
+  v1::AnalyzeMatchEvent e;
+  e.mutable_progress()->set_positions_done(done);
+  e.mutable_progress()->set_positions(total);
+  e.mutable_progress()->set_waiting(waiting);
+  return e;
+}
+
+absl::Status SendStored(AnalysisSink& sink, const std::string& json) {
+  v1::AnalyzeMatchEvent e;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(json, e.mutable_analysis(), options).ok()) {
+    return absl::InternalError("the stored analysis cannot be read");
+  }
+  sink.Send(std::move(e));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Analyzer::Analyzer(Lobby* lobby, MatchStore* store, BotTargets* bots, Executor* executor,
+                   AnalyzerOptions options)
+    : lobby_(lobby),
+      store_(store),
+      bots_(bots),
+      executor_(executor),
+      options_(std::move(options)) {}
+
+Analyzer::~Analyzer() {
+  std::vector<std::weak_ptr<Job>> jobs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    jobs.swap(jobs_);
+  }
+  for (const std::weak_ptr<Job>& weak : jobs) {
+    std::shared_ptr<Job> job = weak.lock();
+    if (job == nullptr) continue;
+    std::vector<std::shared_ptr<BotClient::PendingMove>> calls;
+    {
+      std::lock_guard<std::mutex> lock(job->mu);
+      job->over = true;
+      calls.swap(job->calls);
+    }
+    for (auto& c : calls) c->Cancel();
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  // The callbacks of cancelled calls come quickly; a bounded wait keeps a stuck one from
+  // holding the process.
+  idle_.wait_for(lock, std::chrono::seconds(10), [this] { return calls_ == 0; });
+}
+
+absl::Status Analyzer::Analyze(int64_t match_id, bool stored_only,
+                               std::shared_ptr<AnalysisSink> sink) {
+  absl::StatusOr<v1::Match> match = lobby_->GetMatch(match_id);
+  if (!match.ok()) return match.status();
+  if (match->status() == v1::MATCH_STATUS_WAITING) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("match ", match_id, " has not started: there is nothing to analyse"));
+  }
+  const bool active = match->status() == v1::MATCH_STATUS_ACTIVE;
+  if (active) {
+    for (const v1::Seat& s : match->seats()) {
+      if (s.kind() != v1::SEAT_KIND_BOT) {
+        return absl::PermissionDeniedError(absl::StrCat(
+            "match ", match_id,
+            " is being played: it can be analysed once it is over (only matches between bots "
+            "can be analysed while they run)"));
+      }
+    }
+  }
+  if (stored_only) {
+    if (active) return absl::NotFoundError("an active match has no stored analysis");
+    absl::StatusOr<std::optional<std::string>> stored = store_->LoadAnalysis(match_id);
+    if (!stored.ok()) return stored.status();
+    if (!stored->has_value()) {
+      return absl::NotFoundError(absl::StrCat("match ", match_id, " has not been analysed"));
+    }
+    if (absl::Status s = SendStored(*sink, **stored); !s.ok()) return s;
+    sink->Finish(absl::OkStatus());
+    return absl::OkStatus();
+  }
+  auto job = std::make_shared<Job>();
+  job->match_id = match_id;
+  job->sink = std::move(sink);
+  job->spec = match->spec();
+  for (const v1::MoveRecord& m : match->moves()) job->moves.push_back(m.move());
+  job->partial = active;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t salt = ++next_holder_ ^ reinterpret_cast<uintptr_t>(job.get()) ^
+                          static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
+    job->holder = absl::StrCat(options_.instance, "/", absl::Hex(Mix64(salt)));
+  }
+  if (active) {
+    Start(job);
+  } else {
+    Claim(job);
+  }
+  return absl::OkStatus();
+}
+
+void Analyzer::Claim(const std::shared_ptr<Job>& job) {
+  if (job->sink->Gone()) return;
+  absl::StatusOr<AnalysisClaim> claim =
+      store_->ClaimAnalysis(job->match_id, job->holder, options_.lease_ms);
+  if (!claim.ok() && claim.status().code() == absl::StatusCode::kUnimplemented) {
+    // A store without analyses (tests' memory store): analyse, keep nothing.
+    Start(job);
+    return;
+  }
+  if (!claim.ok()) {
+    job->sink->Finish(claim.status());
+    return;
+  }
+  switch (claim->state) {
+    case AnalysisClaim::State::kStored:
+      job->sink->Finish(SendStored(*job->sink, claim->result));
+      return;
+    case AnalysisClaim::State::kClaimed:
+      job->claimed = true;
+      Start(job);
+      return;
+    case AnalysisClaim::State::kBusy:
+      if (!job->told_waiting) {
+        job->told_waiting = true;
+        job->sink->Send(Progress(0, 0, /*waiting=*/true));
+      }
+      executor_->PostAt(absl::Now() + absl::Milliseconds(options_.poll_ms),
+                        [this, job] { Claim(job); });
+      return;
+  }
+}
+
+void Analyzer::Start(const std::shared_ptr<Job>& job) {
+  absl::StatusOr<std::vector<bool>> todo =
+      PositionsToJudge(job->spec.name(), FromProto(job->spec), job->moves);
+  absl::Status refused = todo.status();
+  if (refused.ok() && bots_ == nullptr) {
+    refused = absl::UnavailableError("this lobby has no bots to analyse with");
+  }
+  if (refused.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {
+      refused = absl::UnavailableError("the lobby is shutting down");
+    } else if (running_ >= options_.max_running) {
+      refused = absl::ResourceExhaustedError(absl::StrCat("this lobby is analysing ", running_,
+                                                          " matches already: try again shortly"));
+    } else {
+      ++running_;
+      job->running = true;
+      // Forget the jobs that are gone while adding this one.
+      std::erase_if(jobs_, [](const std::weak_ptr<Job>& j) { return j.expired(); });
+      jobs_.push_back(job);
+    }
+  }
+  if (!refused.ok()) {
+    if (job->claimed) store_->ReleaseAnalysis(job->match_id, job->holder);
+    job->sink->Finish(refused);
+    return;
+  }
+  job->started = absl::Now();
+  job->last_renew = job->started;
+  job->client = bots_->Current();
+  job->judgements.resize(job->moves.size() + 1);
+  job->tries.assign(job->moves.size() + 1, 0);
+  for (size_t i = 0; i < todo->size(); ++i) {
+    if ((*todo)[i]) job->positions.push_back(static_cast<int>(i));
+  }
+  job->sink->Send(Progress(0, static_cast<int>(job->positions.size()), false));
+  if (job->positions.empty()) {
+    Complete(job);
+    return;
+  }
+  Launch(job);
+}
+
+void Analyzer::Launch(const std::shared_ptr<Job>& job) {
+  std::vector<int> start;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    if (job->over) return;
+    while (job->in_flight < std::max(1, options_.parallel) && job->next < job->positions.size()) {
+      start.push_back(job->positions[job->next++]);
+      ++job->in_flight;
+    }
+  }
+  for (int position : start) Ask(job, position);
+}
+
+void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
+  v1::ChooseMoveRequest request;
+  *request.mutable_position()->mutable_spec() = job->spec;
+  for (int i = 0; i < position; ++i) request.mutable_position()->add_moves(job->moves[i]);
+  request.set_analysis(true);
+  request.set_budget_ms(options_.budget_ms);
+  request.set_max_depth(options_.max_depth);
+  // Nobody waits on a move: people's bots go first.
+  request.set_priority(v1::BOT_PRIORITY_BACKGROUND);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {
+      executor_->Post([this, job] { Fail(job, absl::UnavailableError("shutting down")); });
+      return;
+    }
+    ++calls_;
+  }
+  // Time for the search, a wait in a busy instance's queue, and the network.
+  const absl::Duration timeout = absl::Milliseconds(options_.budget_ms * 3 + 2000);
+  std::shared_ptr<BotClient::PendingMove> call = job->client->ChooseMoveAsync(
+      request, timeout, [this, job, position](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+        Judged(job, position, std::move(reply));
+        std::lock_guard<std::mutex> lock(mu_);
+        if (--calls_ == 0) idle_.notify_all();
+      });
+  std::lock_guard<std::mutex> lock(job->mu);
+  job->calls.push_back(std::move(call));
+}
+
+void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
+                      absl::StatusOr<v1::ChooseMoveResponse> reply) {
+  bool complete = false, renew = false, retry = false;
+  int done = 0, total = 0, tries = 0;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    if (job->over) {
+      --job->in_flight;
+      return;
+    }
+    if (!reply.ok()) {
+      tries = ++job->tries[position];
+      // A position tried again stays in flight.
+      retry = tries < options_.attempts;
+      if (!retry) {
+        job->over = true;
+        --job->in_flight;
+      }
+    } else {
+      --job->in_flight;
+      SearchReport r;
+      r.move = reply->move();
+      r.score = reply->score();
+      r.depth = reply->depth();
+      r.nodes = reply->nodes();
+      r.exact = reply->exact();
+      r.pv.assign(reply->pv().begin(), reply->pv().end());
+      job->judgements[position] = std::move(r);
+      if (!reply->instance().empty()) job->instances.insert(reply->instance());
+      done = ++job->done;
+      total = static_cast<int>(job->positions.size());
+      complete = done == total;
+      if (complete) job->over = true;
+      const absl::Time now = absl::Now();
+      if (job->claimed && now - job->last_renew > absl::Milliseconds(options_.lease_ms / 3)) {
+        job->last_renew = now;
+        renew = true;
+      }
+    }
+  }
+  if (!reply.ok()) {
+    if (!retry) {
+      executor_->PostAt(absl::Now(), [this, job, status = reply.status(), position] {
+        Fail(job,
+             absl::UnavailableError(absl::StrCat("no bot could judge the position before move ",
+                                                 position + 1, ": ", status.message())));
+      });
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    executor_->PostAt(absl::Now() + absl::Milliseconds(200 * tries),
+                      [this, job, position] { Ask(job, position); });
+    return;
+  }
+  job->sink->Send(Progress(done, total, false));
+  if (renew) {
+    executor_->PostAt(absl::Now(), [store = store_, job] {
+      (void)store->RenewAnalysis(job->match_id, job->holder);
+    });
+  }
+  if (complete) {
+    executor_->PostAt(absl::Now(), [this, job] { Complete(job); });
+    return;
+  }
+  if (job->partial && job->sink->Gone()) {
+    // Nobody waits for a partial analysis, and it is not kept.
+    std::lock_guard<std::mutex> lock(job->mu);
+    if (job->over) return;
+    job->over = true;
+    executor_->PostAt(absl::Now(), [this, job] { Fail(job, absl::CancelledError("gone")); });
+    return;
+  }
+  Launch(job);
+}
+
+void Analyzer::Complete(const std::shared_ptr<Job>& job) {
+  absl::StatusOr<GameAnalysis> assembled =
+      AssembleAnalysis(job->spec.name(), FromProto(job->spec), job->moves, job->judgements);
+  if (!assembled.ok()) {
+    Fail(job, assembled.status());
+    return;
+  }
+  v1::AnalyzeMatchEvent event;
+  v1::MatchAnalysis* a = event.mutable_analysis();
+  *a = ToProto(*assembled);
+  a->set_match_id(job->match_id);
+  a->set_partial(job->partial);
+  a->set_budget_ms(options_.budget_ms);
+  a->set_max_depth(options_.max_depth);
+  a->set_positions(static_cast<int>(job->positions.size()));
+  a->set_elapsed_ms(absl::ToDoubleMilliseconds(absl::Now() - job->started));
+  a->set_analysed_ms(absl::ToUnixMillis(absl::Now()));
+  for (const std::string& i : job->instances) a->add_instances(i);
+  if (job->claimed) {
+    std::string json;
+    if (!google::protobuf::util::MessageToJsonString(*a, &json).ok()) {
+      Fail(job, absl::InternalError("the analysis cannot be written as JSON"));
+      return;
+    }
+    if (absl::Status s = store_->StoreAnalysis(job->match_id, job->holder, json); !s.ok()) {
+      Fail(job, s);
+      return;
+    }
+  }
+  Ended(*job);
+  job->sink->Send(std::move(event));
+  job->sink->Finish(absl::OkStatus());
+}
+
+void Analyzer::Fail(const std::shared_ptr<Job>& job, const absl::Status& status) {
+  std::vector<std::shared_ptr<BotClient::PendingMove>> calls;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    job->over = true;
+    calls.swap(job->calls);
+  }
+  for (auto& c : calls) c->Cancel();
+  if (job->claimed) store_->ReleaseAnalysis(job->match_id, job->holder);
+  Ended(*job);
+  job->sink->Finish(status);
+}
+
+void Analyzer::Ended(Job& job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (job.running) {
+    job.running = false;
+    --running_;
+  }
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,110 @@
+// Post-game analysis in the lobby (LobbyService.AnalyzeMatch): the positions of a match are
+// judged by the bot instances in parallel (ChooseMove with `analysis` set, spread over every
+// instance by BotClient's round_robin), the verdicts assembled by the engine (engine/analysis),
+// and the result stored with the match, so that a match is analysed once.
+//
+// Once per match, across instances: a request first claims the match's analysis row
+// (MatchStore::ClaimAnalysis). Whoever holds it analyses and renews the claim as positions come
+// in; others wait, polling the row, and answer with the stored result; a claim not renewed
+// within its lease (its lobby died) is taken over. A failed analysis gives its claim up.
+//
+// Who may ask: anyone, for a finished match; for an active one only when every seat is a bot
+// (spectators of bot games), and such a partial analysis is not stored. A match with a person
+// in it is never analysed while it is being played.
+//
+// Threads: Analyze runs on the executor; bot replies arrive on gRPC threads and never block
+// there (database work is posted to the executor).
+#ifndef PLY_LOBBY_SERVER_ANALYSIS_ANALYZER_H_
+#define PLY_LOBBY_SERVER_ANALYSIS_ANALYZER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "lobby-server/bot_targets.h"
+#include "lobby-server/executor.h"
+#include "lobby-server/lobby.h"
+#include "lobby-server/storage/store.h"
+#include "ply/v1/lobby.pb.h"
+
+namespace ply::lobby {
+
+struct AnalyzerOptions {
+  // Per position: the bots' time budget and depth cap (0: none).
+  int64_t budget_ms = 1000;
+  int max_depth = 0;
+  // Positions of one analysis in flight at once (spread over the instances).
+  int parallel = 4;
+  // Analyses this instance runs at once; more are refused with RESOURCE_EXHAUSTED.
+  int max_running = 4;
+  // A claim not renewed for this long may be taken over; waiters look this often.
+  int64_t lease_ms = 30000;
+  int64_t poll_ms = 250;
+  // Tries per position before the analysis fails.
+  int attempts = 3;
+  // Names this instance in claims.
+  std::string instance = "lobby";
+};
+
+// One AnalyzeMatch stream as the analyzer sees it.
+class AnalysisSink {
+ public:
+  virtual ~AnalysisSink() = default;
+  // False when the stream is gone.
+  virtual bool Send(v1::AnalyzeMatchEvent event) = 0;
+  virtual void Finish(const absl::Status& status) = 0;
+  // The client closed the stream.
+  virtual bool Gone() = 0;
+};
+
+class Analyzer {
+ public:
+  // `bots` may be null: analyses then fail with UNAVAILABLE.
+  Analyzer(Lobby* lobby, MatchStore* store, BotTargets* bots, Executor* executor,
+           AnalyzerOptions options);
+  // Cancels the bot calls in flight and waits for their callbacks.
+  ~Analyzer();
+  Analyzer(const Analyzer&) = delete;
+  Analyzer& operator=(const Analyzer&) = delete;
+
+  // On the executor. An error found before anything was sent is returned (the caller finishes
+  // the stream with it); later ones finish the sink.
+  absl::Status Analyze(int64_t match_id, bool stored_only, std::shared_ptr<AnalysisSink> sink);
+
+ private:
+  struct Job;
+  // Claims the match's analysis, answers with the stored one, or waits for another holder.
+  void Claim(const std::shared_ptr<Job>& job);
+  void Start(const std::shared_ptr<Job>& job);
+  // Starts calls until `parallel` are in flight or none is left.
+  void Launch(const std::shared_ptr<Job>& job);
+  void Ask(const std::shared_ptr<Job>& job, int position);
+  void Judged(const std::shared_ptr<Job>& job, int position,
+              absl::StatusOr<v1::ChooseMoveResponse> reply);
+  void Complete(const std::shared_ptr<Job>& job);
+  void Fail(const std::shared_ptr<Job>& job, const absl::Status& status);
+  // The job stops running (done or failed).
+  void Ended(Job& job);
+
+  Lobby* lobby_;
+  MatchStore* store_;
+  BotTargets* bots_;
+  Executor* executor_;
+  const AnalyzerOptions options_;
+  std::mutex mu_;
+  std::condition_variable idle_;
+  bool stopping_ = false;
+  int running_ = 0;
+  int calls_ = 0;
+  // Jobs with bot calls, so that the destructor can cancel them.
+  std::vector<std::weak_ptr<Job>> jobs_;
+  uint64_t next_holder_ = 0;
+};
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_ANALYSIS_ANALYZER_H_

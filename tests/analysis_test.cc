@@ -1,0 +1,216 @@
+// Post-game analysis through the lobby (LobbyService.AnalyzeMatch), end to end: real PostgreSQL,
+// two ply-bot processes and ply-lobby processes. A finished match is analysed once, over both
+// bots, and stored (a second request, on another instance too, gets the stored analysis at
+// once; two at the same time on two instances analyse once); a match with a person in it cannot
+// be analysed while it runs, a bot game can (partially, not stored).
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
+#include "tests/stack_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::testing::Create;
+using ::ply::testing::HumanMatch;
+using ::ply::testing::HumanSeats;
+using ::ply::testing::Move;
+using ::ply::testing::ServerProcess;
+
+struct Analysed {
+  grpc::Status status;
+  std::vector<v1::AnalysisProgress> progress;
+  v1::MatchAnalysis analysis;
+  bool has_analysis = false;
+};
+
+Analysed Analyze(v1::LobbyService::Stub* stub, int64_t id, bool stored_only = false) {
+  v1::AnalyzeMatchRequest request;
+  request.set_match_id(id);
+  request.set_stored_only(stored_only);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
+  Analysed out;
+  auto reader = stub->AnalyzeMatch(&context, request);
+  v1::AnalyzeMatchEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_progress()) out.progress.push_back(event.progress());
+    if (event.has_analysis()) {
+      out.analysis = event.analysis();
+      out.has_analysis = true;
+    }
+  }
+  out.status = reader->Finish();
+  return out;
+}
+
+// Red, winning, leaves Yellow's three in column 1 open (7); Yellow wins with 1.
+constexpr char kBlunderGame[] = "4 1 4 1 3 1 7 1";
+
+class AnalysisTest : public ::ply::testing::StackFixture {
+ protected:
+  void SetUp() override {
+    auto url = NewDatabase("analysis");
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+  }
+
+  static std::vector<std::string> AnalysisFlags() {
+    return {"--analysis_ms=1500", "--analysis_parallel=4"};
+  }
+
+  // A finished human game: kBlunderGame played by two people.
+  int64_t FinishedGame(v1::LobbyService::Stub* stub) {
+    HumanSeats seats = HumanMatch(stub, stub, "connect4");
+    std::vector<std::string> moves = absl::StrSplit(kBlunderGame, ' ');
+    for (size_t i = 0; i < moves.size(); ++i) {
+      grpc::Status s = Move(stub, seats.id, static_cast<int>(i), moves[i], seats.tokens[i % 2]);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+    }
+    EXPECT_EQ(Get(seats.id).status(), v1::MATCH_STATUS_FINISHED);
+    return seats.id;
+  }
+};
+
+TEST_F(AnalysisTest, FinishedMatchIsAnalysedOverEveryBotAndStoredOnce) {
+  StartLobby(AnalysisFlags());
+  const int64_t id = FinishedGame(stub_.get());
+  // Nothing is stored before the first analysis.
+  Analysed none = Analyze(stub_.get(), id, /*stored_only=*/true);
+  EXPECT_EQ(none.status.error_code(), grpc::StatusCode::NOT_FOUND) << none.status.error_message();
+
+  Analysed first = Analyze(stub_.get(), id);
+  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
+  ASSERT_TRUE(first.has_analysis);
+  // Progress: from 0 to every position (8 before each move; the last is over).
+  ASSERT_GE(first.progress.size(), 2u);
+  EXPECT_EQ(first.progress.front().positions_done(), 0);
+  EXPECT_EQ(first.progress.back().positions_done(), 8);
+  EXPECT_EQ(first.progress.back().positions(), 8);
+  const v1::MatchAnalysis& a = first.analysis;
+  EXPECT_EQ(a.match_id(), id);
+  EXPECT_FALSE(a.partial());
+  ASSERT_EQ(a.moves_size(), 8);
+  const v1::MoveAnalysis& blunder = a.moves(6);
+  EXPECT_EQ(blunder.move(), "7");
+  EXPECT_EQ(blunder.mark(), v1::MOVE_MARK_BLUNDER);
+  EXPECT_TRUE(blunder.exact_verdict());
+  EXPECT_EQ(blunder.best_move(), "1");
+  EXPECT_NE(blunder.score_before_text().find("win in"), std::string::npos);
+  EXPECT_NE(blunder.score_after_text().find("loss in"), std::string::npos);
+  ASSERT_EQ(a.players_size(), 2);
+  EXPECT_EQ(a.players(0).blunders(), 1);
+  // Four positions at a time, round robin: both bot instances judged some.
+  EXPECT_EQ(a.instances_size(), 2);
+
+  // Asked again, here or on another instance: the stored analysis at once, no progress.
+  Analysed again = Analyze(stub_.get(), id);
+  ASSERT_TRUE(again.status.ok()) << again.status.error_message();
+  EXPECT_TRUE(again.progress.empty());
+  EXPECT_EQ(again.analysis.analysed_ms(), a.analysed_ms());
+  EXPECT_EQ(again.analysis.moves(6).mark(), v1::MOVE_MARK_BLUNDER);
+  auto other = ServerProcess::Start(
+      PLY_LOBBY_BINARY,
+      {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_), BotTargetFlag()});
+  ASSERT_TRUE(other.ok()) << other.status();
+  auto other_stub = v1::LobbyService::NewStub((*other)->channel());
+  Analysed stored = Analyze(other_stub.get(), id, /*stored_only=*/true);
+  ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
+  EXPECT_EQ(stored.analysis.analysed_ms(), a.analysed_ms());
+  EXPECT_EQ(stored.analysis.moves_size(), 8);
+}
+
+TEST_F(AnalysisTest, TwoInstancesAskingAtOnceAnalyseOnce) {
+  StartLobby(AnalysisFlags());
+  std::vector<std::string> flags = {"--port=0", "--host=127.0.0.1",
+                                    absl::StrCat("--database_url=", url_), BotTargetFlag()};
+  for (const std::string& f : AnalysisFlags()) flags.push_back(f);
+  auto second = ServerProcess::Start(PLY_LOBBY_BINARY, flags);
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto second_stub = v1::LobbyService::NewStub((*second)->channel());
+  const int64_t id = FinishedGame(stub_.get());
+  Analysed results[2];
+  std::thread a([&] { results[0] = Analyze(stub_.get(), id); });
+  std::thread b([&] { results[1] = Analyze(second_stub.get(), id); });
+  a.join();
+  b.join();
+  int waited = 0;
+  for (const Analysed& r : results) {
+    ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+    ASSERT_TRUE(r.has_analysis);
+    for (const v1::AnalysisProgress& p : r.progress) waited += p.waiting() ? 1 : 0;
+  }
+  // One analysis, made once: the same moment in both answers, and one of them waited for it
+  // (or, had it come second, found it stored).
+  EXPECT_EQ(results[0].analysis.analysed_ms(), results[1].analysis.analysed_ms());
+  EXPECT_LE(waited, 1);
+  int analysed_here = 0;
+  for (const Analysed& r : results) {
+    for (const v1::AnalysisProgress& p : r.progress) {
+      if (!p.waiting() && p.positions_done() == p.positions() && p.positions() > 0) {
+        ++analysed_here;
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(analysed_here, 1);
+}
+
+TEST_F(AnalysisTest, PlayersCannotAnalyseTheirMatchWhileItRuns) {
+  StartLobby(AnalysisFlags());
+  EXPECT_EQ(Analyze(stub_.get(), 999999).status.error_code(), grpc::StatusCode::NOT_FOUND);
+  // Waiting for a second player: nothing to analyse.
+  v1::CreateMatchResponse waiting;
+  ASSERT_TRUE(
+      Create(stub_.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &waiting)
+          .ok());
+  EXPECT_EQ(Analyze(stub_.get(), waiting.match().id()).status.error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  // A person against a bot, under way: refused to everyone, the player included.
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT},
+                     {"", "easy"}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("alice");
+                     })
+                  .ok());
+  ASSERT_TRUE(Move(stub_.get(), created.match().id(), 0, "4", created.seat_token()).ok());
+  Analysed refused = Analyze(stub_.get(), created.match().id());
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+      << refused.status.error_message();
+  EXPECT_FALSE(refused.has_analysis);
+}
+
+TEST_F(AnalysisTest, SpectatorsAnalyseARunningBotGameWithoutStoringIt) {
+  StartLobby(AnalysisFlags());
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT},
+                     {"easy", "easy"}, &created,
+                     [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(1500); })
+                  .ok());
+  const int64_t id = created.match().id();
+  // Wait for a few moves.
+  absl::Time until = absl::Now() + absl::Seconds(30);
+  while (Get(id).moves_size() < 2 && absl::Now() < until) absl::SleepFor(absl::Milliseconds(100));
+  Analysed live = Analyze(stub_.get(), id);
+  ASSERT_TRUE(live.status.ok()) << live.status.error_message();
+  ASSERT_TRUE(live.has_analysis);
+  EXPECT_TRUE(live.analysis.partial());
+  EXPECT_GE(live.analysis.moves_size(), 2);
+  EXPECT_EQ(Analyze(stub_.get(), id, /*stored_only=*/true).status.error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+}  // namespace
+}  // namespace ply
