@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/random.h"
+#include "engine/games/draughts/draughts.h"
 
 namespace ply {
 namespace {
@@ -19,6 +20,76 @@ TEST(Registry, ListsEveryGameWithOptionsAndAtLeastFourLevels) {
       EXPECT_NE(FindLevel(info.levels, level), nullptr) << info.name << " lacks " << level;
     }
   }
+}
+
+TEST(Registry, EveryGameSaysWhatPeopleReadAndHowToTypeAMove) {
+  for (const GameInfo& info : ListGames()) {
+    EXPECT_FALSE(info.description.empty()) << info.name;
+    ASSERT_EQ(info.player_names.size(), 2u) << info.name;
+    EXPECT_FALSE(info.player_names[0].empty()) << info.name;
+    EXPECT_NE(info.player_names[0], info.player_names[1]) << info.name;
+    EXPECT_FALSE(info.notation_hint.empty()) << info.name;
+    EXPECT_EQ(info.notation_hint.find('\n'), std::string::npos) << "one line: " << info.name;
+  }
+  EXPECT_EQ(FindGame("draughts")->record_formats, std::vector<std::string>{"pdn"});
+  EXPECT_TRUE(FindGame("connect4")->record_formats.empty());
+}
+
+TEST(Registry, EachOptionsPublishedDefaultIsTheOneTheGameUses) {
+  for (const GameInfo& info : ListGames()) {
+    auto game = CreateGame(info.name);
+    ASSERT_TRUE(game.ok()) << info.name << ": " << game.status();
+    const GameOptions used = (*game)->Options();
+    for (const OptionInfo& o : info.options) {
+      // An option the game folds into others (tictactwo's preset) is not among them.
+      if (auto it = used.find(o.name); it != used.end()) {
+        EXPECT_EQ(it->second, o.default_value) << info.name << " option " << o.name;
+      }
+      // Spelling the default out gives the same game.
+      auto explicit_default = CreateGame(info.name, {{o.name, o.default_value}});
+      ASSERT_TRUE(explicit_default.ok())
+          << info.name << " " << o.name << ": " << explicit_default.status();
+      EXPECT_EQ((*explicit_default)->Options(), used) << info.name << " option " << o.name;
+    }
+  }
+}
+
+TEST(Registry, ExportRecordWritesTheGamesFormatsAndRefusesOthers) {
+  const std::vector<std::string> moves = {"11-15", "22-18", "15x22", "25x18"};
+  const RecordHeader header{.event = "ply match 7",
+                            .site = "127.0.0.1:50050",
+                            .date = "2026-12-01",
+                            .players = {"alice", "bot:hard"},
+                            .winner = 1};
+  absl::StatusOr<std::string> pdn = ExportRecord("draughts", "pdn", moves, header);
+  ASSERT_TRUE(pdn.ok()) << pdn.status();
+  // The same PDN as the game's own exporter with the tags the client used to write.
+  absl::StatusOr<std::string> direct = ExportPdn(moves, {{"Event", "ply match 7"},
+                                                         {"Site", "127.0.0.1:50050"},
+                                                         {"Date", "2026.12.01"},
+                                                         {"Black", "alice"},
+                                                         {"White", "bot:hard"},
+                                                         {"Result", "0-1"}});
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  EXPECT_EQ(*pdn, *direct);
+  EXPECT_NE(pdn->find("[Date \"2026.12.01\"]"), std::string::npos) << *pdn;
+  EXPECT_NE(pdn->find("1. 11-15 22-18"), std::string::npos) << *pdn;
+  // Without a header the result comes from the moves: the game goes on.
+  absl::StatusOr<std::string> bare = ExportRecord("draughts", "pdn", moves);
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_EQ(*bare, *ExportPdn(moves));
+
+  auto sgf = ExportRecord("draughts", "sgf", moves);
+  EXPECT_EQ(sgf.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(sgf.status().message().find("its formats: pdn"), std::string::npos) << sgf.status();
+  auto none = ExportRecord("connect4", "pdn", {"4"});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("connect4 has no record format 'pdn'"), std::string::npos)
+      << none.status();
+  EXPECT_EQ(ExportRecord("chess", "pgn", {}).status().code(), absl::StatusCode::kInvalidArgument);
+  auto illegal = ExportRecord("draughts", "pdn", {"11-15", "11-15"});
+  EXPECT_FALSE(illegal.ok());
+  EXPECT_NE(illegal.status().message().find("move 2"), std::string::npos) << illegal.status();
 }
 
 TEST(Registry, RejectsUnknownGamesAndOptionsWithASentence) {

@@ -31,6 +31,10 @@ struct GameInfo {
   std::vector<Difficulty> levels;
   // Names of the two sides, first player first ("Red", "Yellow").
   std::vector<std::string> player_names;
+  // How to type a move, in one line ("a column number, 1 from the left (e.g. 4).").
+  std::string notation_hint;
+  // The record formats ExportRecord (registry.h) writes for the game, e.g. {"pdn"}; often none.
+  std::vector<std::string> record_formats;
   // Every level's rating from the game's calibration ladder (games/GAME/ladder.txt).
   LadderData ladder;
 };

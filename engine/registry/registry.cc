@@ -1,5 +1,7 @@
 #include "engine/registry/registry.h"
 
+#include <algorithm>
+#include <concepts>
 #include <functional>
 
 #include "absl/strings/str_cat.h"
@@ -21,18 +23,39 @@ struct Entry {
   GameInfo info;
   std::function<absl::StatusOr<std::unique_ptr<AnyGame>>(const GameOptions&, const GameInfo*)>
       create;
+  // Set when the game has record formats.
+  std::function<absl::StatusOr<std::string>(std::string_view, const std::vector<std::string>&,
+                                            const RecordHeader&)>
+      export_record;
+};
+
+// A game's record formats and their writer, when the game has any (G::kRecordFormats and
+// G::ExportRecord).
+template <typename G>
+concept HasRecords = requires(std::string_view format, const std::vector<std::string>& moves,
+                              const RecordHeader& header) {
+  G::kRecordFormats;
+  { G::ExportRecord(format, moves, header) } -> std::same_as<absl::StatusOr<std::string>>;
 };
 
 template <Game G>
-Entry Register(std::string title, std::string description, std::vector<std::string> players) {
+Entry Register() {
   Entry e;
   e.info = GameInfo{.name = std::string(G::kName),
-                    .title = std::move(title),
-                    .description = std::move(description),
+                    .title = std::string(G::kTitle),
+                    .description = std::string(G::kDescription),
                     .options = G::OptionInfos(),
                     .levels = G::Levels(),
-                    .player_names = std::move(players),
+                    .player_names = {std::string(G::kSides[0]), std::string(G::kSides[1])},
+                    .notation_hint = std::string(G::kNotationHint),
                     .ladder = ShippedLadder(G::kName)};
+  if constexpr (HasRecords<G>) {
+    for (std::string_view f : G::kRecordFormats) e.info.record_formats.emplace_back(f);
+    e.export_record = [](std::string_view format, const std::vector<std::string>& moves,
+                         const RecordHeader& header) {
+      return G::ExportRecord(format, moves, header);
+    };
+  }
   e.create = [](const GameOptions& options,
                 const GameInfo* info) -> absl::StatusOr<std::unique_ptr<AnyGame>> {
     absl::Status known = CheckKnownOptions(G::kName, options, G::OptionInfos());
@@ -46,30 +69,8 @@ Entry Register(std::string title, std::string description, std::vector<std::stri
 
 const std::vector<Entry>& Entries() {
   static const auto* entries = new std::vector<Entry>{
-      Register<Connect4>("Connect Four",
-                         "drop discs into columns; four in a row wins (any size, or on a cylinder "
-                         "where the columns wrap around)",
-                         {"Red", "Yellow"}),
-      Register<TicTacToe>("Tic-Tac-Toe", "three in a row on a 3x3 board", {"X", "O"}),
-      Register<TicTacTwo>("Tic-Tac-Two",
-                          "three in a row inside a 3x3 grid that moves on a 5x5 board; pieces "
-                          "and the grid move after the unlock (or the big 7x7 preset)",
-                          {"X", "O"}),
-      Register<Reversi>("Reversi",
-                        "Othello: outflank and turn over the opponent's discs; most discs wins "
-                        "(even sizes 4..16, rectangles, blocked cells)",
-                        {"Black", "White"}),
-      Register<Gomoku>("Gomoku",
-                       "five in a row on a 15x15 board (sizes 5..20; free-style or exact five)",
-                       {"Black", "White"}),
-      Register<Draughts>("English draughts",
-                         "checkers on 8x8: mandatory captures, multi-jumps, kings; standard "
-                         "square numbers 1-32",
-                         {"Black", "White"}),
-      Register<Morris>("Nine Men's Morris",
-                       "place, move and fly nine pieces on the 24-point board; a mill takes a "
-                       "piece; three pieces fly",
-                       {"White", "Black"}),
+      Register<Connect4>(), Register<TicTacToe>(), Register<TicTacTwo>(), Register<Reversi>(),
+      Register<Gomoku>(),   Register<Draughts>(),  Register<Morris>(),
   };
   return *entries;
 }
@@ -116,6 +117,24 @@ absl::StatusOr<std::unique_ptr<AnyGame>> ReplayGame(std::string_view name,
     }
   }
   return game;
+}
+
+absl::StatusOr<std::string> ExportRecord(std::string_view name, std::string_view format,
+                                         const std::vector<std::string>& moves,
+                                         const RecordHeader& header) {
+  const Entry* entry = nullptr;
+  for (const Entry& e : Entries()) {
+    if (e.info.name == name) entry = &e;
+  }
+  if (entry == nullptr) return CreateGame(name).status();
+  const std::vector<std::string>& formats = entry->info.record_formats;
+  if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Absl(name), " has no record format '", Absl(format), "'",
+        formats.empty() ? " (it has none)"
+                        : absl::StrCat(" (its formats: ", absl::StrJoin(formats, ", "), ")")));
+  }
+  return entry->export_record(format, moves, header);
 }
 
 std::string SearchReport::ScoreText() const {

@@ -1,5 +1,6 @@
 // Games by name: what the services and tools use to list games and create one from a spec.
-// A game joins the registry with one line in registry.cc.
+// A game joins the registry with one line in registry.cc; what people read about it (title,
+// description, sides, notation hint, record formats) lives in the game's own class.
 #ifndef PLY_ENGINE_REGISTRY_REGISTRY_H_
 #define PLY_ENGINE_REGISTRY_REGISTRY_H_
 
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/core/options.h"
+#include "engine/core/record.h"
 #include "engine/registry/any_game.h"
 
 namespace ply {
@@ -27,6 +29,14 @@ absl::StatusOr<std::unique_ptr<AnyGame>> CreateGame(std::string_view name,
 absl::StatusOr<std::unique_ptr<AnyGame>> ReplayGame(std::string_view name,
                                                     const GameOptions& options,
                                                     const std::vector<std::string>& moves);
+
+// The game `name` from its initial position through `moves` as a record in `format`, one of its
+// GameInfo::record_formats (PDN for draughts). INVALID_ARGUMENT for an unknown game or a format
+// the game does not offer (the message lists those it has); a move that is not legal is an
+// error naming it.
+absl::StatusOr<std::string> ExportRecord(std::string_view name, std::string_view format,
+                                         const std::vector<std::string>& moves,
+                                         const RecordHeader& header = {});
 
 }  // namespace ply
 

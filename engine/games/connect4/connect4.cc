@@ -41,11 +41,19 @@ Connect4::Connect4(int width, int height, bool cylinder)
   hash_ = ComputeHash();
 }
 
+namespace {
+// The option defaults, written once: OptionInfos publishes them and Create applies them.
+constexpr int kDefaultWidth = 7;
+constexpr int kDefaultHeight = 6;
+constexpr bool kDefaultCylinder = false;
+}  // namespace
+
 std::vector<OptionInfo> Connect4::OptionInfos() {
   return {
-      {"width", "7", "number of columns, 4..12"},
-      {"height", "6", "number of rows, 4..12; width * (height + 1) must be at most 64"},
-      {"cylinder", "false",
+      {"width", absl::StrCat(kDefaultWidth), "number of columns, 4..12"},
+      {"height", absl::StrCat(kDefaultHeight),
+       "number of rows, 4..12; width * (height + 1) must be at most 64"},
+      {"cylinder", kDefaultCylinder ? "true" : "false",
        "columns wrap around: lines may cross from the last column to the first"},
   };
 }
@@ -62,11 +70,11 @@ std::vector<Difficulty> Connect4::Levels() {
 }
 
 absl::StatusOr<Connect4> Connect4::Create(const GameOptions& options) {
-  absl::StatusOr<int> width = IntOption(options, "width", 7, 4, kMaxWidth);
+  absl::StatusOr<int> width = IntOption(options, "width", kDefaultWidth, 4, kMaxWidth);
   if (!width.ok()) return width.status();
-  absl::StatusOr<int> height = IntOption(options, "height", 6, 4, 12);
+  absl::StatusOr<int> height = IntOption(options, "height", kDefaultHeight, 4, 12);
   if (!height.ok()) return height.status();
-  absl::StatusOr<bool> cylinder = BoolOption(options, "cylinder", false);
+  absl::StatusOr<bool> cylinder = BoolOption(options, "cylinder", kDefaultCylinder);
   if (!cylinder.ok()) return cylinder.status();
   if (*width * (*height + 1) > 64) {
     return absl::InvalidArgumentError(absl::StrCat("a ", *width, "x", *height,

@@ -37,6 +37,14 @@ class Connect4 {
   using Move = uint8_t;
   struct UndoInfo {};
   static constexpr std::string_view kName = "connect4";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "Connect Four";
+  static constexpr std::string_view kDescription =
+      "drop discs into columns; four in a row wins (any size, or on a cylinder where the columns "
+      "wrap around)";
+  static constexpr std::string_view kSides[2] = {"Red", "Yellow"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint = "a column number, 1 from the left (e.g. 4).";
   static constexpr Move kNoMove = 0xff;
   static constexpr int kMaxWidth = 12;
   static constexpr int kMaxMoves = kMaxWidth;

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "engine/core/display_text.h"
 #include "engine/core/random.h"
@@ -710,6 +711,31 @@ absl::StatusOr<std::string> ExportPdn(const std::vector<std::string>& moves, con
   }
   out += "\n";
   return out;
+}
+
+absl::StatusOr<std::string> Draughts::ExportRecord(std::string_view format,
+                                                   const std::vector<std::string>& moves,
+                                                   const RecordHeader& header) {
+  if (format != "pdn") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("draughts has no record format '", Absl(format), "' (its formats: pdn)"));
+  }
+  PdnTags tags;
+  if (!header.event.empty()) tags.push_back({"Event", header.event});
+  if (!header.site.empty()) tags.push_back({"Site", header.site});
+  // PDN writes dates as YYYY.MM.DD.
+  if (!header.date.empty())
+    tags.push_back({"Date", absl::StrReplaceAll(header.date, {{"-", "."}})});
+  if (header.players.size() == 2) {
+    // ExportPdn escapes tag values itself.
+    tags.push_back({"Black", header.players[0]});
+    tags.push_back({"White", header.players[1]});
+  }
+  if (header.winner) {
+    const int w = *header.winner;
+    tags.push_back({"Result", w < 0 ? "1/2-1/2" : w == 0 ? "1-0" : "0-1"});
+  }
+  return ExportPdn(moves, tags);
 }
 
 }  // namespace ply

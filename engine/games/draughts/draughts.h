@@ -38,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
+#include "engine/core/record.h"
 #include "engine/core/types.h"
 #include "engine/search/difficulty.h"
 
@@ -81,6 +82,21 @@ class Draughts {
     bool crowned = false;
   };
   static constexpr std::string_view kName = "draughts";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "English draughts";
+  static constexpr std::string_view kDescription =
+      "checkers on 8x8: mandatory captures, multi-jumps, kings; standard square numbers 1-32";
+  static constexpr std::string_view kSides[2] = {"Black", "White"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint =
+      "squares 1-32: 11-15; jumps 22x15, several: 22x15x6.";
+  // The record formats ExportRecord writes.
+  static constexpr std::string_view kRecordFormats[1] = {"pdn"};
+  // The game from the standard position through `moves` in a record format: "pdn" (ExportPdn
+  // with the header's facts as the seven-tag roster). INVALID_ARGUMENT for another format.
+  static absl::StatusOr<std::string> ExportRecord(std::string_view format,
+                                                  const std::vector<std::string>& moves,
+                                                  const RecordHeader& header);
   static constexpr Move kNoMove = {};
   // Far above any position from play; generation stops adding moves at the capacity.
   static constexpr int kMaxMoves = 128;

@@ -206,10 +206,16 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
   hash_ = ComputeHash();
 }
 
+namespace {
+// The option defaults, written once: OptionInfos publishes them and Create applies them.
+constexpr int kDefaultSize = 15;
+constexpr std::string_view kDefaultRule = "freestyle";
+}  // namespace
+
 std::vector<OptionInfo> Gomoku::OptionInfos() {
   return {
-      {"size", "15", "board size, 5..20 (a square board)"},
-      {"rule", "freestyle",
+      {"size", absl::StrCat(kDefaultSize), "board size, 5..20 (a square board)"},
+      {"rule", std::string(kDefaultRule),
        "freestyle: five or more in a row wins; exact: exactly five wins, an overline does not"},
   };
 }
@@ -228,10 +234,10 @@ std::vector<Difficulty> Gomoku::Levels() {
 }
 
 absl::StatusOr<Gomoku> Gomoku::Create(const GameOptions& options) {
-  absl::StatusOr<int> size = IntOption(options, "size", 15, 5, kMaxSize);
+  absl::StatusOr<int> size = IntOption(options, "size", kDefaultSize, 5, kMaxSize);
   if (!size.ok()) return size.status();
   absl::StatusOr<std::string> rule =
-      ChoiceOption(options, "rule", "freestyle", {"freestyle", "exact"});
+      ChoiceOption(options, "rule", kDefaultRule, {"freestyle", "exact"});
   if (!rule.ok()) return rule.status();
   return Gomoku(*size, *rule == "exact");
 }

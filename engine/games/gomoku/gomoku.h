@@ -60,6 +60,13 @@ class Gomoku {
   using Move = uint16_t;
   struct UndoInfo {};
   static constexpr std::string_view kName = "gomoku";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "Gomoku";
+  static constexpr std::string_view kDescription =
+      "five in a row on a 15x15 board (sizes 5..20; free-style or exact five)";
+  static constexpr std::string_view kSides[2] = {"Black", "White"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint = "a point such as h8 (a1 is bottom left).";
   static constexpr Move kNoMove = 0;  // a wall cell, never a legal move
   static constexpr int kMaxMoves = kMaxSize * kMaxSize;
   static constexpr int kHistorySize = kCells;

@@ -75,14 +75,20 @@ Morris::Morris(bool flying) : flying_(flying) {
   ring_[0] = hash_;
 }
 
+namespace {
+// The option's default, written once: OptionInfos publishes it and Create applies it.
+constexpr bool kDefaultFlying = true;
+}  // namespace
+
 std::vector<OptionInfo> Morris::OptionInfos() {
-  return {{"flying", "true", "a player reduced to three pieces may move to any empty point"}};
+  return {{"flying", kDefaultFlying ? "true" : "false",
+           "a player reduced to three pieces may move to any empty point"}};
 }
 
 std::vector<Difficulty> Morris::Levels() { return DefaultLevels(); }
 
 absl::StatusOr<Morris> Morris::Create(const GameOptions& options) {
-  absl::StatusOr<bool> flying = BoolOption(options, "flying", true);
+  absl::StatusOr<bool> flying = BoolOption(options, "flying", kDefaultFlying);
   if (!flying.ok()) return flying.status();
   return Morris(*flying);
 }

@@ -91,6 +91,15 @@ class Morris {
     uint8_t quiet_plies = 0;
   };
   static constexpr std::string_view kName = "morris";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "Nine Men's Morris";
+  static constexpr std::string_view kDescription =
+      "place, move and fly nine pieces on the 24-point board; a mill takes a piece; three pieces "
+      "fly";
+  static constexpr std::string_view kSides[2] = {"White", "Black"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint =
+      "place d2; move d2-d3; after a mill add the piece taken: d2xg7, a1-a4xg7.";
   static constexpr int kPoints = morris_internal::kPoints;
   static constexpr int kNone = 24;
   static constexpr Move kNoMove = 0xffff;

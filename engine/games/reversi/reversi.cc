@@ -61,8 +61,12 @@ int ParseCell(std::string_view text, int width, int height) {
   return (row - 1) * width + column;
 }
 
+// The default width and height, written once: OptionInfos publishes it and EvenSize applies it
+// (no walls by default).
+constexpr int kDefaultSide = 8;
+
 absl::StatusOr<int> EvenSize(const GameOptions& options, std::string_view name) {
-  absl::StatusOr<int> v = IntOption(options, name, 8, 4, Reversi::kMaxSide);
+  absl::StatusOr<int> v = IntOption(options, name, kDefaultSide, 4, Reversi::kMaxSide);
   if (!v.ok()) return v.status();
   if (*v % 2 != 0) {
     return absl::InvalidArgumentError(
@@ -141,8 +145,8 @@ Reversi::Reversi(int width, int height, const std::vector<int>& walls)
 
 std::vector<OptionInfo> Reversi::OptionInfos() {
   return {
-      {"width", "8", "number of columns, even, 4..16"},
-      {"height", "8", "number of rows, even, 4..16"},
+      {"width", absl::StrCat(kDefaultSide), "number of columns, even, 4..16"},
+      {"height", absl::StrCat(kDefaultSide), "number of rows, even, 4..16"},
       {"walls", "",
        "blocked cells, never playable and never flanked through, e.g. c3+f6 (separated by '+', "
        "';', ':' or spaces); the four centre cells cannot be walls"},

@@ -49,6 +49,15 @@ class Reversi {
     uint64_t hash;
   };
   static constexpr std::string_view kName = "reversi";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "Reversi";
+  static constexpr std::string_view kDescription =
+      "Othello: outflank and turn over the opponent's discs; most discs wins (even sizes 4..16, "
+      "rectangles, blocked cells)";
+  static constexpr std::string_view kSides[2] = {"Black", "White"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint =
+      "a cell such as d3 (a1 is top left), or pass when you must.";
   static constexpr int kMaxSide = 16;
   static constexpr int kMaxCells = kMaxSide * kMaxSide;
   static constexpr Move kPass = 0xfffe;

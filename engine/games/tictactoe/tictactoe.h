@@ -27,6 +27,12 @@ class TicTacToe {
   using Move = uint8_t;
   struct UndoInfo {};
   static constexpr std::string_view kName = "tictactoe";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "Tic-Tac-Toe";
+  static constexpr std::string_view kDescription = "three in a row on a 3x3 board";
+  static constexpr std::string_view kSides[2] = {"X", "O"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint = "a cell, a1 (top left) to c3, or 1 to 9.";
   static constexpr Move kNoMove = 0xff;
   static constexpr int kMaxMoves = 9;
   static constexpr int kHistorySize = 9;

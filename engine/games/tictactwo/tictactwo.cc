@@ -17,7 +17,12 @@ struct Preset {
   const char* name;
   int board, grid, line, pieces;
 };
+// The first preset gives the defaults of board, grid, line and pieces; with kDefaultUnlock and
+// kDefaultMaxPlies every option default is written here once (OptionInfos publishes them and
+// Create applies them).
 constexpr Preset kPresets[] = {{"classic", 5, 3, 3, 4}, {"big", 7, 4, 4, 6}};
+constexpr int kDefaultUnlock = 2;
+constexpr int kDefaultMaxPlies = 100;
 
 constexpr uint64_t Bit(int cell) { return uint64_t{1} << cell; }
 
@@ -72,16 +77,18 @@ TicTacTwo::TicTacTwo(int board, int grid, int line, int pieces, int unlock, int 
 
 std::vector<OptionInfo> TicTacTwo::OptionInfos() {
   return {
-      {"preset", "classic",
+      {"preset", kPresets[0].name,
        "classic (5x5 board, 3x3 grid, 3 in a row, 4 pieces) or big (7x7, 4x4, 4 in a row, 6 "
        "pieces); the options below override it"},
-      {"board", "5", "board size, 4..8"},
-      {"grid", "3", "size of the movable grid, 3..min(board, 5)"},
-      {"line", "3", "pieces in a row (inside the grid) that win, 3..grid"},
-      {"pieces", "4", "pieces per player, line..(grid*grid-1)/2"},
-      {"unlock", "2",
+      {"board", absl::StrCat(kPresets[0].board), "board size, 4..8"},
+      {"grid", absl::StrCat(kPresets[0].grid), "size of the movable grid, 3..min(board, 5)"},
+      {"line", absl::StrCat(kPresets[0].line),
+       "pieces in a row (inside the grid) that win, 3..grid"},
+      {"pieces", absl::StrCat(kPresets[0].pieces), "pieces per player, line..(grid*grid-1)/2"},
+      {"unlock", absl::StrCat(kDefaultUnlock),
        "grid and piece moves are allowed once each player has placed this many pieces"},
-      {"max_plies", "100", "the game is drawn after this many plies, 20..250"},
+      {"max_plies", absl::StrCat(kDefaultMaxPlies),
+       "the game is drawn after this many plies, 20..250"},
   };
 }
 
@@ -103,7 +110,7 @@ std::vector<Difficulty> TicTacTwo::Levels() {
 
 absl::StatusOr<TicTacTwo> TicTacTwo::Create(const GameOptions& options) {
   absl::StatusOr<std::string> preset_name =
-      ChoiceOption(options, "preset", "classic", {"classic", "big"});
+      ChoiceOption(options, "preset", kPresets[0].name, {kPresets[0].name, kPresets[1].name});
   if (!preset_name.ok()) return preset_name.status();
   const Preset& preset = *std::find_if(std::begin(kPresets), std::end(kPresets),
                                        [&](const Preset& p) { return *preset_name == p.name; });
@@ -118,9 +125,11 @@ absl::StatusOr<TicTacTwo> TicTacTwo::Create(const GameOptions& options) {
   absl::StatusOr<int> pieces = IntOption(
       options, "pieces", std::clamp(preset.pieces, *line, most_pieces), *line, most_pieces);
   if (!pieces.ok()) return pieces.status();
-  absl::StatusOr<int> unlock = IntOption(options, "unlock", std::min(2, *pieces), 1, *pieces);
+  absl::StatusOr<int> unlock =
+      IntOption(options, "unlock", std::min(kDefaultUnlock, *pieces), 1, *pieces);
   if (!unlock.ok()) return unlock.status();
-  absl::StatusOr<int> max_plies = IntOption(options, "max_plies", 100, 20, kMaxPlyLimit);
+  absl::StatusOr<int> max_plies =
+      IntOption(options, "max_plies", kDefaultMaxPlies, 20, kMaxPlyLimit);
   if (!max_plies.ok()) return max_plies.status();
   return TicTacTwo(*board, *grid, *line, *pieces, *unlock, *max_plies);
 }

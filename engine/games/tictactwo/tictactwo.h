@@ -58,6 +58,15 @@ class TicTacTwo {
   };
   enum Kind : int { kPlace = 0, kStep = 1, kGrid = 2 };
   static constexpr std::string_view kName = "tictactwo";
+  // What people read in game lists and on the board (the registry passes it to clients).
+  static constexpr std::string_view kTitle = "Tic-Tac-Two";
+  static constexpr std::string_view kDescription =
+      "three in a row inside a 3x3 grid that moves on a 5x5 board; pieces and the grid move after "
+      "the unlock (or the big 7x7 preset)";
+  static constexpr std::string_view kSides[2] = {"X", "O"};
+  // How to type a move, in one line.
+  static constexpr std::string_view kNotationHint =
+      "place: b2; move a piece: b2-c3; move the grid: g:ne (n, ne, e, se, s, sw, w, nw).";
   static constexpr Move kNoMove = 0xffff;
   static constexpr int kMaxBoard = 8;
   static constexpr int kMaxGrid = 5;
