@@ -32,6 +32,8 @@ void ToProto(const GameInfo& info, v1::GameInfo* out) {
     }
   }
   for (const std::string& name : info.player_names) out->add_player_names(name);
+  out->set_notation_hint(info.notation_hint);
+  for (const std::string& f : info.record_formats) out->add_record_formats(f);
 }
 
 GameOptions FromProto(const v1::GameSpec& spec) {

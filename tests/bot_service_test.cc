@@ -157,6 +157,16 @@ TEST(BotService, ListsEveryRegisteredGameWithItsLevels) {
     const v1::GameInfo& wire = response.games(i);
     EXPECT_EQ(wire.name(), info.name);
     EXPECT_EQ(wire.options_size(), static_cast<int>(info.options.size()));
+    // What the game's own folder declares: how to type a move, its record formats.
+    EXPECT_FALSE(wire.notation_hint().empty()) << info.name;
+    EXPECT_EQ(wire.notation_hint(), info.notation_hint);
+    EXPECT_EQ(std::vector<std::string>(wire.record_formats().begin(), wire.record_formats().end()),
+              info.record_formats)
+        << info.name;
+    if (info.name == "draughts") {
+      ASSERT_EQ(wire.record_formats_size(), 1);
+      EXPECT_EQ(wire.record_formats(0), "pdn");
+    }
     ASSERT_EQ(wire.levels_size(), static_cast<int>(info.levels.size()));
     for (int l = 0; l < wire.levels_size(); ++l) {
       EXPECT_EQ(wire.levels(l).name(), info.levels[l].name);
