@@ -37,8 +37,9 @@ const std::vector<CommandHelp>& Commands() {
        "Watches a match live to its end: the board, each move, and for bots the depth, score\n"
        "and nodes their search reached (scores from the first player's side: + is good for\n"
        "the first player). q stops watching."},
-      {"record", "ply record MATCH [--format text|pdn] [--json]",
-       "The moves of a match in the game's notation (PDN for draughts with --format pdn).\n"
+      {"record", "ply record MATCH [--format text|FORMAT] [--json]",
+       "The moves of a match in the game's notation, or in one of its record formats (ply\n"
+       "games lists them; --format pdn for draughts).\n"
        "--json includes the match's analysis, once it has one, as \"analysis\"."},
       {"replay", "ply replay MATCH",
        "Steps through a match's moves (n/p, arrows, q); once the match is analysed (ply\n"

@@ -20,6 +20,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bot-service/credentials.h"
@@ -32,7 +33,7 @@
 #include "client-cli/seat_store.h"
 #include "client-cli/session.h"
 #include "engine/core/display_text.h"
-#include "engine/games/draughts/draughts.h"
+#include "engine/registry/registry.h"
 
 ABSL_FLAG(std::string, server, "",
           "Lobby address HOST:PORT; several instances of one lobby as HOST:PORT,HOST:PORT, or "
@@ -62,7 +63,9 @@ ABSL_FLAG(int, limit, 20, "list: at most this many matches (1 to 200).");
 ABSL_FLAG(std::string, seat, "",
           "join: the seat to take, counted from 1 (1 or 2); default: the first open one.");
 ABSL_FLAG(std::string, name, "", "new, join: your name at the table (default: $USER).");
-ABSL_FLAG(std::string, format, "text", "record: text, or pdn (draughts).");
+ABSL_FLAG(std::string, format, "text",
+          "record: text, or one of the game's record formats (ply games lists them: pdn for "
+          "draughts).");
 ABSL_FLAG(bool, casual, false, "play: an unrated game.");
 ABSL_FLAG(bool, draw, false, "claim: claim a draw instead of the win.");
 ABSL_FLAG(bool, bot, false,
@@ -432,7 +435,9 @@ class Cli {
   int Record(int64_t id) {
     absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
     if (!m.ok()) return Fail(m.status());
-    if (absl::GetFlag(FLAGS_format) == "pdn") return Pdn(*m);
+    if (const std::string format = absl::GetFlag(FLAGS_format); format != "text") {
+      return FormattedRecord(*m, format);
+    }
     if (absl::GetFlag(FLAGS_json)) {
       std::string json = ToJson(*m);
       // The match's fields, and its analysis beside them once it has one.
@@ -450,29 +455,32 @@ class Cli {
     return 0;
   }
 
-  int Pdn(const v1::Match& m) {
-    if (m.spec().name() != "draughts") return Usage("PDN is the record format of draughts");
+  // The match in one of its game's record formats (the registry writes it: PDN for draughts).
+  int FormattedRecord(const v1::Match& m, const std::string& format) {
+    const GameInfo* info = FindGame(m.spec().name());
+    std::vector<std::string> formats = {"text"};
+    if (info != nullptr)
+      formats.insert(formats.end(), info->record_formats.begin(), info->record_formats.end());
+    if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
+      return Usage(absl::StrCat(m.spec().name(), " has no record format '", format,
+                                "'; its formats: ", absl::StrJoin(formats, ", ")));
+    }
     std::vector<std::string> moves;
     for (const v1::MoveRecord& mv : m.moves()) moves.push_back(mv.move());
-    PdnTags tags = {{"Event", absl::StrCat("ply match ", m.id())}, {"Site", lobby_.address()}};
+    RecordHeader header{.event = absl::StrCat("ply match ", m.id()), .site = lobby_.address()};
     if (m.created_ms() > 0) {
-      // PDN writes dates as YYYY.MM.DD, in UTC for a record read anywhere.
-      tags.push_back({"Date", absl::FormatTime("%Y.%m.%d", absl::FromUnixMillis(m.created_ms()),
-                                               absl::UTCTimeZone())});
+      // The day in UTC, for a record read anywhere.
+      header.date =
+          absl::FormatTime("%Y-%m-%d", absl::FromUnixMillis(m.created_ms()), absl::UTCTimeZone());
     }
     if (m.seats_size() == 2) {
-      // ExportPdn escapes tag values itself.
-      tags.push_back({"Black", m.seats(0).display_name()});
-      tags.push_back({"White", m.seats(1).display_name()});
+      header.players = {m.seats(0).display_name(), m.seats(1).display_name()};
     }
-    if (m.status() == v1::MATCH_STATUS_FINISHED) {
-      const int w = m.result().winner();
-      tags.push_back({"Result", w < 0 ? "1/2-1/2" : w == 0 ? "1-0" : "0-1"});
-    }
-    absl::StatusOr<std::string> pdn = ExportPdn(moves, tags);
-    if (!pdn.ok()) return Fail(pdn.status());
-    std::cout << *pdn;
-    if (!pdn->empty() && pdn->back() != '\n') std::cout << "\n";
+    if (m.status() == v1::MATCH_STATUS_FINISHED) header.winner = m.result().winner();
+    absl::StatusOr<std::string> record = ExportRecord(m.spec().name(), format, moves, header);
+    if (!record.ok()) return Fail(record.status());
+    std::cout << *record;
+    if (!record->empty() && record->back() != '\n') std::cout << "\n";
     return 0;
   }
 

@@ -300,6 +300,11 @@ std::string GamesTable(const v1::ListGamesResponse& games, Look look) {
   for (const v1::GameInfo& g : games.games()) {
     absl::StrAppend(&out, Bold(g.name(), look), "  ", g.title(), ": ", g.description(), "\n");
     absl::StrAppend(&out, "    sides: ", absl::StrJoin(g.player_names(), " vs "), "\n");
+    if (!g.notation_hint().empty()) absl::StrAppend(&out, "    moves: ", g.notation_hint(), "\n");
+    if (g.record_formats_size() > 0) {
+      absl::StrAppend(&out, "    records: text, ", absl::StrJoin(g.record_formats(), ", "),
+                      " (ply record MATCH --format ", g.record_formats(0), ")\n");
+    }
     std::vector<std::string> levels;
     for (const v1::DifficultyLevel& l : g.levels()) levels.push_back(LevelWithRating(l, look));
     if (!levels.empty()) {

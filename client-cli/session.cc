@@ -339,7 +339,7 @@ class Session {
       leaving_ = true;
     } else if (word == "help" || word == "?") {
       std::vector<std::string> help = {
-          absl::StrCat("Moves: ", view_.loaded() ? NotationHint(view_.game().Info().name) : ""),
+          absl::StrCat("Moves: ", view_.loaded() ? view_.game().Info().notation_hint : ""),
           "Commands: moves (the legal moves), resign (asks first), draw (offer or accept), claim "
           "or claim draw (when the opponent has left), quit (leave; `ply join` resumes)"};
       Answer(help);
@@ -377,7 +377,7 @@ class Session {
     const std::vector<std::string> moves = view_.game().LegalMoves();
     if (moves.size() > kMaxListedMoves) {
       return Answer({absl::StrCat(lead, " ", moves.size(), ", too many to list."),
-                     absl::StrCat("A move is ", NotationHint(view_.game().Info().name))});
+                     absl::StrCat("A move is ", view_.game().Info().notation_hint)});
     }
     Answer(Wrap(lead, SortedMoves(moves)));
   }
@@ -636,21 +636,6 @@ int RunReplay(const v1::Match& match, Look look, bool tty, const v1::MatchAnalys
   }
   WriteOut("\n");
   return 0;
-}
-
-std::string NotationHint(std::string_view game) {
-  if (game == "connect4") return "a column number, 1 from the left (e.g. 4).";
-  if (game == "tictactoe") return "a cell, a1 (top left) to c3, or 1 to 9.";
-  if (game == "tictactwo") {
-    return "place: b2; move a piece: b2-c3; move the grid: g:ne (n, ne, e, se, s, sw, w, nw).";
-  }
-  if (game == "reversi") return "a cell such as d3 (a1 is top left), or pass when you must.";
-  if (game == "gomoku") return "a point such as h8 (a1 is bottom left).";
-  if (game == "morris") {
-    return "place d2; move d2-d3; after a mill add the piece taken: d2xg7, a1-a4xg7.";
-  }
-  if (game == "draughts") return "squares 1-32: 11-15; jumps 22x15, several: 22x15x6.";
-  return "the game's notation; 'moves' lists them.";
 }
 
 }  // namespace ply::client

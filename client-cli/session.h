@@ -42,9 +42,6 @@ int RunSession(LobbyClient& lobby, const SessionOptions& options);
 int RunReplay(const v1::Match& match, Look look, bool tty,
               const v1::MatchAnalysis* analysis = nullptr);
 
-// How moves of `game` are written, for `help`.
-std::string NotationHint(std::string_view game);
-
 }  // namespace ply::client
 
 #endif  // PLY_CLIENT_CLI_SESSION_H_

@@ -121,6 +121,11 @@ TEST_F(ClientCliTest, HumanPlaysTicTacToeAgainstABeginnerBotToTheEnd) {
       std::string::npos)
       << record->Output();
   EXPECT_NE(record->Output().find("Result: " + end.result().text()), std::string::npos);
+  // A record format the game does not have: the error names the ones it has.
+  auto [code, out] = Run("carol", {"record", absl::StrCat(id), "--format", "pdn"});
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("tictactoe has no record format 'pdn'; its formats: text"), std::string::npos)
+      << out;
 }
 
 TEST_F(ClientCliTest, TwoPeoplePlayConnectFourToAWinWhileASpectatorWatches) {
@@ -499,6 +504,17 @@ TEST_F(ClientCliTest, DraughtsFromBlacksSideWithNotesThatGoWithTheirState) {
   ASSERT_EQ(code, 0) << out;
   const std::string year = absl::FormatTime("%Y", absl::Now(), absl::UTCTimeZone());
   EXPECT_NE(out.find(absl::StrCat("[Date \"", year, ".")), std::string::npos) << out;
+  // The registry wrote it from the match: the players by seat, the resignation's result, the
+  // moves; and formats draughts lacks are named with the ones it has.
+  EXPECT_NE(out.find("[Black \"alice\"]"), std::string::npos) << out;
+  EXPECT_NE(out.find("[Result \"0-1\"]"), std::string::npos) << out;
+  EXPECT_NE(out.find(absl::StrCat("1. ", Get(std::stoll(id)).moves(0).move())), std::string::npos)
+      << out;
+  std::tie(code, out) = Run("carol", {"record", id, "--format", "sgf"});
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("draughts has no record format 'sgf'; its formats: text, pdn"),
+            std::string::npos)
+      << out;
   std::tie(code, out) = Run("carol", {"record", id});
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find(absl::StrCat("Created ", year, "-")), std::string::npos) << out;

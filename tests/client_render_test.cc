@@ -253,7 +253,19 @@ TEST(GamesTable, ShowsEachLevelsRatingAndWhichOneItIs) {
   hard->set_rating_source(v1::RATING_SOURCE_LIVE);
   hard->set_rated_games(12);
   g->add_levels()->set_name("perfect");
+  g->set_notation_hint("a column number, 1 from the left (e.g. 4).");
+  v1::GameInfo* d = games.add_games();
+  d->set_name("draughts");
+  d->add_record_formats("pdn");
   const std::string fancy = GamesTable(games, Look::kFancy);
+  // How to type a move, and the record formats where a game has some.
+  EXPECT_NE(fancy.find("    moves: a column number, 1 from the left (e.g. 4).\n"),
+            std::string::npos)
+      << fancy;
+  EXPECT_NE(fancy.find("    records: text, pdn (ply record MATCH --format pdn)\n"),
+            std::string::npos)
+      << fancy;
+  EXPECT_EQ(fancy.find("records:"), fancy.rfind("records:")) << "connect4 has none: " << fancy;
   EXPECT_NE(fancy.find("bot levels: easy \u2248 1158, hard 1690 (12 rated games), perfect\n"),
             std::string::npos)
       << fancy;
