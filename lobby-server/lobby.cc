@@ -109,7 +109,7 @@ void Lobby::AbortTick() {
 
 void Lobby::Seen(int64_t match_id, int seat) {
   std::lock_guard<std::mutex> lock(presence_mu_);
-  sightings_.insert({match_id, seat});
+  sightings_[{match_id, seat}] = NowMs();
 }
 
 int64_t Lobby::AliveSinceMs(int64_t now_ms) const {
@@ -124,11 +124,15 @@ void Lobby::PresenceTick() {
   if (stopping_) return;
   const int64_t now = NowMs();
   std::vector<std::pair<int64_t, int>> seen;
+  std::vector<int64_t> written;
   bool write = false, prune = false;
   {
     std::lock_guard<std::mutex> lock(presence_mu_);
-    seen.assign(sightings_.begin(), sightings_.end());
-    sightings_.clear();
+    // Kept until written, so that a claim in between still finds them (ClaimVictory).
+    for (const auto& [key, ms] : sightings_) {
+      seen.push_back(key);
+      written.push_back(ms);
+    }
     const int64_t beat = absl::ToInt64Milliseconds(options_.presence_beat);
     write = !seen.empty() || now - last_beat_ms_ >= beat;
     if (write) last_beat_ms_ = now;
@@ -138,6 +142,13 @@ void Lobby::PresenceTick() {
   // One statement for every sighting and this instance's beat: the writes grow with the seats
   // that called, never with the events or the watchers. Finished matches' rows go every beat.
   if (write) (void)store_->TouchPresence(seen, now);
+  if (!seen.empty()) {
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    for (size_t i = 0; i < seen.size(); ++i) {
+      auto it = sightings_.find(seen[i]);
+      if (it != sightings_.end() && it->second <= written[i]) sightings_.erase(it);
+    }
+  }
   if (prune) store_->PrunePresence(/*limit=*/1000);
   std::vector<std::shared_ptr<LiveMatch>> watched;
   std::vector<int64_t> ids;
@@ -255,6 +266,15 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
       }
     } else if (!absl::IsUnimplemented(found.status())) {
       return found.status();
+    }
+    if (found.ok() && !p.connected) {
+      // A call here since the last presence write is a sighting the database has not seen yet.
+      std::lock_guard<std::mutex> lock(presence_mu_);
+      auto it = sightings_.find({live.id, mover});
+      if (it != sightings_.end()) {
+        p.last_seen_ms = std::max(p.last_seen_ms, it->second);
+        p.connected = it->second >= SeenSinceMs(now);
+      }
     }
     if (p.connected) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -292,7 +293,8 @@ class Lobby : private BotDriver::Host {
   // Seats seen in calls since the last PresenceTick, when this instance last beat, and when it
   // last pruned the presence of finished matches.
   std::mutex presence_mu_;
-  absl::flat_hash_set<std::pair<int64_t, int>> sightings_;
+  // Seats seen by a call here since the last presence write, with when (NowMs()).
+  absl::flat_hash_map<std::pair<int64_t, int>, int64_t> sightings_;
   int64_t last_beat_ms_ = 0;
   int64_t last_prune_ms_ = 0;
 };

@@ -177,6 +177,13 @@ TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
   ASSERT_TRUE(Move(lobby.get(), match.id, 0, "4", match.tokens[0]).ok());
   ASSERT_TRUE(Move(lobby.get(), match.id, 1, "4", match.tokens[1]).ok());
   ASSERT_TRUE(Move(lobby.get(), match.id, 2, "3", match.tokens[0]).ok());
+  // The server may take up Bob's stream after the moves on a loaded machine: wait until it
+  // counts (his move's sighting alone lasts only the 0.3 s grace).
+  const std::string bobs_streams =
+      absl::StrCat("SELECT COALESCE(sum(streams), 0) FROM presence WHERE match_id = ", match.id,
+                   " AND seat = 1");
+  for (int i = 0; i < 200 && Sql(bobs_streams) != "1"; ++i) absl::SleepFor(absl::Milliseconds(25));
+  ASSERT_EQ(Sql(bobs_streams), "1");
   // Both are there: nothing to claim, and nobody is announced.
   v1::Match ignored;
   grpc::Status early = Claim(lobby.get(), match.id, match.tokens[0], false, &ignored);
