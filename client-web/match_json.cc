@@ -80,16 +80,27 @@ json GamesJson(const v1::ListGamesResponse& games) {
     }
     json levels = json::array();
     for (const v1::DifficultyLevel& l : g.levels()) {
-      levels.push_back({{"name", l.name()}, {"description", l.description()}});
+      json level = {{"name", l.name()}, {"description", l.description()}};
+      // The level's rating on the players' scale: the ladder's until its bot has rated games.
+      if (l.rating_source() != v1::RATING_SOURCE_NONE) {
+        level["rating"] = l.rating();
+        level["rating_source"] = l.rating_source() == v1::RATING_SOURCE_LIVE ? "live" : "ladder";
+        level["rated_games"] = l.rated_games();
+      }
+      levels.push_back(std::move(level));
     }
     json sides = json::array();
     for (const std::string& p : g.player_names()) sides.push_back(p);
+    json formats = json::array();
+    for (const std::string& f : g.record_formats()) formats.push_back(f);
     out.push_back({{"name", g.name()},
                    {"title", g.title()},
                    {"description", g.description()},
                    {"options", options},
                    {"levels", levels},
-                   {"sides", sides}});
+                   {"sides", sides},
+                   {"notation_hint", g.notation_hint()},
+                   {"record_formats", formats}});
   }
   return {{"games", out}};
 }

@@ -12,6 +12,7 @@
 #include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 #include "client-web/input_check.h"
+#include "client-web/match_json.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
@@ -19,6 +20,33 @@ namespace ply::web {
 namespace {
 
 using nlohmann::json;
+
+TEST(GamesJson, CarriesTheNotationHintRecordFormatsAndLevelRatings) {
+  v1::ListGamesResponse games;
+  v1::GameInfo* g = games.add_games();
+  g->set_name("draughts");
+  g->set_notation_hint("11-15, or 11x18 for a capture");
+  g->add_record_formats("pdn");
+  v1::DifficultyLevel* ladder = g->add_levels();
+  ladder->set_name("easy");
+  ladder->set_rating(1201);
+  ladder->set_rating_source(v1::RATING_SOURCE_LADDER);
+  v1::DifficultyLevel* live = g->add_levels();
+  live->set_name("hard");
+  live->set_rating(1950);
+  live->set_rating_source(v1::RATING_SOURCE_LIVE);
+  live->set_rated_games(12);
+  g->add_levels()->set_name("unrated");
+  const json out = GamesJson(games)["games"][0];
+  EXPECT_EQ(out["notation_hint"], "11-15, or 11x18 for a capture");
+  EXPECT_EQ(out["record_formats"], json::array({"pdn"}));
+  EXPECT_EQ(out["levels"][0]["rating"], 1201);
+  EXPECT_EQ(out["levels"][0]["rating_source"], "ladder");
+  EXPECT_EQ(out["levels"][1]["rating"], 1950);
+  EXPECT_EQ(out["levels"][1]["rating_source"], "live");
+  EXPECT_EQ(out["levels"][1]["rated_games"], 12);
+  EXPECT_FALSE(out["levels"][2].contains("rating"));
+}
 
 TEST(InputCheck, MatchIdsAreSmallPositiveDecimals) {
   EXPECT_EQ(*MatchId("42"), 42);

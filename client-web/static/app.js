@@ -200,7 +200,8 @@ class NewPage {
     this.options.replaceChildren(...g.options.map((o) => h('label', { title: o.description },
       h('span', {}, o.name), h('input', { 'data-option': o.name, placeholder: o.default, maxlength: 200 }),
       h('small', {}, o.description))));
-    const levels = g.levels.map((l) => h('option', { value: l.name, title: l.description }, l.name));
+    const rating = (l) => (l.rating_source === 'live' ? ` ${l.rating}` : l.rating_source === 'ladder' ? ` \u2248 ${l.rating}` : '');
+    const levels = g.levels.map((l) => h('option', { value: l.name, title: l.description }, l.name + rating(l)));
     this.level.replaceChildren(...levels);
     this.level2.replaceChildren(...levels.map((o) => o.cloneNode(true)));
     this.level.value = this.level2.value = g.levels.some((l) => l.name === 'medium') ? 'medium' : g.levels[0].name;
