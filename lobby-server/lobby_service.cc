@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bot-service/proto_convert.h"
+#include "lobby-server/events/write_queue.h"
 
 namespace ply::lobby {
 
@@ -385,91 +386,23 @@ class PairStream final : public grpc::ServerWriteReactor<v1::PairEvent> {
   // The lobby's handle on the stream; it may outlive the RPC.
   class Sink final : public PairSink {
    public:
-    explicit Sink(PairStream* stream, LobbyMetrics* metrics) : stream_(stream), metrics_(metrics) {}
-    bool Send(v1::PairEvent event) override {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stream_ == nullptr || finishing_) return false;
-      queue_.push_back(std::move(event));
-      if (!writing_) {
-        writing_ = true;
-        stream_->StartWrite(&queue_.front());
-      }
-      return true;
-    }
-    void Finish(const absl::Status& status) override {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stream_ == nullptr || finishing_) return;
-      finishing_ = true;
-      final_ = ToGrpcStatus(status);
-      if (!writing_) FinishLocked();
-    }
-    bool Gone() override {
-      std::lock_guard<std::mutex> lock(mu_);
-      return gone_;
-    }
-    void OnGone(std::function<void()> fn) override {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (gone_) {
-        lock.unlock();
-        fn();
-        return;
-      }
-      on_gone_ = std::move(fn);
-    }
-    void WriteDone(bool ok) {
-      std::lock_guard<std::mutex> lock(mu_);
-      writing_ = false;
-      if (!queue_.empty()) queue_.pop_front();
-      if (!ok) return;
-      if (!queue_.empty() && stream_ != nullptr) {
-        writing_ = true;
-        stream_->StartWrite(&queue_.front());
-      } else if (finishing_) {
-        FinishLocked();
-      }
-    }
-    // The client left (cancelled) or the RPC ended.
-    void Left(bool done) {
-      std::function<void()> fn;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!finished_) gone_ = true;
-        if (done) stream_ = nullptr;
-        if (gone_) fn = std::move(on_gone_);
-        on_gone_ = nullptr;
-        if (!done && stream_ != nullptr && !finished_) {
-          finished_ = true;
-          stream_->Finish(grpc::Status::CANCELLED);
-        }
-      }
-      if (fn) fn();
-    }
+    Sink(PairStream* stream, LobbyMetrics* metrics) : writes_(stream, metrics, Method::kPair) {}
+    bool Send(v1::PairEvent event) override { return writes_.Send(std::move(event)); }
+    void Finish(const absl::Status& status) override { writes_.Finish(status); }
+    bool Gone() override { return writes_.Gone(); }
+    void OnGone(std::function<void()> fn) override { writes_.OnGone(std::move(fn)); }
+    WriteQueue<v1::PairEvent>& writes() { return writes_; }
 
    private:
-    void FinishLocked() {
-      if (finished_ || stream_ == nullptr) return;
-      finished_ = true;
-      metrics_->CountCall(Method::kPair, final_.error_code());
-      stream_->Finish(final_);
-    }
-    std::mutex mu_;
-    PairStream* stream_;
-    LobbyMetrics* metrics_;
-    std::deque<v1::PairEvent> queue_;
-    bool writing_ = false;
-    bool finishing_ = false;
-    bool finished_ = false;
-    bool gone_ = false;
-    grpc::Status final_;
-    std::function<void()> on_gone_;
+    WriteQueue<v1::PairEvent> writes_;
   };
 
   explicit PairStream(LobbyMetrics* metrics) : sink_(std::make_shared<Sink>(this, metrics)) {}
   const std::shared_ptr<Sink>& sink() { return sink_; }
-  void OnWriteDone(bool ok) override { sink_->WriteDone(ok); }
-  void OnCancel() override { sink_->Left(/*done=*/false); }
+  void OnWriteDone(bool ok) override { sink_->writes().WriteDone(ok); }
+  void OnCancel() override { sink_->writes().Left(/*done=*/false); }
   void OnDone() override {
-    sink_->Left(/*done=*/true);
+    sink_->writes().Left(/*done=*/true);
     delete this;
   }
 

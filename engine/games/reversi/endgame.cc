@@ -287,6 +287,20 @@ class EndgameSolver::Impl {
 
   // The root: principal-variation search in the window (alpha, beta), fail-soft. `best_move`
   // is tried first, then gets the move of the best score.
+  // The score of move `m` for the side to move: the first move with the whole window, the others
+  // with a null window first and again with the whole window when they beat alpha (PVS).
+  int SearchMove(uint64_t own, uint64_t opp, uint64_t empty, int n, const MoveEntry& m, bool first,
+                 int alpha, int beta) {
+    const uint64_t bit = uint64_t{1} << m.cell;
+    const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
+    if (first) return -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+    int score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
+    if (score > alpha && score < beta && !stopped_) {
+      score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
+    }
+    return score;
+  }
+
   int Root(uint64_t own, uint64_t opp, uint64_t empty, int n, uint64_t moves, int alpha, int beta,
            int* best_move) {
     MoveEntry list[32];
@@ -295,17 +309,7 @@ class EndgameSolver::Impl {
     for (int i = 0; i < count; ++i) {
       PickBest(list, i, count);
       const MoveEntry& m = list[i];
-      const uint64_t bit = uint64_t{1} << m.cell;
-      const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
-      int score;
-      if (i == 0) {
-        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
-      } else {
-        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
-        if (score > alpha && score < beta && !stopped_) {
-          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
-        }
-      }
+      const int score = SearchMove(own, opp, empty, n, m, /*first=*/i == 0, alpha, beta);
       if (stopped_) return 0;
       if (score > best) {
         best = score;
@@ -491,17 +495,7 @@ class EndgameSolver::Impl {
     for (int i = 0; i < count; ++i) {
       PickBest(list, i, count);
       const MoveEntry& m = list[i];
-      const uint64_t bit = uint64_t{1} << m.cell;
-      const uint64_t next_own = opp ^ m.flips, next_opp = own | m.flips | bit;
-      int score;
-      if (i == 0) {
-        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
-      } else {
-        score = -Search(next_own, next_opp, empty ^ bit, n - 1, -alpha - 1, -alpha);
-        if (score > alpha && score < beta && !stopped_) {
-          score = -Search(next_own, next_opp, empty ^ bit, n - 1, -beta, -alpha);
-        }
-      }
+      const int score = SearchMove(own, opp, empty, n, m, /*first=*/i == 0, alpha, beta);
       if (stopped_) return 0;
       if (score > best) {
         best = score;
