@@ -320,9 +320,8 @@ int Book(const std::vector<std::string>& args) {
   return 0;
 }
 
-int Match(const std::vector<std::string>& args, const GameOptions& options) {
-  if (args.size() != 1) return Usage("match needs GAME");
-  MatchConfig config{.game = args[0],
+MatchConfig MatchConfigFromFlags(const std::string& game, const GameOptions& options) {
+  return MatchConfig{.game = game,
                      .options = options,
                      .level_a = absl::GetFlag(FLAGS_a),
                      .level_b = absl::GetFlag(FLAGS_b),
@@ -332,6 +331,11 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
                      .time_ms = absl::GetFlag(FLAGS_time_ms),
                      .max_nodes = absl::GetFlag(FLAGS_nodes),
                      .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
+}
+
+int Match(const std::vector<std::string>& args, const GameOptions& options) {
+  if (args.size() != 1) return Usage("match needs GAME");
+  MatchConfig config = MatchConfigFromFlags(args[0], options);
   bool json = absl::GetFlag(FLAGS_json);
   int n = 0;
   auto result = RunMatch(config, [&](const GameRecord& r) {
@@ -577,19 +581,6 @@ int Demo(const std::vector<std::string>& args, const GameOptions& options) {
 
 AnalysisLimits JudgeLimitsFromFlags() {
   return {.time_ms = absl::GetFlag(FLAGS_judge_ms), .max_depth = absl::GetFlag(FLAGS_judge_depth)};
-}
-
-MatchConfig MatchConfigFromFlags(const std::string& game, const GameOptions& options) {
-  return MatchConfig{.game = game,
-                     .options = options,
-                     .level_a = absl::GetFlag(FLAGS_a),
-                     .level_b = absl::GetFlag(FLAGS_b),
-                     .games = absl::GetFlag(FLAGS_games),
-                     .seed = absl::GetFlag(FLAGS_seed),
-                     .opening_plies = absl::GetFlag(FLAGS_opening_plies),
-                     .time_ms = absl::GetFlag(FLAGS_time_ms),
-                     .max_nodes = absl::GetFlag(FLAGS_nodes),
-                     .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
 }
 
 // One game's moves judged here, move by move (what `ply analyze` gets from the lobby).
