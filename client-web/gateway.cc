@@ -110,7 +110,8 @@ Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredent
     : lobby_(std::move(lobby), std::move(credentials)),
       options_(options),
       limits_(options.client_rps, options.client_burst, options.client_streams),
-      hub_(&lobby_, options.linger) {}
+      hub_(&lobby_, options.linger),
+      presence_(&lobby_, options.presence_hold, options.max_presence_holds) {}
 
 std::string Gateway::ClientOf(const httplib::Request& req) const {
   if (options_.trust_forwarded_for && req.has_header("X-Forwarded-For")) {
@@ -166,6 +167,12 @@ void Gateway::Install(httplib::Server& server) {
               [this](const httplib::Request& req, httplib::Response& res) {
                 Resign(req, res, /*draw=*/true);
               });
+  server.Post(R"(/api/matches/(\d{1,16})/claim)",
+              [this](const httplib::Request& req, httplib::Response& res) { Claim(req, res); });
+  server.Post(R"(/api/matches/(\d{1,16})/rematch)",
+              [this](const httplib::Request& req, httplib::Response& res) { Rematch(req, res); });
+  server.Post(R"(/api/matches/(\d{1,16})/presence)",
+              [this](const httplib::Request& req, httplib::Response& res) { Presence(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/replay)",
              [this](const httplib::Request& req, httplib::Response& res) { Replay(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/events)",
@@ -311,6 +318,63 @@ void Gateway::Resign(const httplib::Request& req, httplib::Response& res, bool d
       draw ? lobby_.OfferDraw(*id, *token) : lobby_.Resign(*id, *token);
   if (!match.ok()) return SendError(res, match.status());
   SendJson(res, 200, {{"match", MatchJson(*match, Reader::kPlayer)}});
+}
+
+void Gateway::Claim(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
+  if (!token.ok()) return SendError(res, token.status());
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<bool> draw = SwitchRequest(*body, "draw", /*fallback=*/false);
+  if (!draw.ok()) return SendError(res, draw.status());
+  // The lobby decides: too early (with the time left), on your own move, a timed match...
+  absl::StatusOr<v1::Match> match = lobby_.ClaimVictory(*id, *draw, *token);
+  if (!match.ok()) return SendError(res, match.status());
+  SendJson(res, 200, {{"match", MatchJson(*match, Reader::kPlayer)}});
+}
+
+void Gateway::Rematch(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
+  if (!token.ok()) return SendError(res, token.status());
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<bool> decline = SwitchRequest(*body, "decline", /*fallback=*/false);
+  if (!decline.ok()) return SendError(res, decline.status());
+  absl::StatusOr<v1::OfferRematchResponse> r = lobby_.OfferRematch(*id, *token, *decline);
+  if (!r.ok()) return SendError(res, r.status());
+  json out = {{"match", MatchJson(r->match(), Reader::kPlayer)}};
+  if (r->rematch_id() > 0) {
+    // The new match's seat, only to the player who asked (as JoinMatch's token).
+    out["rematch"] = {{"id", r->rematch_id()}, {"seat", r->seat()}, {"token", r->seat_token()}};
+  }
+  SendJson(res, 200, out);
+}
+
+void Gateway::Presence(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
+  if (!token.ok()) return SendError(res, token.status());
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<bool> here = SwitchRequest(*body, "here", /*fallback=*/true);
+  if (!here.ok()) return SendError(res, here.status());
+  if (!*here) {
+    presence_.Leave(*id, *token);
+    return SendJson(res, 200, {{"here", false}});
+  }
+  if (absl::Status s = presence_.Beat(*id, *token, /*wait=*/absl::Seconds(5)); !s.ok()) {
+    return SendError(res, s);
+  }
+  // The page beats at a third of the hold, so one lost beat costs nothing.
+  SendJson(res, 200,
+           {{"here", true},
+            {"beat_ms", absl::ToInt64Milliseconds(options_.presence_hold) / 3},
+            {"hold_ms", absl::ToInt64Milliseconds(options_.presence_hold)}});
 }
 
 void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {

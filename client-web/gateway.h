@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "client-cli/lobby_link.h"
 #include "client-web/client_limits.h"
+#include "client-web/presence_hold.h"
 #include "client-web/watch_hub.h"
 
 namespace ply::web {
@@ -40,6 +41,10 @@ struct GatewayOptions {
   // Take the client's address from the first X-Forwarded-For entry (only behind a proxy that
   // sets it).
   bool trust_forwarded_for = false;
+  // How long one "I am here" from a player's page keeps the seat present in the lobby (the page
+  // beats at a third of it), and how many seats this instance holds at once.
+  absl::Duration presence_hold = absl::Seconds(25);
+  size_t max_presence_holds = 100;
 };
 
 class Gateway {
@@ -60,6 +65,9 @@ class Gateway {
   void Join(const httplib::Request& req, httplib::Response& res);
   void Move(const httplib::Request& req, httplib::Response& res);
   void Resign(const httplib::Request& req, httplib::Response& res, bool draw);
+  void Claim(const httplib::Request& req, httplib::Response& res);
+  void Rematch(const httplib::Request& req, httplib::Response& res);
+  void Presence(const httplib::Request& req, httplib::Response& res);
   void Events(const httplib::Request& req, httplib::Response& res);
   void Replay(const httplib::Request& req, httplib::Response& res);
   // The rendered board of a listed match with `plies` moves, from a cache or the lobby.
@@ -69,6 +77,7 @@ class Gateway {
   const GatewayOptions options_;
   ClientLimits limits_;
   WatchHub hub_;
+  PresenceHolds presence_;
   std::atomic<int> streams_{0};
   std::mutex mu_;
   std::string games_json_;

@@ -191,6 +191,16 @@ absl::StatusOr<v1::MakeMoveRequest> MoveRequest(int64_t id, const json& body) {
   return request;
 }
 
+absl::StatusOr<bool> SwitchRequest(const json& body, const char* key, bool fallback) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (body.size() > 1 || (body.size() == 1 && !body.contains(key))) {
+    return Bad(absl::StrCat("this request takes only '", key, "'"));
+  }
+  if (!body.contains(key) || body[key].is_null()) return fallback;
+  if (!body[key].is_boolean()) return Bad(absl::StrCat("'", key, "' must be true or false"));
+  return body[key].get<bool>();
+}
+
 absl::StatusOr<v1::ListMatchesRequest> ListRequest(const ListQuery& query) {
   v1::ListMatchesRequest request;
   if (query.status == "waiting") {

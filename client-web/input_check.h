@@ -38,6 +38,9 @@ absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const nlohmann::json& body)
 absl::StatusOr<v1::JoinMatchRequest> JoinRequest(int64_t id, const nlohmann::json& body);
 // POST /api/matches/ID/move: {"ply": N, "move": "..."}.
 absl::StatusOr<v1::MakeMoveRequest> MoveRequest(int64_t id, const nlohmann::json& body);
+// POST /api/matches/ID/claim: {"draw": bool}; POST /api/matches/ID/rematch: {"decline": bool};
+// POST /api/matches/ID/presence: {"here": bool}. The one switch `key` (`fallback` when absent).
+absl::StatusOr<bool> SwitchRequest(const nlohmann::json& body, const char* key, bool fallback);
 // GET /api/matches?status=&game=&limit=&open=&page=.
 struct ListQuery {
   std::string status;

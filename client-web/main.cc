@@ -37,6 +37,12 @@ ABSL_FLAG(double, client_rps, 20, "Requests per second one client address may ma
 ABSL_FLAG(double, client_burst, 60, "Requests one client address may make at once above its rate.");
 ABSL_FLAG(int, client_streams, 16, "Live match streams one client address may hold; 0: no limit.");
 ABSL_FLAG(int, keepalive_s, 15, "Seconds between keep-alive comments on a quiet event stream.");
+ABSL_FLAG(double, presence_hold_s, 25,
+          "How long one 'I am here' from a player's page keeps the seat present in the lobby "
+          "(a WatchMatch stream with the seat's token); the page repeats it at a third of this.");
+ABSL_FLAG(int, presence_holds, 100,
+          "Players' seats this instance holds present at once (one lobby stream each: the "
+          "lobby's --client_streams must leave room for them and the match feeds).");
 ABSL_FLAG(bool, healthcheck, false,
           "Ask the ply-web on 127.0.0.1:--port for GET /healthz and exit 0 when it answers 200 "
           "(for container health checks).");
@@ -107,15 +113,19 @@ int main(int argc, char** argv) {
     credentials = *made;
   }
   const int threads = std::max(40, absl::GetFlag(FLAGS_threads));
-  ply::web::Gateway gateway(*target, credentials,
-                            {
-                                .client_rps = absl::GetFlag(FLAGS_client_rps),
-                                .client_burst = absl::GetFlag(FLAGS_client_burst),
-                                .client_streams = absl::GetFlag(FLAGS_client_streams),
-                                .max_streams = threads - 32,
-                                .keepalive = absl::Seconds(absl::GetFlag(FLAGS_keepalive_s)),
-                                .trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for),
-                            });
+  ply::web::Gateway gateway(
+      *target, credentials,
+      {
+          .client_rps = absl::GetFlag(FLAGS_client_rps),
+          .client_burst = absl::GetFlag(FLAGS_client_burst),
+          .client_streams = absl::GetFlag(FLAGS_client_streams),
+          .max_streams = threads - 32,
+          .keepalive = absl::Seconds(absl::GetFlag(FLAGS_keepalive_s)),
+          .trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for),
+          .presence_hold = absl::Seconds(absl::GetFlag(FLAGS_presence_hold_s)),
+          .max_presence_holds =
+              static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_presence_holds))),
+      });
   httplib::Server server;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   gateway.Install(server);

@@ -1,5 +1,7 @@
 #include "client-web/match_json.h"
 
+#include "absl/time/clock.h"
+#include "client-cli/match_view.h"
 #include "client-web/board_model.h"
 
 namespace ply::web {
@@ -32,6 +34,12 @@ const char* ReasonName(v1::EndReason reason) {
       return "agreement";
     case v1::END_REASON_BOT_FAILURE:
       return "bot_failure";
+    case v1::END_REASON_CANCELLED:
+      return "cancelled";
+    case v1::END_REASON_ABORTED:
+      return "aborted";
+    case v1::END_REASON_ABANDONED:
+      return "abandoned";
     default:
       return "unknown";
   }
@@ -52,7 +60,23 @@ json SeatsJson(const google::protobuf::RepeatedPtrField<v1::Seat>& seats) {
                    {"name", s.display_name()},
                    {"taken", s.taken()},
                    {"clock_ms", s.clock_ms()},
-                   {"side", s.side()}});
+                   {"side", s.side()},
+                   {"away", s.away()},
+                   {"away_since_ms", s.away_since_ms()}});
+  }
+  return out;
+}
+
+// Who has left an active match and when the opponent may claim for it, by the terminal client's
+// rule (client::ClaimAtMs): [{"seat", "name", "claim_at_ms"}] (0: no claim for that seat).
+json AwayJson(const v1::Match& match) {
+  json out = json::array();
+  if (match.status() != v1::MATCH_STATUS_ACTIVE) return out;
+  for (int i = 0; i < match.seats_size(); ++i) {
+    const v1::Seat& s = match.seats(i);
+    if (!s.away() || s.kind() != v1::SEAT_KIND_HUMAN) continue;
+    out.push_back(
+        {{"seat", i}, {"name", s.display_name()}, {"claim_at_ms", client::ClaimAtMs(match, i)}});
   }
   return out;
 }
@@ -131,19 +155,27 @@ json StateJson(const v1::Match& match, const std::vector<std::string>& legal_mov
     clock = {{"initial_ms", match.time_control().initial_ms()},
              {"increment_ms", match.time_control().increment_ms()}};
   }
-  return {{"id", match.id()},
-          {"spec", SpecJson(match.spec())},
-          {"status", StatusName(match.status())},
-          {"seats", SeatsJson(match.seats())},
-          {"plies", match.moves_size()},
-          {"to_move", match.to_move()},
-          {"draw_offer", match.draw_offer()},
-          {"result", ResultJson(match)},
-          {"time_control", clock},
-          {"created_ms", match.created_ms()},
-          {"board", BoardModel(match.spec().name(), match.board())},
-          {"board_text", match.board()},
-          {"legal_moves", legal}};
+  return {
+      {"id", match.id()},
+      {"spec", SpecJson(match.spec())},
+      {"status", StatusName(match.status())},
+      {"seats", SeatsJson(match.seats())},
+      {"plies", match.moves_size()},
+      {"to_move", match.to_move()},
+      {"draw_offer", match.draw_offer()},
+      {"result", ResultJson(match)},
+      {"time_control", clock},
+      {"created_ms", match.created_ms()},
+      {"board", BoardModel(match.spec().name(), match.board())},
+      {"board_text", match.board()},
+      {"legal_moves", legal},
+      {"away", AwayJson(match)},
+      {"claim_after_ms", match.claim_after_ms()},
+      {"rematch_offer", match.status() == v1::MATCH_STATUS_FINISHED ? match.rematch_offer() : -1},
+      {"rematch_id", match.rematch_id()},
+      // The gateway's clock, so that the page counts down to claim_at_ms on it, not on its
+      // own (which may be off by minutes).
+      {"now_ms", absl::ToUnixMillis(absl::Now())}};
 }
 
 json MatchJson(const v1::Match& match, Reader reader) {

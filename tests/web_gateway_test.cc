@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client-web/board_model.h"
 #include "client-web/client_limits.h"
@@ -46,6 +47,86 @@ TEST(GamesJson, CarriesTheNotationHintRecordFormatsAndLevelRatings) {
   EXPECT_EQ(out["levels"][1]["rating_source"], "live");
   EXPECT_EQ(out["levels"][1]["rated_games"], 12);
   EXPECT_FALSE(out["levels"][2].contains("rating"));
+}
+
+TEST(InputCheck, SwitchRequestsTakeTheirOneBooleanOnly) {
+  EXPECT_EQ(*SwitchRequest(json::object(), "draw", false), false);
+  EXPECT_EQ(*SwitchRequest(json::object(), "here", true), true);
+  EXPECT_EQ(*SwitchRequest(json{{"draw", true}}, "draw", false), true);
+  EXPECT_EQ(*SwitchRequest(json{{"decline", nullptr}}, "decline", false), false);
+  EXPECT_FALSE(SwitchRequest(json{{"draw", "yes"}}, "draw", false).ok());
+  EXPECT_FALSE(SwitchRequest(json{{"draw", 1}}, "draw", false).ok());
+  EXPECT_FALSE(SwitchRequest(json{{"decline", true}}, "draw", false).ok());
+  EXPECT_FALSE(SwitchRequest(json{{"draw", true}, {"x", 1}}, "draw", false).ok());
+  EXPECT_FALSE(SwitchRequest(json::array({true}), "draw", false).ok());
+  EXPECT_FALSE(SwitchRequest(json("draw"), "draw", false).ok());
+}
+
+// An untimed Connect Four match between two people, both having moved, Yellow (seat 1) to move.
+v1::Match UntimedMatchYellowToMove() {
+  v1::Match m;
+  m.set_id(7);
+  m.mutable_spec()->set_name("connect4");
+  m.set_status(v1::MATCH_STATUS_ACTIVE);
+  for (int i = 0; i < 2; ++i) {
+    v1::Seat* seat = m.add_seats();
+    seat->set_index(i);
+    seat->set_kind(v1::SEAT_KIND_HUMAN);
+    seat->set_taken(true);
+    seat->set_display_name(i == 0 ? "alice" : "bob");
+  }
+  for (int i = 0; i < 3; ++i) m.add_moves()->set_ply(i + 1);
+  m.set_to_move(1);
+  m.set_claim_after_ms(120000);
+  m.set_turn_started_ms(1000000);
+  m.set_rematch_offer(-1);
+  return m;
+}
+
+TEST(StateJson, SaysWhoLeftAndWhenTheOpponentMayClaim) {
+  v1::Match m = UntimedMatchYellowToMove();
+  json here = StateJson(m, {});
+  EXPECT_EQ(here["away"], json::array());
+  EXPECT_EQ(here["claim_after_ms"], 120000);
+  EXPECT_GT(here["now_ms"].get<int64_t>(), 1600000000000);
+
+  // Bob went after his turn began: the claim counts from when he was last seen.
+  m.mutable_seats(1)->set_away(true);
+  m.mutable_seats(1)->set_away_since_ms(1005000);
+  json gone = StateJson(m, {});
+  ASSERT_EQ(gone["away"].size(), 1u);
+  EXPECT_EQ(gone["away"][0]["seat"], 1);
+  EXPECT_EQ(gone["away"][0]["name"], "bob");
+  EXPECT_EQ(gone["away"][0]["claim_at_ms"], 1005000 + 120000);
+  EXPECT_EQ(gone["seats"][1]["away"], true);
+
+  // Alice away on Bob's move: she is announced, but there is nothing to claim against her.
+  m.mutable_seats(1)->set_away(false);
+  m.mutable_seats(0)->set_away(true);
+  json not_on_move = StateJson(m, {});
+  ASSERT_EQ(not_on_move["away"].size(), 1u);
+  EXPECT_EQ(not_on_move["away"][0]["claim_at_ms"], 0);
+
+  // A timed match is never claimed (the clock decides), and a finished one has nobody away.
+  m.mutable_seats(0)->set_away(false);
+  m.mutable_seats(1)->set_away(true);
+  m.mutable_time_control()->set_initial_ms(60000);
+  EXPECT_EQ(StateJson(m, {})["away"][0]["claim_at_ms"], 0);
+  m.set_status(v1::MATCH_STATUS_FINISHED);
+  m.set_rematch_offer(0);
+  m.set_rematch_id(12);
+  json over = StateJson(m, {});
+  EXPECT_EQ(over["away"], json::array());
+  EXPECT_EQ(over["rematch_offer"], 0);
+  EXPECT_EQ(over["rematch_id"], 12);
+}
+
+TEST(MatchJson, AnAbandonedMatchSaysSo) {
+  v1::Match m = UntimedMatchYellowToMove();
+  m.set_status(v1::MATCH_STATUS_FINISHED);
+  m.mutable_result()->set_reason(v1::END_REASON_ABANDONED);
+  m.mutable_result()->set_winner(0);
+  EXPECT_EQ(MatchJson(m, Reader::kPlayer)["result"]["reason"], "abandoned");
 }
 
 TEST(InputCheck, MatchIdsAreSmallPositiveDecimals) {
@@ -274,6 +355,61 @@ TEST_F(GatewayHttp, RefusesBadRequestsBeforeTheLobby) {
   httplib::Result resume = c.Get("/api/matches/5/events", {{"Last-Event-ID", "x"}});
   ASSERT_TRUE(resume);
   EXPECT_EQ(resume->status, 400);
+}
+
+TEST_F(GatewayHttp, ClaimRematchAndPresenceRefuseBadRequestsBeforeTheLobby) {
+  httplib::Client c = Client();
+  const httplib::Headers seat = {{"Authorization", "Bearer abcdefghijklmnop0123"}};
+  for (const char* what : {"claim", "rematch", "presence"}) {
+    SCOPED_TRACE(what);
+    const std::string path = absl::StrCat("/api/matches/5/", what);
+    httplib::Result no_token = c.Post(path.c_str(), "{}", "application/json");
+    ASSERT_TRUE(no_token);
+    EXPECT_EQ(no_token->status, 401);
+    httplib::Result odd_token =
+        c.Post(path.c_str(), {{"Authorization", "Bearer <x>"}}, "{}", "application/json");
+    ASSERT_TRUE(odd_token);
+    EXPECT_EQ(odd_token->status, 401);
+    EXPECT_EQ(json::parse(odd_token->body)["error"], "that is not a seat token");
+    httplib::Result form =
+        c.Post(path.c_str(), seat, "draw=1", "application/x-www-form-urlencoded");
+    ASSERT_TRUE(form);
+    EXPECT_EQ(form->status, 400);
+    httplib::Result broken = c.Post(path.c_str(), seat, "{\"draw\": tru", "application/json");
+    ASSERT_TRUE(broken);
+    EXPECT_EQ(broken->status, 400);
+    EXPECT_EQ(json::parse(broken->body)["error"], "the request is not valid JSON");
+    httplib::Result wrong = c.Post(
+        path.c_str(), seat, R"({"draw": "yes", "decline": "no", "here": 1})", "application/json");
+    ASSERT_TRUE(wrong);
+    EXPECT_EQ(wrong->status, 400);
+    EXPECT_NE(json::parse(wrong->body)["error"].get<std::string>().find("takes only"),
+              std::string::npos);
+  }
+  httplib::Result bad_id =
+      c.Post("/api/matches/0/claim", seat, R"({"draw": false})", "application/json");
+  ASSERT_TRUE(bad_id);
+  EXPECT_EQ(bad_id->status, 400);
+}
+
+TEST_F(GatewayHttp, AWellFormedClaimRematchOrPresenceReachesTheLobby) {
+  // The lobby here is unreachable: each request gets past the checks and answers with that.
+  httplib::Client c = Client();
+  const httplib::Headers seat = {{"Authorization", "Bearer abcdefghijklmnop0123"}};
+  const std::pair<const char*, const char*> requests[] = {
+      {"claim", R"({"draw": true})"}, {"rematch", R"({"decline": false})"}, {"presence", "{}"}};
+  for (const auto& [what, body] : requests) {
+    SCOPED_TRACE(what);
+    httplib::Result r =
+        c.Post(absl::StrCat("/api/matches/5/", what).c_str(), seat, body, "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 503) << r->body;
+  }
+  // Leaving holds nothing and asks nobody.
+  httplib::Result left =
+      c.Post("/api/matches/5/presence", seat, R"({"here": false})", "application/json");
+  ASSERT_TRUE(left);
+  EXPECT_EQ(left->status, 200);
 }
 
 TEST_F(GatewayHttp, AFloodingClientGets429) {

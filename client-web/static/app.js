@@ -20,14 +20,14 @@ function h(tag, attrs, ...children) {
   return e;
 }
 
-async function api(path, { method = 'GET', body, token } = {}) {
+async function api(path, { method = 'GET', body, token, keepalive = false } = {}) {
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(path, { method, headers, keepalive, body: body === undefined ? undefined : JSON.stringify(body) });
   let data = {};
   try { data = await res.json(); } catch { /* an empty or non-JSON answer */ }
-  if (!res.ok) throw new Error(data.error || `the server answered ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(data.error || `the server answered ${res.status}`), { status: res.status });
   return data;
 }
 
@@ -264,16 +264,50 @@ class MatchPage {
     // (one, unless the stream had to start over rather than resume).
     this.trace = (window.plyTrace = []);
     window.plySnapshots = 0;
+    // The gateway's clock less this browser's, for counting down to a claim.
+    this.skew = 0;
     this.build();
     this.connect();
-    this.tick = setInterval(() => this.drawClocks(), 200);
+    this.tick = setInterval(() => { this.drawClocks(); this.drawPresence(); }, 200);
+    if (this.mine) {
+      this.onHide = () => this.leave();
+      window.addEventListener('pagehide', this.onHide);
+      this.beat();
+    }
   }
 
   stop() {
     clearInterval(this.tick);
     clearTimeout(this.pollTimer);
+    clearTimeout(this.rematchTimer);
     if (this.es) this.es.close();
     document.removeEventListener('keydown', this.onKey);
+    if (this.onHide) window.removeEventListener('pagehide', this.onHide);
+    this.leave();
+  }
+
+  // A player's page tells the lobby (through the gateway) that the player is here, every few
+  // seconds while the match is on: the opponent sees who left, and may claim only against them.
+  async beat() {
+    this.beatTimer = null;
+    if (this.gone || (this.state && this.state.status === 'finished')) return;
+    let next = 8000;
+    try {
+      const out = await api(`/api/matches/${this.id}/presence`, { method: 'POST', token: this.mine.token, body: { here: true } });
+      next = Math.max(1000, out.beat_ms || next);
+    } catch (e) {
+      // A seat the lobby does not know is not beaten for again; anything else is tried later.
+      if ([400, 401, 403, 404].includes(e.status)) return;
+    }
+    if (!this.gone) this.beatTimer = setTimeout(() => this.beat(), next);
+  }
+
+  leave() {
+    if (!this.mine || this.gone) return;
+    this.gone = true;
+    clearTimeout(this.beatTimer);
+    api(`/api/matches/${this.id}/presence`, { method: 'POST', token: this.mine.token, body: { here: false }, keepalive: true })
+      .catch(() => {});
   }
 
   build() {
@@ -281,6 +315,7 @@ class MatchPage {
     this.status = h('p', { id: 'status', role: 'status', 'aria-live': 'polite' }, 'Connecting…');
     this.notice = h('p', { id: 'notice', role: 'alert', class: 'notice' });
     this.connection = h('p', { id: 'connection', class: 'connection' });
+    this.presence = h('p', { id: 'presence', class: 'presence', 'aria-live': 'polite' });
     this.boardBox = h('div', { id: 'board', tabindex: 0, 'aria-label': 'Board. Arrow keys move, Enter picks a cell.' });
     this.extra = h('div', { id: 'extra-moves', class: 'buttons' });
     this.seatsBox = h('div', { id: 'seats' });
@@ -295,7 +330,7 @@ class MatchPage {
     } }, this.typed, h('button', { type: 'submit' }, 'Play'));
     this.legend = h('p', { class: 'legend' });
     main.appendChild(h('div', { class: 'match-page' },
-      h('div', { class: 'board-col' }, this.title, this.status, this.connection, this.boardBox, this.extra, this.typeForm, this.notice, this.replayBox),
+      h('div', { class: 'board-col' }, this.title, this.status, this.presence, this.connection, this.boardBox, this.extra, this.typeForm, this.notice, this.replayBox),
       h('div', { class: 'side-col' }, this.seatsBox, this.controls, h('h3', {}, 'Moves'), this.legend, this.moveList)));
     this.boardBox.addEventListener('click', (e) => {
       const cell = e.target.closest('[data-cell]');
@@ -370,9 +405,80 @@ class MatchPage {
       this.selection = [];
       this.notice.textContent = '';
     }
+    if (this.state && this.state.rematch_offer === this.mine?.seat && st.rematch_offer < 0 && !st.rematch_id) {
+      this.rematchNote = 'No rematch: the offer was declined (or withdrawn).';
+    }
     this.state = st;
     this.clockAt = performance.now();
+    if (st.now_ms) this.skew = st.now_ms - Date.now();
     this.render();
+    if (this.amPlayer && st.status === 'finished') this.followRematch();
+  }
+
+  // After the end, a player's page asks every two seconds how the rematch stands (the live
+  // stream is over), and goes into the rematch once both agreed, if this page asked for it.
+  followRematch() {
+    const st = this.state;
+    if (st.rematch_id > 0) {
+      if (this.rematchWanted && !this.movingOn) this.rematch(false);
+      return;
+    }
+    if (this.rematchTimer) return;
+    this.rematchTimer = setTimeout(async () => {
+      try {
+        const full = await api(`/api/matches/${this.id}`);
+        this.rematchTimer = null;
+        this.moves = full.moves;
+        this.applyState(full, false);
+      } catch { this.rematchTimer = null; }
+    }, 2000);
+  }
+
+  // Offers or accepts a rematch (or, with `decline`, withdraws or declines it); a rematch made
+  // comes back with this player's seat in it, kept like a joined seat, and the page goes there.
+  async rematch(decline) {
+    this.rematchWanted = !decline;
+    this.rematchNote = '';
+    try {
+      const out = await api(`/api/matches/${this.id}/rematch`, { method: 'POST', token: this.mine.token, body: { decline } });
+      if (out.rematch) {
+        this.movingOn = true;
+        seats.put(out.rematch.id, out.rematch.seat, out.rematch.token);
+        location.hash = `#/m/${out.rematch.id}`;
+        return;
+      }
+      this.moves = out.match.moves;
+      this.applyState(out.match, false);
+    } catch (e) {
+      this.notice.textContent = `No rematch: ${e.message}`;
+    }
+  }
+
+  async claim(draw) {
+    try {
+      const out = await api(`/api/matches/${this.id}/claim`, { method: 'POST', token: this.mine.token, body: { draw } });
+      this.moves = out.match.moves;
+      this.applyState(out.match, false);
+    } catch (e) {
+      this.notice.textContent = `Claim refused: ${e.message}`;
+    }
+  }
+
+  // "bob left the game - you can claim the win in 1:20", as the terminal client says it.
+  drawPresence() {
+    const st = this.state;
+    if (!st) return;
+    const now = Date.now() + this.skew;
+    const lines = (st.away || []).filter((a) => !(this.amPlayer && a.seat === this.mine.seat)).map((a) => {
+      let line = `${a.name || st.seats[a.seat]?.side || seatLabel(a.seat)} left the game`;
+      if (this.amPlayer && a.claim_at_ms > 0) {
+        const wait = a.claim_at_ms - now;
+        line += wait > 0 ? ` - you can claim the win in ${formatClock(wait)}` : ' - you can claim the win now';
+      }
+      return line;
+    });
+    const text = this.replay ? '' : lines.join('; ');
+    if (this.presence.textContent !== text) this.presence.textContent = text;
   }
 
   get game() { return this.state.spec.name; }
@@ -488,6 +594,7 @@ class MatchPage {
     this.drawSeats();
     this.drawControls();
     this.drawMoves();
+    this.drawPresence();
   }
 
   statusText() {
@@ -589,6 +696,29 @@ class MatchPage {
         offered ? 'Accept the draw' : 'Offer a draw'));
       items.push(h('button', { type: 'button', id: 'resign', onclick: () => this.act('resign') }, 'Resign'));
       if (st.draw_offer === this.mine.seat) items.push(h('span', {}, 'Draw offered.'));
+      // The opponent left on their move: the claim is the lobby's to grant (it says how long
+      // is left when it is too early).
+      if ((st.away || []).some((a) => a.seat !== this.mine.seat && a.claim_at_ms > 0)) {
+        items.push(h('button', { type: 'button', id: 'claim', onclick: () => this.claim(false) }, 'Claim the win'));
+        items.push(h('button', { type: 'button', id: 'claim-draw', onclick: () => this.claim(true) }, 'Claim a draw'));
+      }
+    }
+    if (this.amPlayer && st.status === 'finished' && !this.replay) {
+      const offer = st.rematch_offer;
+      const them = st.seats[1 - this.mine.seat];
+      if (st.rematch_id > 0) {
+        items.push(h('button', { type: 'button', id: 'rematch-go', onclick: () => this.rematch(false) }, `Go to the rematch (#${st.rematch_id})`));
+      } else if (offer === this.mine.seat) {
+        items.push(h('span', { id: 'rematch-state' }, 'Rematch offered; waiting for an answer.'));
+        items.push(h('button', { type: 'button', id: 'rematch-withdraw', onclick: () => this.rematch(true) }, 'Withdraw'));
+      } else if (offer >= 0) {
+        items.push(h('span', { id: 'rematch-state' }, `${them?.name || them?.side || 'Your opponent'} offers a rematch.`));
+        items.push(h('button', { type: 'button', id: 'rematch-accept', onclick: () => this.rematch(false) }, 'Accept'));
+        items.push(h('button', { type: 'button', id: 'rematch-decline', onclick: () => this.rematch(true) }, 'Decline'));
+      } else {
+        items.push(h('button', { type: 'button', id: 'rematch', onclick: () => this.rematch(false) }, 'Rematch'));
+        if (this.rematchNote) items.push(h('span', { id: 'rematch-state' }, this.rematchNote));
+      }
     }
     if (st.status === 'finished' && !this.replay) {
       items.push(h('button', { type: 'button', id: 'replay-start', onclick: () => this.startReplay() }, 'Replay move by move'));
