@@ -50,16 +50,22 @@ std::string BrowserMissing() {
 
 class WebTest : public StackFixture {
  protected:
+  static constexpr int kClaimAfterS = 5;
+
   void SetUp() override {
     absl::StatusOr<std::string> url = NewDatabase("web");
     ASSERT_TRUE(url.ok()) << url.status();
     url_ = *url;
-    StartLobby();
-    // The tests' many quick requests come from one address.
+    // Presence is looked at often and a player who left may be claimed against after 5 s, so
+    // that the presence and claim tests take seconds, not minutes.
+    StartLobby({"--presence_grace_s=0.5", "--presence_poll_s=0.2",
+                absl::StrCat("--claim_after_s=", kClaimAfterS)});
+    // The tests' many quick requests come from one address; a page's "I am here" holds its seat
+    // for 3 s.
     auto web = ServerProcess::StartPlain(
         PLY_WEB_BINARY,
         {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
-         "--client_rps=1000", "--client_burst=1000", "--client_streams=0"});
+         "--client_rps=1000", "--client_burst=1000", "--client_streams=0", "--presence_hold_s=3"});
     ASSERT_TRUE(web.ok()) << web.status();
     web_ = *std::move(web);
     base_ = absl::StrCat("http://127.0.0.1:", web_->port());
@@ -120,6 +126,63 @@ class WebTest : public StackFixture {
     EXPECT_TRUE(report.value("errors", json::array()).empty()) << report.dump();
     return report;
   }
+
+  // POST `body` to ply-web's `path`, with `token` as the seat's Bearer token when not empty.
+  httplib::Result Post(const std::string& path, const std::string& token, const json& body) {
+    httplib::Client c("127.0.0.1", web_->port());
+    c.set_read_timeout(20, 0);
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", absl::StrCat("Bearer ", token));
+    return c.Post(path.c_str(), headers, body.dump(), "application/json");
+  }
+
+  // Red resigns, over gRPC.
+  void ResignSeat(int64_t id, const std::string& token) {
+    v1::ResignRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    v1::Match out;
+    grpc::Status s = stub_->Resign(&context, request, &out);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+
+  v1::OfferRematchResponse OfferRematch(int64_t id, const std::string& token) {
+    v1::OfferRematchRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    v1::OfferRematchResponse out;
+    grpc::Status s = stub_->OfferRematch(&context, request, &out);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return out;
+  }
+
+  // A Connect Four match between two people where Red (winning) leaves Yellow's three in column
+  // 1 open at ply 7, an exact blunder, then analysed by the lobby: its id.
+  int64_t AnalysedBlunderMatch() {
+    HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+    for (size_t i = 0; i < kBlunderGame.size(); ++i) {
+      EXPECT_TRUE(
+          Move(stub_.get(), seats.id, static_cast<int>(i), kBlunderGame[i], seats.tokens[i % 2])
+              .ok());
+    }
+    v1::AnalyzeMatchRequest request;
+    request.set_match_id(seats.id);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+    auto reader = stub_->AnalyzeMatch(&context, request);
+    v1::AnalyzeMatchEvent e;
+    while (reader->Read(&e)) {
+    }
+    grpc::Status s = reader->Finish();
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return seats.id;
+  }
+  inline static const std::vector<std::string> kBlunderGame = {"4", "1", "4", "1",
+                                                               "3", "1", "7", "1"};
 
   std::unique_ptr<ServerProcess> web_;
   std::string base_;
@@ -196,7 +259,7 @@ TEST_F(WebTest, PlayersDoNotSeeTheBotsThinkingWhileTheMatchIsOn) {
 TEST_F(WebTest, ReplayCarriesEachMovesMarkOnceTheMatchIsAnalysed) {
   // Red, winning, leaves Yellow's three in column 1 open (7): an exact blunder.
   HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
-  const std::vector<std::string> moves = {"4", "1", "4", "1", "3", "1", "7", "1"};
+  const std::vector<std::string>& moves = kBlunderGame;
   for (size_t i = 0; i < moves.size(); ++i) {
     ASSERT_TRUE(
         Move(stub_.get(), seats.id, static_cast<int>(i), moves[i], seats.tokens[i % 2]).ok());
@@ -223,6 +286,174 @@ TEST_F(WebTest, ReplayCarriesEachMovesMarkOnceTheMatchIsAnalysed) {
   EXPECT_EQ(replay["analysis"]["moves"][6]["best"], "1");
   EXPECT_EQ(replay["analysis"]["moves"][6]["exact"], true);
   EXPECT_EQ(replay["analysis"]["players"][0]["blunders"], 1);
+}
+
+TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
+  // Alice and Bob have both moved; Bob (seat 1) is to move and plays through ply-web.
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 1, "4", seats.tokens[1]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 2, "3", seats.tokens[0]).ok());
+  const std::string presence = absl::StrCat("/api/matches/", seats.id, "/presence");
+  const std::string claim = absl::StrCat("/api/matches/", seats.id, "/claim");
+  httplib::Result beat = Post(presence, seats.tokens[1], json::object());
+  ASSERT_TRUE(beat);
+  ASSERT_EQ(beat->status, 200) << beat->body;
+  EXPECT_EQ(json::parse(beat->body)["beat_ms"], 1000);
+  // Well past the lobby's grace after Bob's last call: only the hold keeps him here.
+  for (int i = 0; i < 4; ++i) {
+    absl::SleepFor(absl::Milliseconds(500));
+    ASSERT_EQ(Post(presence, seats.tokens[1], json{{"here", true}})->status, 200);
+  }
+  httplib::Result early = Post(claim, seats.tokens[0], json::object());
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, 409);
+  EXPECT_NE(early->body.find("still connected"), std::string::npos) << early->body;
+
+  // A token of another match, or one the lobby never made, holds nothing.
+  HumanSeats other = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  httplib::Result foreign = Post(presence, other.tokens[1], json::object());
+  ASSERT_TRUE(foreign);
+  EXPECT_TRUE(foreign->status == 401 || foreign->status == 403) << foreign->body;
+  httplib::Result made_up = Post(presence, std::string(32, 'a'), json::object());
+  ASSERT_TRUE(made_up);
+  EXPECT_TRUE(made_up->status == 401 || made_up->status == 403) << made_up->body;
+  httplib::Result foreign_claim = Post(claim, other.tokens[0], json::object());
+  ASSERT_TRUE(foreign_claim);
+  EXPECT_TRUE(foreign_claim->status == 401 || foreign_claim->status == 403) << foreign_claim->body;
+
+  // Bob closes the page: gone after the grace, claimable after the bound, not before.
+  ASSERT_EQ(Post(presence, seats.tokens[1], json{{"here", false}})->status, 200);
+  const absl::Time left = absl::Now();
+  absl::SleepFor(absl::Milliseconds(1500));
+  httplib::Result too_soon = Post(claim, seats.tokens[0], json{{"draw", false}});
+  ASSERT_TRUE(too_soon);
+  EXPECT_EQ(too_soon->status, 409);
+  EXPECT_NE(too_soon->body.find("you can claim after"), std::string::npos) << too_soon->body;
+  int status = 0;
+  std::string body;
+  while (status != 200 && absl::Now() - left < absl::Seconds(kClaimAfterS + 10)) {
+    absl::SleepFor(absl::Milliseconds(250));
+    httplib::Result r = Post(claim, seats.tokens[0], json{{"draw", false}});
+    ASSERT_TRUE(r);
+    status = r->status;
+    body = r->body;
+  }
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_GE(absl::Now() - left, absl::Seconds(kClaimAfterS));
+  const json match = json::parse(body)["match"];
+  EXPECT_EQ(match["status"], "finished");
+  EXPECT_EQ(match["result"]["winner"], 0);
+  EXPECT_EQ(match["result"]["reason"], "abandoned");
+}
+
+TEST_F(WebTest, ARematchOfABotMatchIsMadeAtOnceWithTheSidesSwapped) {
+  httplib::Result created = Post(
+      "/api/matches", "",
+      {{"game", "connect4"},
+       {"name", "carol"},
+       {"seats", json::array({json{{"bot", false}}, json{{"bot", true}, {"level", "beginner"}}})},
+       {"take_seat", 0}});
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 201) << created->body;
+  const json c = json::parse(created->body);
+  const int64_t id = c["match"]["id"];
+  const std::string token = c["token"];
+  const std::string rematch = absl::StrCat("/api/matches/", id, "/rematch");
+  httplib::Result not_over = Post(rematch, token, json::object());
+  ASSERT_TRUE(not_over);
+  EXPECT_EQ(not_over->status, 409) << not_over->body;
+  ASSERT_EQ(Post(absl::StrCat("/api/matches/", id, "/resign"), token, json::object())->status, 200);
+
+  httplib::Result made = Post(rematch, token, json::object());
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 200) << made->body;
+  const json r = json::parse(made->body);
+  ASSERT_TRUE(r.contains("rematch")) << made->body;
+  const int64_t next = r["rematch"]["id"];
+  EXPECT_NE(next, id);
+  EXPECT_EQ(r["rematch"]["seat"], 1);
+  EXPECT_EQ(r["match"]["rematch_id"], next);
+  const v1::Match m = Get(next);
+  EXPECT_EQ(m.seats(0).kind(), v1::SEAT_KIND_BOT);
+  EXPECT_EQ(m.seats(1).kind(), v1::SEAT_KIND_HUMAN);
+  EXPECT_EQ(m.seats(1).display_name(), "carol");
+  // The new seat's token plays in the new match, and asking again gives the same match.
+  const std::string next_token = r["rematch"]["token"];
+  EXPECT_EQ(json::parse(Post(rematch, token, json::object())->body)["rematch"]["id"], next);
+  // The new match's token is not the old one's: it cannot act in the old match.
+  httplib::Result foreign = Post(rematch, next_token, json{{"decline", true}});
+  ASSERT_TRUE(foreign);
+  EXPECT_TRUE(foreign->status == 401 || foreign->status == 403) << foreign->body;
+}
+
+TEST_F(WebTest, BrowserShowsWhoLeftAndClaimsTheWinWhenTheLobbyAllowsIt) {
+  SKIP_WITHOUT_BROWSER();
+  // Bob moved (over gRPC) and went; Alice plays her move on the page, then waits him out.
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 1, "4", seats.tokens[1]).ok());
+  const json report = Scenario("claim", {std::to_string(seats.id), seats.tokens[0], "3"});
+  EXPECT_TRUE(absl::StartsWith(report.value("waiting", ""),
+                               "bob left the game - you can claim the win in 0:0"))
+      << report.dump();
+  EXPECT_NE(report.value("refused", "").find("you can claim after"), std::string::npos)
+      << report.dump();
+  EXPECT_EQ(report.value("ready", ""), "bob left the game - you can claim the win now");
+  EXPECT_NE(report.value("status", "").find("wins by claim"), std::string::npos) << report.dump();
+  EXPECT_EQ(report.value("presenceAfter", "x"), "");
+  const v1::Match m = Get(seats.id);
+  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().winner(), 0);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_ABANDONED);
+}
+
+TEST_F(WebTest, BrowserRematchesABotAndPlaysTheOtherSide) {
+  SKIP_WITHOUT_BROWSER();
+  const json report = Scenario("rematch-bot", {"beginner"});
+  const int64_t first = report.value("first", int64_t{0});
+  const int64_t second = report.value("second", int64_t{0});
+  ASSERT_GT(first, 0) << report.dump();
+  EXPECT_EQ(Get(first).rematch_id(), second);
+  const v1::Match m = Get(second);
+  EXPECT_EQ(m.seats(0).kind(), v1::SEAT_KIND_BOT);
+  EXPECT_EQ(m.seats(1).kind(), v1::SEAT_KIND_HUMAN);
+  EXPECT_EQ(report["stored"], true);
+}
+
+TEST_F(WebTest, BrowserAcceptsTheOpponentsRematchOffer) {
+  SKIP_WITHOUT_BROWSER();
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ResignSeat(seats.id, seats.tokens[1]);
+  // Bob offers; Alice's page shows it and accepts.
+  EXPECT_EQ(OfferRematch(seats.id, seats.tokens[1]).rematch_id(), 0);
+  const json report = Scenario("rematch-accept", {std::to_string(seats.id), seats.tokens[0]});
+  EXPECT_EQ(report.value("offer", ""), "bob offers a rematch.");
+  EXPECT_EQ(report["decline"], 1);
+  const int64_t second = report.value("second", int64_t{0});
+  // Bob asking again gets the same new match, on the other side.
+  const v1::OfferRematchResponse bob = OfferRematch(seats.id, seats.tokens[1]);
+  EXPECT_EQ(bob.rematch_id(), second);
+  EXPECT_EQ(bob.seat(), 0);
+  EXPECT_EQ(Get(second).seats(1).display_name(), "alice");
+}
+
+TEST_F(WebTest, BrowserReplayShowsTheAnalysisMarks) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = AnalysedBlunderMatch();
+  const json report = Scenario("analysis", {std::to_string(id), "7"});
+  // Marks as the lobby stored them: the blunder at ply 7 among them.
+  httplib::Client c("127.0.0.1", web_->port());
+  const json replay =
+      json::parse(c.Get(absl::StrCat("/api/matches/", id, "/replay").c_str())->body);
+  ASSERT_EQ(report["marks"].size(), kBlunderGame.size()) << report.dump();
+  for (size_t i = 0; i < kBlunderGame.size(); ++i) {
+    EXPECT_EQ(report["marks"][i], replay["analysis"]["moves"][i]["mark"]) << i;
+  }
+  EXPECT_EQ(report["marks"][6], "??");
+  EXPECT_NE(report.value("status", "").find("?? "), std::string::npos) << report.dump();
+  EXPECT_NE(report.value("status", "").find("best 1 (exact)"), std::string::npos) << report.dump();
 }
 
 TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {

@@ -242,6 +242,82 @@ const scenarios = {
     const shown = (await page.content()).includes(token);
     return { you, moves: await moveCount(page), tokenInPage: shown };
   },
+
+  // A player whose opponent has left on their move: the notice counts down, a claim made too
+  // early shows the lobby's reason, and once the time has come the claim wins.
+  // ARGS: match id, this page's seat token (seat 0), the move to play first.
+  async claim(context, errors) {
+    const [id, token, move] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/`);
+    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token]);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Your move/);
+    await clickMove(page, move);
+    await page.waitForFunction(() => /left the game - you can claim the win in/.test(document.querySelector('#presence').textContent));
+    const waiting = await page.locator('#presence').innerText();
+    await page.click('#claim');
+    await page.waitForFunction(() => /Claim refused/.test(document.querySelector('#notice').textContent));
+    const refused = await page.locator('#notice').innerText();
+    await page.waitForFunction(() => /claim the win now/.test(document.querySelector('#presence').textContent), null, { timeout: 60000 });
+    const ready = await page.locator('#presence').innerText();
+    await page.click('#claim');
+    await waitStatus(page, /Game over/);
+    return { waiting, refused, ready, status: await statusText(page), presenceAfter: await page.locator('#presence').innerText() };
+  },
+
+  // A match against a bot, resigned, then Rematch: the bot accepts at once and the page goes
+  // into the new match, on the other side.
+  async 'rematch-bot'(context, errors) {
+    const page = await newPage(context, errors);
+    page.on('dialog', (d) => d.accept());
+    await page.goto(`${base}/`);
+    const first = await createInPage(page, { game: 'connect4', name: 'carol', seats: [{ bot: false }, { bot: true, level: args[0] }], take_seat: 0 });
+    await page.goto(`${base}/#/m/${first}`);
+    await waitStatus(page, /Your move/);
+    await page.click('#resign');
+    await waitStatus(page, /Game over/);
+    await page.click('#rematch');
+    await page.waitForFunction((f) => location.hash !== `#/m/${f}`, first);
+    await page.waitForFunction(() => document.querySelector('#seats [data-seat="2"] .you') !== null);
+    const second = Number(await page.evaluate(() => location.hash.split('/').at(-1)));
+    const stored = await page.evaluate((i) => localStorage.getItem(`ply.seat.${i}`) !== null, second);
+    return { first: Number(first), second, stored, status: await statusText(page) };
+  },
+
+  // The opponent has offered a rematch after the game: the page shows it with Accept and
+  // Decline, and Accept takes the player into the new match. ARGS: match id, seat token (seat 0).
+  async 'rematch-accept'(context, errors) {
+    const [id, token] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/`);
+    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token]);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Game over/);
+    await page.waitForSelector('#rematch-accept');
+    const offer = await page.locator('#rematch-state').innerText();
+    const decline = await page.locator('#rematch-decline').count();
+    await page.click('#rematch-accept');
+    await page.waitForFunction((f) => location.hash !== `#/m/${f}`, id);
+    await page.waitForFunction(() => document.querySelector('#seats [data-seat="2"] .you') !== null);
+    const second = Number(await page.evaluate(() => location.hash.split('/').at(-1)));
+    return { offer, decline, second };
+  },
+
+  // A spectator replays an analysed match: each judged move carries its mark in the move list,
+  // and stepping onto one says its verdict and the best move. ARGS: match id, ply to look at.
+  async analysis(context, errors) {
+    const [id, ply] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Game over/);
+    await page.click('#replay-start');
+    await waitStatus(page, /Replay/);
+    const marks = await page.evaluate(() => [...document.querySelectorAll('#moves li')].map((li) => li.querySelector('.mark')?.textContent || ''));
+    await page.locator(`#moves li[data-ply="${ply}"]`).click();
+    await waitStatus(page, new RegExp(`after ${ply} of`));
+    return { marks, status: await statusText(page), screenshot: await shot(page, 'analysis-replay') };
+  },
 };
 
 const started = Date.now();
