@@ -145,7 +145,8 @@ void Gateway::Install(httplib::Server& server) {
   });
 
   server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(absl::StrCat("ok ", lobby_.address(), " feeds=", hub_.size(), "\n"),
+    res.set_content(absl::StrCat("ok ", lobby_.address(), " feeds=", hub_.size(),
+                                 " holds=", presence_.size(), "\n"),
                     "text/plain; charset=utf-8");
   });
   server.Get("/api/games", [this](const httplib::Request&, httplib::Response& res) { Games(res); });

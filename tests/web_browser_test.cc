@@ -347,6 +347,67 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   EXPECT_EQ(match["result"]["reason"], "abandoned");
 }
 
+TEST_F(WebTest, ASeatIsHeldOnlyWhileItsPageBeats) {
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 1, "4", seats.tokens[1]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 2, "3", seats.tokens[0]).ok());
+  httplib::Client c("127.0.0.1", web_->port());
+  auto holds = [&] {
+    httplib::Result r = c.Get("/healthz");
+    return r ? r->body.substr(r->body.find("holds=")) : std::string("?");
+  };
+  ASSERT_EQ(
+      Post(absl::StrCat("/api/matches/", seats.id, "/presence"), seats.tokens[1], json::object())
+          ->status,
+      200);
+  const absl::Time beat = absl::Now();
+  EXPECT_EQ(holds(), "holds=1\n");
+  const std::string claim = absl::StrCat("/api/matches/", seats.id, "/claim");
+  absl::SleepFor(absl::Milliseconds(1500));
+  httplib::Result held = Post(claim, seats.tokens[0], json::object());
+  ASSERT_TRUE(held);
+  EXPECT_NE(held->body.find("still connected"), std::string::npos) << held->body;
+  // No more beats: the hold (3 s here) lapses, then the lobby's grace, and Bob has gone.
+  while (holds() != "holds=0\n" && absl::Now() - beat < absl::Seconds(10)) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(holds(), "holds=0\n");
+  EXPECT_GE(absl::Now() - beat, absl::Seconds(3));
+  std::string body;
+  while (absl::Now() - beat < absl::Seconds(10)) {
+    httplib::Result r = Post(claim, seats.tokens[0], json::object());
+    ASSERT_TRUE(r);
+    body = r->body;
+    if (body.find("still connected") == std::string::npos) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_NE(body.find("you can claim after"), std::string::npos) << body;
+}
+
+TEST_F(WebTest, ARematchOfferIsWithdrawnAndDeclinedThroughTheApi) {
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ResignSeat(seats.id, seats.tokens[1]);
+  const std::string rematch = absl::StrCat("/api/matches/", seats.id, "/rematch");
+  auto offer_of = [](const httplib::Result& r) {
+    EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no answer");
+    return r ? json::parse(r->body)["match"].value("rematch_offer", -2) : -2;
+  };
+  // Alice offers, then withdraws; Bob offers, and Alice declines.
+  EXPECT_EQ(offer_of(Post(rematch, seats.tokens[0], json{{"decline", false}})), 0);
+  EXPECT_EQ(offer_of(Post(rematch, seats.tokens[0], json{{"decline", true}})), -1);
+  EXPECT_EQ(OfferRematch(seats.id, seats.tokens[1]).match().rematch_offer(), 1);
+  httplib::Client c("127.0.0.1", web_->port());
+  EXPECT_EQ(json::parse(c.Get(absl::StrCat("/api/matches/", seats.id).c_str())->body)
+                .value("rematch_offer", -2),
+            1);
+  httplib::Result declined = Post(rematch, seats.tokens[0], json{{"decline", true}});
+  EXPECT_EQ(offer_of(declined), -1);
+  EXPECT_FALSE(json::parse(declined->body).contains("rematch"));
+  EXPECT_EQ(Get(seats.id).rematch_id(), 0);
+}
+
 TEST_F(WebTest, ARematchOfABotMatchIsMadeAtOnceWithTheSidesSwapped) {
   httplib::Result created = Post(
       "/api/matches", "",

@@ -271,7 +271,10 @@ class MatchPage {
     this.tick = setInterval(() => { this.drawClocks(); this.drawPresence(); }, 200);
     if (this.mine) {
       this.onHide = () => this.leave();
+      // Back from the browser's page cache: here again.
+      this.onShow = (e) => { if (e.persisted && this.gone) { this.gone = false; this.beat(); } };
       window.addEventListener('pagehide', this.onHide);
+      window.addEventListener('pageshow', this.onShow);
       this.beat();
     }
   }
@@ -283,6 +286,7 @@ class MatchPage {
     if (this.es) this.es.close();
     document.removeEventListener('keydown', this.onKey);
     if (this.onHide) window.removeEventListener('pagehide', this.onHide);
+    if (this.onShow) window.removeEventListener('pageshow', this.onShow);
     this.leave();
   }
 
