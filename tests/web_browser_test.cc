@@ -500,6 +500,28 @@ TEST_F(WebTest, BrowserAcceptsTheOpponentsRematchOffer) {
   EXPECT_EQ(Get(second).seats(1).display_name(), "alice");
 }
 
+TEST_F(WebTest, BrowserOffersARematchAndFollowsItWhenAccepted) {
+  SKIP_WITHOUT_BROWSER();
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ResignSeat(seats.id, seats.tokens[1]);
+  json report;
+  std::thread page([&] {
+    report = Scenario("rematch-offer", {std::to_string(seats.id), seats.tokens[0]});
+  });
+  // Once Alice's page has offered, Bob accepts.
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (Get(seats.id).rematch_offer() != 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  const v1::OfferRematchResponse bob = OfferRematch(seats.id, seats.tokens[1]);
+  page.join();
+  EXPECT_GT(bob.rematch_id(), 0);
+  EXPECT_EQ(report.value("waiting", ""), "Rematch offered; waiting for an answer.");
+  EXPECT_EQ(report.value("second", int64_t{0}), bob.rematch_id());
+  EXPECT_EQ(Get(bob.rematch_id()).seats(1).display_name(), "alice");
+}
+
 TEST_F(WebTest, BrowserReplayShowsTheAnalysisMarks) {
   SKIP_WITHOUT_BROWSER();
   const int64_t id = AnalysedBlunderMatch();

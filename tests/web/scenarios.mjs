@@ -304,6 +304,23 @@ const scenarios = {
     return { offer, decline, second };
   },
 
+  // The page offers a rematch and waits; once the opponent accepts (elsewhere), the page goes into
+  // the new match. ARGS: match id, seat token (seat 0).
+  async 'rematch-offer'(context, errors) {
+    const [id, token] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/`);
+    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token]);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Game over/);
+    await page.click('#rematch');
+    await page.waitForSelector('#rematch-withdraw');
+    const waiting = await page.locator('#rematch-state').innerText();
+    await page.waitForFunction((f) => location.hash !== `#/m/${f}`, id);
+    await page.waitForFunction(() => document.querySelector('#seats [data-seat="2"] .you') !== null);
+    return { waiting, second: Number(await page.evaluate(() => location.hash.split('/').at(-1))) };
+  },
+
   // A spectator replays an analysed match: each judged move carries its mark in the move list,
   // and stepping onto one says its verdict and the best move. ARGS: match id, ply to look at.
   async analysis(context, errors) {
