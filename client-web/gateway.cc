@@ -375,7 +375,11 @@ void Gateway::Presence(const httplib::Request& req, httplib::Response& res) {
   SendJson(res, 200,
            {{"here", true},
             {"beat_ms", absl::ToInt64Milliseconds(options_.presence_hold) / 3},
-            {"hold_ms", absl::ToInt64Milliseconds(options_.presence_hold)}});
+            {"hold_ms", absl::ToInt64Milliseconds(options_.presence_hold)},
+            // This gateway's clock, for the page's countdown to a claim (the browser's own may
+            // be off by minutes). Not in the match's JSON: two readers of the same events get
+            // the same text.
+            {"now_ms", absl::ToUnixMillis(absl::Now())}});
 }
 
 void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {

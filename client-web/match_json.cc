@@ -1,6 +1,5 @@
 #include "client-web/match_json.h"
 
-#include "absl/time/clock.h"
 #include "client-cli/match_view.h"
 #include "client-web/board_model.h"
 
@@ -172,10 +171,7 @@ json StateJson(const v1::Match& match, const std::vector<std::string>& legal_mov
       {"away", AwayJson(match)},
       {"claim_after_ms", match.claim_after_ms()},
       {"rematch_offer", match.status() == v1::MATCH_STATUS_FINISHED ? match.rematch_offer() : -1},
-      {"rematch_id", match.rematch_id()},
-      // The gateway's clock, so that the page counts down to claim_at_ms on it, not on its
-      // own (which may be off by minutes).
-      {"now_ms", absl::ToUnixMillis(absl::Now())}};
+      {"rematch_id", match.rematch_id()}};
 }
 
 json MatchJson(const v1::Match& match, Reader reader) {

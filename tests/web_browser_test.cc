@@ -300,6 +300,8 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   ASSERT_TRUE(beat);
   ASSERT_EQ(beat->status, 200) << beat->body;
   EXPECT_EQ(json::parse(beat->body)["beat_ms"], 1000);
+  EXPECT_NEAR(json::parse(beat->body)["now_ms"].get<double>(), absl::ToUnixMillis(absl::Now()),
+              5000);
   // Well past the lobby's grace after Bob's last call: only the hold keeps him here.
   for (int i = 0; i < 4; ++i) {
     absl::SleepFor(absl::Milliseconds(500));

@@ -299,6 +299,7 @@ class MatchPage {
     try {
       const out = await api(`/api/matches/${this.id}/presence`, { method: 'POST', token: this.mine.token, body: { here: true } });
       next = Math.max(1000, out.beat_ms || next);
+      if (out.now_ms) this.skew = out.now_ms - Date.now();
     } catch (e) {
       // A seat the lobby does not know is not beaten for again; anything else is tried later.
       if ([400, 401, 403, 404].includes(e.status)) return;
@@ -414,7 +415,6 @@ class MatchPage {
     }
     this.state = st;
     this.clockAt = performance.now();
-    if (st.now_ms) this.skew = st.now_ms - Date.now();
     this.render();
     if (this.amPlayer && st.status === 'finished') this.followRematch();
   }
