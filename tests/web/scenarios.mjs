@@ -259,6 +259,7 @@ const scenarios = {
     await page.click('#claim');
     await page.waitForFunction(() => /Claim refused/.test(document.querySelector('#notice').textContent));
     const refused = await page.locator('#notice').innerText();
+    await page.screenshot({ path: path.join(outDir, 'claim-page.png') });
     await page.waitForFunction(() => /claim the win now/.test(document.querySelector('#presence').textContent), null, { timeout: 60000 });
     const ready = await page.locator('#presence').innerText();
     await page.click('#claim');
@@ -296,6 +297,7 @@ const scenarios = {
     await waitStatus(page, /Game over/);
     await page.waitForSelector('#rematch-accept');
     const offer = await page.locator('#rematch-state').innerText();
+    await page.screenshot({ path: path.join(outDir, 'rematch-offer-page.png') });
     const decline = await page.locator('#rematch-decline').count();
     await page.click('#rematch-accept');
     await page.waitForFunction((f) => location.hash !== `#/m/${f}`, id);
