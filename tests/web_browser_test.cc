@@ -312,7 +312,9 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   EXPECT_EQ(early->status, 409);
   EXPECT_NE(early->body.find("still connected"), std::string::npos) << early->body;
 
-  // A token of another match, or one the lobby never made, holds nothing.
+  // A token of another match, or one the lobby never made, or a match that is not there, holds
+  // nothing: Bob's is the one hold.
+  httplib::Client c("127.0.0.1", web_->port());
   HumanSeats other = HumanMatch(stub_.get(), stub_.get(), "connect4");
   httplib::Result foreign = Post(presence, other.tokens[1], json::object());
   ASSERT_TRUE(foreign);
@@ -320,6 +322,10 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   httplib::Result made_up = Post(presence, std::string(32, 'a'), json::object());
   ASSERT_TRUE(made_up);
   EXPECT_TRUE(made_up->status == 401 || made_up->status == 403) << made_up->body;
+  httplib::Result no_match = Post("/api/matches/999999/presence", seats.tokens[1], json::object());
+  ASSERT_TRUE(no_match);
+  EXPECT_EQ(no_match->status, 404) << no_match->body;
+  EXPECT_EQ(c.Get("/healthz")->body.substr(c.Get("/healthz")->body.find("holds=")), "holds=1\n");
   httplib::Result foreign_claim = Post(claim, other.tokens[0], json::object());
   ASSERT_TRUE(foreign_claim);
   EXPECT_TRUE(foreign_claim->status == 401 || foreign_claim->status == 403) << foreign_claim->body;
