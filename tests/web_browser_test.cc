@@ -393,6 +393,28 @@ TEST_F(WebTest, ASeatIsHeldOnlyWhileItsPageBeats) {
   EXPECT_NE(body.find("you can claim after"), std::string::npos) << body;
 }
 
+TEST_F(WebTest, AGatewayHoldsNoMoreSeatsThanItsBound) {
+  auto small = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+                       "--presence_holds=1"});
+  ASSERT_TRUE(small.ok()) << small.status();
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  httplib::Client c("127.0.0.1", (*small)->port());
+  const std::string path = absl::StrCat("/api/matches/", seats.id, "/presence");
+  auto beat = [&](const std::string& token) {
+    httplib::Result r = c.Post(path.c_str(), {{"Authorization", absl::StrCat("Bearer ", token)}},
+                               "{}", "application/json");
+    return r ? r->status : 0;
+  };
+  EXPECT_EQ(beat(seats.tokens[0]), 200);
+  EXPECT_EQ(beat(seats.tokens[0]), 200);  // the same seat again is the same hold
+  EXPECT_EQ(beat(seats.tokens[1]), 429);
+  // Once Alice's page leaves, Bob's is held.
+  ASSERT_TRUE(c.Post(path.c_str(), {{"Authorization", absl::StrCat("Bearer ", seats.tokens[0])}},
+                     R"({"here": false})", "application/json"));
+  EXPECT_EQ(beat(seats.tokens[1]), 200);
+}
+
 TEST_F(WebTest, ARematchOfferIsWithdrawnAndDeclinedThroughTheApi) {
   HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
   ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
@@ -466,6 +488,7 @@ TEST_F(WebTest, BrowserShowsWhoLeftAndClaimsTheWinWhenTheLobbyAllowsIt) {
   EXPECT_TRUE(absl::StartsWith(report.value("waiting", ""),
                                "bob left the game - you can claim the win in 0:0"))
       << report.dump();
+  EXPECT_EQ(report["marked"], 1);  // Bob's seat says he left
   EXPECT_NE(report.value("refused", "").find("you can claim after"), std::string::npos)
       << report.dump();
   EXPECT_EQ(report.value("ready", ""), "bob left the game - you can claim the win now");

@@ -661,6 +661,7 @@ class MatchPage {
     h('span', { class: 'seat-side' }, `${s.side} · ${seatLabel(i)}`),
     h('span', { class: 'seat-name' }, s.taken ? s.name : '(open)'),
     this.amPlayer && this.mine.seat === i ? h('span', { class: 'you' }, 'you') : null,
+    st.status === 'active' && s.away && !s.bot && !(this.amPlayer && this.mine.seat === i) ? h('span', { class: 'away' }, 'left') : null,
     st.time_control ? h('span', { class: 'clock', 'data-clock': i }) : null)));
     this.drawClocks();
   }

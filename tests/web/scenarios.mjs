@@ -256,6 +256,7 @@ const scenarios = {
     await clickMove(page, move);
     await page.waitForFunction(() => /left the game - you can claim the win in/.test(document.querySelector('#presence').textContent));
     const waiting = await page.locator('#presence').innerText();
+    const marked = await page.locator('#seats [data-seat="2"] .away').count();
     await page.click('#claim');
     await page.waitForFunction(() => /Claim refused/.test(document.querySelector('#notice').textContent));
     const refused = await page.locator('#notice').innerText();
@@ -264,7 +265,7 @@ const scenarios = {
     const ready = await page.locator('#presence').innerText();
     await page.click('#claim');
     await waitStatus(page, /Game over/);
-    return { waiting, refused, ready, status: await statusText(page), presenceAfter: await page.locator('#presence').innerText() };
+    return { waiting, marked, refused, ready, status: await statusText(page), presenceAfter: await page.locator('#presence').innerText() };
   },
 
   // A match against a bot, resigned, then Rematch: the bot accepts at once and the page goes
