@@ -92,6 +92,30 @@ absl::StatusOr<json> Body(const httplib::Request& req) {
   return body;
 }
 
+// What a seat's call brings: the match from the path, the seat's token from the Authorization
+// header and, for calls that take one, the JSON body; each checked in that order.
+struct SeatCall {
+  int64_t id = 0;
+  std::string token;
+  json body;
+};
+
+absl::StatusOr<SeatCall> ReadSeatCall(const httplib::Request& req, bool with_body) {
+  SeatCall call;
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return id.status();
+  call.id = *id;
+  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
+  if (!token.ok()) return token.status();
+  call.token = *std::move(token);
+  if (with_body) {
+    absl::StatusOr<json> body = Body(req);
+    if (!body.ok()) return body.status();
+    call.body = *std::move(body);
+  }
+  return call;
+}
+
 void SecurityHeaders(httplib::Response& res, bool api) {
   res.set_header("Content-Security-Policy", kCsp);
   res.set_header("X-Content-Type-Options", "nosniff");
@@ -297,55 +321,41 @@ void Gateway::Join(const httplib::Request& req, httplib::Response& res) {
 }
 
 void Gateway::Move(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
-  if (!id.ok()) return SendError(res, id.status());
-  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
-  if (!token.ok()) return SendError(res, token.status());
-  absl::StatusOr<json> body = Body(req);
-  if (!body.ok()) return SendError(res, body.status());
-  absl::StatusOr<v1::MakeMoveRequest> request = MoveRequest(*id, *body);
+  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/true);
+  if (!call.ok()) return SendError(res, call.status());
+  absl::StatusOr<v1::MakeMoveRequest> request = MoveRequest(call->id, call->body);
   if (!request.ok()) return SendError(res, request.status());
-  absl::StatusOr<v1::MakeMoveResponse> moved = lobby_.MakeMove(*request, *token);
+  absl::StatusOr<v1::MakeMoveResponse> moved = lobby_.MakeMove(*request, call->token);
   if (!moved.ok()) return SendError(res, moved.status());
   SendJson(res, 200, {{"match", MatchJson(moved->match(), Reader::kPlayer)}});
 }
 
 void Gateway::Resign(const httplib::Request& req, httplib::Response& res, bool draw) {
-  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
-  if (!id.ok()) return SendError(res, id.status());
-  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
-  if (!token.ok()) return SendError(res, token.status());
+  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/false);
+  if (!call.ok()) return SendError(res, call.status());
   absl::StatusOr<v1::Match> match =
-      draw ? lobby_.OfferDraw(*id, *token) : lobby_.Resign(*id, *token);
+      draw ? lobby_.OfferDraw(call->id, call->token) : lobby_.Resign(call->id, call->token);
   if (!match.ok()) return SendError(res, match.status());
   SendJson(res, 200, {{"match", MatchJson(*match, Reader::kPlayer)}});
 }
 
 void Gateway::Claim(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
-  if (!id.ok()) return SendError(res, id.status());
-  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
-  if (!token.ok()) return SendError(res, token.status());
-  absl::StatusOr<json> body = Body(req);
-  if (!body.ok()) return SendError(res, body.status());
-  absl::StatusOr<bool> draw = SwitchRequest(*body, "draw", /*fallback=*/false);
+  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/true);
+  if (!call.ok()) return SendError(res, call.status());
+  absl::StatusOr<bool> draw = SwitchRequest(call->body, "draw", /*fallback=*/false);
   if (!draw.ok()) return SendError(res, draw.status());
   // The lobby decides: too early (with the time left), on your own move, a timed match...
-  absl::StatusOr<v1::Match> match = lobby_.ClaimVictory(*id, *draw, *token);
+  absl::StatusOr<v1::Match> match = lobby_.ClaimVictory(call->id, *draw, call->token);
   if (!match.ok()) return SendError(res, match.status());
   SendJson(res, 200, {{"match", MatchJson(*match, Reader::kPlayer)}});
 }
 
 void Gateway::Rematch(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
-  if (!id.ok()) return SendError(res, id.status());
-  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
-  if (!token.ok()) return SendError(res, token.status());
-  absl::StatusOr<json> body = Body(req);
-  if (!body.ok()) return SendError(res, body.status());
-  absl::StatusOr<bool> decline = SwitchRequest(*body, "decline", /*fallback=*/false);
+  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/true);
+  if (!call.ok()) return SendError(res, call.status());
+  absl::StatusOr<bool> decline = SwitchRequest(call->body, "decline", /*fallback=*/false);
   if (!decline.ok()) return SendError(res, decline.status());
-  absl::StatusOr<v1::OfferRematchResponse> r = lobby_.OfferRematch(*id, *token, *decline);
+  absl::StatusOr<v1::OfferRematchResponse> r = lobby_.OfferRematch(call->id, call->token, *decline);
   if (!r.ok()) return SendError(res, r.status());
   json out = {{"match", MatchJson(r->match(), Reader::kPlayer)}};
   if (r->rematch_id() > 0) {
@@ -356,19 +366,15 @@ void Gateway::Rematch(const httplib::Request& req, httplib::Response& res) {
 }
 
 void Gateway::Presence(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
-  if (!id.ok()) return SendError(res, id.status());
-  absl::StatusOr<std::string> token = BearerToken(req.get_header_value("Authorization"));
-  if (!token.ok()) return SendError(res, token.status());
-  absl::StatusOr<json> body = Body(req);
-  if (!body.ok()) return SendError(res, body.status());
-  absl::StatusOr<bool> here = SwitchRequest(*body, "here", /*fallback=*/true);
+  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/true);
+  if (!call.ok()) return SendError(res, call.status());
+  absl::StatusOr<bool> here = SwitchRequest(call->body, "here", /*fallback=*/true);
   if (!here.ok()) return SendError(res, here.status());
   if (!*here) {
-    presence_.Leave(*id, *token);
+    presence_.Leave(call->id, call->token);
     return SendJson(res, 200, {{"here", false}});
   }
-  if (absl::Status s = presence_.Beat(*id, *token, /*wait=*/absl::Seconds(5)); !s.ok()) {
+  if (absl::Status s = presence_.Beat(call->id, call->token, /*wait=*/absl::Seconds(5)); !s.ok()) {
     return SendError(res, s);
   }
   // The page beats at a third of the hold, so one lost beat costs nothing.
