@@ -1,5 +1,5 @@
 // What the lobby's end-to-end tests share: a WatchMatch stream collected on its own thread,
-// what a watcher has seen, and the plain calls (create, join, move) with deadlines.
+// what a watcher has seen, and the plain calls (create, join, move, resign) with deadlines.
 #ifndef PLY_TESTS_LOBBY_HELPER_H_
 #define PLY_TESTS_LOBBY_HELPER_H_
 
@@ -145,6 +145,18 @@ inline grpc::Status Move(v1::LobbyService::Stub* stub, int64_t id, int ply, cons
   return stub->MakeMove(&context, request, out != nullptr ? out : &ignored);
 }
 
+// Resigns with the seat `token`; `out`, when given, receives the match as it ended.
+inline grpc::Status Resign(v1::LobbyService::Stub* stub, int64_t id, const std::string& token,
+                           v1::Match* out = nullptr) {
+  v1::ResignRequest request;
+  request.set_match_id(id);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+  v1::Match ignored;
+  return stub->Resign(&context, request, out != nullptr ? out : &ignored);
+}
+
 // A human-vs-human match: created with seat 0 taken ("alice") through `creator`, seat 1 taken
 // ("bob") through `joiner`. A failed call fails the test.
 struct HumanSeats {
@@ -181,6 +193,20 @@ inline absl::StatusOr<v1::Match> GetMatch(v1::LobbyService::Stub* stub, int64_t 
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
   }
   return match;
+}
+
+// Polls GetMatch until `done` holds (or `timeout` passes): the match as last read.
+inline v1::Match WaitMatch(v1::LobbyService::Stub* stub, int64_t id,
+                           const std::function<bool(const v1::Match&)>& done,
+                           absl::Duration timeout = absl::Seconds(60)) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::StatusOr<v1::Match> m = GetMatch(stub, id);
+  while ((!m.ok() || !done(*m)) && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+    m = GetMatch(stub, id);
+  }
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *m : v1::Match();
 }
 
 // Sends the calls at once, a thread each, and counts those taken and those refused as the

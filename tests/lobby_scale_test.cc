@@ -30,22 +30,16 @@ using ::ply::testing::Create;
 using ::ply::testing::GetMatch;
 using ::ply::testing::HasGameOver;
 using ::ply::testing::Join;
+using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
 using ::ply::testing::Race;
 using ::ply::testing::RaceCount;
 using ::ply::testing::ServerProcess;
+using ::ply::testing::WaitMatch;
 using ::ply::testing::Watch;
 
-// One lobby instance and a stub to call it.
-struct Instance {
-  std::unique_ptr<ServerProcess> process;
-  std::unique_ptr<v1::LobbyService::Stub> stub;
-  int metrics_port = 0;
-  v1::LobbyService::Stub* operator->() { return stub.get(); }
-};
-
 // A counter's value on an instance's /metrics page (-1 when absent or unreachable).
-int64_t Metric(const Instance& lobby, const std::string& name) {
+int64_t Metric(const LobbyInstance& lobby, const std::string& name) {
   httplib::Client client("127.0.0.1", lobby.metrics_port);
   client.set_connection_timeout(2);
   httplib::Result page = client.Get("/metrics");
@@ -84,59 +78,22 @@ std::vector<int> OneTo(int n) {
 
 class LobbyScaleTest : public ::ply::testing::StackFixture {
  protected:
-  void SetUp() override {
-    db_ = absl::StrCat("scale_", ++databases_);
-    auto url = cluster_->CreateDatabase(db_);
-    ASSERT_TRUE(url.ok()) << url.status();
-    url_ = *url;
-  }
+  void SetUp() override { UseNewDatabase("scale"); }
 
   // A lobby on the test's database: both bots, no bot pacing, quick claims, metrics on.
-  Instance StartInstance(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"--port=0", "--host=127.0.0.1",
-                                     absl::StrCat("--database_url=", url_), BotTargetFlag(),
-                                     "--bot_pacing_ms=0", "--claim_ms=200", "--metrics_port=0",
-                                     // Every test client is 127.0.0.1: room for its bot matches.
-                                     "--client_bot_matches=8"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    Instance lobby;
-    auto process = ServerProcess::Start(PLY_LOBBY_BINARY, args);
-    EXPECT_TRUE(process.ok()) << process.status();
-    if (!process.ok()) return lobby;
-    lobby.process = *std::move(process);
-    lobby.stub = v1::LobbyService::NewStub(lobby.process->channel());
-    const std::string& ready = lobby.process->ready_line();
-    const size_t at = ready.find("metrics http://");
-    if (at != std::string::npos) {
-      std::string rest = ready.substr(at + 15);
-      rest = rest.substr(rest.find(':') + 1);
-      (void)absl::SimpleAtoi(rest.substr(0, rest.find('/')), &lobby.metrics_port);
-    }
-    return lobby;
+  LobbyInstance StartInstance(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> flags = {BotTargetFlag(), "--bot_pacing_ms=0", "--claim_ms=200",
+                                      "--metrics_port=0",
+                                      // Every test client is 127.0.0.1: room for its bot matches.
+                                      "--client_bot_matches=8"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    return StartLobbyInstance(flags);
   }
-
-  // Polls GetMatch on `lobby` until `done` holds (or a minute passes).
-  v1::Match WaitMatch(Instance& lobby, int64_t id,
-                      const std::function<bool(const v1::Match&)>& done,
-                      absl::Duration timeout = absl::Seconds(60)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    absl::StatusOr<v1::Match> m = GetMatch(lobby.stub.get(), id);
-    while ((!m.ok() || !done(*m)) && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(20));
-      m = GetMatch(lobby.stub.get(), id);
-    }
-    EXPECT_TRUE(m.ok()) << m.status();
-    return m.ok() ? *m : v1::Match();
-  }
-
-  std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
-
-  std::string db_;
 };
 
 TEST_F(LobbyScaleTest, PlayersOnTwoInstancesPlayToAWinAndASpectatorSeesEveryMoveOnce) {
-  Instance a = StartInstance();
-  Instance b = StartInstance();
+  LobbyInstance a = StartInstance();
+  LobbyInstance b = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
                      &created,
@@ -170,7 +127,7 @@ TEST_F(LobbyScaleTest, PlayersOnTwoInstancesPlayToAWinAndASpectatorSeesEveryMove
   EXPECT_EQ(events.back().game_over().result().winner(), 0);
   EXPECT_TRUE(spectator.status().ok()) << spectator.status().error_message();
   // Both instances answer the same, at once.
-  for (Instance* lobby : {&a, &b}) {
+  for (LobbyInstance* lobby : {&a, &b}) {
     absl::StatusOr<v1::Match> m = GetMatch(lobby->stub.get(), id);
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_EQ(m->status(), v1::MATCH_STATUS_FINISHED);
@@ -179,8 +136,8 @@ TEST_F(LobbyScaleTest, PlayersOnTwoInstancesPlayToAWinAndASpectatorSeesEveryMove
 }
 
 TEST_F(LobbyScaleTest, AMoveThroughOneInstanceIsSeenByTheOthersNextCall) {
-  Instance a = StartInstance();
-  Instance b = StartInstance();
+  LobbyInstance a = StartInstance();
+  LobbyInstance b = StartInstance();
   const ::ply::testing::HumanSeats match =
       ::ply::testing::HumanMatch(a.stub.get(), a.stub.get(), "tictactoe");
   const int64_t id = match.id;
@@ -197,8 +154,8 @@ TEST_F(LobbyScaleTest, AMoveThroughOneInstanceIsSeenByTheOthersNextCall) {
 }
 
 TEST_F(LobbyScaleTest, TheSamePlyRacedThroughTwoInstancesIsStoredOnce) {
-  Instance a = StartInstance();
-  Instance b = StartInstance();
+  LobbyInstance a = StartInstance();
+  LobbyInstance b = StartInstance();
   for (int round = 0; round < 10; ++round) {
     const ::ply::testing::HumanSeats match =
         ::ply::testing::HumanMatch(a.stub.get(), b.stub.get(), "connect4");
@@ -215,7 +172,7 @@ TEST_F(LobbyScaleTest, TheSamePlyRacedThroughTwoInstancesIsStoredOnce) {
     EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "1");
     // Whichever move won, both instances now say so.
     const std::string stored = Sql(absl::StrCat("SELECT move FROM moves WHERE match_id = ", id));
-    for (Instance* lobby : {&a, &b}) {
+    for (LobbyInstance* lobby : {&a, &b}) {
       absl::StatusOr<v1::Match> m = GetMatch(lobby->stub.get(), id);
       ASSERT_TRUE(m.ok());
       ASSERT_EQ(m->moves_size(), 1);
@@ -225,8 +182,8 @@ TEST_F(LobbyScaleTest, TheSamePlyRacedThroughTwoInstancesIsStoredOnce) {
 }
 
 TEST_F(LobbyScaleTest, ABotMatchGoesOnThroughAnotherInstanceWhenItsDriverIsKilled) {
-  Instance a = StartInstance();
-  Instance b = StartInstance();
+  LobbyInstance a = StartInstance();
+  LobbyInstance b = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT},
                      {"beginner", "beginner"}, &created,
@@ -236,18 +193,18 @@ TEST_F(LobbyScaleTest, ABotMatchGoesOnThroughAnotherInstanceWhenItsDriverIsKille
   Watch spectator(b.stub.get(), id);
   // A created it and drives it.
   EXPECT_EQ(Metric(a, "ply_lobby_leases_held"), 1);
-  WaitMatch(b, id, [](const v1::Match& m) { return m.moves_size() >= 4; });
+  WaitMatch(b.get(), id, [](const v1::Match& m) { return m.moves_size() >= 4; });
   a.process->Signal(SIGKILL);
   a.process->WaitExit(absl::Seconds(5));
   const absl::Time killed = absl::Now();
-  const int at_kill = WaitMatch(b, id, [](const v1::Match&) { return true; }).moves_size();
+  const int at_kill = WaitMatch(b.get(), id, [](const v1::Match&) { return true; }).moves_size();
   // B takes over: the next move within the claim interval plus the bot's time and pacing.
-  v1::Match after = WaitMatch(b, id, [&](const v1::Match& m) {
+  v1::Match after = WaitMatch(b.get(), id, [&](const v1::Match& m) {
     return m.moves_size() > at_kill || m.status() == v1::MATCH_STATUS_FINISHED;
   });
   EXPECT_LT(absl::Now() - killed, absl::Seconds(3));
-  after =
-      WaitMatch(b, id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; });
+  after = WaitMatch(b.get(), id,
+                    [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; });
   ASSERT_EQ(after.status(), v1::MATCH_STATUS_FINISHED);
   EXPECT_EQ(after.result().reason(), v1::END_REASON_RULES);
   ASSERT_TRUE(spectator.WaitDone(absl::Seconds(10)));
@@ -259,8 +216,8 @@ TEST_F(LobbyScaleTest, ABotMatchGoesOnThroughAnotherInstanceWhenItsDriverIsKille
 TEST_F(LobbyScaleTest, RefusedMovesWhileABotThinksDoNotAskTheBotAgain) {
   // With peers, a refusal is decided again on a fresh load: that reload must not send the bot
   // a second request for the position it is already searching.
-  Instance a = StartInstance();
-  Instance b = StartInstance();
+  LobbyInstance a = StartInstance();
+  LobbyInstance b = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT},
                      {"", "hard"}, &created,
@@ -276,13 +233,14 @@ TEST_F(LobbyScaleTest, RefusedMovesWhileABotThinksDoNotAskTheBotAgain) {
     grpc::Status s = Move(a.stub.get(), id, 1, "3", created.seat_token());
     EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   }
-  const v1::Match m = WaitMatch(a, id, [](const v1::Match& m) { return m.moves_size() >= 2; });
+  const v1::Match m =
+      WaitMatch(a.get(), id, [](const v1::Match& m) { return m.moves_size() >= 2; });
   EXPECT_EQ(m.moves_size(), 2);
   EXPECT_EQ(Metric(a, "ply_lobby_bot_calls_total"), 1);
 }
 
 TEST_F(LobbyScaleTest, ARollingRestartOfBothInstancesLosesNothing) {
-  std::vector<Instance> lobbies;
+  std::vector<LobbyInstance> lobbies;
   lobbies.push_back(StartInstance());
   lobbies.push_back(StartInstance());
   std::mutex mu;
@@ -290,7 +248,7 @@ TEST_F(LobbyScaleTest, ARollingRestartOfBothInstancesLosesNothing) {
   auto stubs = [&] {
     std::lock_guard<std::mutex> lock(mu);
     std::vector<std::shared_ptr<v1::LobbyService::Stub>> out;
-    for (Instance& l : lobbies) {
+    for (LobbyInstance& l : lobbies) {
       if (l.process != nullptr) out.push_back(v1::LobbyService::NewStub(l.process->channel()));
     }
     return out;
@@ -354,7 +312,7 @@ TEST_F(LobbyScaleTest, ARollingRestartOfBothInstancesLosesNothing) {
     }
     old->Signal(SIGTERM);
     EXPECT_EQ(old->WaitExit(absl::Seconds(10)), 0);
-    Instance fresh = StartInstance();
+    LobbyInstance fresh = StartInstance();
     std::lock_guard<std::mutex> lock(mu);
     lobbies[i] = std::move(fresh);
   }
@@ -370,12 +328,14 @@ TEST_F(LobbyScaleTest, ARollingRestartOfBothInstancesLosesNothing) {
   }
   // The bot matches went on through the restarts and none ended for a failure.
   for (int64_t id : bot_matches) {
-    v1::Match m = WaitMatch(
-        lobbies[0], id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; });
+    v1::Match m = WaitMatch(lobbies[0].get(), id, [](const v1::Match& m) {
+      return m.status() == v1::MATCH_STATUS_FINISHED;
+    });
     EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
     EXPECT_EQ(m.result().reason(), v1::END_REASON_RULES);
   }
-  for (Instance& l : lobbies) EXPECT_EQ(Metric(l, "ply_lobby_duplicate_bot_requests_total"), 0);
+  for (LobbyInstance& l : lobbies)
+    EXPECT_EQ(Metric(l, "ply_lobby_duplicate_bot_requests_total"), 0);
 }
 
 }  // namespace

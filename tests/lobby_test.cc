@@ -46,11 +46,7 @@ using ::ply::testing::Watch;
 class LobbyTest : public ::ply::testing::StackFixture {
  protected:
   void SetUp() override {
-    ASSERT_NE(cluster_, nullptr);
-    db_ = absl::StrCat("lobby_", ++databases_);
-    auto url = cluster_->CreateDatabase(db_);
-    ASSERT_TRUE(url.ok()) << url.status();
-    url_ = *url;
+    ASSERT_NO_FATAL_FAILURE(UseNewDatabase("lobby"));
     StartLobby();
   }
 
@@ -114,10 +110,6 @@ class LobbyTest : public ::ply::testing::StackFixture {
     }
     return m;
   }
-
-  std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
-
-  std::string db_;
 };
 
 TEST_F(LobbyTest, ListsEveryGameWithLevels) {

@@ -22,6 +22,7 @@
 #include "lobby-server/players/glicko2.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
+#include "tests/players_helper.h"
 #include "tests/stack_helper.h"
 
 namespace ply {
@@ -30,7 +31,13 @@ namespace {
 using ::ply::lobby::Glicko;
 using ::ply::lobby::GlickoUpdate;
 using ::ply::testing::GetMatch;
+using ::ply::testing::GetPlayer;
+using ::ply::testing::HumanSeats;
+using ::ply::testing::Login;
 using ::ply::testing::Move;
+using ::ply::testing::PlayerAgainstBot;
+using ::ply::testing::PlayersMatch;
+using ::ply::testing::Resign;
 using ::ply::testing::ServerProcess;
 
 TEST(Glicko2, MatchesTheWorkedExampleOfThePaper) {
@@ -67,85 +74,47 @@ class PlayersTest : public ::ply::testing::StackFixture {
     StartLobby();
   }
 
-  // Login without a key (registering) or with one (again).
-  grpc::Status Login(const std::string& name, const std::string& key, v1::LoginResponse* out) {
-    v1::LoginRequest request;
-    request.set_name(name);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    if (!key.empty()) context.AddMetadata("x-ply-player", key);
-    return stub_->Login(&context, request, out);
-  }
-
+  // Registers `name`: its player key.
   std::string Register(const std::string& name) {
-    v1::LoginResponse r;
-    grpc::Status s = Login(name, "", &r);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    EXPECT_GE(r.player_key().size(), 32u);
-    return r.player_key();
+    const std::string key = ::ply::testing::Register(stub_.get(), name);
+    EXPECT_GE(key.size(), 32u);
+    return key;
   }
 
   // A match of `game` between two players (or a guest for an empty key): the seat tokens.
-  std::pair<int64_t, std::pair<std::string, std::string>> PlayerMatch(const std::string& game,
-                                                                      const std::string& key0,
-                                                                      const std::string& key1,
-                                                                      bool casual = false) {
-    v1::CreateMatchRequest create;
-    create.mutable_spec()->set_name(game);
-    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-    create.set_take_seat(0);
-    create.set_display_name("guest-a");
-    create.set_casual(casual);
-    v1::CreateMatchResponse created;
-    {
-      grpc::ClientContext context;
-      if (!key0.empty()) context.AddMetadata("x-ply-player", key0);
-      grpc::Status s = stub_->CreateMatch(&context, create, &created);
-      EXPECT_TRUE(s.ok()) << s.error_message();
-    }
-    v1::JoinMatchRequest join;
-    join.set_match_id(created.match().id());
-    join.set_seat(1);
-    join.set_display_name("guest-b");
-    v1::JoinMatchResponse joined;
-    {
-      grpc::ClientContext context;
-      if (!key1.empty()) context.AddMetadata("x-ply-player", key1);
-      grpc::Status s = stub_->JoinMatch(&context, join, &joined);
-      EXPECT_TRUE(s.ok()) << s.error_message();
-    }
-    return {created.match().id(), {created.seat_token(), joined.seat_token()}};
+  HumanSeats PlayerMatch(const std::string& game, const std::string& key0, const std::string& key1,
+                         bool casual = false) {
+    return PlayersMatch(
+        stub_.get(), game, key0, key1,
+        [casual](v1::CreateMatchRequest& r) {
+          r.set_display_name("guest-a");
+          r.set_casual(casual);
+        },
+        /*joiner_name=*/"guest-b");
   }
 
-  v1::Player Whois(const std::string& name) {
-    v1::GetPlayerRequest request;
-    request.set_name(name);
-    grpc::ClientContext context;
-    v1::Player p;
-    grpc::Status s = stub_->GetPlayer(&context, request, &p);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return p;
-  }
+  v1::Player Whois(const std::string& name) { return GetPlayer(stub_.get(), name); }
 };
 
 TEST_F(PlayersTest, RegistersAndLogsInAgainWithTheKeyAndNamesAreUniqueIgnoringCase) {
   const std::string key = Register("Alice_1");
   v1::LoginResponse again;
-  ASSERT_TRUE(Login("alice_1", key, &again).ok()) << "case does not matter";
+  ASSERT_TRUE(Login(stub_.get(), "alice_1", key, &again).ok()) << "case does not matter";
   EXPECT_EQ(again.player().name(), "Alice_1");
   EXPECT_TRUE(again.player_key().empty()) << "the key is shown once, at registration";
   v1::LoginResponse taken;
-  grpc::Status s = Login("ALICE_1", "", &taken);
+  grpc::Status s = Login(stub_.get(), "ALICE_1", "", &taken);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_NE(s.error_message().find("--key"), std::string::npos) << s.error_message();
   for (const std::string& bad : std::vector<std::string>{"a", "x y", "-dash", "botty", "Bot_3",
                                                          std::string(25, 'n'), "na\xc3\xafve"}) {
-    EXPECT_EQ(Login(bad, "", &taken).error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(Login(stub_.get(), bad, "", &taken).error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << bad;
   }
   const std::string other = Register("bob.b");
-  EXPECT_EQ(Login("Alice_1", other, &taken).error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Login("Alice_1", std::string(32, 'f'), &taken).error_code(),
+  EXPECT_EQ(Login(stub_.get(), "Alice_1", other, &taken).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Login(stub_.get(), "Alice_1", std::string(32, 'f'), &taken).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
 }
 
@@ -163,7 +132,7 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   // Alice wins with four in column 1.
   const char* moves[] = {"1", "2", "1", "2", "1", "2", "1"};
   for (int ply = 0; ply < 7; ++ply) {
-    grpc::Status s = Move(stub_.get(), id, ply, moves[ply], ply % 2 ? tokens.second : tokens.first);
+    grpc::Status s = Move(stub_.get(), id, ply, moves[ply], ply % 2 ? tokens[1] : tokens[0]);
     ASSERT_TRUE(s.ok()) << "ply " << ply << ": " << s.error_message();
   }
   absl::StatusOr<v1::Match> after = GetMatch(stub_.get(), id);
@@ -186,12 +155,7 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   auto [second, t2] = PlayerMatch("connect4", bob, alice);
   EXPECT_EQ(GetMatch(stub_.get(), second)->seats(0).rating(),
             static_cast<int>(std::lround(lost.rating)));
-  grpc::ClientContext resign;
-  resign.AddMetadata("authorization", absl::StrCat("Bearer ", t2.first));
-  v1::ResignRequest r;
-  r.set_match_id(second);
-  v1::Match m;
-  ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+  ASSERT_TRUE(Resign(stub_.get(), second, t2[0]).ok());
   EXPECT_EQ(Whois("alice").ratings(0).wins(), 2);
   // History: newest first, both matches.
   v1::ListPlayerMatchesRequest history;
@@ -235,12 +199,8 @@ TEST_F(PlayersTest, AGuestOrACasualMatchMovesNoRating) {
   const std::string bob = Register("bob");
   for (auto [key1, casual] : {std::pair{std::string(), false}, std::pair{bob, true}}) {
     auto [id, tokens] = PlayerMatch("tictactoe", alice, key1, casual);
-    grpc::ClientContext resign;
-    resign.AddMetadata("authorization", absl::StrCat("Bearer ", tokens.second));
-    v1::ResignRequest r;
-    r.set_match_id(id);
     v1::Match m;
-    ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+    ASSERT_TRUE(Resign(stub_.get(), id, tokens[1], &m).ok());
     EXPECT_EQ(m.seats(0).rating_after(), 0);
   }
   EXPECT_EQ(Whois("alice").ratings_size(), 0);
@@ -248,25 +208,12 @@ TEST_F(PlayersTest, AGuestOrACasualMatchMovesNoRating) {
 
 TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead) {
   const std::string alice = Register("alice");
-  v1::CreateMatchRequest create;
-  create.mutable_spec()->set_name("tictactoe");
-  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-  v1::SeatSpec* bot = create.add_seats();
-  bot->set_kind(v1::SEAT_KIND_BOT);
-  bot->set_difficulty("beginner");
-  create.set_take_seat(0);
-  create.set_bot_pacing_ms(0);
   v1::CreateMatchResponse created;
-  grpc::ClientContext c;
-  c.AddMetadata("x-ply-player", alice);
-  ASSERT_TRUE(stub_->CreateMatch(&c, create, &created).ok());
+  ASSERT_TRUE(PlayerAgainstBot(stub_.get(), "tictactoe", alice, "beginner", &created,
+                               [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(0); })
+                  .ok());
   EXPECT_EQ(created.match().seats(1).player(), "bot:beginner");
-  grpc::ClientContext resign;
-  resign.AddMetadata("authorization", absl::StrCat("Bearer ", created.seat_token()));
-  v1::ResignRequest r;
-  r.set_match_id(created.match().id());
-  v1::Match m;
-  grpc::Status resigned = stub_->Resign(&resign, r, &m);
+  grpc::Status resigned = Resign(stub_.get(), created.match().id(), created.seat_token());
   ASSERT_TRUE(resigned.ok()) << resigned.error_message();
   const v1::Player level = Whois("bot:beginner");
   EXPECT_TRUE(level.bot());
@@ -364,28 +311,14 @@ TEST_F(PlayersTest, ABotLevelStartsAtItsLadderRatingAndRatedGamesMoveItFromThere
   // A rated game against a person: the bot's seat shows the ladder rating, and the result
   // moves it from there by Glicko-2.
   const std::string alice = Register("alice");
-  v1::CreateMatchRequest create;
-  create.mutable_spec()->set_name("connect4");
-  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-  v1::SeatSpec* bot = create.add_seats();
-  bot->set_kind(v1::SEAT_KIND_BOT);
-  bot->set_difficulty("easy");
-  create.set_take_seat(0);
   v1::CreateMatchResponse created;
   {
-    grpc::ClientContext c;
-    c.AddMetadata("x-ply-player", alice);
-    grpc::Status s = stub_->CreateMatch(&c, create, &created);
+    grpc::Status s = PlayerAgainstBot(stub_.get(), "connect4", alice, "easy", &created);
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
   EXPECT_EQ(created.match().seats(1).player(), "bot:easy");
   EXPECT_EQ(created.match().seats(1).rating(), static_cast<int>(std::lround(start.rating)));
-  grpc::ClientContext resign;
-  resign.AddMetadata("authorization", absl::StrCat("Bearer ", created.seat_token()));
-  v1::ResignRequest r;
-  r.set_match_id(created.match().id());
-  v1::Match m;
-  ASSERT_TRUE(stub_->Resign(&resign, r, &m).ok());
+  ASSERT_TRUE(Resign(stub_.get(), created.match().id(), created.seat_token()).ok());
   const Glicko won = GlickoUpdate(start, {{.opponent = {}, .score = 1}});
   const v1::GameRating after = rating_in(Whois("bot:easy"), "connect4");
   EXPECT_EQ(after.rating(), static_cast<int>(std::lround(won.rating)));

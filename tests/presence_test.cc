@@ -17,24 +17,23 @@
 #include "absl/time/clock.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
+#include "tests/players_helper.h"
 #include "tests/stack_helper.h"
 
 namespace ply {
 namespace {
 
 using ::ply::testing::GetMatch;
+using ::ply::testing::GetPlayer;
 using ::ply::testing::HasGameOver;
 using ::ply::testing::HumanMatch;
 using ::ply::testing::HumanSeats;
+using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
-using ::ply::testing::ServerProcess;
+using ::ply::testing::PlayersMatch;
+using ::ply::testing::Register;
+using ::ply::testing::WaitMatch;
 using ::ply::testing::Watch;
-
-struct Instance {
-  std::unique_ptr<ServerProcess> process;
-  std::unique_ptr<v1::LobbyService::Stub> stub;
-  v1::LobbyService::Stub* get() { return stub.get(); }
-};
 
 // The presence events a watcher has had, as "seat:present" strings in order ("1:away").
 std::vector<std::string> PresenceSeen(const std::vector<v1::MatchEvent>& events) {
@@ -59,33 +58,16 @@ int GameOvers(const std::vector<v1::MatchEvent>& events) {
 
 class PresenceTest : public ::ply::testing::StackFixture {
  protected:
-  void SetUp() override {
-    db_ = absl::StrCat("presence_", ++databases_);
-    auto url = cluster_->CreateDatabase(db_);
-    ASSERT_TRUE(url.ok()) << url.status();
-    url_ = *url;
-  }
+  void SetUp() override { UseNewDatabase("presence"); }
 
   // A lobby on the test's database with quick presence (a seat is gone 0.3 s after its last
   // stream closes, looked at every 0.1 s), claims after 2 s and no abort unless `extra` says.
-  Instance StartInstance(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"--port=0",
-                                     "--host=127.0.0.1",
-                                     absl::StrCat("--database_url=", url_),
-                                     "--bot_target=",
-                                     "--claim_ms=200",
-                                     "--presence_grace_s=0.3",
-                                     "--presence_poll_s=0.1",
-                                     "--claim_after_s=2",
-                                     "--abort_after_s=0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    Instance lobby;
-    auto process = ServerProcess::Start(PLY_LOBBY_BINARY, args);
-    EXPECT_TRUE(process.ok()) << process.status();
-    if (!process.ok()) return lobby;
-    lobby.process = *std::move(process);
-    lobby.stub = v1::LobbyService::NewStub(lobby.process->channel());
-    return lobby;
+  LobbyInstance StartInstance(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> flags = {"--bot_target=",          "--claim_ms=200",
+                                      "--presence_grace_s=0.3", "--presence_poll_s=0.1",
+                                      "--claim_after_s=2",      "--abort_after_s=0"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    return StartLobbyInstance(flags);
   }
 
   grpc::Status Claim(v1::LobbyService::Stub* stub, int64_t id, const std::string& token, bool draw,
@@ -98,79 +80,10 @@ class PresenceTest : public ::ply::testing::StackFixture {
     context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
     return stub->ClaimVictory(&context, request, out);
   }
-
-  // Registers `name` and returns its player key.
-  std::string Register(v1::LobbyService::Stub* stub, const std::string& name) {
-    v1::LoginRequest request;
-    request.set_name(name);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    v1::LoginResponse response;
-    grpc::Status s = stub->Login(&context, request, &response);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return response.player_key();
-  }
-
-  v1::Player Player(v1::LobbyService::Stub* stub, const std::string& name) {
-    v1::GetPlayerRequest request;
-    request.set_name(name);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    v1::Player player;
-    grpc::Status s = stub->GetPlayer(&context, request, &player);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return player;
-  }
-
-  // A rated connect4 match between two registered players, nobody having moved.
-  HumanSeats RatedMatch(v1::LobbyService::Stub* stub, const std::string& key0,
-                        const std::string& key1) {
-    HumanSeats seats;
-    v1::CreateMatchRequest create;
-    create.mutable_spec()->set_name("connect4");
-    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-    create.set_take_seat(0);
-    grpc::ClientContext c1;
-    c1.AddMetadata("x-ply-player", key0);
-    v1::CreateMatchResponse created;
-    grpc::Status s = stub->CreateMatch(&c1, create, &created);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    v1::JoinMatchRequest join;
-    join.set_match_id(created.match().id());
-    join.set_seat(1);
-    grpc::ClientContext c2;
-    c2.AddMetadata("x-ply-player", key1);
-    v1::JoinMatchResponse joined;
-    s = stub->JoinMatch(&c2, join, &joined);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
-    seats.id = created.match().id();
-    seats.tokens[0] = created.seat_token();
-    seats.tokens[1] = joined.seat_token();
-    return seats;
-  }
-
-  v1::Match WaitMatch(v1::LobbyService::Stub* stub, int64_t id,
-                      const std::function<bool(const v1::Match&)>& done,
-                      absl::Duration timeout = absl::Seconds(20)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    absl::StatusOr<v1::Match> m = GetMatch(stub, id);
-    while ((!m.ok() || !done(*m)) && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(50));
-      m = GetMatch(stub, id);
-    }
-    EXPECT_TRUE(m.ok()) << m.status();
-    return m.ok() ? *m : v1::Match();
-  }
-
-  std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
-
-  std::string db_;
 };
 
 TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
-  Instance lobby = StartInstance();
+  LobbyInstance lobby = StartInstance();
   const HumanSeats match = HumanMatch(lobby.get(), lobby.get(), "connect4");
   auto alice = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[0]);
   auto bob = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[1]);
@@ -227,7 +140,7 @@ TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
 }
 
 TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {
-  Instance lobby = StartInstance();
+  LobbyInstance lobby = StartInstance();
   // Every statement that writes presence rows is counted by a trigger.
   Sql("CREATE TABLE presence_statements (n integer NOT NULL); "
       "INSERT INTO presence_statements VALUES (0); "
@@ -268,7 +181,7 @@ TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {
 }
 
 TEST_F(PresenceTest, ATimedMatchHasNothingToClaim) {
-  Instance lobby = StartInstance();
+  LobbyInstance lobby = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(::ply::testing::Create(lobby.get(), "connect4",
                                      {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
@@ -289,8 +202,8 @@ TEST_F(PresenceTest, ATimedMatchHasNothingToClaim) {
 }
 
 TEST_F(PresenceTest, PresenceCrossesInstancesAndADrawMayBeClaimedThroughEither) {
-  Instance a = StartInstance();
-  Instance b = StartInstance();
+  LobbyInstance a = StartInstance();
+  LobbyInstance b = StartInstance();
   const HumanSeats match = HumanMatch(a.get(), b.get(), "connect4");
   // Alice and a spectator watch through A, Bob through B.
   Watch alice(a.get(), match.id, std::nullopt, match.tokens[0]);
@@ -343,12 +256,12 @@ TEST_F(PresenceTest, PresenceCrossesInstancesAndADrawMayBeClaimedThroughEither) 
 }
 
 TEST_F(PresenceTest, AFirstMoveThatNeverComesAbortsTheMatchWithoutRatingChange) {
-  Instance lobby = StartInstance({"--abort_after_s=1.5"});
+  LobbyInstance lobby = StartInstance({"--abort_after_s=1.5"});
   const std::string ann = Register(lobby.get(), "ann");
   const std::string ben = Register(lobby.get(), "ben");
   // Ann never plays her first move; in the other match Ben never plays his.
-  const HumanSeats first = RatedMatch(lobby.get(), ann, ben);
-  const HumanSeats second = RatedMatch(lobby.get(), ann, ben);
+  const HumanSeats first = PlayersMatch(lobby.get(), "connect4", ann, ben);
+  const HumanSeats second = PlayersMatch(lobby.get(), "connect4", ann, ben);
   ASSERT_TRUE(Move(lobby.get(), second.id, 0, "4", second.tokens[0]).ok());
   Watch spectator(lobby.get(), first.id);
   // Not before the bound.
@@ -368,7 +281,7 @@ TEST_F(PresenceTest, AFirstMoveThatNeverComesAbortsTheMatchWithoutRatingChange) 
   EXPECT_EQ(spectator.events().back().game_over().result().reason(), v1::END_REASON_ABORTED);
   // Nobody's rating moved, and no game counts.
   for (const char* name : {"ann", "ben"}) {
-    const v1::Player p = Player(lobby.get(), name);
+    const v1::Player p = GetPlayer(lobby.get(), name);
     for (const v1::GameRating& r : p.ratings()) {
       EXPECT_EQ(r.games(), 0) << name;
       EXPECT_EQ(r.rating(), 1500) << name;
@@ -384,7 +297,7 @@ TEST_F(PresenceTest, MatchesAbandonedInAnOldDatabaseAreSweptOnceByTwoInstances) 
   std::string under_way_alice;
   {
     // A lobby that knows no such rules leaves three matches behind.
-    Instance old = StartInstance();
+    LobbyInstance old = StartInstance();
     unstarted = HumanMatch(old.get(), old.get(), "connect4").id;
     const HumanSeats second = HumanMatch(old.get(), old.get(), "connect4");
     one_move = second.id;
@@ -399,8 +312,8 @@ TEST_F(PresenceTest, MatchesAbandonedInAnOldDatabaseAreSweptOnceByTwoInstances) 
   // An hour ago, as far as the database can tell.
   Sql("UPDATE matches SET turn_started_ms = turn_started_ms - 3600000");
   Sql("UPDATE presence SET seen_ms = seen_ms - 3600000");
-  Instance a = StartInstance({"--abort_after_s=60", "--claim_after_s=120"});
-  Instance b = StartInstance({"--abort_after_s=60", "--claim_after_s=120"});
+  LobbyInstance a = StartInstance({"--abort_after_s=60", "--claim_after_s=120"});
+  LobbyInstance b = StartInstance({"--abort_after_s=60", "--claim_after_s=120"});
   Watch on_a(a.get(), unstarted);
   Watch on_b(b.get(), unstarted);
   for (int64_t id : {unstarted, one_move}) {

@@ -16,14 +16,21 @@
 #include "absl/time/clock.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
+#include "tests/players_helper.h"
 #include "tests/stack_helper.h"
 
 namespace ply {
 namespace {
 
 using ::ply::testing::GetMatch;
+using ::ply::testing::GetPlayer;
+using ::ply::testing::HumanSeats;
+using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
-using ::ply::testing::ServerProcess;
+using ::ply::testing::PlayerAgainstBot;
+using ::ply::testing::PlayersMatch;
+using ::ply::testing::Register;
+using ::ply::testing::Resign;
 using ::ply::testing::Watch;
 
 grpc::Status Offer(v1::LobbyService::Stub* stub, int64_t id, const std::string& token,
@@ -35,16 +42,6 @@ grpc::Status Offer(v1::LobbyService::Stub* stub, int64_t id, const std::string& 
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
   return stub->OfferRematch(&context, request, out);
-}
-
-grpc::Status Resign(v1::LobbyService::Stub* stub, int64_t id, const std::string& token) {
-  v1::ResignRequest request;
-  request.set_match_id(id);
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-  v1::Match ignored;
-  return stub->Resign(&context, request, &ignored);
 }
 
 // The last rematch event a watcher has seen, if any.
@@ -80,84 +77,43 @@ class RematchTest : public ::ply::testing::StackFixture {
 
   // A second lobby instance on the same database; `other_` calls it.
   void StartSecondLobby() {
-    auto second = ServerProcess::Start(
-        PLY_LOBBY_BINARY,
-        {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_), BotTargetFlag(),
-         "--bot_pacing_ms=0", "--client_limit_exempt=127.0.0.1"});
-    ASSERT_TRUE(second.ok()) << second.status();
-    second_ = *std::move(second);
-    other_ = v1::LobbyService::NewStub(second_->channel());
-  }
-
-  std::string Register(const std::string& name) {
-    v1::LoginRequest request;
-    request.set_name(name);
-    grpc::ClientContext context;
-    v1::LoginResponse r;
-    grpc::Status s = stub_->Login(&context, request, &r);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return r.player_key();
+    second_ = StartLobbyInstance(
+        {BotTargetFlag(), "--bot_pacing_ms=0", "--client_limit_exempt=127.0.0.1"});
+    ASSERT_NE(second_.process, nullptr);
+    other_ = std::move(second_.stub);
   }
 
   // A finished match of Connect Four between the players with these keys (seat 0 resigned),
   // created through stub_ with `more` applied to the request: its id and the seat tokens.
-  struct Finished {
-    int64_t id = 0;
-    std::string tokens[2];
-  };
-  Finished FinishedMatch(const std::string& key0, const std::string& key1,
-                         std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
-    v1::CreateMatchRequest create;
-    create.mutable_spec()->set_name("connect4");
-    (*create.mutable_spec()->mutable_options())["width"] = "6";
-    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-    create.set_take_seat(0);
-    if (more) more(create);
-    v1::CreateMatchResponse created;
-    {
-      grpc::ClientContext context;
-      context.AddMetadata("x-ply-player", key0);
-      grpc::Status s = stub_->CreateMatch(&context, create, &created);
-      EXPECT_TRUE(s.ok()) << s.error_message();
-    }
-    v1::JoinMatchRequest join;
-    join.set_match_id(created.match().id());
-    join.set_seat(1);
-    v1::JoinMatchResponse joined;
-    {
-      grpc::ClientContext context;
-      context.AddMetadata("x-ply-player", key1);
-      grpc::Status s = stub_->JoinMatch(&context, join, &joined);
-      EXPECT_TRUE(s.ok()) << s.error_message();
-    }
-    Finished f{.id = created.match().id(), .tokens = {created.seat_token(), joined.seat_token()}};
+  HumanSeats FinishedMatch(const std::string& key0, const std::string& key1,
+                           std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
+    const HumanSeats f =
+        PlayersMatch(stub_.get(), "connect4", key0, key1, [&](v1::CreateMatchRequest& create) {
+          (*create.mutable_spec()->mutable_options())["width"] = "6";
+          if (more) more(create);
+        });
     EXPECT_TRUE(Move(stub_.get(), f.id, 0, "3", f.tokens[0]).ok());
     EXPECT_TRUE(Resign(stub_.get(), f.id, f.tokens[0]).ok());
     return f;
   }
 
   int GamesOf(const std::string& name) {
-    v1::GetPlayerRequest request;
-    request.set_name(name);
-    grpc::ClientContext context;
-    v1::Player p;
-    EXPECT_TRUE(stub_->GetPlayer(&context, request, &p).ok());
-    for (const v1::GameRating& r : p.ratings()) {
+    const v1::Player player = GetPlayer(stub_.get(), name);
+    for (const v1::GameRating& r : player.ratings()) {
       if (r.game() == "connect4") return r.games();
     }
     return 0;
   }
 
-  std::unique_ptr<ServerProcess> second_;
+  LobbyInstance second_;
   std::unique_ptr<v1::LobbyService::Stub> other_;
 };
 
 TEST_F(RematchTest, AnOfferAcceptedAcrossInstancesSeatsBothInOneMatchWithSidesSwapped) {
   StartSecondLobby();
-  const std::string alice = Register("alice");
-  const std::string bob = Register("bob");
-  const Finished old = FinishedMatch(alice, bob, [](v1::CreateMatchRequest& r) {
+  const std::string alice = Register(stub_.get(), "alice");
+  const std::string bob = Register(stub_.get(), "bob");
+  const HumanSeats old = FinishedMatch(alice, bob, [](v1::CreateMatchRequest& r) {
     r.mutable_time_control()->set_initial_ms(300000);
     r.mutable_time_control()->set_increment_ms(2000);
   });
@@ -223,10 +179,10 @@ TEST_F(RematchTest, AnOfferAcceptedAcrossInstancesSeatsBothInOneMatchWithSidesSw
 
 TEST_F(RematchTest, OffersAtOnceMakeOneMatch) {
   StartSecondLobby();
-  const std::string alice = Register("alice");
-  const std::string bob = Register("bob");
+  const std::string alice = Register(stub_.get(), "alice");
+  const std::string bob = Register(stub_.get(), "bob");
   for (int round = 0; round < 6; ++round) {
-    const Finished old = FinishedMatch(alice, bob);
+    const HumanSeats old = FinishedMatch(alice, bob);
     // Both offer at the same moment, through different instances.
     v1::OfferRematchResponse answers[2];
     grpc::Status status[2];
@@ -246,7 +202,7 @@ TEST_F(RematchTest, OffersAtOnceMakeOneMatch) {
       EXPECT_EQ(again.seat(), 1 - seat);
     }
     // Nothing else was created: the next match's id follows.
-    const Finished next = FinishedMatch(alice, bob);
+    const HumanSeats next = FinishedMatch(alice, bob);
     EXPECT_EQ(next.id, made + 1) << "round " << round;
     // Clear the finished rematch out of the way (resigned) so that every round starts alike.
     v1::OfferRematchResponse seat0;
@@ -256,9 +212,9 @@ TEST_F(RematchTest, OffersAtOnceMakeOneMatch) {
 }
 
 TEST_F(RematchTest, AnOfferCanBeDeclinedOrWithdrawnAndMakesNothing) {
-  const std::string alice = Register("alice");
-  const std::string bob = Register("bob");
-  const Finished old = FinishedMatch(alice, bob);
+  const std::string alice = Register(stub_.get(), "alice");
+  const std::string bob = Register(stub_.get(), "bob");
+  const HumanSeats old = FinishedMatch(alice, bob);
   Watch alice_sees(stub_.get(), old.id, {}, "", /*follow_rematch=*/true);
   ASSERT_TRUE(alice_sees.WaitFor(testing::HasGameOver, absl::Seconds(10)));
   v1::OfferRematchResponse r;
@@ -293,10 +249,10 @@ TEST_F(RematchTest, AnOfferCanBeDeclinedOrWithdrawnAndMakesNothing) {
 }
 
 TEST_F(RematchTest, OnlyThePlayersOfAFinishedMatchMayOffer) {
-  const std::string alice = Register("alice");
-  const std::string bob = Register("bob");
-  const Finished old = FinishedMatch(alice, bob);
-  const Finished stranger = FinishedMatch(alice, bob);
+  const std::string alice = Register(stub_.get(), "alice");
+  const std::string bob = Register(stub_.get(), "bob");
+  const HumanSeats old = FinishedMatch(alice, bob);
+  const HumanSeats stranger = FinishedMatch(alice, bob);
   v1::OfferRematchResponse r;
   EXPECT_EQ(Offer(stub_.get(), old.id, "", &r).error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Offer(stub_.get(), old.id, "ply_0123", &r).error_code(),
@@ -319,21 +275,11 @@ TEST_F(RematchTest, OnlyThePlayersOfAFinishedMatchMayOffer) {
 }
 
 TEST_F(RematchTest, ABotAcceptsAtOnceAndACasualMatchStaysCasual) {
-  const std::string alice = Register("alice");
-  v1::CreateMatchRequest create;
-  create.mutable_spec()->set_name("connect4");
-  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
-  v1::SeatSpec* bot = create.add_seats();
-  bot->set_kind(v1::SEAT_KIND_BOT);
-  bot->set_difficulty("easy");
-  create.set_take_seat(0);
-  create.set_casual(true);
+  const std::string alice = Register(stub_.get(), "alice");
   v1::CreateMatchResponse created;
-  {
-    grpc::ClientContext context;
-    context.AddMetadata("x-ply-player", alice);
-    ASSERT_TRUE(stub_->CreateMatch(&context, create, &created).ok());
-  }
+  ASSERT_TRUE(PlayerAgainstBot(stub_.get(), "connect4", alice, "easy", &created,
+                               [](v1::CreateMatchRequest& r) { r.set_casual(true); })
+                  .ok());
   const int64_t id = created.match().id();
   ASSERT_TRUE(Resign(stub_.get(), id, created.seat_token()).ok());
   v1::OfferRematchResponse r;

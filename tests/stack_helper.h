@@ -1,6 +1,7 @@
 // A test fixture for suites that need the system's back end: one throwaway PostgreSQL cluster
 // and two ply-bot processes for the whole suite (bots are stateless), a fresh database per test
-// (NewDatabase), and a ply-lobby on it with a stub to call it (StartLobby).
+// (NewDatabase, or UseNewDatabase with Sql to query it), and a ply-lobby on it with a stub to
+// call it (StartLobby), or as many as a test likes (StartLobbyInstance).
 #ifndef PLY_TESTS_STACK_HELPER_H_
 #define PLY_TESTS_STACK_HELPER_H_
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "ply/v1/lobby.grpc.pb.h"
@@ -17,6 +19,15 @@
 #include "tests/process_helper.h"
 
 namespace ply::testing {
+
+// One ply-lobby process and a stub to call it; `metrics_port` when it serves /metrics.
+struct LobbyInstance {
+  std::unique_ptr<ServerProcess> process;
+  std::unique_ptr<v1::LobbyService::Stub> stub;
+  int metrics_port = 0;
+  v1::LobbyService::Stub* get() { return stub.get(); }
+  v1::LobbyService::Stub* operator->() { return stub.get(); }
+};
 
 class StackFixture : public ::testing::Test {
  protected:
@@ -46,6 +57,17 @@ class StackFixture : public ::testing::Test {
     if (cluster_ == nullptr) return absl::FailedPreconditionError("no PostgreSQL cluster");
     return cluster_->CreateDatabase(absl::StrCat(prefix, "_", ++databases_));
   }
+  // A new, empty database for this test (`prefix` + a counter): sets `db_` and `url_`.
+  void UseNewDatabase(const std::string& prefix) {
+    ASSERT_NE(cluster_, nullptr);
+    db_ = absl::StrCat(prefix, "_", ++databases_);
+    auto url = cluster_->CreateDatabase(db_);
+    ASSERT_TRUE(url.ok()) << url.status();
+    url_ = *url;
+  }
+  // A query's answer on the database UseNewDatabase made.
+  std::string Sql(const std::string& sql) { return cluster_->Query(db_, sql); }
+
   // "--bot_target=ipv4:..." naming both bots.
   static std::string BotTargetFlag() {
     return absl::StrCat("--bot_target=ipv4:", bots_[0]->address(), ",", bots_[1]->address());
@@ -54,14 +76,36 @@ class StackFixture : public ::testing::Test {
   // Starts ply-lobby on the database `url_` (any free port, both bots, no bot pacing); flags in
   // `extra` come after those and override them. Sets `lobby_` and `stub_`.
   void StartLobby(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> flags = {BotTargetFlag(), "--bot_pacing_ms=0"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    LobbyInstance lobby = StartLobbyInstance(flags);
+    ASSERT_NE(lobby.process, nullptr);
+    lobby_ = std::move(lobby.process);
+    stub_ = std::move(lobby.stub);
+  }
+
+  // Starts a ply-lobby on the database `url_` (any free port) with `flags` after those, for
+  // suites that run several instances or their own flags. A failed start fails the test and
+  // returns an instance without a process.
+  LobbyInstance StartLobbyInstance(const std::vector<std::string>& flags) const {
     std::vector<std::string> args = {"--port=0", "--host=127.0.0.1",
-                                     absl::StrCat("--database_url=", url_), BotTargetFlag(),
-                                     "--bot_pacing_ms=0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, args);
-    ASSERT_TRUE(lobby.ok()) << lobby.status();
-    lobby_ = *std::move(lobby);
-    stub_ = v1::LobbyService::NewStub(lobby_->channel());
+                                     absl::StrCat("--database_url=", url_)};
+    args.insert(args.end(), flags.begin(), flags.end());
+    LobbyInstance lobby;
+    auto process = ServerProcess::Start(PLY_LOBBY_BINARY, args);
+    EXPECT_TRUE(process.ok()) << process.status();
+    if (!process.ok()) return lobby;
+    lobby.process = *std::move(process);
+    lobby.stub = v1::LobbyService::NewStub(lobby.process->channel());
+    // The ready line names the metrics page when there is one: "... metrics http://HOST:PORT/".
+    const std::string& ready = lobby.process->ready_line();
+    const size_t at = ready.find("metrics http://");
+    if (at != std::string::npos) {
+      std::string rest = ready.substr(at + 15);
+      rest = rest.substr(rest.find(':') + 1);
+      (void)absl::SimpleAtoi(rest.substr(0, rest.find('/')), &lobby.metrics_port);
+    }
+    return lobby;
   }
 
   // GetMatch; a failed call fails the test.
@@ -76,6 +120,7 @@ class StackFixture : public ::testing::Test {
     return match;
   }
 
+  std::string db_;
   std::string url_;
   std::unique_ptr<ServerProcess> lobby_;
   std::unique_ptr<v1::LobbyService::Stub> stub_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 namespace ply::lobby {
@@ -48,6 +49,13 @@ int64_t BotBudgetMs(const MatchRecord& rec, int to_move, int64_t level_ms, int64
   const int64_t left = ClockNow(rec, to_move, to_move, now_ms);
   return std::min<int64_t>(level_ms,
                            std::max<int64_t>(10, left / 20 + rec.time_increment_ms * 3 / 4));
+}
+
+std::string SpanText(int64_t ms) {
+  const int64_t s = std::max<int64_t>(0, ms / 1000);
+  if (s < 60) return absl::StrCat(s, " s");
+  if (s % 60 == 0) return absl::StrCat(s / 60, " min");
+  return absl::StrCat(s / 60, " min ", s % 60, " s");
 }
 
 }  // namespace ply::lobby

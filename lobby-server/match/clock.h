@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "lobby-server/storage/store.h"
@@ -34,6 +35,9 @@ int64_t ClockAfterMove(const MatchRecord& rec, int seat, int64_t think_ms, bool 
 // A bot's search budget: its level's time, cut so that the bot never loses on time (about a
 // twentieth of what is left plus most of the increment).
 int64_t BotBudgetMs(const MatchRecord& rec, int to_move, int64_t level_ms, int64_t now_ms);
+
+// "40 s", "2 min", "1 min 20 s": a span for people, in whole seconds (rounded down).
+std::string SpanText(int64_t ms);
 
 }  // namespace ply::lobby
 

@@ -1,227 +1,110 @@
 #include "lobby-server/storage/postgres/postgres_store.h"
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstdio>
-#include <future>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <pqxx/pqxx>
 #include <random>
 #include <utility>
 
 #include "absl/strings/escaping.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "lobby-server/players/glicko2.h"
+#include "lobby-server/storage/postgres/internal.h"
+#include "lobby-server/storage/postgres/migrations.h"
 
 namespace ply::lobby {
-namespace {
+namespace pg {
 
-// Moves the ratings of a rated match that `tx` has just ended (Glicko-2, one game a period).
-void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result);
-
-// Schema versions, oldest first. A released entry is never edited: a change is a new entry.
-const std::vector<std::string>& Migrations() {
-  static const std::vector<std::string> migrations = {
-      // 1: matches, their seats, and an append-only move list.
-      R"sql(
-CREATE TABLE matches (
-  id bigserial PRIMARY KEY,
-  game text NOT NULL,
-  options jsonb NOT NULL DEFAULT '{}',
-  status smallint NOT NULL,
-  ply integer NOT NULL DEFAULT 0,
-  time_initial_ms bigint,
-  time_increment_ms bigint NOT NULL DEFAULT 0,
-  bot_pacing_ms bigint NOT NULL DEFAULT 0,
-  turn_started_ms bigint NOT NULL DEFAULT 0,
-  draw_offer smallint NOT NULL DEFAULT -1,
-  winner smallint NOT NULL DEFAULT -1,
-  end_reason smallint NOT NULL DEFAULT 0,
-  result_text text NOT NULL DEFAULT '',
-  open_seats smallint NOT NULL,
-  bots_only boolean NOT NULL,
-  created_ms bigint NOT NULL
-);
-CREATE INDEX matches_by_status ON matches (status, id DESC);
-CREATE INDEX matches_by_game ON matches (game, id DESC);
-CREATE TABLE seats (
-  match_id bigint NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
-  seat smallint NOT NULL,
-  kind smallint NOT NULL,
-  difficulty text NOT NULL DEFAULT '',
-  display_name text NOT NULL DEFAULT '',
-  token_hash text UNIQUE,
-  clock_ms bigint NOT NULL DEFAULT 0,
-  PRIMARY KEY (match_id, seat)
-);
-CREATE TABLE moves (
-  match_id bigint NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
-  ply integer NOT NULL,
-  seat smallint NOT NULL,
-  move text NOT NULL,
-  think_ms bigint NOT NULL,
-  clock_ms bigint NOT NULL,
-  time_ms bigint NOT NULL,
-  bot jsonb,
-  PRIMARY KEY (match_id, ply)
-);
-)sql",
-      // 2: room on each page for the in-place (HOT) updates every move makes to its match row.
-      R"sql(
-ALTER TABLE matches SET (fillfactor = 70);
-ALTER TABLE seats SET (fillfactor = 70);
-)sql",
-      // 3: ListMatches answers from an index for every combination of its filters (issue #20:
-      // a filtered call read the whole table at 1 M matches). Each combination has an index
-      // whose conditions are exactly its filters (leading columns, or the index's predicate)
-      // followed by id DESC, the list's order, so a page reads its rows and stops, even when
-      // the filters match nothing: open seats and bot-only play are correlated with status in
-      // ways the planner cannot estimate, and a scan of a broader index would then read all of
-      // it. Open seats exist only while a match waits and bots-only matches are a minority, so
-      // the partial indexes stay small; "open" or "bots" alone walk the primary key, where
-      // they are common enough to fill a page quickly. No indexed column changes with a move:
-      // moves remain HOT updates.
-      R"sql(
-CREATE INDEX matches_by_game_status ON matches (game, status, id DESC);
-CREATE INDEX matches_open_by_game ON matches (game, id DESC) WHERE open_seats > 0;
-CREATE INDEX matches_open_by_status ON matches (status, id DESC) WHERE open_seats > 0;
-CREATE INDEX matches_open_by_game_status ON matches (game, status, id DESC) WHERE open_seats > 0;
-CREATE INDEX matches_bots_by_game ON matches (game, id DESC) WHERE bots_only;
-CREATE INDEX matches_bots_by_status ON matches (status, id DESC) WHERE bots_only;
-CREATE INDEX matches_bots_by_game_status ON matches (game, status, id DESC) WHERE bots_only;
-CREATE INDEX matches_open_bots ON matches (id DESC) WHERE open_seats > 0 AND bots_only;
-)sql",
-      // 4: several lobby instances. Which instance asked a bot for which ply (the newest ply of
-      // each match is kept), so that two instances asking for the same ply can be counted; and
-      // the active matches that have timed work, for instances claiming ownerless ones.
-      R"sql(
-CREATE TABLE bot_requests (
-  match_id bigint NOT NULL,
-  ply integer NOT NULL,
-  owner_pid integer NOT NULL,
-  owner_started text NOT NULL,
-  asked_ms bigint NOT NULL,
-  -- Who had asked for this ply before, when someone asks again (kept by the upsert, which sees
-  -- the row as it is then, even when the other asked a moment ago).
-  prev_pid integer,
-  prev_started text,
-  PRIMARY KEY (match_id, ply)
-);
-CREATE INDEX matches_active ON matches (id) WHERE status = 2;
-)sql",
-      // 5: quotas. Who created a match (the client) and how many bot seats it has, so that
-      // what a client holds, and the bot seats in play, are an index scan; waiting matches by
-      // age, for their expiry.
-      R"sql(
-ALTER TABLE matches ADD COLUMN creator text NOT NULL DEFAULT '',
-  ADD COLUMN bot_seats smallint NOT NULL DEFAULT 0;
-UPDATE matches SET bot_seats =
-  (SELECT count(*) FROM seats WHERE seats.match_id = matches.id AND seats.kind = 2)
-  WHERE status IN (1, 2);
-CREATE INDEX matches_open_by_creator ON matches (creator) WHERE status IN (1, 2);
-CREATE INDEX matches_waiting_by_age ON matches (created_ms) WHERE status = 1;
-CREATE INDEX matches_bots_in_play ON matches (id) WHERE status IN (1, 2) AND bot_seats > 0;
-)sql",
-      // 6: players and their ratings per game (Glicko-2), people and bot levels ("bot:hard")
-      // alike. A seat may belong to a player, with the rating it had when the match started and,
-      // once a rated match is over, after it.
-      R"sql(
-CREATE TABLE players (
-  id bigserial PRIMARY KEY,
-  name text NOT NULL,
-  key_hash text UNIQUE,
-  bot boolean NOT NULL DEFAULT false,
-  created_ms bigint NOT NULL,
-  last_seen_ms bigint NOT NULL
-);
-CREATE UNIQUE INDEX players_by_name ON players (lower(name));
-CREATE TABLE ratings (
-  player_id bigint NOT NULL REFERENCES players (id),
-  game text NOT NULL,
-  rating double precision NOT NULL DEFAULT 1500,
-  deviation double precision NOT NULL DEFAULT 350,
-  volatility double precision NOT NULL DEFAULT 0.06,
-  games integer NOT NULL DEFAULT 0,
-  wins integer NOT NULL DEFAULT 0,
-  draws integer NOT NULL DEFAULT 0,
-  losses integer NOT NULL DEFAULT 0,
-  PRIMARY KEY (player_id, game)
-);
-CREATE INDEX ratings_by_game ON ratings (game, rating DESC);
-ALTER TABLE seats ADD COLUMN player_id bigint REFERENCES players (id),
-  ADD COLUMN rating_before integer NOT NULL DEFAULT 0,
-  ADD COLUMN deviation_before integer NOT NULL DEFAULT 0,
-  ADD COLUMN rating_after integer NOT NULL DEFAULT 0;
-CREATE INDEX seats_by_player ON seats (player_id, match_id DESC) WHERE player_id IS NOT NULL;
-ALTER TABLE matches ADD COLUMN rated boolean NOT NULL DEFAULT false;
-)sql",
-      // 7: the pairing queue: one row per waiting player, in a pool (game, options, time
-      // control, casual); a pairing writes the match and both rows' seats and tokens at once,
-      // and each player's own call reads its row and deletes it.
-      R"sql(
-CREATE TABLE pairing_queue (
-  id bigserial PRIMARY KEY,
-  player_id bigint NOT NULL UNIQUE REFERENCES players (id),
-  pool text NOT NULL,
-  rating double precision NOT NULL,
-  joined_ms bigint NOT NULL,
-  match_id bigint,
-  seat integer,
-  seat_token text
-);
-CREATE INDEX pairing_by_pool ON pairing_queue (pool, rating) WHERE match_id IS NULL;
-)sql",
-      // 8: presence. Per seat and lobby instance: the WatchMatch streams of the seat holder open
-      // there, and when the seat was last seen (a stream opening or closing, a call, or the
-      // instance's periodic beat for its open streams, so that the streams of an instance that
-      // died stop counting). Written on those events only, never per move or per watcher.
-      R"sql(
-CREATE TABLE presence (
-  match_id bigint NOT NULL,
-  seat smallint NOT NULL,
-  instance text NOT NULL,
-  streams integer NOT NULL DEFAULT 0,
-  seen_ms bigint NOT NULL,
-  PRIMARY KEY (match_id, seat, instance)
-);
-CREATE INDEX presence_open_by_instance ON presence (instance) WHERE streams > 0;
-)sql",
-      // 9: rematches. A finished match's open rematch offer (the seat, and the hash of the
-      // offerer's token in the rematch to come) and, once both agreed, the rematch's id.
-      R"sql(
-ALTER TABLE matches ADD COLUMN rematch_offer smallint NOT NULL DEFAULT -1,
-  ADD COLUMN rematch_hash text,
-  ADD COLUMN rematch_id bigint;
-)sql",
-      // 10: post-game analyses: a row claims a match's analysis for one request (others wait
-      // for it; a claim not renewed within its lease may be taken over), then holds the result.
-      R"sql(
-CREATE TABLE match_analyses (
-  match_id bigint PRIMARY KEY REFERENCES matches (id) ON DELETE CASCADE,
-  holder text NOT NULL,
-  claimed_at timestamptz NOT NULL DEFAULT now(),
-  result jsonb,
-  done_at timestamptz
-);
-)sql",
-  };
-  return migrations;
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-constexpr char kMatchColumns[] =
-    "id, game, options::text, status, ply, COALESCE(time_initial_ms, -1), time_increment_ms, "
-    "bot_pacing_ms, turn_started_ms, draw_offer, winner, end_reason, result_text, created_ms, "
-    "rated";
+int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
-// Every statement the store runs, by name. Parameters are $n: no SQL is built from values.
-const std::vector<std::pair<std::string, std::string>>& Statements() {
-  static const std::vector<std::pair<std::string, std::string>> statements = {
+MatchRecord MatchFromRow(const pqxx::row& r) {
+  MatchRecord m;
+  m.id = r[0].as<int64_t>();
+  m.game = r[1].as<std::string>();
+  const nlohmann::json options = nlohmann::json::parse(r[2].as<std::string>());
+  for (const auto& [k, v] : options.items()) {
+    m.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  m.status = static_cast<MatchStatus>(r[3].as<int>());
+  m.ply = r[4].as<int>();
+  if (int64_t t = r[5].as<int64_t>(); t >= 0) m.time_initial_ms = t;
+  m.time_increment_ms = r[6].as<int64_t>();
+  m.bot_pacing_ms = r[7].as<int64_t>();
+  m.turn_started_ms = r[8].as<int64_t>();
+  m.draw_offer = r[9].as<int>();
+  m.result.winner = r[10].as<int>();
+  m.result.reason = static_cast<EndReason>(r[11].as<int>());
+  m.result.text = r[12].as<std::string>();
+  m.created_ms = r[13].as<int64_t>();
+  m.rated = r[14].as<bool>();
+  return m;
+}
+
+// Attaches the seats of `matches` with one query.
+void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
+  if (matches.empty()) return;
+  std::vector<std::string> ids;
+  for (const MatchRecord& m : matches) ids.push_back(absl::StrCat(m.id));
+  pqxx::result rows =
+      tx.exec_prepared("load_seats", absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
+  for (const pqxx::row& r : rows) {
+    int64_t id = r[0].as<int64_t>();
+    for (MatchRecord& m : matches) {
+      if (m.id != id) continue;
+      SeatRecord s;
+      s.kind = static_cast<SeatKind>(r[2].as<int>());
+      s.difficulty = r[3].as<std::string>();
+      s.display_name = r[4].as<std::string>();
+      s.token_hash = r[5].as<std::string>();
+      s.clock_ms = r[6].as<int64_t>();
+      s.player = r[7].as<std::string>();
+      s.rating = r[8].as<int>();
+      s.rating_after = r[9].as<int>();
+      m.seats.push_back(std::move(s));
+    }
+  }
+}
+
+// Writes a new match and its seats in `tx`; returns its id.
+int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [k, v] : m.options) options[k] = v;
+  int open = 0;
+  int bot_seats = 0;
+  bool bots_only = true;
+  for (const SeatRecord& s : m.seats) {
+    if (!s.taken()) ++open;
+    if (s.kind != SeatKind::kBot) bots_only = false;
+    if (s.kind == SeatKind::kBot) ++bot_seats;
+  }
+  nlohmann::json seats = nlohmann::json::array();
+  for (size_t i = 0; i < m.seats.size(); ++i) {
+    const SeatRecord& s = m.seats[i];
+    seats.push_back({{"seat", i},
+                     {"kind", static_cast<int>(s.kind)},
+                     {"difficulty", s.difficulty},
+                     {"name", s.display_name},
+                     {"hash", s.token_hash},
+                     {"clock", s.clock_ms},
+                     {"player", s.player_id}});
+  }
+  return tx
+      .exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
+                      m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
+                      m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
+                      bot_seats, m.rated)[0]
+      .as<int64_t>();
+}
+
+// The statements of matches, seats and moves, and of quotas and sweeps.
+const StatementList& MatchStatements() {
+  static const StatementList statements = {
       // A new match and its seats in one statement (one round trip, atomic on its own); the
       // seats come as a JSON array.
       {"create_match",
@@ -340,91 +223,10 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
       {"load_version",
        "SELECT ply, status, draw_offer, open_seats, rematch_offer, COALESCE(rematch_id, 0)"
        " FROM matches WHERE id = $1"},
-      // A finished match's rematch, its row locked until the offer is recorded or the rematch
-      // made, so that two offers at once make one rematch.
-      {"lock_rematch",
-       "SELECT status, rematch_offer, COALESCE(rematch_hash, ''), COALESCE(rematch_id, 0),"
-       " end_reason, ply FROM matches WHERE id = $1 FOR UPDATE"},
-      {"set_rematch_offer",
-       "UPDATE matches SET rematch_offer = $2, rematch_hash = NULLIF($3, '') WHERE id = $1"},
-      {"set_rematch",
-       "UPDATE matches SET rematch_id = $2, rematch_offer = -1, rematch_hash = NULL WHERE id = $1"},
-      // The two players of a rated match that has just ended (nothing when it is not rated).
-      {"rated_seats",
-       "SELECT s.seat, s.player_id, m.game FROM seats s JOIN matches m ON m.id = s.match_id"
-       " WHERE s.match_id = $1 AND m.rated AND s.player_id IS NOT NULL ORDER BY s.seat"},
-      {"ensure_rating",
-       "INSERT INTO ratings (player_id, game) VALUES ($1, $2) ON CONFLICT DO NOTHING"},
-      {"lock_rating",
-       "SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND game = $2"
-       " FOR UPDATE"},
-      {"set_rating",
-       "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = games + 1,"
-       " wins = wins + $6, draws = draws + $7, losses = losses + $8"
-       " WHERE player_id = $1 AND game = $2"},
-      {"set_rating_after", "UPDATE seats SET rating_after = $3 WHERE match_id = $1 AND seat = $2"},
-      {"create_player",
-       "INSERT INTO players (name, key_hash, created_ms, last_seen_ms) VALUES ($1, $2, $3, $3)"
-       " RETURNING id"},
-      {"player_by_key",
-       "UPDATE players SET last_seen_ms = $2 WHERE key_hash = $1 RETURNING id, name, bot,"
-       " created_ms, last_seen_ms"},
-      {"player_by_name",
-       "SELECT id, name, bot, created_ms, last_seen_ms FROM players WHERE lower(name) = lower($1)"},
-      {"player_ratings",
-       "SELECT game, rating, deviation, games, wins, draws, losses FROM ratings"
-       " WHERE player_id = $1 ORDER BY game"},
-      {"bot_player",
-       "WITH made AS (INSERT INTO players (name, bot, created_ms, last_seen_ms)"
-       "  VALUES ($1, true, $2, $2) ON CONFLICT DO NOTHING RETURNING id)"
-       " SELECT id FROM made UNION ALL SELECT id FROM players WHERE lower(name) = lower($1)"},
-      {"player_matches",
-       absl::StrCat("SELECT ", kMatchColumns,
-                    " FROM matches WHERE id IN (SELECT match_id FROM"
-                    " seats WHERE player_id = $1 AND ($3::bigint = 0 OR match_id < $3)"
-                    " ORDER BY match_id DESC LIMIT 1000) AND ($2::text = '' OR game = $2)"
-                    " ORDER BY id DESC LIMIT $4::integer")},
-      {"leaderboard",
-       "SELECT p.name, p.bot, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses"
-       " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.game = $1"
-       " AND r.deviation <= $2 ORDER BY r.rating DESC LIMIT $3::integer"},
       {"holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
        " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
       {"lock_creator", "SELECT pg_advisory_xact_lock(7140002, hashtext($1))"},
-      // A player waits once: joining again replaces the old entry.
-      {"join_queue",
-       "INSERT INTO pairing_queue (player_id, pool, rating, joined_ms) VALUES ($1, $2, $3, $4)"
-       " ON CONFLICT (player_id) DO UPDATE SET id = DEFAULT, pool = EXCLUDED.pool,"
-       " rating = EXCLUDED.rating, joined_ms = EXCLUDED.joined_ms"
-       " WHERE pairing_queue.match_id IS NULL RETURNING id"},
-      {"leave_queue", "DELETE FROM pairing_queue WHERE id = $1"},
-      {"queue_result", "SELECT match_id, seat, seat_token FROM pairing_queue WHERE id = $1"},
-      {"lock_entry",
-       "SELECT id FROM pairing_queue WHERE id = $1 AND match_id IS NULL FOR UPDATE SKIP LOCKED"},
-      {"closest_entry",
-       "SELECT q.id, q.player_id, q.rating, q.joined_ms, p.name FROM pairing_queue q"
-       " JOIN players p ON p.id = q.player_id"
-       " WHERE q.pool = $2 AND q.id <> $1 AND q.match_id IS NULL"
-       " AND abs(q.rating - $3) <= least($8::double precision,"
-       "   $6::double precision + $7::double precision * ($5 - least(q.joined_ms, $4)) / 1000.0)"
-       " ORDER BY abs(q.rating - $3), q.joined_ms LIMIT 1 FOR UPDATE OF q SKIP LOCKED"},
-      {"set_queue_result",
-       "UPDATE pairing_queue SET match_id = $2, seat = $3, seat_token = $4 WHERE id = $1"},
-      {"first_move_balance",
-       "SELECT COALESCE(sum(CASE WHEN seat = 0 THEN 1 ELSE -1 END), 0)::integer FROM"
-       " (SELECT seat FROM seats WHERE player_id = $1 ORDER BY match_id DESC LIMIT 10) last"},
-      {"bot_ratings",
-       "SELECT p.name, r.rating FROM ratings r JOIN players p ON p.id = r.player_id"
-       " WHERE p.bot AND r.game = $1"},
-      // A bot level's starting rating: only where it has none, or one no game has moved.
-      {"seed_bot_rating",
-       "INSERT INTO ratings (player_id, game, rating, deviation) VALUES ($1, $2, $3, $4)"
-       " ON CONFLICT (player_id, game) DO UPDATE SET rating = EXCLUDED.rating,"
-       " deviation = EXCLUDED.deviation WHERE ratings.games = 0"},
-      {"bot_level_ratings",
-       "SELECT p.name, r.game, r.rating, r.deviation, r.games FROM ratings r"
-       " JOIN players p ON p.id = r.player_id WHERE p.bot ORDER BY r.game, p.name"},
       {"bot_seats_in_play",
        "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status IN (1, 2)"
        " AND bot_seats > 0"},
@@ -449,85 +251,6 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
        " draw_offer = -1"
        " FROM old WHERE m.id = old.id AND m.status = 2 AND m.ply < 2 AND m.turn_started_ms < $1"
        " RETURNING m.id, m.ply"},
-      {"presence_add",
-       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
-       " VALUES ($1, $2, $3, GREATEST($4, 0), $5) ON CONFLICT (match_id, seat, instance)"
-       " DO UPDATE SET streams = GREATEST(presence.streams + $4, 0),"
-       " seen_ms = GREATEST(presence.seen_ms, $5)"},
-      {"presence_touch",
-       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
-       " SELECT x.m, x.s, $2, 0, $3 FROM jsonb_to_recordset($1::jsonb) AS x(m bigint, s integer)"
-       " ON CONFLICT (match_id, seat, instance)"
-       " DO UPDATE SET seen_ms = GREATEST(presence.seen_ms, $3)"},
-      {"presence_beat",
-       "UPDATE presence SET seen_ms = GREATEST(seen_ms, $2) WHERE instance = $1 AND streams > 0"},
-      {"presence_prune",
-       "DELETE FROM presence WHERE (match_id, seat, instance) IN (SELECT p.match_id, p.seat,"
-       " p.instance FROM presence p JOIN matches m ON m.id = p.match_id WHERE m.status = 3"
-       " LIMIT $1 FOR UPDATE OF p SKIP LOCKED)"},
-      {"presence_of",
-       "SELECT match_id, seat, bool_or((streams > 0 AND seen_ms >= $2) OR seen_ms >= $3),"
-       " max(seen_ms) FROM presence WHERE match_id = ANY($1::bigint[])"
-       " GROUP BY match_id, seat ORDER BY match_id, seat"},
-      {"notify", "SELECT pg_notify('ply_matches', $1)"},
-      // Ownership is a session-level advisory lock per match, held on the owner connection: it
-      // dies with the connection, so a killed instance's matches are free at once.
-      {"own", "SELECT pg_try_advisory_lock($1::bigint)"},
-      {"disown", "SELECT pg_advisory_unlock($1::bigint)"},
-      {"disown_all", "SELECT pg_advisory_unlock_all()"},
-      {"withdraw_bot_requests",
-       "DELETE FROM bot_requests WHERE owner_pid = $1 AND owner_started = $2"},
-      // Active matches with timed work (a clock, or a bot seat) whose lock nobody holds; the
-      // candidates are picked (in random order, so that instances claiming at once spread the
-      // matches) before any lock is tried, and only those are tried.
-      {"claim_orphans",
-       "WITH held AS MATERIALIZED ("
-       "  SELECT (classid::bigint << 32) | objid::bigint AS key FROM pg_locks"
-       "  WHERE locktype = 'advisory' AND objsubid = 1 AND granted),"
-       " candidates AS MATERIALIZED ("
-       "  SELECT m.id FROM matches m WHERE m.status = 2"
-       "  AND (m.time_initial_ms IS NOT NULL OR EXISTS"
-       "    (SELECT 1 FROM seats s WHERE s.match_id = m.id AND s.kind = 2))"
-       "  AND ($1::bigint | m.id) NOT IN (SELECT key FROM held)"
-       "  ORDER BY random() LIMIT $2::integer)"
-       " SELECT id FROM candidates WHERE pg_try_advisory_lock($1::bigint | id)"},
-      // A row with no result, claimed by someone else and renewed within the lease, is busy.
-      {"claim_analysis",
-       "INSERT INTO match_analyses (match_id, holder) VALUES ($1, $2)"
-       " ON CONFLICT (match_id) DO UPDATE SET holder = EXCLUDED.holder, claimed_at = now()"
-       " WHERE match_analyses.result IS NULL AND (match_analyses.holder = EXCLUDED.holder"
-       "  OR match_analyses.claimed_at < now() - make_interval(secs => $3::double precision))"
-       " RETURNING true"},
-      {"renew_analysis",
-       "UPDATE match_analyses SET claimed_at = now()"
-       " WHERE match_id = $1 AND holder = $2 AND result IS NULL"},
-      {"store_analysis",
-       "UPDATE match_analyses SET result = $3::jsonb, done_at = now()"
-       " WHERE match_id = $1 AND holder = $2 AND result IS NULL"},
-      {"release_analysis",
-       "DELETE FROM match_analyses WHERE match_id = $1 AND holder = $2 AND result IS NULL"},
-      {"load_analysis",
-       "SELECT result::text FROM match_analyses WHERE match_id = $1 AND result IS NOT NULL"},
-      {"whoami",
-       "SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity "
-       "WHERE pid = pg_backend_pid()"},
-      {"peers",
-       "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'ply-lobby' "
-       "AND pid <> $1::integer"},
-      // The previous request for this ply counts as a duplicate only when it came from another
-      // instance whose owner connection is still alive.
-      {"record_bot_request",
-       "WITH gone AS (DELETE FROM bot_requests WHERE match_id = $1 AND ply < $2),"
-       " up AS ("
-       "  INSERT INTO bot_requests (match_id, ply, owner_pid, owner_started, asked_ms)"
-       "  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (match_id, ply) DO UPDATE"
-       "  SET owner_pid = EXCLUDED.owner_pid, owner_started = EXCLUDED.owner_started,"
-       "    asked_ms = EXCLUDED.asked_ms, prev_pid = bot_requests.owner_pid,"
-       "    prev_started = bot_requests.owner_started"
-       "  RETURNING prev_pid, prev_started)"
-       " SELECT EXISTS (SELECT 1 FROM up p JOIN pg_stat_activity a ON a.pid = p.prev_pid"
-       "  AND a.backend_start::text = p.prev_started"
-       "  WHERE NOT (p.prev_pid = $3 AND p.prev_started = $4))"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
       // For the rest of a transaction: plan each statement for its values. A generic plan
       // (what PostgreSQL settles on after five calls) picks one index for every value, and a
@@ -536,6 +259,10 @@ const std::vector<std::pair<std::string, std::string>>& Statements() {
   };
   return statements;
 }
+
+}  // namespace pg
+
+namespace {
 
 // ListMatches filters, as bits of a statement's number.
 enum ListFilter : int {
@@ -561,76 +288,14 @@ std::string ListStatement(int filters) {
   if (filters & kOpenSeats) where.push_back("open_seats > 0");
   if (filters & kBotsOnly) where.push_back("bots_only");
   if (filters & kBeforeId) where.push_back(absl::StrCat("id < $", ++n, "::bigint"));
-  return absl::StrCat("SELECT ", kMatchColumns, " FROM matches", where.empty() ? "" : " WHERE ",
+  return absl::StrCat("SELECT ", pg::kMatchColumns, " FROM matches", where.empty() ? "" : " WHERE ",
                       absl::StrJoin(where, " AND "), " ORDER BY id DESC LIMIT $", ++n, "::integer");
 }
-
-// JSON text for a parameter; invalid UTF-8 (which protobuf strings cannot carry anyway) is
-// replaced rather than thrown on.
-std::string Dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// Advisory lock keys of match ownership: the match id with bit 62 set, apart from the
-// migration lock and anything else that uses small keys.
-constexpr int64_t kOwnerKey = int64_t{1} << 62;
-// A NOTIFY payload is at most 8000 bytes.
-constexpr size_t kMaxPayload = 7000;
 
 std::string NewOrigin() {
   std::random_device rd;
   const uint64_t bits = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   return absl::StrCat(absl::Hex(bits, absl::kZeroPad16));
-}
-
-int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
-
-MatchRecord MatchFromRow(const pqxx::row& r) {
-  MatchRecord m;
-  m.id = r[0].as<int64_t>();
-  m.game = r[1].as<std::string>();
-  const nlohmann::json options = nlohmann::json::parse(r[2].as<std::string>());
-  for (const auto& [k, v] : options.items()) {
-    m.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  }
-  m.status = static_cast<MatchStatus>(r[3].as<int>());
-  m.ply = r[4].as<int>();
-  if (int64_t t = r[5].as<int64_t>(); t >= 0) m.time_initial_ms = t;
-  m.time_increment_ms = r[6].as<int64_t>();
-  m.bot_pacing_ms = r[7].as<int64_t>();
-  m.turn_started_ms = r[8].as<int64_t>();
-  m.draw_offer = r[9].as<int>();
-  m.result.winner = r[10].as<int>();
-  m.result.reason = static_cast<EndReason>(r[11].as<int>());
-  m.result.text = r[12].as<std::string>();
-  m.created_ms = r[13].as<int64_t>();
-  m.rated = r[14].as<bool>();
-  return m;
-}
-
-// Attaches the seats of `matches` with one query.
-void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
-  if (matches.empty()) return;
-  std::vector<std::string> ids;
-  for (const MatchRecord& m : matches) ids.push_back(absl::StrCat(m.id));
-  pqxx::result rows =
-      tx.exec_prepared("load_seats", absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
-  for (const pqxx::row& r : rows) {
-    int64_t id = r[0].as<int64_t>();
-    for (MatchRecord& m : matches) {
-      if (m.id != id) continue;
-      SeatRecord s;
-      s.kind = static_cast<SeatKind>(r[2].as<int>());
-      s.difficulty = r[3].as<std::string>();
-      s.display_name = r[4].as<std::string>();
-      s.token_hash = r[5].as<std::string>();
-      s.clock_ms = r[6].as<int64_t>();
-      s.player = r[7].as<std::string>();
-      s.rating = r[8].as<int>();
-      s.rating_after = r[9].as<int>();
-      m.seats.push_back(std::move(s));
-    }
-  }
 }
 
 // Database error text (server messages, statement details, host names) is for operators, not
@@ -649,11 +314,6 @@ absl::Status DatabaseRefused() {
 }
 
 }  // namespace
-
-struct PostgresStore::Connection {
-  explicit Connection(const std::string& conninfo) : c(conninfo) {}
-  pqxx::connection c;
-};
 
 // A connection borrowed from the pool; it goes back on destruction unless it broke.
 class PostgresStore::Lease {
@@ -709,7 +369,7 @@ PostgresStore::~PostgresStore() {
   for (std::thread& t : writers_) t.join();
 }
 
-int PostgresStore::SchemaVersion() { return static_cast<int>(Migrations().size()); }
+int PostgresStore::SchemaVersion() { return static_cast<int>(pg::Migrations().size()); }
 
 std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
     const std::string& application_name) {
@@ -719,7 +379,12 @@ std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
                              "application_name=", application_name);
   }
   auto conn = std::make_unique<Connection>(conninfo);
-  for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
+  for (const pg::StatementList* statements :
+       {&pg::MatchStatements(), &pg::PlayerStatements(), &pg::QueueStatements(),
+        &pg::PresenceStatements(), &pg::RematchStatements(), &pg::AnalysisStatements(),
+        &pg::PeerStatements()}) {
+    for (const auto& [name, sql] : *statements) conn->c.prepare(name, sql);
+  }
   for (int filters = 0; filters < kAllListFilters; ++filters) {
     conn->c.prepare(ListStatementName(filters), ListStatement(filters));
   }
@@ -796,7 +461,7 @@ absl::Status PostgresStore::Migrate() {
         "applied_at timestamptz NOT NULL DEFAULT now())");
     const int current =
         tx.exec1("SELECT COALESCE(max(version), 0) FROM schema_migrations")[0].as<int>();
-    const std::vector<std::string>& migrations = Migrations();
+    const std::vector<std::string>& migrations = pg::Migrations();
     if (current > static_cast<int>(migrations.size())) {
       return absl::FailedPreconditionError(absl::StrCat("the database schema is version ", current,
                                                         ", newer than this lobby's ",
@@ -815,41 +480,6 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
   return CreateMatchWithin(m, nullptr);
 }
 
-namespace {
-
-// Writes a new match and its seats in `tx`; returns its id.
-int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
-  nlohmann::json options = nlohmann::json::object();
-  for (const auto& [k, v] : m.options) options[k] = v;
-  int open = 0;
-  int bot_seats = 0;
-  bool bots_only = true;
-  for (const SeatRecord& s : m.seats) {
-    if (!s.taken()) ++open;
-    if (s.kind != SeatKind::kBot) bots_only = false;
-    if (s.kind == SeatKind::kBot) ++bot_seats;
-  }
-  nlohmann::json seats = nlohmann::json::array();
-  for (size_t i = 0; i < m.seats.size(); ++i) {
-    const SeatRecord& s = m.seats[i];
-    seats.push_back({{"seat", i},
-                     {"kind", static_cast<int>(s.kind)},
-                     {"difficulty", s.difficulty},
-                     {"name", s.display_name},
-                     {"hash", s.token_hash},
-                     {"clock", s.clock_ms},
-                     {"player", s.player_id}});
-  }
-  return tx
-      .exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
-                      m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
-                      m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
-                      bot_seats, m.rated)[0]
-      .as<int64_t>();
-}
-
-}  // namespace
-
 absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
     const MatchRecord& m, const std::function<absl::Status(const Holdings&)>& check) {
   int64_t id = 0;
@@ -864,201 +494,12 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
           .waiting = r[0].as<int>(), .bot_seats = r[1].as<int>(), .bot_matches = r[2].as<int>()};
       if (absl::Status s = check(held); !s.ok()) return s;
     }
-    id = InsertMatch(tx, m);
+    id = pg::InsertMatch(tx, m);
     tx.commit();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
   return id;
-}
-
-absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
-  int64_t id = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    // A second Pair for the player takes the row over under a new id (the first stream then
-    // finds its row gone), unless the row was just paired.
-    pqxx::result r = tx.exec_prepared("join_queue", e.player_id, e.pool, e.rating, e.joined_ms);
-    if (r.empty()) {
-      return absl::FailedPreconditionError(
-          "you were paired a moment ago from another connection: see `ply history`");
-    }
-    id = r[0][0].as<int64_t>();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return id;
-}
-
-void PostgresStore::LeaveQueue(int64_t entry_id) {
-  (void)WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("leave_queue", entry_id);
-    return absl::OkStatus();
-  });
-}
-
-absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id) {
-  std::optional<Pairing> found;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("queue_result", entry_id);
-    if (r.empty()) {
-      return absl::AbortedError("this player queued again from another connection");
-    }
-    if (!r[0][0].is_null()) {
-      found = Pairing{.match_id = r[0][0].as<int64_t>(),
-                      .seat = r[0][1].as<int>(),
-                      .seat_token = r[0][2].as<std::string>()};
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return found;
-}
-
-absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
-    const QueueEntry& me, int64_t now_ms, double base_gap, double gap_per_s, double max_gap,
-    const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>& make) {
-  std::optional<Pairing> made;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    // Our own row first: another instance pairing us holds it (SKIP LOCKED: then not now).
-    if (tx.exec_prepared("lock_entry", me.id).empty()) return absl::OkStatus();
-    pqxx::result other = tx.exec_prepared("closest_entry", me.id, me.pool, me.rating, me.joined_ms,
-                                          now_ms, base_gap, gap_per_s, max_gap);
-    if (other.empty()) return absl::OkStatus();
-    QueueEntry them{.id = other[0][0].as<int64_t>(),
-                    .player_id = other[0][1].as<int64_t>(),
-                    .name = other[0][4].as<std::string>(),
-                    .pool = me.pool,
-                    .rating = other[0][2].as<double>(),
-                    .joined_ms = other[0][3].as<int64_t>()};
-    QueueEntry mine = me;
-    mine.first_move_balance = tx.exec_prepared1("first_move_balance", me.player_id)[0].as<int>();
-    them.first_move_balance = tx.exec_prepared1("first_move_balance", them.player_id)[0].as<int>();
-    absl::StatusOr<PairedMatch> paired = make(mine, them);
-    if (!paired.ok()) return paired.status();
-    const int64_t match_id = InsertMatch(tx, paired->match);
-    for (int seat = 0; seat < 2; ++seat) {
-      const bool mine = seat == paired->my_seat;
-      tx.exec_prepared("set_queue_result", mine ? me.id : them.id, match_id, seat,
-                       paired->tokens[seat]);
-    }
-    tx.commit();
-    made = Pairing{.match_id = match_id,
-                   .seat = paired->my_seat,
-                   .seat_token = paired->tokens[paired->my_seat]};
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return made;
-}
-
-absl::StatusOr<RematchState> PostgresStore::OfferRematch(const RematchOffer& offer) {
-  RematchState state;
-  int ply = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    pqxx::result r = tx.exec_prepared("lock_rematch", offer.match_id);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", offer.match_id));
-    if (r[0][0].as<int>() != static_cast<int>(MatchStatus::kFinished)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("match ", offer.match_id, " is not over: a rematch comes after the game"));
-    }
-    state = {.offer = r[0][1].as<int>(), .rematch_id = r[0][3].as<int64_t>()};
-    ply = r[0][5].as<int>();
-    if (state.rematch_id != 0) return absl::OkStatus();
-    const int other = 1 - offer.seat;
-    if (!offer.accept_now && state.offer != other) {
-      tx.exec_prepared("set_rematch_offer", offer.match_id, offer.seat, offer.token_hash);
-      tx.commit();
-      state.offer = offer.seat;
-      return absl::OkStatus();
-    }
-    // The offerer takes the other seat in the rematch, the other player this one.
-    MatchRecord next = offer.next;
-    next.seats[other].token_hash = offer.token_hash;
-    if (!offer.accept_now) next.seats[offer.seat].token_hash = r[0][2].as<std::string>();
-    const int64_t id = InsertMatch(tx, next);
-    tx.exec_prepared("set_rematch", offer.match_id, id);
-    tx.commit();
-    state = {.offer = -1, .rematch_id = id, .made = true};
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  // Watchers of the old match on other instances hear of the offer or the rematch (at the
-  // match's ply: a change at an older one is old news to them).
-  Announce({{.match_id = offer.match_id, .ply = ply, .time_ms = NowMs()}});
-  return state;
-}
-
-absl::StatusOr<RematchState> PostgresStore::WithdrawRematch(int64_t match_id) {
-  RematchState state;
-  int ply = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    pqxx::result r = tx.exec_prepared("lock_rematch", match_id);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-    state = {.offer = r[0][1].as<int>(), .rematch_id = r[0][3].as<int64_t>()};
-    ply = r[0][5].as<int>();
-    if (state.rematch_id == 0 && state.offer >= 0) {
-      tx.exec_prepared("set_rematch_offer", match_id, -1, "");
-      tx.commit();
-      state.offer = -1;
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  Announce({{.match_id = match_id, .ply = ply, .time_ms = NowMs()}});
-  return state;
-}
-
-absl::StatusOr<std::vector<std::pair<std::string, double>>> PostgresStore::BotRatings(
-    const std::string& game) {
-  std::vector<std::pair<std::string, double>> out;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("bot_ratings", game)) {
-      out.emplace_back(r[0].as<std::string>(), r[1].as<double>());
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
-}
-
-absl::Status PostgresStore::SeedBotRatings(const std::vector<BotLevelRating>& seeds) {
-  return WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    std::map<std::string, int64_t> players;
-    for (const BotLevelRating& seed : seeds) {
-      const std::string name = absl::StrCat("bot:", seed.level);
-      auto [at, fresh] = players.try_emplace(name, 0);
-      if (fresh) at->second = tx.exec_prepared1("bot_player", name, NowMs())[0].as<int64_t>();
-      tx.exec_prepared("seed_bot_rating", at->second, seed.game, seed.rating, seed.deviation);
-    }
-    tx.commit();
-    return absl::OkStatus();
-  });
-}
-
-absl::StatusOr<std::vector<BotLevelRating>> PostgresStore::BotLevelRatings() {
-  std::vector<BotLevelRating> out;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("bot_level_ratings")) {
-      std::string name = r[0].as<std::string>();
-      out.push_back({.game = r[1].as<std::string>(),
-                     .level = name.substr(name.find(':') + 1),
-                     .rating = r[2].as<double>(),
-                     .deviation = r[3].as<double>(),
-                     .games = r[4].as<int>()});
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
 }
 
 absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
@@ -1084,7 +525,7 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  Announce({{.match_id = match_id, .ply = 0, .time_ms = NowMs()}});
+  Announce({{.match_id = match_id, .ply = 0, .time_ms = pg::NowMs()}});
   return started;
 }
 
@@ -1214,7 +655,7 @@ std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAp
                     {"mc", c.mover_clock_ms},
                     {"c", c.clocked}});
   }
-  const std::string json = Dump(rows);
+  const std::string json = pg::Dump(rows);
   std::vector<char> advanced(batch.size(), 0);
   absl::Status s = WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
@@ -1262,44 +703,11 @@ absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit
       return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
                                              mv.ply - 1, ": another move or result came first"));
     }
-    if (commit.result) RateMatch(tx, match_id, *commit.result);
+    if (commit.result) pg::RateMatch(tx, match_id, *commit.result);
     tx.commit();
     return absl::OkStatus();
   });
 }
-
-namespace {
-
-void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result) {
-  // A cancelled match, or one a bot could not finish, says nothing about anyone's strength.
-  if (result.reason == EndReason::kBotFailure || result.reason == EndReason::kCancelled ||
-      result.reason == EndReason::kAborted || result.reason == EndReason::kNone) {
-    return;
-  }
-  pqxx::result seats = tx.exec_prepared("rated_seats", match_id);
-  if (seats.size() != 2) return;
-  int64_t player[2];
-  for (int i = 0; i < 2; ++i) player[i] = seats[i][1].as<int64_t>();
-  const std::string game = seats[0][2].as<std::string>();
-  // Locked in id order, so that two matches ending at once cannot deadlock on their players.
-  Glicko before[2];
-  for (int i : player[0] < player[1] ? std::array<int, 2>{0, 1} : std::array<int, 2>{1, 0}) {
-    tx.exec_prepared("ensure_rating", player[i], game);
-    pqxx::row r = tx.exec_prepared1("lock_rating", player[i], game);
-    before[i] = {.rating = r[0].as<double>(),
-                 .deviation = r[1].as<double>(),
-                 .volatility = r[2].as<double>()};
-  }
-  for (int i = 0; i < 2; ++i) {
-    const double score = result.winner < 0 ? 0.5 : result.winner == i ? 1.0 : 0.0;
-    const Glicko after = GlickoUpdate(before[i], {{.opponent = before[1 - i], .score = score}});
-    tx.exec_prepared("set_rating", player[i], game, after.rating, after.deviation, after.volatility,
-                     score == 1.0 ? 1 : 0, score == 0.5 ? 1 : 0, score == 0.0 ? 1 : 0);
-    tx.exec_prepared("set_rating_after", match_id, i, static_cast<int>(std::lround(after.rating)));
-  }
-}
-
-}  // namespace
 
 absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit) {
   absl::Status s = WithConnection([&](Connection& conn) {
@@ -1315,11 +723,12 @@ absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit)
     for (size_t i = 0; i < commit.clocks_ms.size(); ++i) {
       tx.exec_prepared("set_clock", match_id, static_cast<int>(i), commit.clocks_ms[i]);
     }
-    RateMatch(tx, match_id, commit.result);
+    pg::RateMatch(tx, match_id, commit.result);
     tx.commit();
     return absl::OkStatus();
   });
-  if (s.ok()) Announce({{.match_id = match_id, .ply = commit.expected_ply, .time_ms = NowMs()}});
+  if (s.ok())
+    Announce({{.match_id = match_id, .ply = commit.expected_ply, .time_ms = pg::NowMs()}});
   return s;
 }
 
@@ -1335,7 +744,7 @@ absl::Status PostgresStore::SetDrawOffer(int64_t match_id, int expected_ply, int
     tx.commit();
     return absl::OkStatus();
   });
-  if (s.ok()) Announce({{.match_id = match_id, .ply = expected_ply, .time_ms = NowMs()}});
+  if (s.ok()) Announce({{.match_id = match_id, .ply = expected_ply, .time_ms = pg::NowMs()}});
   return s;
 }
 
@@ -1349,7 +758,7 @@ absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int 
     pqxx::nontransaction tx(conn.c);
     pqxx::result r = tx.exec_prepared("load_match_after", match_id, after_ply);
     if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-    match = MatchFromRow(r[0]);
+    match = pg::MatchFromRow(r[0]);
     for (const nlohmann::json& s : nlohmann::json::parse(r[0][15].as<std::string>())) {
       SeatRecord seat;
       seat.kind = static_cast<SeatKind>(s[0].get<int>());
@@ -1408,9 +817,9 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchF
     params.push_back(absl::StrCat(f.limit));
     for (const pqxx::row& r :
          tx.exec_prepared(ListStatementName(filters), pqxx::prepare::make_dynamic_params(params))) {
-      matches.push_back(MatchFromRow(r));
+      matches.push_back(pg::MatchFromRow(r));
     }
-    LoadSeats(tx, matches);
+    pg::LoadSeats(tx, matches);
     tx.commit();
     return absl::OkStatus();
   });
@@ -1462,282 +871,6 @@ absl::StatusOr<MatchVersion> PostgresStore::LoadVersion(int64_t match_id) {
   return v;
 }
 
-void PostgresStore::Announce(const std::vector<MatchChange>& changes) {
-  std::string payload;
-  for (const MatchChange& c : changes) {
-    if (payload.size() > kMaxPayload) {
-      Announce(payload);
-      payload.clear();
-    }
-    absl::StrAppend(&payload, payload.empty() ? "" : ",", c.match_id, ":", c.ply, ":", c.time_ms);
-  }
-  if (!payload.empty()) Announce(payload);
-}
-
-void PostgresStore::Announce(const std::string& what) {
-  if (!listening_) return;
-  std::deque<std::string> payloads;
-  {
-    // What could not be sent before goes first, so that no other instance misses a change
-    // (its watchers would wait for a move, or an end, forever).
-    std::lock_guard<std::mutex> lock(unsent_mu_);
-    payloads.swap(unsent_);
-  }
-  if (!what.empty()) payloads.push_back(absl::StrCat(origin_, "|", what));
-  if (payloads.empty()) return;
-  size_t sent = 0;
-  absl::Status s = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (; sent < payloads.size(); ++sent) tx.exec_prepared("notify", payloads[sent]);
-    return absl::OkStatus();
-  });
-  if (s.ok()) return;
-  db_errors_.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(unsent_mu_);
-  for (size_t i = sent; i < payloads.size(); ++i) unsent_.push_back(std::move(payloads[i]));
-  // Bounded: past this a peer's resync (or its version checks) has to do.
-  while (unsent_.size() > 1000) unsent_.pop_front();
-}
-
-absl::Status PostgresStore::StartPeers(PeerHandlers handlers) {
-  if (listening_.exchange(true)) return absl::FailedPreconditionError("already listening");
-  {
-    std::lock_guard<std::mutex> lock(handlers_mu_);
-    handlers_ = std::move(handlers);
-  }
-  std::promise<absl::Status> first;
-  std::future<absl::Status> listening = first.get_future();
-  listener_ = std::thread([this, first = std::move(first)]() mutable { Listen(&first); });
-  absl::Status s = listening.get();
-  if (s.ok()) Announce("hello");
-  return s;
-}
-
-void PostgresStore::StopPeers() {
-  std::lock_guard<std::mutex> lock(handlers_mu_);
-  handlers_ = {};
-}
-
-void PostgresStore::Tell(const std::function<void(const PeerHandlers&)>& call) {
-  std::lock_guard<std::mutex> lock(handlers_mu_);
-  call(handlers_);
-}
-
-void PostgresStore::Listen(std::promise<absl::Status>* first) {
-  // Hears ply_matches on the connection it was made with.
-  class Receiver final : public pqxx::notification_receiver {
-   public:
-    Receiver(pqxx::connection_base& c, PostgresStore* store)
-        : pqxx::notification_receiver(c, "ply_matches"), store_(store) {}
-    void operator()(const std::string& payload, int) override { store_->Heard(payload); }
-
-   private:
-    PostgresStore* store_;
-  };
-  int backoff_ms = 100;
-  bool connected_before = false;
-  while (listening_) {
-    try {
-      std::unique_ptr<Connection> conn = Connect("ply-lobby");
-      Receiver receiver(conn->c, this);
-      // The LISTEN is issued when the receiver registers; from here nothing is missed.
-      listener_pid_ = conn->c.backendpid();
-      if (first != nullptr) {
-        first->set_value(absl::OkStatus());
-        first = nullptr;
-      }
-      if (connected_before) {
-        listen_reconnects_.fetch_add(1, std::memory_order_relaxed);
-        // Whatever was announced while this connection was down is lost: catch up.
-        Tell([](const PeerHandlers& h) {
-          if (h.resync) h.resync();
-        });
-      }
-      connected_before = true;
-      backoff_ms = 100;
-      while (listening_) conn->c.await_notification(0, 200000);
-    } catch (const std::exception& e) {
-      db_errors_.fetch_add(1, std::memory_order_relaxed);
-      if (first != nullptr) {
-        first->set_value(absl::UnavailableError(
-            absl::StrCat("cannot listen for other lobby instances: ", e.what())));
-        first = nullptr;
-        listening_ = false;
-        return;
-      }
-      std::fprintf(stderr, "ply-lobby: listening for other instances: %s (retrying)\n", e.what());
-      for (int waited = 0; waited < backoff_ms && listening_; waited += 50) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-      backoff_ms = std::min(backoff_ms * 2, 2000);
-    }
-  }
-}
-
-void PostgresStore::Heard(const std::string& payload) {
-  notifications_.fetch_add(1, std::memory_order_relaxed);
-  const size_t bar = payload.find('|');
-  if (bar == std::string::npos || payload.compare(0, bar, origin_) == 0) return;
-  const absl::string_view what = absl::string_view(payload).substr(bar + 1);
-  if (what == "released") {
-    Tell([](const PeerHandlers& h) {
-      if (h.released) h.released();
-    });
-    return;
-  }
-  std::vector<MatchChange> changes;
-  if (what != "hello") {
-    for (absl::string_view item : absl::StrSplit(what, ',')) {
-      std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
-      MatchChange c;
-      if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &c.match_id) ||
-          !absl::SimpleAtoi(parts[1], &c.ply) || !absl::SimpleAtoi(parts[2], &c.time_ms)) {
-        continue;
-      }
-      changes.push_back(c);
-    }
-  }
-  // An empty list is a new instance saying hello.
-  Tell([&](const PeerHandlers& h) {
-    if (h.changed) h.changed(changes);
-  });
-}
-
-absl::Status PostgresStore::WithOwner(const std::function<absl::Status(Connection&)>& work) {
-  absl::Status result;
-  int64_t lost_epoch = 0;
-  {
-    std::lock_guard<std::mutex> lock(owner_mu_);
-    // The lobby is leaving: no new ownership may outlive DisownAll.
-    if (owner_closed_) return absl::UnavailableError("this lobby instance is leaving");
-    try {
-      if (owner_ == nullptr) {
-        owner_ = Connect("ply-lobby-owner");
-        pqxx::nontransaction tx(owner_->c);
-        // The claim query's plan is cheap to make and its cost estimate high: JIT compiling it
-        // took longer than running it.
-        tx.exec("SET jit = off");
-        pqxx::row me = tx.exec_prepared1("whoami");
-        owner_pid_ = me[0].as<int>();
-        owner_started_ = me[1].as<std::string>();
-      }
-      result = work(*owner_);
-    } catch (const std::exception& e) {
-      db_errors_.fetch_add(1, std::memory_order_relaxed);
-      const bool broken =
-          owner_ != nullptr &&
-          (!owner_->c.is_open() || dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr);
-      if (broken) {
-        // Every lock died with the connection.
-        owner_ = nullptr;
-        held_.clear();
-        lost_epoch = owner_epoch_.fetch_add(1);
-      }
-      result = absl::UnavailableError(absl::StrCat("the database is unavailable: ", e.what()));
-    }
-  }
-  // Outside owner_mu_: the handler is not to call back into the store, but must not wait for it.
-  if (lost_epoch != 0) {
-    Tell([lost_epoch](const PeerHandlers& h) {
-      if (h.ownership_lost) h.ownership_lost(lost_epoch);
-    });
-  }
-  return result;
-}
-
-absl::StatusOr<int> PostgresStore::Peers() {
-  // Called every claim interval: a good moment to send what could not be sent before.
-  Announce("");
-  int peers = 0;
-  absl::Status s = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    peers = tx.exec_prepared1("peers", listener_pid_.load())[0].as<int>();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return peers;
-}
-
-absl::StatusOr<bool> PostgresStore::Own(int64_t match_id) {
-  bool owned = false;
-  absl::Status s = WithOwner([&](Connection& conn) {
-    // A lock this session holds already (a claim got there first) is not taken again: session
-    // locks stack, and the one Disown would leave held forever.
-    if (held_.contains(match_id)) {
-      owned = true;
-      return absl::OkStatus();
-    }
-    pqxx::nontransaction tx(conn.c);
-    owned = tx.exec_prepared1("own", kOwnerKey | match_id)[0].as<bool>();
-    if (owned) held_.insert(match_id);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return owned;
-}
-
-void PostgresStore::Disown(int64_t match_id) {
-  (void)WithOwner([&](Connection& conn) {
-    if (held_.erase(match_id) == 0) return absl::OkStatus();
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared1("disown", kOwnerKey | match_id);
-    return absl::OkStatus();
-  });
-}
-
-void PostgresStore::DisownAll() {
-  absl::Status s = WithOwner([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    // The lobby cancelled its bot calls first: those requests are withdrawn, so the next
-    // owner asking for the same plies is no duplicate.
-    tx.exec_prepared("withdraw_bot_requests", owner_pid_, owner_started_);
-    tx.exec_prepared("disown_all");
-    return absl::OkStatus();
-  });
-  {
-    // Closed rather than kept, and for good: nothing of this instance's ownership outlives the
-    // call, and no claim after it takes any.
-    std::lock_guard<std::mutex> lock(owner_mu_);
-    owner_ = nullptr;
-    held_.clear();
-    owner_closed_ = true;
-  }
-  if (s.ok()) Announce("released");
-}
-
-absl::StatusOr<std::vector<int64_t>> PostgresStore::ClaimOrphans(int limit) {
-  std::vector<int64_t> ids;
-  absl::Status s = WithOwner([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("claim_orphans", kOwnerKey, limit)) {
-      ids.push_back(r[0].as<int64_t>());
-      held_.insert(ids.back());
-    }
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return ids;
-}
-
-absl::StatusOr<bool> PostgresStore::RecordBotRequest(int64_t match_id, int ply) {
-  int pid = 0;
-  std::string started;
-  {
-    std::lock_guard<std::mutex> lock(owner_mu_);
-    pid = owner_pid_;
-    started = owner_started_;
-  }
-  bool duplicate = false;
-  absl::Status s = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    duplicate =
-        tx.exec_prepared1("record_bot_request", match_id, ply, pid, started, NowMs())[0].as<bool>();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return duplicate;
-}
-
 absl::StatusOr<Holdings> PostgresStore::HoldingsOf(const std::string& creator) {
   Holdings h;
   absl::Status status = WithConnection([&](Connection& conn) {
@@ -1776,7 +909,7 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t create
   });
   if (!status.ok()) return status;
   std::vector<MatchChange> changes;
-  for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = NowMs()});
+  for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = pg::NowMs()});
   if (!changes.empty()) Announce(changes);
   return ids;
 }
@@ -1790,7 +923,7 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::AbortUnstarted(int64_t turn_
     for (const pqxx::row& r :
          tx.exec_prepared("abort_unstarted", turn_started_before_ms, text, limit)) {
       changes.push_back(
-          {.match_id = r[0].as<int64_t>(), .ply = r[1].as<int>(), .time_ms = NowMs()});
+          {.match_id = r[0].as<int64_t>(), .ply = r[1].as<int>(), .time_ms = pg::NowMs()});
     }
     return absl::OkStatus();
   });
@@ -1799,243 +932,6 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::AbortUnstarted(int64_t turn_
   for (const MatchChange& c : changes) ids.push_back(c.match_id);
   if (!changes.empty()) Announce(changes);
   return ids;
-}
-
-absl::Status PostgresStore::AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) {
-  return WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("presence_add", match_id, seat, origin_, delta, now_ms);
-    return absl::OkStatus();
-  });
-}
-
-absl::Status PostgresStore::TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
-                                          int64_t now_ms) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& [match_id, seat] : seats) rows.push_back({{"m", match_id}, {"s", seat}});
-  return WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    if (!rows.empty()) tx.exec_prepared("presence_touch", Dump(rows), origin_, now_ms);
-    tx.exec_prepared("presence_beat", origin_, now_ms);
-    tx.commit();
-    return absl::OkStatus();
-  });
-}
-
-void PostgresStore::PrunePresence(int limit) {
-  (void)WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("presence_prune", limit);
-    return absl::OkStatus();
-  });
-}
-
-absl::StatusOr<std::vector<SeatPresence>> PostgresStore::LoadPresence(
-    const std::vector<int64_t>& match_ids, int64_t alive_since_ms, int64_t seen_since_ms) {
-  std::vector<SeatPresence> out;
-  if (match_ids.empty()) return out;
-  std::vector<std::string> ids;
-  for (int64_t id : match_ids) ids.push_back(absl::StrCat(id));
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r :
-         tx.exec_prepared("presence_of", absl::StrCat("{", absl::StrJoin(ids, ","), "}"),
-                          alive_since_ms, seen_since_ms)) {
-      out.push_back({.match_id = r[0].as<int64_t>(),
-                     .seat = r[1].as<int>(),
-                     .connected = r[2].as<bool>(),
-                     .last_seen_ms = r[3].as<int64_t>()});
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
-}
-
-namespace {
-
-PlayerRecord PlayerFromRow(const pqxx::row& r) {
-  return {.id = r[0].as<int64_t>(),
-          .name = r[1].as<std::string>(),
-          .bot = r[2].as<bool>(),
-          .created_ms = r[3].as<int64_t>(),
-          .last_seen_ms = r[4].as<int64_t>()};
-}
-
-GameRatingRecord RatingFromRow(const pqxx::row& r, int first) {
-  return {.rating = r[first].as<double>(),
-          .deviation = r[first + 1].as<double>(),
-          .games = r[first + 2].as<int>(),
-          .wins = r[first + 3].as<int>(),
-          .draws = r[first + 4].as<int>(),
-          .losses = r[first + 5].as<int>()};
-}
-
-}  // namespace
-
-absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name,
-                                                         const std::string& key_hash,
-                                                         int64_t now_ms) {
-  PlayerRecord p;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    // Taken (ignoring case): a unique index says so; the caller learns it as ALREADY_EXISTS.
-    if (!tx.exec_prepared("player_by_name", name).empty()) {
-      return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
-    }
-    p = {.id = tx.exec_prepared1("create_player", name, key_hash, now_ms)[0].as<int64_t>(),
-         .name = name,
-         .created_ms = now_ms,
-         .last_seen_ms = now_ms};
-    tx.commit();
-    return absl::OkStatus();
-  });
-  // Two registering the same name at once: the index refused the second.
-  if (absl::IsAborted(status)) {
-    return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
-  }
-  if (!status.ok()) return status;
-  return p;
-}
-
-absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,
-                                                        int64_t now_ms) {
-  PlayerRecord p;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("player_by_key", key_hash, now_ms);
-    if (r.empty()) return absl::NotFoundError("no player has that key");
-    p = PlayerFromRow(r[0]);
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return p;
-}
-
-absl::StatusOr<PlayerRecord> PostgresStore::LoadPlayer(const std::string& name) {
-  PlayerRecord p;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
-    pqxx::result r = tx.exec_prepared("player_by_name", name);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no player ", name));
-    p = PlayerFromRow(r[0]);
-    for (const pqxx::row& row : tx.exec_prepared("player_ratings", p.id)) {
-      GameRatingRecord g = RatingFromRow(row, 1);
-      g.game = row[0].as<std::string>();
-      p.ratings.push_back(std::move(g));
-    }
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return p;
-}
-
-absl::StatusOr<int64_t> PostgresStore::BotPlayer(const std::string& level) {
-  int64_t id = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    id = tx.exec_prepared1("bot_player", absl::StrCat("bot:", level), NowMs())[0].as<int64_t>();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return id;
-}
-
-absl::StatusOr<std::vector<MatchRecord>> PostgresStore::PlayerMatches(int64_t player_id,
-                                                                      const std::string& game,
-                                                                      int64_t before_id,
-                                                                      int limit) {
-  std::vector<MatchRecord> matches;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
-    for (const pqxx::row& r :
-         tx.exec_prepared("player_matches", player_id, game, before_id, limit)) {
-      matches.push_back(MatchFromRow(r));
-    }
-    LoadSeats(tx, matches);
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return matches;
-}
-
-absl::StatusOr<std::vector<LeaderboardRow>> PostgresStore::Leaderboard(const std::string& game,
-                                                                       int limit) {
-  std::vector<LeaderboardRow> rows;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("leaderboard", game, Glicko::kProvisional, limit)) {
-      LeaderboardRow row{.name = r[0].as<std::string>(), .bot = r[1].as<bool>()};
-      row.rating = RatingFromRow(r, 2);
-      row.rating.game = game;
-      rows.push_back(std::move(row));
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return rows;
-}
-
-absl::StatusOr<AnalysisClaim> PostgresStore::ClaimAnalysis(int64_t match_id,
-                                                           const std::string& holder,
-                                                           int64_t lease_ms) {
-  AnalysisClaim claim;
-  absl::Status s = WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    if (!tx.exec_prepared("claim_analysis", match_id, holder, lease_ms / 1000.0).empty()) {
-      claim.state = AnalysisClaim::State::kClaimed;
-    } else {
-      pqxx::result stored = tx.exec_prepared("load_analysis", match_id);
-      if (!stored.empty()) {
-        claim.state = AnalysisClaim::State::kStored;
-        claim.result = stored[0][0].as<std::string>();
-      }
-    }
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return claim;
-}
-
-absl::Status PostgresStore::RenewAnalysis(int64_t match_id, const std::string& holder) {
-  return WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("renew_analysis", match_id, holder);
-    return absl::OkStatus();
-  });
-}
-
-absl::Status PostgresStore::StoreAnalysis(int64_t match_id, const std::string& holder,
-                                          const std::string& result) {
-  return WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("store_analysis", match_id, holder, result);
-    return absl::OkStatus();
-  });
-}
-
-void PostgresStore::ReleaseAnalysis(int64_t match_id, const std::string& holder) {
-  // Best effort: a claim left behind lapses with its lease.
-  (void)WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    tx.exec_prepared("release_analysis", match_id, holder);
-    return absl::OkStatus();
-  });
-}
-
-absl::StatusOr<std::optional<std::string>> PostgresStore::LoadAnalysis(int64_t match_id) {
-  std::optional<std::string> out;
-  absl::Status s = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("load_analysis", match_id);
-    if (!r.empty()) out = r[0][0].as<std::string>();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return out;
 }
 
 }  // namespace ply::lobby

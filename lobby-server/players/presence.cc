@@ -1,0 +1,216 @@
+// Presence and victory claims, the Lobby's part: the seats seen in calls and streams are noted
+// and written with this instance's beat (presence rows, one statement a tick), the watched
+// matches' seats are read back and a change is announced to their watchers, and a player whose
+// opponent has gone (no stream, no call, for --claim_after_s in an untimed match) may claim the
+// game or a draw. The rows and their reads are the store's (TouchPresence, LoadPresence).
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lobby-server/convert.h"
+#include "lobby-server/events/fanout.h"
+#include "lobby-server/lobby.h"
+#include "lobby-server/match/clock.h"
+
+namespace ply::lobby {
+
+void Lobby::Seen(int64_t match_id, int seat) {
+  std::lock_guard<std::mutex> lock(presence_mu_);
+  sightings_[{match_id, seat}] = NowMs();
+}
+
+int64_t Lobby::AliveSinceMs(int64_t now_ms) const {
+  return now_ms - 3 * absl::ToInt64Milliseconds(options_.presence_beat);
+}
+
+int64_t Lobby::SeenSinceMs(int64_t now_ms) const {
+  return now_ms - absl::ToInt64Milliseconds(options_.presence_grace);
+}
+
+void Lobby::PresenceTick() {
+  if (stopping_) return;
+  const int64_t now = NowMs();
+  std::vector<std::pair<int64_t, int>> seen;
+  std::vector<int64_t> written;
+  bool write = false, prune = false;
+  {
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    // Kept until written, so that a claim in between still finds them (ClaimVictory).
+    for (const auto& [key, ms] : sightings_) {
+      seen.push_back(key);
+      written.push_back(ms);
+    }
+    const int64_t beat = absl::ToInt64Milliseconds(options_.presence_beat);
+    write = !seen.empty() || now - last_beat_ms_ >= beat;
+    if (write) last_beat_ms_ = now;
+    prune = now - last_prune_ms_ >= beat;
+    if (prune) last_prune_ms_ = now;
+  }
+  // One statement for every sighting and this instance's beat: the writes grow with the seats
+  // that called, never with the events or the watchers. Finished matches' rows go every beat.
+  if (write) (void)store_->TouchPresence(seen, now);
+  if (!seen.empty()) {
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    for (size_t i = 0; i < seen.size(); ++i) {
+      auto it = sightings_.find(seen[i]);
+      if (it != sightings_.end() && it->second <= written[i]) sightings_.erase(it);
+    }
+  }
+  if (prune) store_->PrunePresence(/*limit=*/1000);
+  std::vector<std::shared_ptr<LiveMatch>> watched;
+  std::vector<int64_t> ids;
+  for (std::shared_ptr<LiveMatch>& live : cache_.All()) {
+    std::lock_guard<std::mutex> lock(live->mu);
+    if (live->dropped || live->rec.status != MatchStatus::kActive || live->watchers.empty() ||
+        std::none_of(live->rec.seats.begin(), live->rec.seats.end(),
+                     [](const SeatRecord& s) { return s.kind == SeatKind::kHuman; })) {
+      continue;
+    }
+    ids.push_back(live->id);
+    watched.push_back(std::move(live));
+  }
+  if (!ids.empty()) {
+    absl::StatusOr<std::vector<SeatPresence>> found =
+        store_->LoadPresence(ids, AliveSinceMs(now), SeenSinceMs(now));
+    if (found.ok()) {
+      for (std::shared_ptr<LiveMatch>& live : watched) {
+        std::vector<SeatPresence> mine;
+        for (const SeatPresence& p : *found) {
+          if (p.match_id == live->id) mine.push_back(p);
+        }
+        std::lock_guard<std::mutex> lock(live->mu);
+        if (!live->dropped && live->rec.status == MatchStatus::kActive) {
+          UpdatePresence(*live, mine, now);
+        }
+      }
+    }
+  }
+  executor_->PostAt(absl::Now() + options_.presence_poll, [this] { PresenceTick(); });
+}
+
+void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& found,
+                           int64_t now_ms) {
+  live.presence.resize(live.rec.seats.size());
+  const int to_move = live.ToMove();
+  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+    const SeatRecord& seat = live.rec.seats[i];
+    if (seat.kind != SeatKind::kHuman || !seat.taken()) continue;
+    SeatPresence p;
+    for (const SeatPresence& f : found) {
+      if (f.seat == static_cast<int>(i)) p = f;
+    }
+    LiveMatch::Presence& state = live.presence[i];
+    if (state.known && state.present == p.connected) continue;
+    // A seat first looked at is announced only when it is away (its presence is the rule).
+    const bool announce = state.known || !p.connected;
+    state = {.known = true, .present = p.connected, .since_ms = p.connected ? 0 : p.last_seen_ms};
+    if (!announce) continue;
+    v1::MatchEvent e = Event(now_ms);
+    v1::PresenceChanged* change = e.mutable_presence();
+    change->set_seat(static_cast<int>(i));
+    change->set_present(p.connected);
+    change->set_name(seat.display_name);
+    if (!p.connected) {
+      change->set_away_since_ms(state.since_ms);
+      if (to_move == static_cast<int>(i) && !live.rec.time_initial_ms &&
+          live.rec.ply >= static_cast<int>(live.rec.seats.size()) &&
+          options_.claim_after > absl::ZeroDuration()) {
+        change->set_claim_from_ms(std::max(state.since_ms, live.rec.turn_started_ms) +
+                                  absl::ToInt64Milliseconds(options_.claim_after));
+      }
+    }
+    Broadcast(live, std::move(e));
+  }
+}
+
+void Lobby::WatchEnded(int64_t match_id, int seat) {
+  // The stream's end is a sighting too: the seat stays present for the grace after it.
+  auto write = [this, match_id, seat] { (void)store_->AddPresence(match_id, seat, -1, NowMs()); };
+  if (!executor_->Post(write)) write();
+}
+
+absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
+                                              const std::string& token) {
+  v1::Match match;
+  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
+    const int64_t now = NowMs();
+    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
+    if (!seat.ok()) return seat.status();
+    Seen(live.id, *seat);
+    if (live.rec.time_initial_ms) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("match ", live.id,
+                       " has clocks: a side that has gone loses on time, there is nothing to "
+                       "claim"));
+    }
+    if (options_.claim_after <= absl::ZeroDuration()) {
+      return absl::FailedPreconditionError("this lobby takes no claims (--claim_after_s=0)");
+    }
+    const int mover = live.ToMove();
+    if (mover == *seat) {
+      return absl::FailedPreconditionError(
+          "it is your move: a claim is for when the side to move has gone");
+    }
+    const SeatRecord& them = live.rec.seats[mover];
+    const std::string name =
+        them.display_name.empty() ? SideName(live.info, mover) : them.display_name;
+    if (them.kind == SeatKind::kBot) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(name, " is a bot: it does not leave (the lobby gives up on it itself)"));
+    }
+    // A side that never moved has not started the game: such a match is aborted, not won.
+    if (live.rec.ply < static_cast<int>(live.rec.seats.size())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, " has not made a first move: there is no game to claim yet (a match whose ",
+          "first move does not come in time is aborted, with no result)"));
+    }
+    SeatPresence p;
+    absl::StatusOr<std::vector<SeatPresence>> found =
+        store_->LoadPresence({live.id}, AliveSinceMs(now), SeenSinceMs(now));
+    if (found.ok()) {
+      for (const SeatPresence& f : *found) {
+        if (f.seat == mover) p = f;
+      }
+    } else if (!absl::IsUnimplemented(found.status())) {
+      return found.status();
+    }
+    if (found.ok() && !p.connected) {
+      // A call here since the last presence write is a sighting the database has not seen yet.
+      std::lock_guard<std::mutex> lock(presence_mu_);
+      auto it = sightings_.find({live.id, mover});
+      if (it != sightings_.end()) {
+        p.last_seen_ms = std::max(p.last_seen_ms, it->second);
+        p.connected = it->second >= SeenSinceMs(now);
+      }
+    }
+    if (p.connected) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, " is still connected to the match: a claim is for a side that has gone"));
+    }
+    const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
+    const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
+    if (gone < bound) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(name, " has been gone ", SpanText(gone), "; you can claim after ",
+                       SpanText(bound), " (in ", SpanText(bound - gone + 999), ")"));
+    }
+    const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
+    MatchResult result =
+        draw
+            ? MatchResult{.winner = -1,
+                          .reason = EndReason::kAbandoned,
+                          .text =
+                              absl::StrCat(left, "draw claimed by ", SideName(live.info, *seat))}
+            : MatchResult{.winner = *seat,
+                          .reason = EndReason::kAbandoned,
+                          .text = absl::StrCat(left, SideName(live.info, *seat), " wins by claim")};
+    if (absl::Status f = CommitFinish(live, std::move(result), {}); !f.ok()) return f;
+    match = ToProto(live, now);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return match;
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,65 @@
+// What PostgresStore's files share and its callers do not see: the libpqxx connection, the
+// prepared statements of each feature (every connection prepares them all), and the row
+// conversions and writes that more than one feature makes. Only storage/postgres/ includes it.
+#ifndef PLY_LOBBY_SERVER_STORAGE_POSTGRES_INTERNAL_H_
+#define PLY_LOBBY_SERVER_STORAGE_POSTGRES_INTERNAL_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lobby-server/storage/postgres/postgres_store.h"
+
+namespace ply::lobby {
+
+struct PostgresStore::Connection {
+  explicit Connection(const std::string& conninfo) : c(conninfo) {}
+  pqxx::connection c;
+};
+
+namespace pg {
+
+// Statements by name. Parameters are $n: no SQL is built from values.
+using StatementList = std::vector<std::pair<std::string, std::string>>;
+
+// Each feature's statements, defined in its file (postgres_store.cc: matches, seats, moves,
+// quotas and sweeps).
+const StatementList& MatchStatements();
+const StatementList& PlayerStatements();
+const StatementList& QueueStatements();
+const StatementList& PresenceStatements();
+const StatementList& RematchStatements();
+const StatementList& AnalysisStatements();
+const StatementList& PeerStatements();
+
+// A match row's columns as MatchFromRow reads them.
+inline constexpr char kMatchColumns[] =
+    "id, game, options::text, status, ply, COALESCE(time_initial_ms, -1), time_increment_ms, "
+    "bot_pacing_ms, turn_started_ms, draw_offer, winner, end_reason, result_text, created_ms, "
+    "rated";
+
+// JSON text for a parameter; invalid UTF-8 (which protobuf strings cannot carry anyway) is
+// replaced rather than thrown on.
+std::string Dump(const nlohmann::json& j);
+
+int64_t NowMs();
+
+// A match (without seats and moves) from a row of kMatchColumns.
+MatchRecord MatchFromRow(const pqxx::row& r);
+
+// Attaches the seats of `matches` with one query.
+void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches);
+
+// Writes a new match and its seats in `tx`; returns its id.
+int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m);
+
+// Moves the ratings of a rated match that `tx` has just ended (Glicko-2, one game a period).
+void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result);
+
+}  // namespace pg
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_STORAGE_POSTGRES_INTERNAL_H_

@@ -1,0 +1,274 @@
+// PostgresStore's players and their ratings (migration 6): accounts, a player's matches,
+// the leaderboard, bot levels' ratings, and the Glicko-2 update a rated match's end makes.
+#include <array>
+#include <cmath>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "lobby-server/players/glicko2.h"
+#include "lobby-server/storage/postgres/internal.h"
+
+namespace ply::lobby {
+namespace pg {
+
+// Players' and ratings' statements.
+const StatementList& PlayerStatements() {
+  static const StatementList statements = {
+      // The two players of a rated match that has just ended (nothing when it is not rated).
+      {"rated_seats",
+       "SELECT s.seat, s.player_id, m.game FROM seats s JOIN matches m ON m.id = s.match_id"
+       " WHERE s.match_id = $1 AND m.rated AND s.player_id IS NOT NULL ORDER BY s.seat"},
+      {"ensure_rating",
+       "INSERT INTO ratings (player_id, game) VALUES ($1, $2) ON CONFLICT DO NOTHING"},
+      {"lock_rating",
+       "SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND game = $2"
+       " FOR UPDATE"},
+      {"set_rating",
+       "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = games + 1,"
+       " wins = wins + $6, draws = draws + $7, losses = losses + $8"
+       " WHERE player_id = $1 AND game = $2"},
+      {"set_rating_after", "UPDATE seats SET rating_after = $3 WHERE match_id = $1 AND seat = $2"},
+      {"create_player",
+       "INSERT INTO players (name, key_hash, created_ms, last_seen_ms) VALUES ($1, $2, $3, $3)"
+       " RETURNING id"},
+      {"player_by_key",
+       "UPDATE players SET last_seen_ms = $2 WHERE key_hash = $1 RETURNING id, name, bot,"
+       " created_ms, last_seen_ms"},
+      {"player_by_name",
+       "SELECT id, name, bot, created_ms, last_seen_ms FROM players WHERE lower(name) = lower($1)"},
+      {"player_ratings",
+       "SELECT game, rating, deviation, games, wins, draws, losses FROM ratings"
+       " WHERE player_id = $1 ORDER BY game"},
+      {"bot_player",
+       "WITH made AS (INSERT INTO players (name, bot, created_ms, last_seen_ms)"
+       "  VALUES ($1, true, $2, $2) ON CONFLICT DO NOTHING RETURNING id)"
+       " SELECT id FROM made UNION ALL SELECT id FROM players WHERE lower(name) = lower($1)"},
+      {"player_matches",
+       absl::StrCat("SELECT ", kMatchColumns,
+                    " FROM matches WHERE id IN (SELECT match_id FROM"
+                    " seats WHERE player_id = $1 AND ($3::bigint = 0 OR match_id < $3)"
+                    " ORDER BY match_id DESC LIMIT 1000) AND ($2::text = '' OR game = $2)"
+                    " ORDER BY id DESC LIMIT $4::integer")},
+      {"leaderboard",
+       "SELECT p.name, p.bot, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses"
+       " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.game = $1"
+       " AND r.deviation <= $2 ORDER BY r.rating DESC LIMIT $3::integer"},
+      {"bot_ratings",
+       "SELECT p.name, r.rating FROM ratings r JOIN players p ON p.id = r.player_id"
+       " WHERE p.bot AND r.game = $1"},
+      // A bot level's starting rating: only where it has none, or one no game has moved.
+      {"seed_bot_rating",
+       "INSERT INTO ratings (player_id, game, rating, deviation) VALUES ($1, $2, $3, $4)"
+       " ON CONFLICT (player_id, game) DO UPDATE SET rating = EXCLUDED.rating,"
+       " deviation = EXCLUDED.deviation WHERE ratings.games = 0"},
+      {"bot_level_ratings",
+       "SELECT p.name, r.game, r.rating, r.deviation, r.games FROM ratings r"
+       " JOIN players p ON p.id = r.player_id WHERE p.bot ORDER BY r.game, p.name"},
+  };
+  return statements;
+}
+
+void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result) {
+  // A cancelled match, or one a bot could not finish, says nothing about anyone's strength.
+  if (result.reason == EndReason::kBotFailure || result.reason == EndReason::kCancelled ||
+      result.reason == EndReason::kAborted || result.reason == EndReason::kNone) {
+    return;
+  }
+  pqxx::result seats = tx.exec_prepared("rated_seats", match_id);
+  if (seats.size() != 2) return;
+  int64_t player[2];
+  for (int i = 0; i < 2; ++i) player[i] = seats[i][1].as<int64_t>();
+  const std::string game = seats[0][2].as<std::string>();
+  // Locked in id order, so that two matches ending at once cannot deadlock on their players.
+  Glicko before[2];
+  for (int i : player[0] < player[1] ? std::array<int, 2>{0, 1} : std::array<int, 2>{1, 0}) {
+    tx.exec_prepared("ensure_rating", player[i], game);
+    pqxx::row r = tx.exec_prepared1("lock_rating", player[i], game);
+    before[i] = {.rating = r[0].as<double>(),
+                 .deviation = r[1].as<double>(),
+                 .volatility = r[2].as<double>()};
+  }
+  for (int i = 0; i < 2; ++i) {
+    const double score = result.winner < 0 ? 0.5 : result.winner == i ? 1.0 : 0.0;
+    const Glicko after = GlickoUpdate(before[i], {{.opponent = before[1 - i], .score = score}});
+    tx.exec_prepared("set_rating", player[i], game, after.rating, after.deviation, after.volatility,
+                     score == 1.0 ? 1 : 0, score == 0.5 ? 1 : 0, score == 0.0 ? 1 : 0);
+    tx.exec_prepared("set_rating_after", match_id, i, static_cast<int>(std::lround(after.rating)));
+  }
+}
+
+}  // namespace pg
+
+namespace {
+
+PlayerRecord PlayerFromRow(const pqxx::row& r) {
+  return {.id = r[0].as<int64_t>(),
+          .name = r[1].as<std::string>(),
+          .bot = r[2].as<bool>(),
+          .created_ms = r[3].as<int64_t>(),
+          .last_seen_ms = r[4].as<int64_t>()};
+}
+
+GameRatingRecord RatingFromRow(const pqxx::row& r, int first) {
+  return {.rating = r[first].as<double>(),
+          .deviation = r[first + 1].as<double>(),
+          .games = r[first + 2].as<int>(),
+          .wins = r[first + 3].as<int>(),
+          .draws = r[first + 4].as<int>(),
+          .losses = r[first + 5].as<int>()};
+}
+
+}  // namespace
+
+absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name,
+                                                         const std::string& key_hash,
+                                                         int64_t now_ms) {
+  PlayerRecord p;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    // Taken (ignoring case): a unique index says so; the caller learns it as ALREADY_EXISTS.
+    if (!tx.exec_prepared("player_by_name", name).empty()) {
+      return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
+    }
+    p = {.id = tx.exec_prepared1("create_player", name, key_hash, now_ms)[0].as<int64_t>(),
+         .name = name,
+         .created_ms = now_ms,
+         .last_seen_ms = now_ms};
+    tx.commit();
+    return absl::OkStatus();
+  });
+  // Two registering the same name at once: the index refused the second.
+  if (absl::IsAborted(status)) {
+    return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
+  }
+  if (!status.ok()) return status;
+  return p;
+}
+
+absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,
+                                                        int64_t now_ms) {
+  PlayerRecord p;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("player_by_key", key_hash, now_ms);
+    if (r.empty()) return absl::NotFoundError("no player has that key");
+    p = PlayerFromRow(r[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return p;
+}
+
+absl::StatusOr<PlayerRecord> PostgresStore::LoadPlayer(const std::string& name) {
+  PlayerRecord p;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
+    pqxx::result r = tx.exec_prepared("player_by_name", name);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no player ", name));
+    p = PlayerFromRow(r[0]);
+    for (const pqxx::row& row : tx.exec_prepared("player_ratings", p.id)) {
+      GameRatingRecord g = RatingFromRow(row, 1);
+      g.game = row[0].as<std::string>();
+      p.ratings.push_back(std::move(g));
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return p;
+}
+
+absl::StatusOr<int64_t> PostgresStore::BotPlayer(const std::string& level) {
+  int64_t id = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    id = tx.exec_prepared1("bot_player", absl::StrCat("bot:", level), pg::NowMs())[0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+absl::StatusOr<std::vector<MatchRecord>> PostgresStore::PlayerMatches(int64_t player_id,
+                                                                      const std::string& game,
+                                                                      int64_t before_id,
+                                                                      int limit) {
+  std::vector<MatchRecord> matches;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
+    for (const pqxx::row& r :
+         tx.exec_prepared("player_matches", player_id, game, before_id, limit)) {
+      matches.push_back(pg::MatchFromRow(r));
+    }
+    pg::LoadSeats(tx, matches);
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return matches;
+}
+
+absl::StatusOr<std::vector<LeaderboardRow>> PostgresStore::Leaderboard(const std::string& game,
+                                                                       int limit) {
+  std::vector<LeaderboardRow> rows;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("leaderboard", game, Glicko::kProvisional, limit)) {
+      LeaderboardRow row{.name = r[0].as<std::string>(), .bot = r[1].as<bool>()};
+      row.rating = RatingFromRow(r, 2);
+      row.rating.game = game;
+      rows.push_back(std::move(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return rows;
+}
+absl::StatusOr<std::vector<std::pair<std::string, double>>> PostgresStore::BotRatings(
+    const std::string& game) {
+  std::vector<std::pair<std::string, double>> out;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("bot_ratings", game)) {
+      out.emplace_back(r[0].as<std::string>(), r[1].as<double>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::Status PostgresStore::SeedBotRatings(const std::vector<BotLevelRating>& seeds) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    std::map<std::string, int64_t> players;
+    for (const BotLevelRating& seed : seeds) {
+      const std::string name = absl::StrCat("bot:", seed.level);
+      auto [at, fresh] = players.try_emplace(name, 0);
+      if (fresh) at->second = tx.exec_prepared1("bot_player", name, pg::NowMs())[0].as<int64_t>();
+      tx.exec_prepared("seed_bot_rating", at->second, seed.game, seed.rating, seed.deviation);
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<BotLevelRating>> PostgresStore::BotLevelRatings() {
+  std::vector<BotLevelRating> out;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared("bot_level_ratings")) {
+      std::string name = r[0].as<std::string>();
+      out.push_back({.game = r[1].as<std::string>(),
+                     .level = name.substr(name.find(':') + 1),
+                     .rating = r[2].as<double>(),
+                     .deviation = r[3].as<double>(),
+                     .games = r[4].as<int>()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+}  // namespace ply::lobby

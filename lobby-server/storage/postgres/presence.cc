@@ -1,0 +1,92 @@
+// PostgresStore's presence rows (migration 8): per seat and lobby instance, the seat holder's
+// open streams and when it was last seen; written on those events only, never per move.
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lobby-server/storage/postgres/internal.h"
+
+namespace ply::lobby {
+namespace pg {
+
+// Presence's statements.
+const StatementList& PresenceStatements() {
+  static const StatementList statements = {
+      {"presence_add",
+       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
+       " VALUES ($1, $2, $3, GREATEST($4, 0), $5) ON CONFLICT (match_id, seat, instance)"
+       " DO UPDATE SET streams = GREATEST(presence.streams + $4, 0),"
+       " seen_ms = GREATEST(presence.seen_ms, $5)"},
+      {"presence_touch",
+       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
+       " SELECT x.m, x.s, $2, 0, $3 FROM jsonb_to_recordset($1::jsonb) AS x(m bigint, s integer)"
+       " ON CONFLICT (match_id, seat, instance)"
+       " DO UPDATE SET seen_ms = GREATEST(presence.seen_ms, $3)"},
+      {"presence_beat",
+       "UPDATE presence SET seen_ms = GREATEST(seen_ms, $2) WHERE instance = $1 AND streams > 0"},
+      {"presence_prune",
+       "DELETE FROM presence WHERE (match_id, seat, instance) IN (SELECT p.match_id, p.seat,"
+       " p.instance FROM presence p JOIN matches m ON m.id = p.match_id WHERE m.status = 3"
+       " LIMIT $1 FOR UPDATE OF p SKIP LOCKED)"},
+      {"presence_of",
+       "SELECT match_id, seat, bool_or((streams > 0 AND seen_ms >= $2) OR seen_ms >= $3),"
+       " max(seen_ms) FROM presence WHERE match_id = ANY($1::bigint[])"
+       " GROUP BY match_id, seat ORDER BY match_id, seat"},
+  };
+  return statements;
+}
+
+}  // namespace pg
+
+absl::Status PostgresStore::AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("presence_add", match_id, seat, origin_, delta, now_ms);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresStore::TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
+                                          int64_t now_ms) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [match_id, seat] : seats) rows.push_back({{"m", match_id}, {"s", seat}});
+  return WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    if (!rows.empty()) tx.exec_prepared("presence_touch", pg::Dump(rows), origin_, now_ms);
+    tx.exec_prepared("presence_beat", origin_, now_ms);
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+void PostgresStore::PrunePresence(int limit) {
+  (void)WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("presence_prune", limit);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<SeatPresence>> PostgresStore::LoadPresence(
+    const std::vector<int64_t>& match_ids, int64_t alive_since_ms, int64_t seen_since_ms) {
+  std::vector<SeatPresence> out;
+  if (match_ids.empty()) return out;
+  std::vector<std::string> ids;
+  for (int64_t id : match_ids) ids.push_back(absl::StrCat(id));
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r :
+         tx.exec_prepared("presence_of", absl::StrCat("{", absl::StrJoin(ids, ","), "}"),
+                          alive_since_ms, seen_since_ms)) {
+      out.push_back({.match_id = r[0].as<int64_t>(),
+                     .seat = r[1].as<int>(),
+                     .connected = r[2].as<bool>(),
+                     .last_seen_ms = r[3].as<int64_t>()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+}  // namespace ply::lobby

@@ -1,0 +1,123 @@
+// PostgresStore's pairing queue (migration 7): a player's row in its pool, the pairing that
+// writes the match and both rows' results in one transaction, and each player's read of its
+// own result.
+#include "lobby-server/storage/postgres/internal.h"
+
+namespace ply::lobby {
+namespace pg {
+
+// The pairing queue's statements.
+const StatementList& QueueStatements() {
+  static const StatementList statements = {
+      // A player waits once: joining again replaces the old entry.
+      {"join_queue",
+       "INSERT INTO pairing_queue (player_id, pool, rating, joined_ms) VALUES ($1, $2, $3, $4)"
+       " ON CONFLICT (player_id) DO UPDATE SET id = DEFAULT, pool = EXCLUDED.pool,"
+       " rating = EXCLUDED.rating, joined_ms = EXCLUDED.joined_ms"
+       " WHERE pairing_queue.match_id IS NULL RETURNING id"},
+      {"leave_queue", "DELETE FROM pairing_queue WHERE id = $1"},
+      {"queue_result", "SELECT match_id, seat, seat_token FROM pairing_queue WHERE id = $1"},
+      {"lock_entry",
+       "SELECT id FROM pairing_queue WHERE id = $1 AND match_id IS NULL FOR UPDATE SKIP LOCKED"},
+      {"closest_entry",
+       "SELECT q.id, q.player_id, q.rating, q.joined_ms, p.name FROM pairing_queue q"
+       " JOIN players p ON p.id = q.player_id"
+       " WHERE q.pool = $2 AND q.id <> $1 AND q.match_id IS NULL"
+       " AND abs(q.rating - $3) <= least($8::double precision,"
+       "   $6::double precision + $7::double precision * ($5 - least(q.joined_ms, $4)) / 1000.0)"
+       " ORDER BY abs(q.rating - $3), q.joined_ms LIMIT 1 FOR UPDATE OF q SKIP LOCKED"},
+      {"set_queue_result",
+       "UPDATE pairing_queue SET match_id = $2, seat = $3, seat_token = $4 WHERE id = $1"},
+      {"first_move_balance",
+       "SELECT COALESCE(sum(CASE WHEN seat = 0 THEN 1 ELSE -1 END), 0)::integer FROM"
+       " (SELECT seat FROM seats WHERE player_id = $1 ORDER BY match_id DESC LIMIT 10) last"},
+  };
+  return statements;
+}
+
+}  // namespace pg
+
+absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
+  int64_t id = 0;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    // A second Pair for the player takes the row over under a new id (the first stream then
+    // finds its row gone), unless the row was just paired.
+    pqxx::result r = tx.exec_prepared("join_queue", e.player_id, e.pool, e.rating, e.joined_ms);
+    if (r.empty()) {
+      return absl::FailedPreconditionError(
+          "you were paired a moment ago from another connection: see `ply history`");
+    }
+    id = r[0][0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+void PostgresStore::LeaveQueue(int64_t entry_id) {
+  (void)WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("leave_queue", entry_id);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id) {
+  std::optional<Pairing> found;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("queue_result", entry_id);
+    if (r.empty()) {
+      return absl::AbortedError("this player queued again from another connection");
+    }
+    if (!r[0][0].is_null()) {
+      found = Pairing{.match_id = r[0][0].as<int64_t>(),
+                      .seat = r[0][1].as<int>(),
+                      .seat_token = r[0][2].as<std::string>()};
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return found;
+}
+
+absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
+    const QueueEntry& me, int64_t now_ms, double base_gap, double gap_per_s, double max_gap,
+    const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>& make) {
+  std::optional<Pairing> made;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    // Our own row first: another instance pairing us holds it (SKIP LOCKED: then not now).
+    if (tx.exec_prepared("lock_entry", me.id).empty()) return absl::OkStatus();
+    pqxx::result other = tx.exec_prepared("closest_entry", me.id, me.pool, me.rating, me.joined_ms,
+                                          now_ms, base_gap, gap_per_s, max_gap);
+    if (other.empty()) return absl::OkStatus();
+    QueueEntry them{.id = other[0][0].as<int64_t>(),
+                    .player_id = other[0][1].as<int64_t>(),
+                    .name = other[0][4].as<std::string>(),
+                    .pool = me.pool,
+                    .rating = other[0][2].as<double>(),
+                    .joined_ms = other[0][3].as<int64_t>()};
+    QueueEntry mine = me;
+    mine.first_move_balance = tx.exec_prepared1("first_move_balance", me.player_id)[0].as<int>();
+    them.first_move_balance = tx.exec_prepared1("first_move_balance", them.player_id)[0].as<int>();
+    absl::StatusOr<PairedMatch> paired = make(mine, them);
+    if (!paired.ok()) return paired.status();
+    const int64_t match_id = pg::InsertMatch(tx, paired->match);
+    for (int seat = 0; seat < 2; ++seat) {
+      const bool mine = seat == paired->my_seat;
+      tx.exec_prepared("set_queue_result", mine ? me.id : them.id, match_id, seat,
+                       paired->tokens[seat]);
+    }
+    tx.commit();
+    made = Pairing{.match_id = match_id,
+                   .seat = paired->my_seat,
+                   .seat_token = paired->tokens[paired->my_seat]};
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return made;
+}
+
+}  // namespace ply::lobby
