@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -99,16 +100,16 @@ constexpr uint32_t LineInfo(uint8_t shape) {
   return counts | static_cast<uint32_t>(kShapeValue[shape]) << 16;
 }
 
+constexpr uint32_t kLineInfo[Gomoku::kShapeCount] = {LineInfo(0), LineInfo(1), LineInfo(2),
+                                                     LineInfo(3), LineInfo(4), LineInfo(5),
+                                                     LineInfo(6), LineInfo(7), LineInfo(8)};
+
 struct RuleTables {
   explicit RuleTables(bool exact) {
     ShapeTable table(exact);
-    for (int key = 0; key < kKeyCount; ++key) {
-      shapes[key] = table.data()[key];
-      lines[key] = LineInfo(shapes[key]);
-    }
+    for (int key = 0; key < kKeyCount; ++key) shapes[key] = table.data()[key];
   }
   std::array<uint8_t, kKeyCount> shapes;
-  std::array<uint32_t, kKeyCount> lines;
 };
 
 const RuleTables& TablesFor(bool exact) {
@@ -168,13 +169,13 @@ constexpr int kDefenceTenths = 7;
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
   shapes_ = TablesFor(exact).shapes.data();
-  lines_ = TablesFor(exact).lines.data();
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
   std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
   std::fill(&key_[0][0][0], &key_[0][0][0] + kCells * 8, 0);
   std::fill(&line_sum_[0][0], &line_sum_[0][0] + 2 * kCells, 0);
+  std::fill(&shape_[0][0][0], &shape_[0][0][0] + kCells * 8, 0);
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) board_[CellAt(x, y)] = kEmptyCell;
   }
@@ -197,10 +198,8 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) {
       int cell = CellAt(x, y);
-      for (int p = 0; p < 2; ++p) {
-        for (int d = 0; d < 4; ++d) line_sum_[p][cell] += lines_[key_[cell][d][p]];
-        Classify(cell, p);
-      }
+      RefreshShapes(cell);
+      for (int p = 0; p < 2; ++p) Classify(cell, p);
     }
   }
   hash_ = ComputeHash();
@@ -296,6 +295,9 @@ void Gomoku::Retire(int cell) {
 }
 
 void Gomoku::UpdateLines(int cell, int p, int sign) {
+  // Digit k of the other player's key moves by twice as much: the stone is "own" (digit 1) in
+  // p's key and "blocked" (digit 2) in the other's.
+  const int mine = p == 0 ? 1 : 2, theirs = 3 - mine;
   for (int d = 0; d < 4; ++d) {
     const int step = kDirections[d];
     // Cells after `cell` see it at a negative offset, cells before it at a positive one.
@@ -305,18 +307,41 @@ void Gomoku::UpdateLines(int cell, int p, int sign) {
         other += dir * step;
         if (board_[other] == kWall) break;
         const int delta = sign * kPow3[DigitOfOffset(-dir * k)];
-        // The stone is "own" (digit 1) in p's key and "blocked" (digit 2) in the other's.
+        uint16_t* keys = key_[other][d];
+        keys[0] = static_cast<uint16_t>(keys[0] + delta * mine);
+        keys[1] = static_cast<uint16_t>(keys[1] + delta * theirs);
+        // An occupied cell only keeps its keys; Remove brings its shapes up to date.
+        if (board_[other] != kEmptyCell) continue;
+        uint8_t* shapes = shape_[other][d];
         for (int q = 0; q < 2; ++q) {
-          uint16_t& key = key_[other][d][q];
-          const uint32_t before = lines_[key];
-          key = static_cast<uint16_t>(key + (q == p ? delta : 2 * delta));
-          const uint32_t after = lines_[key];
+          const uint8_t before = shapes[q], after = shapes_[keys[q]];
           if (after == before) continue;
-          line_sum_[q][other] += after - before;
-          if (board_[other] == kEmptyCell) Classify(other, q);
+          shapes[q] = after;
+          const uint32_t change = kLineInfo[after] - kLineInfo[before];
+          line_sum_[q][other] += change;
+          if (((kLineInfo[after] ^ kLineInfo[before]) & 0xffff) != 0) {
+            Classify(other, q);
+          } else {
+            // The shape counts, so the class, stay: only the value moves.
+            const int dv = static_cast<int>(kLineInfo[after] >> 16) -
+                           static_cast<int>(kLineInfo[before] >> 16);
+            value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
+            total_value_[q] += dv;
+          }
         }
       }
     }
+  }
+}
+
+void Gomoku::RefreshShapes(int cell) {
+  for (int q = 0; q < 2; ++q) {
+    uint32_t sum = 0;
+    for (int d = 0; d < 4; ++d) {
+      shape_[cell][d][q] = shapes_[key_[cell][d][q]];
+      sum += kLineInfo[shape_[cell][d][q]];
+    }
+    line_sum_[q][cell] = sum;
   }
 }
 
@@ -345,6 +370,7 @@ void Gomoku::Remove(int cell, int p) {
   board_[cell] = kEmptyCell;
   if (near_[cell] > 0) SetBit(near_bits_, cell);
   UpdateLines(cell, p, -1);
+  RefreshShapes(cell);
   Classify(cell, 0);
   Classify(cell, 1);
 }
@@ -434,7 +460,11 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
   }
   // A quiet position: the cells near the stones, the best kMaxQuietMoves of them by move order
   // (attack plus defence value). The rest are rarely good, and cutting them buys depth.
-  std::pair<int, Move> ranked[kMaxMoves];
+  struct Ranked {  // no constructor: the array is not zeroed on every call
+    int first;
+    Move second;
+  };
+  Ranked ranked[kMaxMoves];
   int n = 0;
   ForEachCell(near_bits_, [&](Move c) { ranked[n++] = {MoveOrderScore(c), c}; });
   int keep = std::min(n, kMaxQuietMoves);
@@ -527,12 +557,52 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   return false;
 }
 
+namespace {
+// What ProbeVcf found in a position: the search asks the same question of the same position
+// again and again (a leaf's evaluation, the same node's move generation an iteration later, the
+// same line reached by another move order), and the answer depends only on the stones, the
+// attacker and the budget. Direct-mapped, one per thread, allocated on its first use.
+struct VcfMemo {
+  static constexpr int kBits = 14;
+  struct Entry {
+    uint64_t key = 0;  // 0: empty
+    uint8_t found = 0;
+    uint8_t len = 0;
+    Gomoku::Move path[Gomoku::kMaxVcfPath];
+  };
+  std::array<Entry, size_t{1} << kBits> entries;
+};
+
+VcfMemo::Entry& MemoEntry(uint64_t key) {
+  thread_local std::unique_ptr<VcfMemo> memo;
+  if (!memo) memo = std::make_unique<VcfMemo>();
+  return memo->entries[key & ((size_t{1} << VcfMemo::kBits) - 1)];
+}
+}  // namespace
+
 bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
+  const uint64_t key =
+      (hash_ ^ Mix64(static_cast<uint64_t>(max_nodes) << 1 | static_cast<uint64_t>(attacker)) ^
+       salt_) |
+      1;
+  VcfMemo::Entry& entry = MemoEntry(key);
+  if (entry.key == key) {
+    if (!entry.found) return false;
+    std::copy(entry.path, entry.path + entry.len, path + len);
+    len += entry.len;
+    return true;
+  }
   // The search plays its lines on this game and takes every stone back, leaving it exactly as
   // it was. Gomoku objects the engine searches are never const objects, only const views, so
   // the const move generator and evaluation may borrow the game rather than copy 20 KB a node.
   int nodes = max_nodes;
-  return const_cast<Gomoku*>(this)->VcfSearch(attacker, kVcfDepth, nodes, path, len);
+  const int start = len;
+  const bool found = const_cast<Gomoku*>(this)->VcfSearch(attacker, kVcfDepth, nodes, path, len);
+  entry.key = key;
+  entry.found = found;
+  entry.len = static_cast<uint8_t>(found ? len - start : 0);
+  if (found) std::copy(path + start, path + len, entry.path);
+  return found;
 }
 
 bool Gomoku::HasFours(int p) const {
@@ -579,15 +649,18 @@ std::string Gomoku::CheckIncrementalState() const {
             key += digit * kPow3[DigitOfOffset(off)];
           }
           if (key != key_[cell][d][p]) return absl::StrCat("line key ", d, " of player ", p, where);
-          sum += lines_[key];
+          if (board_[cell] == kEmptyCell && shapes_[key] != shape_[cell][d][p]) {
+            return absl::StrCat("shape ", d, " of player ", p, where);
+          }
+          sum += kLineInfo[shapes_[key]];
         }
-        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
         if (board_[cell] != kEmptyCell) {
           if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
             return absl::StrCat("class of an occupied cell", where);
           }
           continue;
         }
+        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
         const uint8_t c = ClassOfCounts(sum & 0xffff);
         if (c != class_[p][cell]) return absl::StrCat("class of player ", p, where);
         if (static_cast<int>(sum >> 16) + kClassBonus[c] != value_[p][cell]) {

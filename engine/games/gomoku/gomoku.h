@@ -193,6 +193,8 @@ class Gomoku {
   // Adds (sign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
   // recomputes the class and value of the empty cells whose lines changed.
   void UpdateLines(int cell, int p, int sign);
+  // Brings an empty cell's shapes and line sums up to date with its keys (kept while occupied).
+  void RefreshShapes(int cell);
   // Sets the class and value of an empty cell for player `p` from its line sum.
   void Classify(int cell, int p);
   // Takes an occupied cell out of the class counts and value sums.
@@ -219,14 +221,16 @@ class Gomoku {
   int reach_ = 5;
   uint64_t salt_ = 0;
   const uint8_t* shapes_ = nullptr;  // the shape table for the rule
-  const uint32_t* lines_ = nullptr;  // per key: the shape's counts and value, see LineInfo
 
-  uint8_t board_[kCells];         // kEmptyCell, 1 + player, or kWall
-  uint8_t near_[kCells];          // stones within distance 2 (Chebyshev)
-  uint16_t key_[kCells][4][2];    // base-3 line key per cell, direction and player
-  uint32_t line_sum_[2][kCells];  // lines_[key] summed over the four directions
-  uint8_t class_[2][kCells];      // CellClass per player, kQuiet for occupied cells
-  int16_t value_[2][kCells];      // value per player, 0 for occupied cells
+  uint8_t board_[kCells];       // kEmptyCell, 1 + player, or kWall
+  uint8_t near_[kCells];        // stones within distance 2 (Chebyshev)
+  uint16_t key_[kCells][4][2];  // base-3 line key per cell, direction and player
+  // For empty cells (occupied ones only keep their keys): shapes_[key_] per direction and
+  // player, and the shapes' LineInfo summed over the four directions.
+  uint8_t shape_[kCells][4][2];
+  uint32_t line_sum_[2][kCells];
+  uint8_t class_[2][kCells];  // CellClass per player, kQuiet for occupied cells
+  int16_t value_[2][kCells];  // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};
   int32_t total_value_[2] = {0, 0};
   // The empty cells of each class per player (kQuiet's set is left empty), and the empty cells
