@@ -531,16 +531,7 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     const Move attack = fours[i];
     Place(attack, attacker);
     // The one cell where the new four becomes five: the defender must take it.
-    Move block = kNoMove;
-    for (int d = 0; d < 4 && block == kNoMove; ++d) {
-      for (int k = -4; k <= 4; ++k) {
-        int c = attack + k * kDirections[d];
-        if (c > 0 && c < kCells && board_[c] == kEmptyCell && class_[attacker][c] == kMakesFive) {
-          block = static_cast<Move>(c);
-          break;
-        }
-      }
-    }
+    const Move block = FiveCellNear(attack, attacker);
     bool won = false;
     if (block != kNoMove) {
       Place(block, defender);
@@ -603,6 +594,157 @@ bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
   entry.len = static_cast<uint8_t>(found ? len - start : 0);
   if (found) std::copy(path + start, path + len, entry.path);
   return found;
+}
+
+Gomoku::Move Gomoku::FiveCellNear(int cell, int p) const {
+  for (int d = 0; d < 4; ++d) {
+    for (int k = -4; k <= 4; ++k) {
+      const int c = cell + k * kDirections[d];
+      if (c > 0 && c < kCells && board_[c] == kEmptyCell && class_[p][c] == kMakesFive) {
+        return static_cast<Move>(c);
+      }
+    }
+  }
+  return kNoMove;
+}
+
+bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
+  const int defender = 1 - attacker;
+  if (class_count_[attacker][kMakesFive] > 0) {
+    if (first) *first = FirstOfClass(attacker, kMakesFive);
+    return true;
+  }
+  if (class_count_[defender][kMakesFive] > 0) return false;  // a block is no threat
+  if (class_count_[attacker][kMakesWinningFour] > 0) {
+    if (first) *first = FirstOfClass(attacker, kMakesWinningFour);
+    return true;
+  }
+  if (depth == 0) return false;
+  // A short win by fours is looked for first, as the search's probes do: it is found far
+  // sooner than by trying the threes in between.
+  if (HasFours(attacker)) {
+    Move path[kMaxVcfPath];
+    int len = 0;
+    const int budget = std::min(nodes_left, kVcfNodes);
+    int vcf_nodes = budget;
+    const bool found = VcfSearch(attacker, kVcfDepth, vcf_nodes, path, len);
+    nodes_left -= budget - std::max(vcf_nodes, 0);
+    if (found) {
+      if (first) *first = path[0];
+      return true;
+    }
+  }
+  // Fours first (the defender has one answer), then double threes and threes.
+  Move attacks[kMaxMoves];
+  int n = 0;
+  for (uint8_t wanted : {kMakesFourThree, kMakesFour, kMakesDoubleThree, kMakesOpenThree}) {
+    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { attacks[n++] = c; });
+  }
+  for (int i = 0; i < n; ++i) {
+    if (--nodes_left < 0) return false;
+    const Move attack = attacks[i];
+    const bool four =
+        class_[attacker][attack] >= kMakesFour && class_[attacker][attack] != kMakesDoubleThree;
+    Place(attack, attacker);
+    bool won = false;
+    if (four) {
+      const Move block = FiveCellNear(attack, attacker);
+      if (block != kNoMove) {
+        Place(block, defender);
+        won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+        Remove(block, defender);
+      }
+    } else {
+      won = VctDefend(attacker, attack, depth, nodes_left);
+    }
+    Remove(attack, attacker);
+    if (won) {
+      if (first) *first = attack;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
+  const int defender = 1 - attacker;
+  if (class_count_[defender][kMakesFive] > 0) return false;
+  if (class_count_[attacker][kMakesFive] >= 2) return true;
+  if (class_count_[attacker][kMakesFive] == 1) {
+    // A four made on the way (a forced block that was also a four): it must be blocked first.
+    const Move block = FirstOfClass(attacker, kMakesFive);
+    Place(block, defender);
+    const bool won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    Remove(block, defender);
+    return won;
+  }
+  // An open four of the defender's own outruns the three; so does a win by fours.
+  if (class_count_[defender][kMakesWinningFour] > 0) return false;
+  if (HasFours(defender)) {
+    Move path[kMaxVcfPath];
+    int len = 0;
+    int vcf_nodes = std::min(nodes_left, 200);
+    if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
+  }
+  // The replies that can stop the three: the empty cells on its lines within reach of it (a
+  // move elsewhere leaves the open four to play), and every four of the defender's, which the
+  // attacker must answer before going on.
+  uint64_t replies[kWords];
+  for (int w = 0; w < kWords; ++w) {
+    replies[w] = class_bits_[defender][kMakesFour][w] | class_bits_[defender][kMakesFourThree][w];
+  }
+  for (int d = 0; d < 4; ++d) {
+    for (int k = -reach_; k <= reach_; ++k) {
+      const int c = three + k * kDirections[d];
+      if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+    }
+  }
+  bool refuted = false;
+  ForEachCell(replies, [&](Move reply) {
+    if (refuted) return;
+    if (--nodes_left < 0) {
+      refuted = true;
+      return;
+    }
+    Place(reply, defender);
+    bool won;
+    if (class_count_[defender][kMakesFive] > 0) {
+      // A counter-four: the attacker blocks it (or has a five first), then the defender is
+      // to move again against the same three.
+      if (class_count_[attacker][kMakesFive] > 0) {
+        won = true;
+      } else if (class_count_[defender][kMakesFive] >= 2) {
+        won = false;
+      } else {
+        const Move block = FirstOfClass(defender, kMakesFive);
+        Place(block, attacker);
+        won = VctDefend(attacker, three, depth - 1, nodes_left);
+        Remove(block, attacker);
+      }
+    } else {
+      won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    }
+    Remove(reply, defender);
+    refuted = !won;
+  });
+  return !refuted;
+}
+
+Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes) {
+  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
+  // A win by fours first, then the threats search, each with the whole budget.
+  Move path[kMaxVcfPath];
+  int len = 0;
+  int nodes_left = max_nodes;
+  if (VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len)) {
+    return path[0];
+  }
+  nodes_left = max_nodes;
+  Move first = kNoMove;
+  if (!VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first)) {
+    return kNoMove;
+  }
+  return first;
 }
 
 bool Gomoku::HasFours(int p) const {
