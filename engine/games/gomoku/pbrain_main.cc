@@ -283,12 +283,28 @@ class Brain {
         Reply(win);
         return;
       }
+      // Then a win by continuous threats (open threes as well as fours), on a smaller budget:
+      // a node of it answers a three with every reply on its lines.
+      const Gomoku::Move vct = game_->FindVct(kVctDepth, vcf_nodes / 4);
+      if (vct != Gomoku::kNoMove) {
+        Say(absl::StrCat("MESSAGE played ", game_->MoveToText(vct),
+                         " wins by continuous threats, after ", SinceMs(start), " of ", budget,
+                         " ms"));
+        Reply(vct);
+        return;
+      }
     }
     const bool vary = OpeningVariety();
     // With variety, the main search has half the budget and the other candidates the rest.
     if (vary) {
       limits.time_ms = budget / 2;
       limits.soft_time_ms = budget * 3 / 10;
+    }
+    if (!level_) {
+      // The root's threat searches spent part of the turn already.
+      const int64_t spent = SinceMs(start);
+      limits.time_ms = std::max<int64_t>(1, limits.time_ms - spent);
+      limits.soft_time_ms = std::max<int64_t>(1, limits.soft_time_ms - spent);
     }
     auto result = searcher_->Search(*game_, limits, [&](const SearchResult<Gomoku::Move>& r) {
       std::vector<std::string> pv;
@@ -343,6 +359,8 @@ class Brain {
     return m;
   }
   static constexpr size_t kVcfAlternatives = 8;
+  // Attacking moves a line of the root's threat search (fours and threes).
+  static constexpr int kVctDepth = 10;
 
   void Reply(Gomoku::Move m) {
     Play(m);
