@@ -315,16 +315,14 @@ void Gomoku::UpdateLines(int cell, int p, int sign) {
         uint8_t* shapes = shape_[other][d];
         for (int q = 0; q < 2; ++q) {
           const uint8_t before = shapes[q], after = shapes_[keys[q]];
-          if (after == before) continue;
           shapes[q] = after;
-          const uint32_t change = kLineInfo[after] - kLineInfo[before];
-          line_sum_[q][other] += change;
-          if (((kLineInfo[after] ^ kLineInfo[before]) & 0xffff) != 0) {
+          const uint32_t info_before = kLineInfo[before], info_after = kLineInfo[after];
+          line_sum_[q][other] += info_after - info_before;
+          if (((info_after ^ info_before) & 0xffff) != 0) {
             Classify(other, q);
           } else {
-            // The shape counts, so the class, stay: only the value moves.
-            const int dv = static_cast<int>(kLineInfo[after] >> 16) -
-                           static_cast<int>(kLineInfo[before] >> 16);
+            // The shape counts, so the class, stay: only the value moves (often by nothing).
+            const int dv = static_cast<int>(info_after >> 16) - static_cast<int>(info_before >> 16);
             value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
             total_value_[q] += dv;
           }
@@ -533,7 +531,11 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     // The one cell where the new four becomes five: the defender must take it.
     const Move block = FiveCellNear(attack, attacker);
     bool won = false;
-    if (block != kNoMove) {
+    // Without another four (or open four) left after this one, the line ends here: the block
+    // only takes shapes away from the attacker, so the search below would find nothing to play
+    // and return false at no cost in nodes. Skipping it saves the block's placing.
+    const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0;
+    if (block != kNoMove && more) {
       Place(block, defender);
       path[len] = attack;
       path[len + 1] = block;
