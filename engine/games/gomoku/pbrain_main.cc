@@ -317,7 +317,7 @@ class Brain {
     if (vary && result.depth >= 2 && !result.exact) {
       m = VaryOpening(result, limits, budget);
     }
-    if (!level_ && !result.exact) m = AvoidLongVcf(m, vcf_nodes / 4);
+    if (!level_ && !result.exact) m = AvoidForcedLoss(m, vcf_nodes / 4, start, budget);
     Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
                      SinceMs(start), " of ", budget, " ms"));
     Reply(m);
@@ -329,19 +329,25 @@ class Brain {
         .count();
   }
 
-  // Whether the opponent wins by continuous fours once we play `m` (within `nodes`).
-  bool LosesToFours(Gomoku::Move m, int nodes) {
+  // Whether the opponent wins by continuous fours once we play `m` (within `nodes`), or, when
+  // `threats` is set, by continuous threats (within half of them).
+  bool LosesByForce(Gomoku::Move m, int nodes, bool threats) {
     Gomoku::UndoInfo undo;
     game_->Make(m, undo);
-    const bool lost = game_->FindVcf(Gomoku::kMaxVcfDepth, nodes) != Gomoku::kNoMove;
+    bool lost = game_->FindVcf(Gomoku::kMaxVcfDepth, nodes) != Gomoku::kNoMove;
+    if (!lost && threats) lost = game_->FindVct(kVctDepth, nodes / 2) != Gomoku::kNoMove;
     game_->Unmake(m, undo);
     return lost;
   }
 
   // The search's move, unless it lets the opponent in by a line of fours longer than the
-  // search probes: then the first of the other candidates, in move order, that does not.
-  Gomoku::Move AvoidLongVcf(Gomoku::Move m, int nodes) {
-    if (!LosesToFours(m, nodes)) return m;
+  // search probes, or by a line of threats: then the first of the other candidates, in move
+  // order, that does not (of the first kVcfAlternatives). The threat checks stop at 95% of the
+  // budget; the checks by fours go on.
+  Gomoku::Move AvoidForcedLoss(Gomoku::Move m, int nodes,
+                               std::chrono::steady_clock::time_point start, int64_t budget) {
+    auto threats = [&] { return SinceMs(start) < budget * 95 / 100; };
+    if (!LosesByForce(m, nodes, threats())) return m;
     MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
     game_->GenerateSearchMoves(candidates);
     std::vector<std::pair<int, Gomoku::Move>> ranked;
@@ -350,9 +356,11 @@ class Brain {
     }
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
     for (size_t i = 0; i < ranked.size() && i < kVcfAlternatives; ++i) {
-      if (!LosesToFours(ranked[i].second, nodes)) {
-        Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a line of fours; ",
-                         game_->MoveToText(ranked[i].second), " does not"));
+      const bool check_threats = threats();
+      if (!LosesByForce(ranked[i].second, nodes, check_threats)) {
+        Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a forced line; ",
+                         game_->MoveToText(ranked[i].second), " does not",
+                         check_threats ? "" : " (by fours: no time left for threats)"));
         return ranked[i].second;
       }
     }
