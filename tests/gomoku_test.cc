@@ -526,6 +526,52 @@ TEST(Gomoku, ACounterFourRefutesTheThreats) {
   EXPECT_EQ(g.MoveToText(g.FindVct(/*max_depth=*/4, /*max_nodes=*/200000)), "k8");
 }
 
+TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
+  // A two-move win by threats (FindVct at depth 2, that no search by fours finds) is checked
+  // against every empty cell as the reply, not only the replies FindVct tried: after any reply
+  // that is not a four, the attacker must still win at once, by fours, or by one more threat.
+  int found = 0, replies = 0;
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
+    Rng rng(5);
+    for (int game = 0; game < 12; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        Gomoku copy = g;
+        const Gomoku::Move win = copy.FindVct(/*max_depth=*/2, /*max_nodes=*/1 << 16);
+        if (ply >= 6 && win != Gomoku::kNoMove &&
+            copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) == Gomoku::kNoMove) {
+          ++found;
+          const int attacker = g.SideToMove();
+          Gomoku::UndoInfo u;
+          copy.Make(win, u);
+          MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+          copy.GenerateMoves(all);
+          for (Gomoku::Move reply : all) {
+            if (copy.ClassAt(1 - attacker, reply) >= Gomoku::kMakesFour &&
+                copy.ClassAt(1 - attacker, reply) != Gomoku::kMakesDoubleThree) {
+              continue;  // a counter-four: answered by a forced block, not checked here
+            }
+            copy.Make(reply, u);
+            ++replies;
+            const bool still = copy.FindVcf(Gomoku::kMaxVcfDepth, 20000) != Gomoku::kNoMove ||
+                               copy.FindVct(/*max_depth=*/1, 20000) != Gomoku::kNoMove;
+            ASSERT_TRUE(still) << copy.Render() << "after " << g.MoveToText(win) << " "
+                               << g.MoveToText(reply);
+            copy.Unmake(reply, u);
+          }
+        }
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+        g.GenerateSearchMoves(moves);
+        Gomoku::UndoInfo u;
+        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+      }
+    }
+  }
+  // Enough wins by threats turn up for the check to mean something.
+  EXPECT_GE(found, 10) << replies;
+}
+
 TEST(Gomoku, GreedyTakesFivesAndBlocksFours) {
   Gomoku win = Position({"e8", "e9", "f8", "f9", "g8", "g9", "h8", "i9"});
   std::string m = win.MoveToText(win.GreedyMove(1));
