@@ -343,7 +343,7 @@ class Brain {
   // The search's move, unless it lets the opponent in by a line of fours longer than the
   // search probes, or by a line of threats: then the first of the other candidates, in move
   // order, that does not (of the first kVcfAlternatives). The threat checks stop at 95% of the
-  // budget; the checks by fours go on.
+  // budget, the checks by fours at 100%.
   Gomoku::Move AvoidForcedLoss(Gomoku::Move m, int nodes,
                                std::chrono::steady_clock::time_point start, int64_t budget) {
     auto threats = [&] { return SinceMs(start) < budget * 95 / 100; };
@@ -356,6 +356,7 @@ class Brain {
     }
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
     for (size_t i = 0; i < ranked.size() && i < kVcfAlternatives; ++i) {
+      if (SinceMs(start) >= budget) break;  // out of time: the search's move stands
       const bool check_threats = threats();
       if (!LosesByForce(ranked[i].second, nodes, check_threats)) {
         Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a forced line; ",
