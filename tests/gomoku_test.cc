@@ -478,6 +478,100 @@ TEST(Gomoku, FindsAWinByContinuousFours) {
   EXPECT_EQ(r.score, WinIn(17)) << g.Render();
 }
 
+// Black to move with two open twos that cross at k8: playing there makes two open threes (no
+// four anywhere, so no win by fours), and White, its stones in the corners, has no threat.
+Gomoku DoubleThreePosition() {
+  return Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"});
+}
+
+TEST(Gomoku, FindsAWinByContinuousThreats) {
+  Gomoku g = DoubleThreePosition();
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  const Gomoku::Move win = copy.FindVct(/*max_depth=*/4, /*max_nodes=*/100000);
+  ASSERT_NE(win, Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(win), "k8");
+  EXPECT_TRUE(copy == g);
+  EXPECT_EQ(copy.CheckIncrementalState(), "");
+  // Checked another way: whatever White answers, Black then wins by fours (an open four is a
+  // line of fours of length one).
+  Gomoku::UndoInfo u;
+  g.Make(win, u);
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> replies;
+  g.GenerateMoves(replies);
+  for (Gomoku::Move reply : replies) {
+    g.Make(reply, u);
+    EXPECT_NE(g.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << g.MoveToText(reply);
+    g.Unmake(reply, u);
+  }
+  // Without a threat to make there is none: the opening, and a position already won by fours
+  // is found by both.
+  Gomoku opening = Position({"h8", "h9"});
+  EXPECT_EQ(opening.FindVct(8, 100000), Gomoku::kNoMove);
+  Gomoku fours = SevenFoursPosition();
+  EXPECT_EQ(fours.MoveToText(fours.FindVct(Gomoku::kMaxVcfDepth, 100000)), "i12");
+}
+
+TEST(Gomoku, ACounterFourRefutesTheThreats) {
+  // The same Black stones, but White (c2 d2 e2 blocked by Black's b2, and f3 f4) makes a four
+  // and an open three at f2: against any three of Black's, White wins by fours first.
+  Gomoku g = Position({"h8", "c2", "i8", "d2", "k10", "e2", "k9", "f3", "b2", "f4"});
+  EXPECT_EQ(g.ClassAt(1, *g.ParseMove("f2")), Gomoku::kMakesFourThree);
+  EXPECT_EQ(g.ClassAt(0, *g.ParseMove("k8")), Gomoku::kMakesDoubleThree);
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVct(/*max_depth=*/6, /*max_nodes=*/200000), Gomoku::kNoMove);
+  EXPECT_TRUE(copy == g);
+  // Once Black has taken f2 the double three wins again.
+  PlayMoves(g, {"f2", "a15"});
+  EXPECT_EQ(g.MoveToText(g.FindVct(/*max_depth=*/4, /*max_nodes=*/200000)), "k8");
+}
+
+TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
+  // A two-move win by threats (FindVct at depth 2, that no search by fours finds) is checked
+  // against every empty cell as the reply, not only the replies FindVct tried: after any reply
+  // that is not a four, the attacker must still win at once, by fours, or by one more threat.
+  int found = 0, replies = 0;
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
+    Rng rng(5);
+    for (int game = 0; game < 12; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        Gomoku copy = g;
+        const Gomoku::Move win = copy.FindVct(/*max_depth=*/2, /*max_nodes=*/1 << 16);
+        if (ply >= 6 && win != Gomoku::kNoMove &&
+            copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) == Gomoku::kNoMove) {
+          ++found;
+          const int attacker = g.SideToMove();
+          Gomoku::UndoInfo u;
+          copy.Make(win, u);
+          MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+          copy.GenerateMoves(all);
+          for (Gomoku::Move reply : all) {
+            if (copy.ClassAt(1 - attacker, reply) >= Gomoku::kMakesFour &&
+                copy.ClassAt(1 - attacker, reply) != Gomoku::kMakesDoubleThree) {
+              continue;  // a counter-four: answered by a forced block, not checked here
+            }
+            copy.Make(reply, u);
+            ++replies;
+            const bool still = copy.FindVcf(Gomoku::kMaxVcfDepth, 20000) != Gomoku::kNoMove ||
+                               copy.FindVct(/*max_depth=*/1, 20000) != Gomoku::kNoMove;
+            ASSERT_TRUE(still) << copy.Render() << "after " << g.MoveToText(win) << " "
+                               << g.MoveToText(reply);
+            copy.Unmake(reply, u);
+          }
+        }
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+        g.GenerateSearchMoves(moves);
+        Gomoku::UndoInfo u;
+        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+      }
+    }
+  }
+  // Enough wins by threats turn up for the check to mean something.
+  EXPECT_GE(found, 10) << replies;
+}
+
 TEST(Gomoku, GreedyTakesFivesAndBlocksFours) {
   Gomoku win = Position({"e8", "e9", "f8", "f9", "g8", "g9", "h8", "i9"});
   std::string m = win.MoveToText(win.GreedyMove(1));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -99,16 +100,16 @@ constexpr uint32_t LineInfo(uint8_t shape) {
   return counts | static_cast<uint32_t>(kShapeValue[shape]) << 16;
 }
 
+constexpr uint32_t kLineInfo[Gomoku::kShapeCount] = {LineInfo(0), LineInfo(1), LineInfo(2),
+                                                     LineInfo(3), LineInfo(4), LineInfo(5),
+                                                     LineInfo(6), LineInfo(7), LineInfo(8)};
+
 struct RuleTables {
   explicit RuleTables(bool exact) {
     ShapeTable table(exact);
-    for (int key = 0; key < kKeyCount; ++key) {
-      shapes[key] = table.data()[key];
-      lines[key] = LineInfo(shapes[key]);
-    }
+    for (int key = 0; key < kKeyCount; ++key) shapes[key] = table.data()[key];
   }
   std::array<uint8_t, kKeyCount> shapes;
-  std::array<uint32_t, kKeyCount> lines;
 };
 
 const RuleTables& TablesFor(bool exact) {
@@ -168,13 +169,13 @@ constexpr int kDefenceTenths = 7;
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
   shapes_ = TablesFor(exact).shapes.data();
-  lines_ = TablesFor(exact).lines.data();
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
   std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
   std::fill(&key_[0][0][0], &key_[0][0][0] + kCells * 8, 0);
   std::fill(&line_sum_[0][0], &line_sum_[0][0] + 2 * kCells, 0);
+  std::fill(&shape_[0][0][0], &shape_[0][0][0] + kCells * 8, 0);
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) board_[CellAt(x, y)] = kEmptyCell;
   }
@@ -197,10 +198,8 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) {
       int cell = CellAt(x, y);
-      for (int p = 0; p < 2; ++p) {
-        for (int d = 0; d < 4; ++d) line_sum_[p][cell] += lines_[key_[cell][d][p]];
-        Classify(cell, p);
-      }
+      RefreshShapes(cell);
+      for (int p = 0; p < 2; ++p) Classify(cell, p);
     }
   }
   hash_ = ComputeHash();
@@ -296,6 +295,9 @@ void Gomoku::Retire(int cell) {
 }
 
 void Gomoku::UpdateLines(int cell, int p, int sign) {
+  // Digit k of the other player's key moves by twice as much: the stone is "own" (digit 1) in
+  // p's key and "blocked" (digit 2) in the other's.
+  const int mine = p == 0 ? 1 : 2, theirs = 3 - mine;
   for (int d = 0; d < 4; ++d) {
     const int step = kDirections[d];
     // Cells after `cell` see it at a negative offset, cells before it at a positive one.
@@ -305,18 +307,39 @@ void Gomoku::UpdateLines(int cell, int p, int sign) {
         other += dir * step;
         if (board_[other] == kWall) break;
         const int delta = sign * kPow3[DigitOfOffset(-dir * k)];
-        // The stone is "own" (digit 1) in p's key and "blocked" (digit 2) in the other's.
+        uint16_t* keys = key_[other][d];
+        keys[0] = static_cast<uint16_t>(keys[0] + delta * mine);
+        keys[1] = static_cast<uint16_t>(keys[1] + delta * theirs);
+        // An occupied cell only keeps its keys; Remove brings its shapes up to date.
+        if (board_[other] != kEmptyCell) continue;
+        uint8_t* shapes = shape_[other][d];
         for (int q = 0; q < 2; ++q) {
-          uint16_t& key = key_[other][d][q];
-          const uint32_t before = lines_[key];
-          key = static_cast<uint16_t>(key + (q == p ? delta : 2 * delta));
-          const uint32_t after = lines_[key];
-          if (after == before) continue;
-          line_sum_[q][other] += after - before;
-          if (board_[other] == kEmptyCell) Classify(other, q);
+          const uint8_t before = shapes[q], after = shapes_[keys[q]];
+          shapes[q] = after;
+          const uint32_t info_before = kLineInfo[before], info_after = kLineInfo[after];
+          line_sum_[q][other] += info_after - info_before;
+          if (((info_after ^ info_before) & 0xffff) != 0) {
+            Classify(other, q);
+          } else {
+            // The shape counts, so the class, stay: only the value moves (often by nothing).
+            const int dv = static_cast<int>(info_after >> 16) - static_cast<int>(info_before >> 16);
+            value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
+            total_value_[q] += dv;
+          }
         }
       }
     }
+  }
+}
+
+void Gomoku::RefreshShapes(int cell) {
+  for (int q = 0; q < 2; ++q) {
+    uint32_t sum = 0;
+    for (int d = 0; d < 4; ++d) {
+      shape_[cell][d][q] = shapes_[key_[cell][d][q]];
+      sum += kLineInfo[shape_[cell][d][q]];
+    }
+    line_sum_[q][cell] = sum;
   }
 }
 
@@ -345,6 +368,7 @@ void Gomoku::Remove(int cell, int p) {
   board_[cell] = kEmptyCell;
   if (near_[cell] > 0) SetBit(near_bits_, cell);
   UpdateLines(cell, p, -1);
+  RefreshShapes(cell);
   Classify(cell, 0);
   Classify(cell, 1);
 }
@@ -434,7 +458,11 @@ void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
   }
   // A quiet position: the cells near the stones, the best kMaxQuietMoves of them by move order
   // (attack plus defence value). The rest are rarely good, and cutting them buys depth.
-  std::pair<int, Move> ranked[kMaxMoves];
+  struct Ranked {  // no constructor: the array is not zeroed on every call
+    int first;
+    Move second;
+  };
+  Ranked ranked[kMaxMoves];
   int n = 0;
   ForEachCell(near_bits_, [&](Move c) { ranked[n++] = {MoveOrderScore(c), c}; });
   int keep = std::min(n, kMaxQuietMoves);
@@ -501,18 +529,13 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     const Move attack = fours[i];
     Place(attack, attacker);
     // The one cell where the new four becomes five: the defender must take it.
-    Move block = kNoMove;
-    for (int d = 0; d < 4 && block == kNoMove; ++d) {
-      for (int k = -4; k <= 4; ++k) {
-        int c = attack + k * kDirections[d];
-        if (c > 0 && c < kCells && board_[c] == kEmptyCell && class_[attacker][c] == kMakesFive) {
-          block = static_cast<Move>(c);
-          break;
-        }
-      }
-    }
+    const Move block = FiveCellNear(attack, attacker);
     bool won = false;
-    if (block != kNoMove) {
+    // Without another four (or open four) left after this one, the line ends here: the block
+    // only takes shapes away from the attacker, so the search below would find nothing to play
+    // and return false at no cost in nodes. Skipping it saves the block's placing.
+    const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0;
+    if (block != kNoMove && more) {
       Place(block, defender);
       path[len] = attack;
       path[len + 1] = block;
@@ -527,12 +550,203 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   return false;
 }
 
+namespace {
+// What ProbeVcf found in a position: the search asks the same question of the same position
+// again and again (a leaf's evaluation, the same node's move generation an iteration later, the
+// same line reached by another move order), and the answer depends only on the stones, the
+// attacker and the budget. Direct-mapped, one per thread, allocated on its first use.
+struct VcfMemo {
+  static constexpr int kBits = 14;
+  struct Entry {
+    uint64_t key = 0;  // 0: empty
+    uint8_t found = 0;
+    uint8_t len = 0;
+    Gomoku::Move path[Gomoku::kMaxVcfPath];
+  };
+  std::array<Entry, size_t{1} << kBits> entries;
+};
+
+VcfMemo::Entry& MemoEntry(uint64_t key) {
+  thread_local std::unique_ptr<VcfMemo> memo;
+  if (!memo) memo = std::make_unique<VcfMemo>();
+  return memo->entries[key & ((size_t{1} << VcfMemo::kBits) - 1)];
+}
+}  // namespace
+
 bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
+  const uint64_t key =
+      (hash_ ^ Mix64(static_cast<uint64_t>(max_nodes) << 1 | static_cast<uint64_t>(attacker)) ^
+       salt_) |
+      1;
+  VcfMemo::Entry& entry = MemoEntry(key);
+  if (entry.key == key) {
+    if (!entry.found) return false;
+    std::copy(entry.path, entry.path + entry.len, path + len);
+    len += entry.len;
+    return true;
+  }
   // The search plays its lines on this game and takes every stone back, leaving it exactly as
   // it was. Gomoku objects the engine searches are never const objects, only const views, so
   // the const move generator and evaluation may borrow the game rather than copy 20 KB a node.
   int nodes = max_nodes;
-  return const_cast<Gomoku*>(this)->VcfSearch(attacker, kVcfDepth, nodes, path, len);
+  const int start = len;
+  const bool found = const_cast<Gomoku*>(this)->VcfSearch(attacker, kVcfDepth, nodes, path, len);
+  entry.key = key;
+  entry.found = found;
+  entry.len = static_cast<uint8_t>(found ? len - start : 0);
+  if (found) std::copy(path + start, path + len, entry.path);
+  return found;
+}
+
+Gomoku::Move Gomoku::FiveCellNear(int cell, int p) const {
+  for (int d = 0; d < 4; ++d) {
+    for (int k = -4; k <= 4; ++k) {
+      const int c = cell + k * kDirections[d];
+      if (c > 0 && c < kCells && board_[c] == kEmptyCell && class_[p][c] == kMakesFive) {
+        return static_cast<Move>(c);
+      }
+    }
+  }
+  return kNoMove;
+}
+
+bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
+  const int defender = 1 - attacker;
+  if (class_count_[attacker][kMakesFive] > 0) {
+    if (first) *first = FirstOfClass(attacker, kMakesFive);
+    return true;
+  }
+  if (class_count_[defender][kMakesFive] > 0) return false;  // a block is no threat
+  if (class_count_[attacker][kMakesWinningFour] > 0) {
+    if (first) *first = FirstOfClass(attacker, kMakesWinningFour);
+    return true;
+  }
+  if (depth == 0) return false;
+  // A short win by fours is looked for first, as the search's probes do: it is found far
+  // sooner than by trying the threes in between.
+  if (HasFours(attacker)) {
+    Move path[kMaxVcfPath];
+    int len = 0;
+    const int budget = std::min(nodes_left, kVcfNodes);
+    int vcf_nodes = budget;
+    const bool found = VcfSearch(attacker, kVcfDepth, vcf_nodes, path, len);
+    nodes_left -= budget - std::max(vcf_nodes, 0);
+    if (found) {
+      if (first) *first = path[0];
+      return true;
+    }
+  }
+  // Fours first (the defender has one answer), then double threes and threes.
+  Move attacks[kMaxMoves];
+  int n = 0;
+  for (uint8_t wanted : {kMakesFourThree, kMakesFour, kMakesDoubleThree, kMakesOpenThree}) {
+    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { attacks[n++] = c; });
+  }
+  for (int i = 0; i < n; ++i) {
+    if (--nodes_left < 0) return false;
+    const Move attack = attacks[i];
+    const bool four =
+        class_[attacker][attack] >= kMakesFour && class_[attacker][attack] != kMakesDoubleThree;
+    Place(attack, attacker);
+    bool won = false;
+    if (four) {
+      const Move block = FiveCellNear(attack, attacker);
+      if (block != kNoMove) {
+        Place(block, defender);
+        won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+        Remove(block, defender);
+      }
+    } else {
+      won = VctDefend(attacker, attack, depth, nodes_left);
+    }
+    Remove(attack, attacker);
+    if (won) {
+      if (first) *first = attack;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
+  const int defender = 1 - attacker;
+  if (class_count_[defender][kMakesFive] > 0) return false;
+  if (class_count_[attacker][kMakesFive] >= 2) return true;
+  if (class_count_[attacker][kMakesFive] == 1) {
+    // A four made on the way (a forced block that was also a four): it must be blocked first.
+    const Move block = FirstOfClass(attacker, kMakesFive);
+    Place(block, defender);
+    const bool won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    Remove(block, defender);
+    return won;
+  }
+  // An open four of the defender's own outruns the three; so does a win by fours.
+  if (class_count_[defender][kMakesWinningFour] > 0) return false;
+  if (HasFours(defender)) {
+    Move path[kMaxVcfPath];
+    int len = 0;
+    int vcf_nodes = std::min(nodes_left, 200);
+    if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
+  }
+  // The replies that can stop the three: the empty cells on its lines within reach of it (a
+  // move elsewhere leaves the open four to play), and every four of the defender's, which the
+  // attacker must answer before going on.
+  uint64_t replies[kWords];
+  for (int w = 0; w < kWords; ++w) {
+    replies[w] = class_bits_[defender][kMakesFour][w] | class_bits_[defender][kMakesFourThree][w];
+  }
+  for (int d = 0; d < 4; ++d) {
+    for (int k = -reach_; k <= reach_; ++k) {
+      const int c = three + k * kDirections[d];
+      if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+    }
+  }
+  bool refuted = false;
+  ForEachCell(replies, [&](Move reply) {
+    if (refuted) return;
+    if (--nodes_left < 0) {
+      refuted = true;
+      return;
+    }
+    Place(reply, defender);
+    bool won;
+    if (class_count_[defender][kMakesFive] > 0) {
+      // A counter-four: the attacker blocks it (or has a five first), then the defender is
+      // to move again against the same three.
+      if (class_count_[attacker][kMakesFive] > 0) {
+        won = true;
+      } else if (class_count_[defender][kMakesFive] >= 2) {
+        won = false;
+      } else {
+        const Move block = FirstOfClass(defender, kMakesFive);
+        Place(block, attacker);
+        won = VctDefend(attacker, three, depth - 1, nodes_left);
+        Remove(block, attacker);
+      }
+    } else {
+      won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    }
+    Remove(reply, defender);
+    refuted = !won;
+  });
+  return !refuted;
+}
+
+Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes) {
+  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
+  // A win by fours first, then the threats search, each with the whole budget.
+  Move path[kMaxVcfPath];
+  int len = 0;
+  int nodes_left = max_nodes;
+  if (VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len)) {
+    return path[0];
+  }
+  nodes_left = max_nodes;
+  Move first = kNoMove;
+  if (!VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first)) {
+    return kNoMove;
+  }
+  return first;
 }
 
 bool Gomoku::HasFours(int p) const {
@@ -579,15 +793,18 @@ std::string Gomoku::CheckIncrementalState() const {
             key += digit * kPow3[DigitOfOffset(off)];
           }
           if (key != key_[cell][d][p]) return absl::StrCat("line key ", d, " of player ", p, where);
-          sum += lines_[key];
+          if (board_[cell] == kEmptyCell && shapes_[key] != shape_[cell][d][p]) {
+            return absl::StrCat("shape ", d, " of player ", p, where);
+          }
+          sum += kLineInfo[shapes_[key]];
         }
-        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
         if (board_[cell] != kEmptyCell) {
           if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
             return absl::StrCat("class of an occupied cell", where);
           }
           continue;
         }
+        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
         const uint8_t c = ClassOfCounts(sum & 0xffff);
         if (c != class_[p][cell]) return absl::StrCat("class of player ", p, where);
         if (static_cast<int>(sum >> 16) + kClassBonus[c] != value_[p][cell]) {

@@ -145,6 +145,16 @@ class Gomoku {
   // unchanged.
   Move FindVcf(int max_depth, int max_nodes);
   static constexpr int kMaxVcfDepth = 20;
+  // A forced win by continuous threats (VCT) for the side to move: every attacking move makes
+  // a four or an open three (one stone from an open four). A four has one answer, the block; a
+  // three is answered by every empty cell on its lines within reach and by every four of the
+  // defender's (which the attacker blocks before the defender answers the three again), and it
+  // fails outright if the defender has an open four to make or a win by fours (VCF) of its
+  // own. Up to `max_depth` (at most 20) attacking moves a line and `max_nodes` moves in all,
+  // after a VCF search of the same size (a win by fours is one by threats, found sooner);
+  // returns the first attacking move or kNoMove; the game is unchanged. Like the VCF, an open
+  // four counts as won when the defender has no five to play.
+  Move FindVct(int max_depth, int max_nodes);
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
 
   // Recomputes every incrementally kept table (line keys, shape sums, classes, values, class
@@ -193,6 +203,8 @@ class Gomoku {
   // Adds (sign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
   // recomputes the class and value of the empty cells whose lines changed.
   void UpdateLines(int cell, int p, int sign);
+  // Brings an empty cell's shapes and line sums up to date with its keys (kept while occupied).
+  void RefreshShapes(int cell);
   // Sets the class and value of an empty cell for player `p` from its line sum.
   void Classify(int cell, int p);
   // Takes an occupied cell out of the class counts and value sums.
@@ -206,6 +218,12 @@ class Gomoku {
   bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
   // VcfSearch from a const view (move generation and evaluation), with the AI's depth.
   bool ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const;
+  // The searches behind FindVct: the attacker to move (`first` receives its winning move), and
+  // the defender to move against the open three just made at `three`.
+  bool VctAttack(int attacker, int depth, int& nodes_left, Move* first);
+  bool VctDefend(int attacker, Move three, int depth, int& nodes_left);
+  // The empty cell within four of `cell` on its lines where `p` makes five, or kNoMove.
+  Move FiveCellNear(int cell, int p) const;
   // Whether `p` has a cell that makes a four (not a winning one).
   bool HasFours(int p) const;
   // The first empty cell (reading order) of class `wanted` for `p`, or kNoMove.
@@ -219,14 +237,16 @@ class Gomoku {
   int reach_ = 5;
   uint64_t salt_ = 0;
   const uint8_t* shapes_ = nullptr;  // the shape table for the rule
-  const uint32_t* lines_ = nullptr;  // per key: the shape's counts and value, see LineInfo
 
-  uint8_t board_[kCells];         // kEmptyCell, 1 + player, or kWall
-  uint8_t near_[kCells];          // stones within distance 2 (Chebyshev)
-  uint16_t key_[kCells][4][2];    // base-3 line key per cell, direction and player
-  uint32_t line_sum_[2][kCells];  // lines_[key] summed over the four directions
-  uint8_t class_[2][kCells];      // CellClass per player, kQuiet for occupied cells
-  int16_t value_[2][kCells];      // value per player, 0 for occupied cells
+  uint8_t board_[kCells];       // kEmptyCell, 1 + player, or kWall
+  uint8_t near_[kCells];        // stones within distance 2 (Chebyshev)
+  uint16_t key_[kCells][4][2];  // base-3 line key per cell, direction and player
+  // For empty cells (occupied ones only keep their keys): shapes_[key_] per direction and
+  // player, and the shapes' LineInfo summed over the four directions.
+  uint8_t shape_[kCells][4][2];
+  uint32_t line_sum_[2][kCells];
+  uint8_t class_[2][kCells];  // CellClass per player, kQuiet for occupied cells
+  int16_t value_[2][kCells];  // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};
   int32_t total_value_[2] = {0, 0};
   // The empty cells of each class per player (kQuiet's set is left empty), and the empty cells

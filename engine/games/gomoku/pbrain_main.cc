@@ -283,12 +283,28 @@ class Brain {
         Reply(win);
         return;
       }
+      // Then a win by continuous threats (open threes as well as fours), on a smaller budget:
+      // a node of it answers a three with every reply on its lines.
+      const Gomoku::Move vct = game_->FindVct(kVctDepth, vcf_nodes / 4);
+      if (vct != Gomoku::kNoMove) {
+        Say(absl::StrCat("MESSAGE played ", game_->MoveToText(vct),
+                         " wins by continuous threats, after ", SinceMs(start), " of ", budget,
+                         " ms"));
+        Reply(vct);
+        return;
+      }
     }
     const bool vary = OpeningVariety();
     // With variety, the main search has half the budget and the other candidates the rest.
     if (vary) {
       limits.time_ms = budget / 2;
       limits.soft_time_ms = budget * 3 / 10;
+    }
+    if (!level_) {
+      // The root's threat searches spent part of the turn already.
+      const int64_t spent = SinceMs(start);
+      limits.time_ms = std::max<int64_t>(1, limits.time_ms - spent);
+      limits.soft_time_ms = std::max<int64_t>(1, limits.soft_time_ms - spent);
     }
     auto result = searcher_->Search(*game_, limits, [&](const SearchResult<Gomoku::Move>& r) {
       std::vector<std::string> pv;
@@ -301,7 +317,7 @@ class Brain {
     if (vary && result.depth >= 2 && !result.exact) {
       m = VaryOpening(result, limits, budget);
     }
-    if (!level_ && !result.exact) m = AvoidLongVcf(m, vcf_nodes / 4);
+    if (!level_ && !result.exact) m = AvoidForcedLoss(m, vcf_nodes / 4, start, budget);
     Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
                      SinceMs(start), " of ", budget, " ms"));
     Reply(m);
@@ -313,19 +329,25 @@ class Brain {
         .count();
   }
 
-  // Whether the opponent wins by continuous fours once we play `m` (within `nodes`).
-  bool LosesToFours(Gomoku::Move m, int nodes) {
+  // Whether the opponent wins by continuous fours once we play `m` (within `nodes`), or, when
+  // `threats` is set, by continuous threats (within half of them).
+  bool LosesByForce(Gomoku::Move m, int nodes, bool threats) {
     Gomoku::UndoInfo undo;
     game_->Make(m, undo);
-    const bool lost = game_->FindVcf(Gomoku::kMaxVcfDepth, nodes) != Gomoku::kNoMove;
+    bool lost = game_->FindVcf(Gomoku::kMaxVcfDepth, nodes) != Gomoku::kNoMove;
+    if (!lost && threats) lost = game_->FindVct(kVctDepth, nodes / 2) != Gomoku::kNoMove;
     game_->Unmake(m, undo);
     return lost;
   }
 
   // The search's move, unless it lets the opponent in by a line of fours longer than the
-  // search probes: then the first of the other candidates, in move order, that does not.
-  Gomoku::Move AvoidLongVcf(Gomoku::Move m, int nodes) {
-    if (!LosesToFours(m, nodes)) return m;
+  // search probes, or by a line of threats: then the first of the other candidates, in move
+  // order, that does not (of the first kVcfAlternatives). The threat checks stop at 95% of the
+  // budget, the checks by fours at 100%.
+  Gomoku::Move AvoidForcedLoss(Gomoku::Move m, int nodes,
+                               std::chrono::steady_clock::time_point start, int64_t budget) {
+    auto threats = [&] { return SinceMs(start) < budget * 95 / 100; };
+    if (!LosesByForce(m, nodes, threats())) return m;
     MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
     game_->GenerateSearchMoves(candidates);
     std::vector<std::pair<int, Gomoku::Move>> ranked;
@@ -334,15 +356,20 @@ class Brain {
     }
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
     for (size_t i = 0; i < ranked.size() && i < kVcfAlternatives; ++i) {
-      if (!LosesToFours(ranked[i].second, nodes)) {
-        Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a line of fours; ",
-                         game_->MoveToText(ranked[i].second), " does not"));
+      if (SinceMs(start) >= budget) break;  // out of time: the search's move stands
+      const bool check_threats = threats();
+      if (!LosesByForce(ranked[i].second, nodes, check_threats)) {
+        Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a forced line; ",
+                         game_->MoveToText(ranked[i].second), " does not",
+                         check_threats ? "" : " (by fours: no time left for threats)"));
         return ranked[i].second;
       }
     }
     return m;
   }
   static constexpr size_t kVcfAlternatives = 8;
+  // Attacking moves a line of the root's threat search (fours and threes).
+  static constexpr int kVctDepth = 10;
 
   void Reply(Gomoku::Move m) {
     Play(m);

@@ -9,7 +9,8 @@
 //       against greedy.
 //   gomoku-strength replay MOVE...
 //       replays a game (as SHOW_GAMES prints it) and marks the moves after which the side to move
-//       wins by continuous fours, with the candidates that would not have allowed it.
+//       wins by continuous fours or threats (VCF, VCT), with the candidates that would not
+//       have allowed it.
 //   gomoku-strength bench [time_ms=1000]
 //       nodes/s and depth reached by the hard level's search in `time_ms` on a few positions.
 //
@@ -40,6 +41,8 @@
 namespace ply {
 namespace {
 
+// Attacking moves of a line in its threat searches (fours and threes).
+constexpr int kReplayVctDepth = 10;
 constexpr int kReplayVcfNodes = 200000;
 
 struct Tally {
@@ -159,15 +162,21 @@ void Bench(int64_t time_ms) {
               total_nodes * 1000 / total_cpu_ms);
 }
 
-// Whether the side to move wins by continuous fours, searched far deeper than the AI does.
-bool WinsByFours(const Gomoku& game) {
+// The side to move's first move of a win by continuous fours, or else by continuous threats
+// (fours and open threes), searched far deeper than the AI does; kNoMove if neither is found.
+// `fours` tells which.
+Gomoku::Move ForcedWin(const Gomoku& game, bool* fours) {
   Gomoku copy = game;
-  return copy.GetOutcome() == Outcome::kOngoing &&
-         copy.FindVcf(Gomoku::kMaxVcfDepth, kReplayVcfNodes) != Gomoku::kNoMove;
+  if (copy.GetOutcome() != Outcome::kOngoing) return Gomoku::kNoMove;
+  const Gomoku::Move vcf = copy.FindVcf(Gomoku::kMaxVcfDepth, kReplayVcfNodes);
+  *fours = vcf != Gomoku::kNoMove;
+  if (*fours) return vcf;
+  return copy.FindVct(kReplayVctDepth, kReplayVcfNodes);
 }
 
-// Replays a game and prints every move after which the side to move wins by continuous fours,
-// with how many of the search's candidates in its place would not have allowed that.
+// Replays a game and prints every move after which the side to move wins by continuous fours
+// or threats, with how many of the search's candidates in its place would not have allowed
+// that.
 int Replay(const std::vector<std::string>& moves) {
   Gomoku game = *Gomoku::Create({});
   for (size_t i = 0; i < moves.size(); ++i) {
@@ -178,26 +187,29 @@ int Replay(const std::vector<std::string>& moves) {
     }
     MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
     game.GenerateSearchMoves(candidates);
-    int safe = 0;
-    std::string safe_moves;
-    for (Gomoku::Move m : candidates) {
-      Gomoku after = game;
-      Gomoku::UndoInfo undo;
-      after.Make(m, undo);
-      if (!WinsByFours(after)) {
-        ++safe;
-        absl::StrAppend(&safe_moves, " ", game.MoveToText(m));
-      }
-    }
     Gomoku::UndoInfo undo;
-    game.Make(*move, undo);
-    if (WinsByFours(game)) {
-      Gomoku copy = game;
-      std::printf("%3zu %-3s lets %s win by fours from %s; %d of %d candidates would not:%s\n",
-                  i + 1, moves[i].c_str(), game.SideToMove() == 0 ? "Black" : "White",
-                  game.MoveToText(copy.FindVcf(Gomoku::kMaxVcfDepth, kReplayVcfNodes)).c_str(),
-                  safe, candidates.size(), safe_moves.c_str());
+    Gomoku played = game;
+    played.Make(*move, undo);
+    bool fours = false;
+    const Gomoku::Move win = ForcedWin(played, &fours);
+    if (win != Gomoku::kNoMove) {
+      int safe = 0;
+      std::string safe_moves;
+      for (Gomoku::Move m : candidates) {
+        Gomoku after = game;
+        after.Make(m, undo);
+        bool unused = false;
+        if (ForcedWin(after, &unused) == Gomoku::kNoMove) {
+          ++safe;
+          absl::StrAppend(&safe_moves, " ", game.MoveToText(m));
+        }
+      }
+      std::printf("%3zu %-3s lets %s win by %s from %s; %d of %d candidates would not:%s\n", i + 1,
+                  moves[i].c_str(), played.SideToMove() == 0 ? "Black" : "White",
+                  fours ? "fours" : "threats", played.MoveToText(win).c_str(), safe,
+                  candidates.size(), safe_moves.c_str());
     }
+    game = played;
   }
   std::printf("%s", game.Render().c_str());
   return 0;
