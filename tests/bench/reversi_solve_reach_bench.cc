@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include "engine/games/reversi/endgame.h"
+#include "engine/registry/game_adapter.h"
+#include "engine/registry/registry.h"
 #include "engine/search/search.h"
 
 #ifndef PLY_DATA_DIR
@@ -42,6 +45,65 @@ struct Samples {
   double exact_cpu_ms = 0, wld_cpu_ms = 0;
 };
 
+ply::Reversi RandomOpening(uint64_t& rng) {
+  ply::Reversi game = *ply::Reversi::Create({});
+  for (int ply = 0; ply < 10 && game.GetOutcome() == ply::Outcome::kOngoing; ++ply) {
+    ply::MoveListOf<ply::Reversi> moves;
+    game.GenerateMoves(moves);
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    ply::Reversi::UndoInfo undo;
+    game.Make(moves[static_cast<size_t>((rng >> 33) % moves.size())], undo);
+  }
+  return game;
+}
+
+// Plays `games` games of `level_name` against itself on its clock and prints per number of
+// empty cells the moves, the solved ones and the longest move.
+int PlayOnTheClock(const std::string& level_name, int games) {
+  const std::vector<ply::Difficulty> levels = ply::Reversi::Levels();
+  const ply::Difficulty* level = ply::FindLevel(levels, level_name);
+  if (level == nullptr) {
+    std::fprintf(stderr, "no level '%s'\n", level_name.c_str());
+    return 2;
+  }
+  struct Row {
+    int moves = 0, exact = 0, over = 0;
+    double longest_ms = 0;
+  };
+  std::map<int, Row> rows;
+  uint64_t rng = 0x51ed2701a3c5b2e9ull;
+  ply::SearchCache caches[2];
+  for (int g = 0; g < games; ++g) {
+    ply::GameAdapter<ply::Reversi> game(RandomOpening(rng), ply::FindGame("reversi"));
+    while (!game.Status().over) {
+      const int empties = game.game().Empties();
+      // Up to 24 empty cells a quick 4-ply search plays both sides.
+      ply::Difficulty quick{.name = "quick", .max_depth = 4, .time_ms = 1000};
+      const auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<ply::SearchReport> report = game.ChooseMove(
+          {.level = empties > 24 ? quick : *level, .seed = static_cast<uint64_t>(g)},
+          &caches[game.SideToMove() & 1]);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      if (!report.ok() || !game.Play(report->move).ok()) return 1;
+      if (empties > 24) continue;
+      Row& row = rows[empties];
+      ++row.moves;
+      row.exact += report->exact && report->depth == empties ? 1 : 0;
+      row.over += ms > level->time_ms ? 1 : 0;
+      row.longest_ms = std::max(row.longest_ms, ms);
+    }
+  }
+  std::printf("%s, %d ms a move, %d games\n", level_name.c_str(), level->time_ms, games);
+  std::printf("%7s %6s %7s %12s %6s\n", "empties", "moves", "solved", "longest ms", "over");
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    std::printf("%7d %6d %7d %12.0f %6d\n", it->first, it->second.moves, it->second.exact,
+                it->second.longest_ms, it->second.over);
+  }
+  return 0;
+}
+
 int64_t Percentile(std::vector<int64_t> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -53,6 +115,7 @@ int64_t Percentile(std::vector<int64_t> v, double q) {
 
 int main(int argc, char** argv) {
   int from = 22, to = 10, games = 40;
+  std::string play;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
@@ -61,10 +124,13 @@ int main(int argc, char** argv) {
       to = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--games") == 0 && i + 1 < argc) {
       games = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--play") == 0 && i + 1 < argc) {
+      play = argv[++i];
     } else {
       files.push_back(argv[i]);
     }
   }
+  if (!play.empty()) return PlayOnTheClock(play, games);
   if (files.empty()) {
     for (const char* f : {"fforum-1-19.obf", "fforum-20-39.obf", "ffo40-44.obf"}) {
       files.push_back(std::string(PLY_DATA_DIR) + "/reversi/" + f);
@@ -83,18 +149,7 @@ int main(int argc, char** argv) {
   std::vector<ply::Reversi> starts;
   for (const ply::reversi::ObfPosition& p : positions) starts.push_back(p.game);
   uint64_t rng = 0x9e3779b97f4a7c15ull;
-  for (int g = 0; g < games; ++g) {
-    absl::StatusOr<ply::Reversi> game = ply::Reversi::Create({});
-    if (!game.ok()) return 2;
-    for (int ply = 0; ply < 10 && game->GetOutcome() == ply::Outcome::kOngoing; ++ply) {
-      ply::MoveListOf<ply::Reversi> moves;
-      game->GenerateMoves(moves);
-      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-      ply::Reversi::UndoInfo undo;
-      game->Make(moves[static_cast<size_t>((rng >> 33) % moves.size())], undo);
-    }
-    starts.push_back(*game);
-  }
+  for (int g = 0; g < games; ++g) starts.push_back(RandomOpening(rng));
 
   ply::reversi::EndgameSolver solver(64);
   ply::Searcher<ply::Reversi> searcher(16);
