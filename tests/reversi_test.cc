@@ -645,7 +645,7 @@ TEST(Reversi, UnfinishedSolveFallsBackToTheSearch) {
   ASSERT_TRUE(r.has_value());
   EXPECT_FALSE(r->has_move);
   EXPECT_TRUE(r->stopped);
-  EXPECT_LT(r->nodes, 1'000'000);  // the full solve takes 16.9 M
+  EXPECT_LE(r->nodes, 100);  // the stop is seen at the first deep node
 
   const std::vector<Difficulty> levels = Reversi::Levels();
   Difficulty perfect = *FindLevel(levels, "perfect");

@@ -181,6 +181,7 @@ class EndgameSolver::Impl {
                       SolveKind kind) {
     budget_ = Budget(limits);
     nodes_ = 0;
+    next_check_ = 0;
     stopped_ = false;
     walls_ = ~board;
     cells_ = std::popcount(board);
@@ -450,7 +451,12 @@ class EndgameSolver::Impl {
   int Search(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
     if (n <= kShallowEmpties) return Shallow(own, opp, empty, n, alpha, beta);
     ++nodes_;
-    if ((nodes_ & 4095) == 0 && CheckStop()) stopped_ = true;
+    // Every 4096 nodes or so (the shallow search below counts its nodes too, so nodes_ does
+    // not pass every multiple here).
+    if (nodes_ >= next_check_) {
+      next_check_ = nodes_ + 4096;
+      if (CheckStop()) stopped_ = true;
+    }
     if (stopped_) return 0;
 
     // Stability cutoff: the opponent's stable discs bound what we can still reach.
@@ -552,6 +558,7 @@ class EndgameSolver::Impl {
   size_t mask_ = 0;
   Budget budget_;
   int64_t nodes_ = 0;
+  int64_t next_check_ = 0;
   bool stopped_ = false;
   uint64_t walls_ = 0;
   int cells_ = 64;
