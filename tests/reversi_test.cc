@@ -12,6 +12,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "engine/games/reversi/endgame.h"
+#include "engine/registry/game_adapter.h"
+#include "engine/registry/registry.h"
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
@@ -497,12 +499,175 @@ TEST(Reversi, LevelsUseTheSolverNearTheEnd) {
   ASSERT_TRUE(p.ok());
   auto r = Reversi::Solve(p->game, {.time_ms = 1000});
   ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->has_move);
   EXPECT_TRUE(r->exact);
   EXPECT_EQ(r->score, 18);
   EXPECT_EQ(p->game.MoveToText(r->best_move), "g8");
   // Far from the end the solver declines and the search plays.
   Reversi start = Make();
   EXPECT_FALSE(Reversi::Solve(start, {.time_ms = 1000}).has_value());
+}
+
+// Win/loss/draw solves agree in sign with the exact scores of the FFO positions, a draw comes out
+// exact, the move of a win keeps the win, and all of it costs fewer nodes than the exact solves.
+TEST(Reversi, WinLossDrawSolveFindsTheSignWithFewerNodes) {
+  std::vector<reversi::ObfPosition> positions;
+  const char* const kLines[] = {
+      // FFO #40, 20 empties: a win.
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;",
+      // fforum #35, 21 empties: a draw.
+      "--XXX-----XXXX-OOOXXOOOOOOOOOOXO-OOXXXXO-OOOXXXO---XOXX---X----- O; C7:+0;",
+  };
+  for (const char* line : kLines) {
+    absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(line);
+    ASSERT_TRUE(p.ok()) << p.status();
+    positions.push_back(*p);
+  }
+  // The shared FForum set adds losses (#18: -2) and more wins.
+  auto more = reversi::ReadObfFile(std::string(PLY_DATA_DIR) + "/reversi/fforum-1-19.obf");
+  if (more.ok()) positions.insert(positions.end(), more->begin(), more->end());
+  reversi::EndgameSolver solver(16);
+  int64_t exact_nodes = 0, wld_nodes = 0;
+  int losses = 0;
+  for (const reversi::ObfPosition& p : positions) {
+    solver.Clear();
+    const reversi::EndgameResult wld = solver.Solve(p.game, {}, reversi::SolveKind::kWinLossDraw);
+    ASSERT_TRUE(wld.solved);
+    wld_nodes += wld.nodes;
+    const int sign = (p.best_score > 0) - (p.best_score < 0);
+    EXPECT_EQ((wld.score > 0) - (wld.score < 0), sign) << p.game.Render();
+    EXPECT_EQ(wld.win_loss_draw, sign != 0) << p.game.Render();
+    if (sign == 0) {
+      EXPECT_EQ(wld.score, 0);
+    }
+    if (sign > 0) {
+      EXPECT_LE(wld.score, p.best_score);
+      // The move found keeps the win: the opponent loses after it.
+      Reversi child = p.game;
+      Reversi::UndoInfo undo;
+      child.Make(wld.best_move, undo);
+      solver.Clear();
+      const reversi::EndgameResult after = solver.Solve(child);
+      ASSERT_TRUE(after.solved);
+      EXPECT_LT(after.score, 0) << p.game.MoveToText(wld.best_move);
+    }
+    if (sign < 0) {
+      ++losses;
+      EXPECT_GE(wld.score, p.best_score);
+    }
+    solver.Clear();
+    const reversi::EndgameResult exact = solver.Solve(p.game);
+    ASSERT_TRUE(exact.solved);
+    EXPECT_FALSE(exact.win_loss_draw);
+    EXPECT_EQ(exact.score, p.best_score);
+    exact_nodes += exact.nodes;
+  }
+  if (more.ok()) {
+    EXPECT_GT(losses, 0);
+  }
+  EXPECT_LT(wld_nodes * 2, exact_nodes);
+}
+
+// How far the solver reaches in each level's budget (the measured node counts of endgame.cc):
+// pinned so that a change of the table or of the budget rule is made on purpose.
+TEST(Reversi, SolverReachGrowsWithTheBudget) {
+  const std::vector<Difficulty> levels = Reversi::Levels();
+  const Difficulty* hard = FindLevel(levels, "hard");
+  const Difficulty* perfect = FindLevel(levels, "perfect");
+  ASSERT_NE(hard, nullptr);
+  ASSERT_NE(perfect, nullptr);
+  const Reversi::SolvePlan hard_plan = Reversi::PlanSolve({.time_ms = hard->time_ms}, true);
+  EXPECT_EQ(hard_plan.exact_empties, 17);
+  EXPECT_EQ(hard_plan.win_loss_draw_empties, 18);
+  EXPECT_EQ(hard_plan.time_ms, hard->time_ms * 3 / 5);
+  const Reversi::SolvePlan perfect_plan = Reversi::PlanSolve({.time_ms = perfect->time_ms}, true);
+  EXPECT_EQ(perfect_plan.exact_empties, 20);
+  EXPECT_EQ(perfect_plan.win_loss_draw_empties, 21);
+  // The rating ladder's node budgets (100 nodes a millisecond).
+  const Reversi::SolvePlan ladder_hard =
+      Reversi::PlanSolve({.max_nodes = hard->time_ms * 100}, true);
+  EXPECT_EQ(ladder_hard.max_nodes, hard->time_ms * 100 * 3 / 5);
+  EXPECT_EQ(ladder_hard.exact_empties, 11);
+  const Reversi::SolvePlan ladder_perfect =
+      Reversi::PlanSolve({.max_nodes = perfect->time_ms * 100}, true);
+  EXPECT_EQ(ladder_perfect.exact_empties, 15);
+  // The tighter of a node and a clock budget rules; no budget reaches the table's end.
+  EXPECT_EQ(
+      Reversi::PlanSolve({.max_nodes = hard->time_ms * 100, .time_ms = perfect->time_ms}, true)
+          .exact_empties,
+      11);
+  const Reversi::SolvePlan unlimited = Reversi::PlanSolve({}, true);
+  EXPECT_GE(unlimited.exact_empties, perfect_plan.exact_empties);
+  EXPECT_EQ(unlimited.max_nodes, 0);
+  EXPECT_EQ(unlimited.time_ms, 0);
+  // Every budget reaches further for win/loss/draw than exactly, never less.
+  for (int64_t nodes = 1000; nodes < 1'000'000'000; nodes *= 3) {
+    const Reversi::SolvePlan plan = Reversi::PlanSolve({.max_nodes = nodes}, true);
+    EXPECT_GE(plan.win_loss_draw_empties, plan.exact_empties) << nodes;
+    EXPECT_LE(plan.exact_empties, Reversi::PlanSolve({.max_nodes = nodes * 3}, true).exact_empties);
+  }
+}
+
+// `hard` at a known FFO position within its reach returns the exact result through the bot's
+// own path (the adapter, as ply-bot calls it), within its node budget.
+TEST(Reversi, HardSolvesAnFfoPositionExactlyWithinItsNodeBudget) {
+  // fforum #13, 16 empties.
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "--XXXXX--OOOXX---OOOXXXX-OXOXOXXOXXXOXXX--XOXOXX--OXOOO--OOOOO-- X; B7:+14;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::vector<Difficulty> levels = Reversi::Levels();
+  const Difficulty hard = *FindLevel(levels, "hard");
+  // Its clock and a node budget of 10,000 a millisecond on top, so that the count is checked.
+  const int64_t budget = hard.time_ms * 10'000;
+  ASSERT_LE(p->game.Empties(),
+            Reversi::PlanSolve({.max_nodes = budget, .time_ms = hard.time_ms}, true).exact_empties);
+  GameAdapter<Reversi> game(p->game, FindGame("reversi"));
+  absl::StatusOr<SearchReport> report =
+      game.ChooseMove({.level = hard, .max_nodes = budget}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->exact);
+  EXPECT_EQ(report->score, p->best_score);
+  EXPECT_NE(std::find(p->best_moves.begin(), p->best_moves.end(), report->move),
+            p->best_moves.end())
+      << report->move;
+  EXPECT_LE(report->nodes, budget);
+}
+
+// A solve that cannot finish gives the move back to the search cleanly: stopped before it
+// starts, Reversi::Solve returns no move but what it spent, and the level still answers with a
+// legal move from the search.
+TEST(Reversi, UnfinishedSolveFallsBackToTheSearch) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::atomic<bool> stop{true};
+  auto r = Reversi::Solve(p->game, {.stop = &stop});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->has_move);
+  EXPECT_TRUE(r->stopped);
+  EXPECT_LE(r->nodes, 100);  // the stop is seen at the first deep node
+
+  const std::vector<Difficulty> levels = Reversi::Levels();
+  Difficulty perfect = *FindLevel(levels, "perfect");
+  perfect.time_ms = 0;
+  GameAdapter<Reversi> game(p->game, FindGame("reversi"));
+  absl::StatusOr<SearchReport> report =
+      game.ChooseMove({.level = perfect, .max_nodes = 1'000'000, .stop = &stop}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->exact);
+  const std::vector<std::string> legal = game.LegalMoves();
+  EXPECT_NE(std::find(legal.begin(), legal.end(), report->move), legal.end()) << report->move;
+
+  // A node budget the table says is too small for this position: the solver is not tried and
+  // the search plays within the budget.
+  ASSERT_GT(p->game.Empties(),
+            Reversi::PlanSolve({.max_nodes = 20'000}, true).win_loss_draw_empties);
+  EXPECT_FALSE(Reversi::Solve(p->game, {.max_nodes = 20'000}).has_value());
+  GameAdapter<Reversi> small(p->game, FindGame("reversi"));
+  report = small.ChooseMove({.level = perfect, .max_nodes = 20'000}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->exact);
+  EXPECT_LE(report->nodes, 20'000);
 }
 
 }  // namespace

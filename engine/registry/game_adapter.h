@@ -1,7 +1,8 @@
 // GameAdapter<G> puts a concrete game behind AnyGame: it keeps the move history (with undo
 // records) and the canonical move texts, and runs Searcher<G> for ChooseMove. A game that can
 // solve positions exactly offers `static std::optional<SearchResult<Move>> Solve(G&, const
-// SearchLimits&)`; the `perfect` level tries it first and falls back to the search.
+// SearchLimits&)`; the `perfect` level tries it first and falls back to the search (a result
+// without a move is a solve that did not finish: its nodes and time come off the budget).
 #ifndef PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 #define PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 
@@ -89,6 +90,12 @@ class GameAdapter final : public AnyGame {
       if (request.level.perfect) {
         auto start = std::chrono::steady_clock::now();
         result = G::Solve(game_, limits);
+        if (result && !result->has_move) {
+          if (limits.max_nodes > 0) {
+            limits.max_nodes = std::max<int64_t>(1, limits.max_nodes - result->nodes);
+          }
+          result.reset();
+        }
         if (!result && limits.time_ms > 0) {
           auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - start)

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <new>
 
 #if defined(__linux__)
@@ -176,9 +177,11 @@ class EndgameSolver::Impl {
 
   void Clear() { std::memset(static_cast<void*>(table_.get()), 0, (mask_ + 1) * sizeof(Entry)); }
 
-  EndgameResult Solve(uint64_t own, uint64_t opp, uint64_t board, const SearchLimits& limits) {
+  EndgameResult Solve(uint64_t own, uint64_t opp, uint64_t board, const SearchLimits& limits,
+                      SolveKind kind) {
     budget_ = Budget(limits);
     nodes_ = 0;
+    next_check_ = 0;
     stopped_ = false;
     walls_ = ~board;
     cells_ = std::popcount(board);
@@ -200,7 +203,14 @@ class EndgameSolver::Impl {
       int lower = -kInf, upper = kInf;
       int guess = 0;
       int root_move = NoMove(), best_move = NoMove();
-      while (lower < upper && !stopped_) {
+      // Win/loss/draw: the tests stop once the sign of the score is known (at most two: > 0,
+      // then >= 0), each much cheaper than narrowing the score to its value.
+      const auto sign_known = [&] {
+        return kind == SolveKind::kWinLossDraw &&
+               (lower > 0 || upper < 0 || (lower == 0 && upper == 0));
+      };
+      if (kind == SolveKind::kWinLossDraw) guess = 1;
+      while (lower < upper && !stopped_ && !sign_known()) {
         const int beta = guess == lower ? guess + 1 : guess;
         int move = root_move;
         const int v = Root(own, opp, empty, n, moves, beta - 1, beta, &move);
@@ -213,10 +223,13 @@ class EndgameSolver::Impl {
         } else {
           upper = v;
         }
-        guess = v;
+        guess = kind == SolveKind::kWinLossDraw ? (v > 0 ? 1 : 0) : v;
       }
+      if (best_move == NoMove()) best_move = root_move;
       if (best_move != NoMove()) result.best_move = static_cast<Reversi::Move>(best_move);
-      result.score = lower;
+      // A loss found by the win/loss/draw tests has only an upper bound.
+      result.score = lower > -kInf ? lower : upper;
+      result.win_loss_draw = kind == SolveKind::kWinLossDraw && lower < upper;
     }
     result.solved = !stopped_;
     result.nodes = nodes_;
@@ -438,7 +451,12 @@ class EndgameSolver::Impl {
   int Search(uint64_t own, uint64_t opp, uint64_t empty, int n, int alpha, int beta) {
     if (n <= kShallowEmpties) return Shallow(own, opp, empty, n, alpha, beta);
     ++nodes_;
-    if ((nodes_ & 4095) == 0 && CheckStop()) stopped_ = true;
+    // Every 4096 nodes or so (the shallow search below counts its nodes too, so nodes_ does
+    // not pass every multiple here).
+    if (nodes_ >= next_check_) {
+      next_check_ = nodes_ + 4096;
+      if (CheckStop()) stopped_ = true;
+    }
     if (stopped_) return 0;
 
     // Stability cutoff: the opponent's stable discs bound what we can still reach.
@@ -540,6 +558,7 @@ class EndgameSolver::Impl {
   size_t mask_ = 0;
   Budget budget_;
   int64_t nodes_ = 0;
+  int64_t next_check_ = 0;
   bool stopped_ = false;
   uint64_t walls_ = 0;
   int cells_ = 64;
@@ -594,10 +613,12 @@ struct GenericSolver {
 
 }  // namespace
 
-EndgameResult EndgameSolver::Solve(const Reversi& game, const SearchLimits& limits) {
+EndgameResult EndgameSolver::Solve(const Reversi& game, const SearchLimits& limits,
+                                   SolveKind kind) {
   if (game.standard()) {
     const Player me = game.SideToMove();
-    return impl_->Solve(game.discs(me).w[0], game.discs(me ^ 1).w[0], ~game.walls().w[0], limits);
+    return impl_->Solve(game.discs(me).w[0], game.discs(me ^ 1).w[0], ~game.walls().w[0], limits,
+                        kind);
   }
   GenericSolver solver{Budget(limits)};
   Reversi copy = game;
@@ -613,9 +634,9 @@ EndgameResult EndgameSolver::Solve(const Reversi& game, const SearchLimits& limi
   return result;
 }
 
-EndgameResult SolveEndgame(const Reversi& game, const SearchLimits& limits) {
+EndgameResult SolveEndgame(const Reversi& game, const SearchLimits& limits, SolveKind kind) {
   thread_local EndgameSolver solver(64);
-  return solver.Solve(game, limits);
+  return solver.Solve(game, limits, kind);
 }
 
 absl::StatusOr<ObfPosition> ParseObfLine(std::string_view line) {
@@ -730,34 +751,88 @@ ObfTableTotals SolveObfTable(const std::vector<ObfPosition>& positions, int firs
 
 namespace ply {
 
+namespace {
+
+// What the 8x8 solver needs to finish at n empty cells (the index), exactly and for win, loss or
+// draw only: the largest node count over the sample of tests/bench/reversi_solve_reach_bench
+// (the FFO sets and 40 games of a 4-ply search played down from 22 empty cells, positions
+// solved at every ply with the table cleared; README, "Reversi endgame"), rounded up.
+constexpr int64_t kExactNodes[] = {
+    // empties 0-7 (the last cells cost next to nothing), 8-13
+    0, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 2'000, 4'000, 9'000, 18'000, 32'000, 66'000,
+    // 14-18
+    200'000, 271'000, 1'460'000, 3'230'000, 6'510'000,
+    // 19-22
+    15'900'000, 31'300'000, 63'800'000, 169'500'000};
+constexpr int64_t kWinLossDrawNodes[] = {
+    // empties 0-7, 8-13
+    0, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 1'500, 3'600, 6'100, 10'000, 27'200,
+    // 14-18
+    114'400, 228'800, 442'400, 755'300, 3'620'000,
+    // 19-22
+    5'790'000, 14'140'000, 23'160'000, 53'770'000};
+constexpr int kMaxTabledEmpties = static_cast<int>(std::size(kExactNodes)) - 1;
+static_assert(std::size(kWinLossDrawNodes) == std::size(kExactNodes));
+
+// Solver nodes a millisecond of a clock budget is taken to buy: 37-39 M nodes a second on one
+// idle core of the build machine, 15 M leaves room for a machine loaded to two or three times
+// the wall time (the loaded build machine measured 27 M wall).
+constexpr int64_t kSolverNodesPerMs = 15'000;
+
+}  // namespace
+
+Reversi::SolvePlan Reversi::PlanSolve(const SearchLimits& limits, bool standard) {
+  // Three fifths of the budget go to the solver; the rest stays for the search that plays
+  // when it does not finish.
+  SolvePlan plan;
+  plan.max_nodes = limits.max_nodes > 0 ? std::max<int64_t>(1, limits.max_nodes * 3 / 5) : 0;
+  plan.time_ms = limits.time_ms > 0 ? std::max<int64_t>(1, limits.time_ms * 3 / 5) : 0;
+  if (!standard) {
+    // The generic solver of other shapes is far slower: a dozen or so empty cells.
+    plan.exact_empties = limits.time_ms == 0 || limits.time_ms >= 4000 ? 14 : 10;
+    plan.win_loss_draw_empties = plan.exact_empties;
+    return plan;
+  }
+  int64_t nodes = -1;  // none: no budget
+  if (plan.max_nodes > 0) nodes = plan.max_nodes;
+  if (plan.time_ms > 0) {
+    const int64_t by_clock = plan.time_ms * kSolverNodesPerMs;
+    nodes = nodes < 0 ? by_clock : std::min(nodes, by_clock);
+  }
+  plan.exact_empties = plan.win_loss_draw_empties = 0;
+  for (int n = 1; n <= kMaxTabledEmpties; ++n) {
+    if (nodes < 0 || kExactNodes[n] <= nodes) plan.exact_empties = n;
+    if (nodes < 0 || kWinLossDrawNodes[n] <= nodes) plan.win_loss_draw_empties = n;
+  }
+  plan.win_loss_draw_empties = std::max(plan.win_loss_draw_empties, plan.exact_empties);
+  return plan;
+}
+
 std::optional<SearchResult<Reversi::Move>> Reversi::Solve(Reversi& game,
                                                           const SearchLimits& limits) {
   if (game.GetOutcome() != Outcome::kOngoing) return std::nullopt;
-  // How many empty cells the budget can take: the 8x8 solver takes well under a second for 18
-  // empties and a few seconds for 21-22; the generic one is far slower.
-  int max_empties;
-  if (game.standard()) {
-    max_empties = limits.time_ms == 0 || limits.time_ms >= 4000 ? 21
-                  : limits.time_ms >= 900                       ? 18
-                                                                : 14;
-  } else {
-    max_empties = limits.time_ms == 0 || limits.time_ms >= 4000 ? 14 : 10;
-  }
-  if (game.Empties() > max_empties) return std::nullopt;
-  // Keep part of the budget for the fallback search when the solve does not finish.
-  SearchLimits solver_limits{
-      .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 3 / 5, .stop = limits.stop};
-  if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
-  const reversi::EndgameResult solved = reversi::SolveEndgame(game, solver_limits);
-  if (!solved.solved || solved.best_move == kNoMove) return std::nullopt;
+  const SolvePlan plan = PlanSolve(limits, game.standard());
+  const int empties = game.Empties();
+  if (empties > plan.win_loss_draw_empties) return std::nullopt;
+  const reversi::SolveKind kind =
+      empties <= plan.exact_empties ? reversi::SolveKind::kExact : reversi::SolveKind::kWinLossDraw;
+  const SearchLimits solver_limits{
+      .max_nodes = plan.max_nodes, .time_ms = plan.time_ms, .stop = limits.stop};
+  const reversi::EndgameResult solved = reversi::SolveEndgame(game, solver_limits, kind);
   SearchResult<Move> result;
+  result.nodes = solved.nodes;
+  result.elapsed_ms = solved.elapsed_ms;
+  // Not finished, or only a loss proven (the search then plays for the opponent's mistakes):
+  // no move, and what was spent comes off the caller's budget.
+  if (!solved.solved || solved.best_move == kNoMove || (solved.win_loss_draw && solved.score < 0)) {
+    result.stopped = !solved.solved;
+    return result;
+  }
   result.best_move = solved.best_move;
   result.has_move = true;
   result.pv = {result.best_move};
   result.score = solved.score;
-  result.depth = game.Empties();
-  result.nodes = solved.nodes;
-  result.elapsed_ms = solved.elapsed_ms;
+  result.depth = empties;
   result.exact = true;
   return result;
 }

@@ -34,12 +34,20 @@
 
 namespace ply::reversi {
 
+// How much a solve finds out: the exact final disc difference, or only whether the side to move
+// wins, loses or draws (a few null-window tests around 0; far fewer nodes, so it reaches a few
+// more empty cells in the same budget).
+enum class SolveKind { kExact, kWinLossDraw };
+
 struct EndgameResult {
   // False when a budget or the stop flag ended the solve; then only `nodes` and `elapsed_ms`
   // mean anything.
   bool solved = false;
-  // Final disc difference for the side to move (see the convention above).
+  // Final disc difference for the side to move (see the convention above). When
+  // `win_loss_draw` is set it is only a bound of the right sign: at least 1 for a win, 0 for a
+  // draw, at most -1 for a loss.
   int score = 0;
+  bool win_loss_draw = false;
   // A move achieving `score`: a cell, Reversi::kPass, or Reversi::kNoMove if the game is over.
   Reversi::Move best_move = Reversi::kNoMove;
   int64_t nodes = 0;
@@ -59,7 +67,10 @@ class EndgameSolver {
 
   // The exact value of `game`. The table is kept between calls (positions of one game solve
   // faster that way); Clear() forgets it.
-  EndgameResult Solve(const Reversi& game, const SearchLimits& limits = {});
+  // SolveKind::kWinLossDraw stops at the sign of the score (the generic solver of other board
+  // shapes always finds the exact score).
+  EndgameResult Solve(const Reversi& game, const SearchLimits& limits = {},
+                      SolveKind kind = SolveKind::kExact);
   void Clear();
 
   class Impl;
@@ -69,7 +80,8 @@ class EndgameSolver {
 };
 
 // Solves with a solver owned by the calling thread (64 MiB table, kept between calls).
-EndgameResult SolveEndgame(const Reversi& game, const SearchLimits& limits = {});
+EndgameResult SolveEndgame(const Reversi& game, const SearchLimits& limits = {},
+                           SolveKind kind = SolveKind::kExact);
 
 // One line of an .obf test file: 64 cells a1..h8 ('X' Black, 'O' White, '-' empty), the side to
 // move, then `;` and moves with their exact scores, best first ("G8:+18; H1:+12;").

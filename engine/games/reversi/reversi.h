@@ -119,11 +119,24 @@ class Reversi {
 
   bool operator==(const Reversi&) const = default;
 
-  // The `hard` and `perfect` levels: the exact endgame solver (endgame.h) once few enough cells
-  // are empty for the budget (18 on 8x8 in a second, 21 in five), within part of the
-  // budget; nullopt otherwise or when it does not finish in time (the caller then searches).
-  // The score is the exact final disc difference for the side to move.
+  // The `hard` and `perfect` levels: the endgame solver (endgame.h) once few enough cells are
+  // empty for the budget (PlanSolve), within three fifths of it. The score is the exact final
+  // disc difference for the side to move, or, a few cells before the exact solve fits, a
+  // proven win or draw (score >= 1 or 0, `exact` set: the result is proven, not its margin).
+  // nullopt when the position is beyond reach; a result without a move (nodes and time spent
+  // set) when the solve did not finish or only proved a loss: the caller then searches with
+  // what is left of the budget.
   static std::optional<SearchResult<Move>> Solve(Reversi& game, const SearchLimits& limits);
+  // How far the solver reaches in a budget: exactly up to `exact_empties` empty cells, for
+  // win/loss/draw up to `win_loss_draw_empties`, with the solver's own share of the budget.
+  // Only on the standard board do the node counts measured for it apply (endgame.cc).
+  struct SolvePlan {
+    int exact_empties = 0;
+    int win_loss_draw_empties = 0;
+    int64_t max_nodes = 0;
+    int64_t time_ms = 0;
+  };
+  static SolvePlan PlanSolve(const SearchLimits& limits, bool standard);
 
   int width() const { return width_; }
   int height() const { return height_; }
