@@ -157,6 +157,19 @@ inline grpc::Status Resign(v1::LobbyService::Stub* stub, int64_t id, const std::
   return stub->Resign(&context, request, out != nullptr ? out : &ignored);
 }
 
+// Offers a rematch of the finished match `id` with the seat `token` (or, with `decline`,
+// declines the opponent's offer or withdraws one's own).
+inline grpc::Status OfferRematch(v1::LobbyService::Stub* stub, int64_t id, const std::string& token,
+                                 v1::OfferRematchResponse* out, bool decline = false) {
+  v1::OfferRematchRequest request;
+  request.set_match_id(id);
+  request.set_decline(decline);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+  return stub->OfferRematch(&context, request, out);
+}
+
 // A human-vs-human match: created with seat 0 taken ("alice") through `creator`, seat 1 taken
 // ("bob") through `joiner`. A failed call fails the test.
 struct HumanSeats {

@@ -27,22 +27,12 @@ using ::ply::testing::GetPlayer;
 using ::ply::testing::HumanSeats;
 using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
+using ::ply::testing::OfferRematch;
 using ::ply::testing::PlayerAgainstBot;
 using ::ply::testing::PlayersMatch;
 using ::ply::testing::Register;
 using ::ply::testing::Resign;
 using ::ply::testing::Watch;
-
-grpc::Status Offer(v1::LobbyService::Stub* stub, int64_t id, const std::string& token,
-                   v1::OfferRematchResponse* out, bool decline = false) {
-  v1::OfferRematchRequest request;
-  request.set_match_id(id);
-  request.set_decline(decline);
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-  return stub->OfferRematch(&context, request, out);
-}
 
 // The last rematch event a watcher has seen, if any.
 const v1::RematchUpdate* LastRematch(const std::vector<v1::MatchEvent>& events) {
@@ -125,14 +115,14 @@ TEST_F(RematchTest, AnOfferAcceptedAcrossInstancesSeatsBothInOneMatchWithSidesSw
   EXPECT_FALSE(bob_sees.WaitDone(absl::Milliseconds(300))) << "a follower stays after the end";
 
   v1::OfferRematchResponse offered;
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[0], &offered).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[0], &offered).ok());
   EXPECT_EQ(offered.rematch_id(), 0);
   EXPECT_EQ(offered.match().rematch_offer(), 0);
   ASSERT_TRUE(bob_sees.WaitFor(RematchOffered(0), absl::Seconds(5)))
       << "the offer reaches the other instance's watcher live";
 
   v1::OfferRematchResponse accepted;
-  ASSERT_TRUE(Offer(other_.get(), old.id, old.tokens[1], &accepted).ok());
+  ASSERT_TRUE(OfferRematch(other_.get(), old.id, old.tokens[1], &accepted).ok());
   const int64_t rematch = accepted.rematch_id();
   ASSERT_GT(rematch, old.id);
   EXPECT_EQ(accepted.seat(), 0) << "Bob had the second seat: now he moves first";
@@ -143,12 +133,12 @@ TEST_F(RematchTest, AnOfferAcceptedAcrossInstancesSeatsBothInOneMatchWithSidesSw
 
   // Alice asks again with her old token: the same match, her seat and token in it.
   v1::OfferRematchResponse mine;
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[0], &mine).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[0], &mine).ok());
   EXPECT_EQ(mine.rematch_id(), rematch) << "a match is rematched once";
   EXPECT_EQ(mine.seat(), 1);
   EXPECT_NE(mine.seat_token(), accepted.seat_token());
   v1::OfferRematchResponse again;
-  ASSERT_TRUE(Offer(other_.get(), old.id, old.tokens[1], &again).ok());
+  ASSERT_TRUE(OfferRematch(other_.get(), old.id, old.tokens[1], &again).ok());
   EXPECT_EQ(again.rematch_id(), rematch);
   EXPECT_EQ(again.seat_token(), accepted.seat_token());
 
@@ -186,8 +176,10 @@ TEST_F(RematchTest, OffersAtOnceMakeOneMatch) {
     // Both offer at the same moment, through different instances.
     v1::OfferRematchResponse answers[2];
     grpc::Status status[2];
-    std::thread a([&] { status[0] = Offer(stub_.get(), old.id, old.tokens[0], &answers[0]); });
-    std::thread b([&] { status[1] = Offer(other_.get(), old.id, old.tokens[1], &answers[1]); });
+    std::thread a(
+        [&] { status[0] = OfferRematch(stub_.get(), old.id, old.tokens[0], &answers[0]); });
+    std::thread b(
+        [&] { status[1] = OfferRematch(other_.get(), old.id, old.tokens[1], &answers[1]); });
     a.join();
     b.join();
     ASSERT_TRUE(status[0].ok()) << status[0].error_message();
@@ -197,7 +189,7 @@ TEST_F(RematchTest, OffersAtOnceMakeOneMatch) {
     ASSERT_GT(made, 0) << "round " << round;
     for (int seat = 0; seat < 2; ++seat) {
       v1::OfferRematchResponse again;
-      ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[seat], &again).ok());
+      ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[seat], &again).ok());
       EXPECT_EQ(again.rematch_id(), made) << "round " << round;
       EXPECT_EQ(again.seat(), 1 - seat);
     }
@@ -206,7 +198,7 @@ TEST_F(RematchTest, OffersAtOnceMakeOneMatch) {
     EXPECT_EQ(next.id, made + 1) << "round " << round;
     // Clear the finished rematch out of the way (resigned) so that every round starts alike.
     v1::OfferRematchResponse seat0;
-    ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[1], &seat0).ok());
+    ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[1], &seat0).ok());
     ASSERT_TRUE(Resign(stub_.get(), made, seat0.seat_token()).ok());
   }
 }
@@ -219,22 +211,22 @@ TEST_F(RematchTest, AnOfferCanBeDeclinedOrWithdrawnAndMakesNothing) {
   ASSERT_TRUE(alice_sees.WaitFor(testing::HasGameOver, absl::Seconds(10)));
   v1::OfferRematchResponse r;
   // Bob offers; Alice declines.
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[1], &r).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[1], &r).ok());
   ASSERT_TRUE(alice_sees.WaitFor(RematchOffered(1), absl::Seconds(5)));
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[0], &r, /*decline=*/true).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[0], &r, /*decline=*/true).ok());
   EXPECT_EQ(r.match().rematch_offer(), -1);
   EXPECT_EQ(r.rematch_id(), 0);
   ASSERT_TRUE(alice_sees.WaitFor(RematchOffered(-1), absl::Seconds(5)));
   // Alice offers, then withdraws; Bob's offer after that is an offer, not an acceptance.
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[0], &r).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[0], &r).ok());
   ASSERT_TRUE(alice_sees.WaitFor(RematchOffered(0), absl::Seconds(5)));
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[0], &r, /*decline=*/true).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[0], &r, /*decline=*/true).ok());
   ASSERT_TRUE(alice_sees.WaitFor(RematchOffered(-1), absl::Seconds(5)));
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[1], &r).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[1], &r).ok());
   EXPECT_EQ(r.rematch_id(), 0);
   EXPECT_EQ(r.match().rematch_offer(), 1);
   // Offering twice is one offer.
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[1], &r).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[1], &r).ok());
   EXPECT_EQ(r.rematch_id(), 0);
   EXPECT_FALSE(alice_sees.WaitDone(absl::Milliseconds(200)));
   // A watcher that does not follow is closed at the end as ever.
@@ -243,7 +235,7 @@ TEST_F(RematchTest, AnOfferCanBeDeclinedOrWithdrawnAndMakesNothing) {
   EXPECT_TRUE(plain.status().ok());
   for (const v1::MatchEvent& e : plain.events()) EXPECT_FALSE(e.has_rematch());
   // Alice accepts now: made.
-  ASSERT_TRUE(Offer(stub_.get(), old.id, old.tokens[0], &r).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), old.id, old.tokens[0], &r).ok());
   EXPECT_GT(r.rematch_id(), 0);
   ASSERT_TRUE(alice_sees.WaitDone(absl::Seconds(5)));
 }
@@ -254,17 +246,18 @@ TEST_F(RematchTest, OnlyThePlayersOfAFinishedMatchMayOffer) {
   const HumanSeats old = FinishedMatch(alice, bob);
   const HumanSeats stranger = FinishedMatch(alice, bob);
   v1::OfferRematchResponse r;
-  EXPECT_EQ(Offer(stub_.get(), old.id, "", &r).error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Offer(stub_.get(), old.id, "ply_0123", &r).error_code(),
+  EXPECT_EQ(OfferRematch(stub_.get(), old.id, "", &r).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Offer(stub_.get(), old.id, stranger.tokens[0], &r).error_code(),
+  EXPECT_EQ(OfferRematch(stub_.get(), old.id, "ply_0123", &r).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(OfferRematch(stub_.get(), old.id, stranger.tokens[0], &r).error_code(),
             grpc::StatusCode::PERMISSION_DENIED)
       << "a seat of another match";
-  EXPECT_EQ(Offer(stub_.get(), 999999, old.tokens[0], &r).error_code(),
+  EXPECT_EQ(OfferRematch(stub_.get(), 999999, old.tokens[0], &r).error_code(),
             grpc::StatusCode::NOT_FOUND);
   // A match under way has no rematch yet.
   testing::HumanSeats active = testing::HumanMatch(stub_.get(), stub_.get(), "connect4");
-  grpc::Status s = Offer(stub_.get(), active.id, active.tokens[0], &r);
+  grpc::Status s = OfferRematch(stub_.get(), active.id, active.tokens[0], &r);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_NE(s.error_message().find("not over"), std::string::npos) << s.error_message();
   // Nothing was recorded on the old match by the refused calls.
@@ -283,7 +276,7 @@ TEST_F(RematchTest, ABotAcceptsAtOnceAndACasualMatchStaysCasual) {
   const int64_t id = created.match().id();
   ASSERT_TRUE(Resign(stub_.get(), id, created.seat_token()).ok());
   v1::OfferRematchResponse r;
-  ASSERT_TRUE(Offer(stub_.get(), id, created.seat_token(), &r).ok());
+  ASSERT_TRUE(OfferRematch(stub_.get(), id, created.seat_token(), &r).ok());
   ASSERT_GT(r.rematch_id(), 0) << "the bot accepts at once";
   EXPECT_EQ(r.seat(), 1);
   // The bot has the first move now, and makes it.

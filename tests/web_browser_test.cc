@@ -136,26 +136,15 @@ class WebTest : public StackFixture {
     return c.Post(path.c_str(), headers, body.dump(), "application/json");
   }
 
-  // Red resigns, over gRPC.
+  // A seat resigns, over gRPC.
   void ResignSeat(int64_t id, const std::string& token) {
-    v1::ResignRequest request;
-    request.set_match_id(id);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    v1::Match out;
-    grpc::Status s = stub_->Resign(&context, request, &out);
+    grpc::Status s = ply::testing::Resign(stub_.get(), id, token);
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
 
   v1::OfferRematchResponse OfferRematch(int64_t id, const std::string& token) {
-    v1::OfferRematchRequest request;
-    request.set_match_id(id);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
     v1::OfferRematchResponse out;
-    grpc::Status s = stub_->OfferRematch(&context, request, &out);
+    grpc::Status s = ply::testing::OfferRematch(stub_.get(), id, token, &out);
     EXPECT_TRUE(s.ok()) << s.error_message();
     return out;
   }
