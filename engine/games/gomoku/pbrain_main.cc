@@ -19,8 +19,10 @@
 // Command line: `pbrain-ply [--level NAME] [--seed N]`. Without a level it plays at full
 // strength on the time the manager gives (timeout_turn, or a share of time_left); a level
 // (beginner, easy, medium, hard, greedy: Gomoku::Levels()) takes that level's dials and the
-// smaller of its own time and the manager's. The seed (default: from the clock) picks among
-// opening moves that score alike, so that two games need not repeat.
+// smaller of its own time and the manager's. At full strength and at `hard` the search runs
+// inside Gomoku::SearchRoot, the root's threat checks that the registry's levels get too. The seed
+// (default: from the clock) picks among opening moves that score alike, so that two games need not
+// repeat.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -298,11 +300,11 @@ class Brain {
     std::string note;
     auto result = Gomoku::SearchRoot(*game_, limits, search, &note);
     const Gomoku::Move m = result.best_move;
-    if (!note.empty()) Say(absl::StrCat("MESSAGE ", note));
     if (result.depth == 0 && !note.empty()) {
-      Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), ": ", note, ", after ",
-                       SinceMs(start), " of ", budget, " ms"));
+      // "CELL wins by continuous fours|threats": played before any search.
+      Say(absl::StrCat("MESSAGE played ", note, ", after ", SinceMs(start), " of ", budget, " ms"));
     } else {
+      if (!note.empty()) Say(absl::StrCat("MESSAGE ", note));
       Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
                        SinceMs(start), " of ", budget, " ms"));
     }
