@@ -165,13 +165,14 @@ class Gomoku {
   // search: a win by continuous fours (up to kMaxVcfDepth attacks), then one by continuous
   // threats (kRootVctDepth), is played at once. After it: when the search's move (not a proven
   // result) lets the opponent win by fours or threats, the first of the other candidates (move
-  // order, at most kRootAlternatives) that does not is played instead. The solvers' positions
+  // order, at most kRootAlternatives) that does not is played instead; when none does, or the
+  // budget runs out first, the search's move stands. The solvers' positions
   // count as nodes and their time as time: all of it comes out of `limits` (the search runs on
   // what the checks before it left, less a tenth of the budget kept for the checks after it),
   // so the result's nodes and time never exceed the budget by more than the search itself can.
   // `search` runs the alpha-beta search (the caller's searcher and reports); `note`, when
-  // given, receives a line saying what the checks changed (empty when nothing). The registry
-  // calls it for every Gomoku level, pbrain-ply for its own.
+  // given, receives a line saying what the checks changed (empty when nothing). The registry's
+  // search (GameAdapter) goes through it for every Gomoku level that searches, pbrain-ply too.
   using RootSearch = absl::FunctionRef<SearchResult<Move>(const SearchLimits&)>;
   static SearchResult<Move> SearchRoot(Gomoku& game, const SearchLimits& limits, RootSearch search,
                                        std::string* note = nullptr);
