@@ -10,6 +10,7 @@
 #include <chrono>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -631,6 +632,185 @@ TEST(Gomoku, MediumBeatsGreedyClearly) {
     if (winner == (medium_black ? 0 : 1)) ++medium_wins;
   }
   EXPECT_GE(medium_wins, 8);
+}
+
+// The hard level as ply-bot and the lobby reach it: through the registry, with a search cache
+// and a node budget (`max_nodes`). Empty when the registry refuses.
+std::optional<SearchReport> HardLevelMove(const std::vector<std::string>& moves,
+                                          int64_t max_nodes) {
+  const Difficulty* hard = FindLevel(FindGame("gomoku")->levels, "hard");
+  EXPECT_NE(hard, nullptr);
+  if (hard == nullptr) return std::nullopt;
+  auto game = ReplayGame("gomoku", {}, moves);
+  EXPECT_TRUE(game.ok()) << game.status();
+  if (!game.ok()) return std::nullopt;
+  SearchCache cache(8);
+  auto report = (*game)->ChooseMove({.level = *hard, .max_nodes = max_nodes, .seed = 3}, &cache);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return std::nullopt;
+  return *report;
+}
+
+// The plain search's move (no root checks) with a node budget.
+Gomoku::Move PlainSearchMove(Gomoku g, int64_t max_nodes) {
+  auto searcher = std::make_unique<Searcher<Gomoku>>(8);
+  return searcher->Search(g, {.max_nodes = max_nodes, .seed = 3}).best_move;
+}
+
+const std::vector<std::string> kSevenFoursMoves = {
+    "h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10", "j8",  "j5",
+    "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",  "e7",  "e14", "f7",  "d7",
+    "c6",  "f4",  "g5",  "f6",  "g10", "f11", "c8",  "c5",  "g12", "k14", "i14", "f12",
+    "g11", "f10", "f9",  "g14", "f14", "g9",  "a10", "d12", "e8",  "l3"};
+
+Gomoku FromMoves(const std::vector<std::string>& moves) {
+  Gomoku g = Make();
+  for (const std::string& text : moves) {
+    Gomoku::UndoInfo u;
+    g.Make(*g.ParseMove(text), u);
+  }
+  return g;
+}
+
+TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
+  // Black to move wins by threats (k8 makes two open threes): played without a search.
+  Gomoku g = DoubleThreePosition();
+  int searches = 0;
+  auto never = [&](const SearchLimits&) {
+    ++searches;
+    return SearchResult<Gomoku::Move>{};
+  };
+  std::string note;
+  auto win = Gomoku::SearchRoot(g, {.max_nodes = 10000}, never, &note);
+  EXPECT_EQ(searches, 0);
+  ASSERT_TRUE(win.has_move);
+  EXPECT_EQ(g.MoveToText(win.best_move), "k8");
+  EXPECT_EQ(win.depth, 0);
+  EXPECT_GT(win.nodes, 0);
+  EXPECT_LE(win.nodes, 10000);
+  EXPECT_EQ(note, "k8 wins by continuous threats");
+
+  // White to move against the same stones: a search that plays far away (a2) lets Black win by
+  // threats; the check after the search plays a move that does not, and every node the search
+  // was allowed (it spends them all here) and the checks took stays within the budget.
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  const Gomoku before = white;
+  auto black_wins_after = [&](Gomoku::Move m) {
+    Gomoku after = before;
+    Gomoku::UndoInfo u;
+    after.Make(m, u);
+    return after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
+  };
+  const Gomoku::Move far = *white.ParseMove("a2");
+  ASSERT_TRUE(black_wins_after(far));
+  const int64_t budget = 10000;
+  int64_t search_nodes = 0;
+  auto plays_far = [&](const SearchLimits& l) {
+    ++searches;
+    search_nodes = l.max_nodes;
+    SearchResult<Gomoku::Move> r;
+    r.best_move = far;
+    r.has_move = true;
+    r.depth = 3;
+    r.nodes = l.max_nodes;
+    r.pv = {far};
+    return r;
+  };
+  auto saved = Gomoku::SearchRoot(white, {.max_nodes = budget}, plays_far, &note);
+  EXPECT_EQ(searches, 1);
+  EXPECT_TRUE(white == before);
+  ASSERT_TRUE(saved.has_move);
+  EXPECT_NE(saved.best_move, far);
+  EXPECT_FALSE(black_wins_after(saved.best_move)) << white.MoveToText(saved.best_move);
+  EXPECT_EQ(note.rfind("a2 loses to a forced line; ", 0), 0u) << note;
+  // A tenth of the budget is kept from the search for the checks after it.
+  EXPECT_GT(search_nodes, 0);
+  EXPECT_LE(search_nodes, budget - budget / 10);
+  EXPECT_GT(saved.nodes, search_nodes);
+  EXPECT_LE(saved.nodes, budget);
+  EXPECT_EQ(saved.depth, 3);
+
+  // With no budget left after the search, the search's move stands (nothing over budget).
+  auto spends_all = [&](const SearchLimits& l) {
+    auto r = plays_far(l);
+    r.nodes = budget;
+    return r;
+  };
+  auto kept = Gomoku::SearchRoot(white, {.max_nodes = budget}, spends_all);
+  EXPECT_EQ(kept.best_move, far);
+  EXPECT_EQ(kept.nodes, budget);
+
+  // Weaker levels (a depth cap, noise or random moves) run the search alone, on their limits.
+  for (SearchLimits weaker : {SearchLimits{.max_depth = 5, .max_nodes = budget},
+                              SearchLimits{.max_nodes = budget, .eval_noise = 30},
+                              SearchLimits{.max_nodes = budget, .random_move_chance = 0.1}}) {
+    auto plain = Gomoku::SearchRoot(white, weaker, plays_far, &note);
+    EXPECT_EQ(plain.best_move, far);
+    EXPECT_EQ(search_nodes, budget);
+    EXPECT_EQ(note, "");
+  }
+  // Nor does a proven result get second-guessed.
+  auto proven = Gomoku::SearchRoot(white, {.max_nodes = budget}, [&](const SearchLimits& l) {
+    auto r = plays_far(l);
+    r.exact = true;
+    return r;
+  });
+  EXPECT_EQ(proven.best_move, far);
+}
+
+TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
+  const int64_t budget = 3000;
+  // A win by eight fours in a row: longer than the search's own probes, and more than it proves
+  // on this budget; the root's solver plays it.
+  std::optional<SearchReport> report = HardLevelMove(kSevenFoursMoves, budget);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(report->move, "i12");
+  EXPECT_EQ(report->depth, 0);  // no search ran: the root's solver played it
+  EXPECT_GT(report->nodes, 0);
+  EXPECT_LE(report->nodes, budget);
+  // A win by threats (a double three, then fours), played at once.
+  const std::vector<std::string> threes = {"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"};
+  report = HardLevelMove(threes, budget);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(report->move, "k8");
+  EXPECT_EQ(report->depth, 0);
+  EXPECT_LE(report->nodes, budget);
+  // medium keeps the plain search (a depth cap and noise): no root checks.
+  const Difficulty* medium = FindLevel(FindGame("gomoku")->levels, "medium");
+  auto game = ReplayGame("gomoku", {}, threes);
+  ASSERT_TRUE(game.ok());
+  auto plain = (*game)->ChooseMove({.level = *medium, .max_nodes = budget, .seed = 3});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_GT(plain->depth, 0);
+  // The other levels keep their plain search (no checks): same move as the search alone.
+}
+
+TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
+  // White to move (from a game between noisy searches). On this budget the search alone plays
+  // d8, after which Black wins by threats; the root's check replaces it with a move after which
+  // Black has no such win.
+  const int64_t budget = 3000;
+  const std::vector<std::string> moves = {
+      "h6",  "g9", "e9", "f8",  "e7",  "f10", "e8",  "e6",  "f9", "e11", "h8", "c13", "d12",
+      "g10", "h7", "h5", "g7",  "f7",  "g8",  "e10", "h10", "h9", "i6",  "j5", "j6",  "g6",
+      "k6",  "l6", "f6", "d10", "c10", "i4",  "j3",  "i9",  "g5", "k9",  "j9"};
+  Gomoku g = FromMoves(moves);
+  ASSERT_EQ(g.SideToMove(), 1);
+  ASSERT_EQ(g.FindVct(Gomoku::kRootVctDepth, 100000), Gomoku::kNoMove);  // White has none
+  auto black_wins_after = [&](Gomoku::Move m) {
+    Gomoku after = g;
+    Gomoku::UndoInfo u;
+    after.Make(m, u);
+    return after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
+  };
+  EXPECT_EQ(g.MoveToText(PlainSearchMove(g, budget)), "d8");
+  EXPECT_TRUE(black_wins_after(*g.ParseMove("d8")));
+  std::optional<SearchReport> report = HardLevelMove(moves, budget);
+  ASSERT_TRUE(report.has_value());
+  absl::StatusOr<Gomoku::Move> chosen = g.ParseMove(report->move);
+  ASSERT_TRUE(chosen.ok()) << report->move;
+  EXPECT_FALSE(black_wins_after(*chosen)) << report->move;
+  EXPECT_LE(report->nodes, budget);
 }
 
 #ifdef PBRAIN_PATH

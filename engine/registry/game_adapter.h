@@ -2,7 +2,12 @@
 // records) and the canonical move texts, and runs Searcher<G> for ChooseMove. A game that can
 // solve positions exactly offers `static std::optional<SearchResult<Move>> Solve(G&, const
 // SearchLimits&)`; the `perfect` level tries it first and falls back to the search (a result
-// without a move is a solve that did not finish: its nodes and time come off the budget).
+// without a move is a solve that did not finish: its nodes and time come off the budget). A game
+// with checks of its own around the search at the root offers `static SearchResult<Move>
+// SearchRoot(G&, const SearchLimits&, FunctionRef<SearchResult<Move>(const SearchLimits&)>)`:
+// it is called in place of the search, runs the search through the callback on the limits it
+// chooses, and keeps its checks' nodes and time within the limits it was given (Gomoku's
+// threat solvers).
 #ifndef PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 #define PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 
@@ -116,7 +121,14 @@ class GameAdapter final : public AnyGame {
       if (request.on_iteration) {
         callback = [&](const SearchResult<Move>& r) { request.on_iteration(ToReport(r)); };
       }
-      result = slot.searcher->Search(game_, limits, callback);
+      auto search = [&](const SearchLimits& l) {
+        return slot.searcher->Search(game_, l, callback);
+      };
+      if constexpr (requires { G::SearchRoot(game_, limits, search); }) {
+        result = G::SearchRoot(game_, limits, search);
+      } else {
+        result = search(limits);
+      }
     }
     return ToReport(*result);
   }

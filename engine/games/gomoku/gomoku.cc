@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -732,21 +733,22 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
   return !refuted;
 }
 
-Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes) {
+Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used) {
+  if (nodes_used) *nodes_used = 0;
   if (GetOutcome() != Outcome::kOngoing) return kNoMove;
   // A win by fours first, then the threats search, each with the whole budget.
   Move path[kMaxVcfPath];
   int len = 0;
   int nodes_left = max_nodes;
-  if (VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len)) {
-    return path[0];
-  }
+  const bool vcf =
+      VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len);
+  if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
+  if (vcf) return path[0];
   nodes_left = max_nodes;
   Move first = kNoMove;
-  if (!VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first)) {
-    return kNoMove;
-  }
-  return first;
+  const bool vct = VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first);
+  if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
+  return vct ? first : kNoMove;
 }
 
 bool Gomoku::HasFours(int p) const {
@@ -832,15 +834,125 @@ std::string Gomoku::CheckIncrementalState() const {
   return "";
 }
 
-Gomoku::Move Gomoku::FindVcf(int max_depth, int max_nodes) {
+Gomoku::Move Gomoku::FindVcf(int max_depth, int max_nodes, int64_t* nodes_used) {
+  if (nodes_used) *nodes_used = 0;
   if (GetOutcome() != Outcome::kOngoing) return kNoMove;
   Move path[kMaxVcfPath];
   int len = 0;
   int nodes_left = max_nodes;
-  if (!VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len)) {
-    return kNoMove;
+  const bool won =
+      VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len);
+  if (nodes_used) *nodes_used = max_nodes - std::max(nodes_left, 0);
+  return won ? path[0] : kNoMove;
+}
+
+namespace {
+
+int64_t MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+}  // namespace
+
+SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& limits,
+                                              RootSearch search, std::string* note) {
+  if (note) note->clear();
+  if (!WantsRootChecks(limits) || game.GetOutcome() != Outcome::kOngoing) return search(limits);
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t max_nodes = limits.max_nodes;  // 0: none
+  const int64_t time_ms = limits.time_ms;      // 0: none
+  // The solvers' size: what pbrain-ply gave them (40 positions a millisecond, 2000..400000),
+  // and no more than a tenth of a node budget.
+  int64_t vcf_nodes = 400000;
+  if (time_ms > 0) vcf_nodes = std::clamp<int64_t>(time_ms * 40, 2000, vcf_nodes);
+  if (max_nodes > 0) vcf_nodes = std::clamp<int64_t>(max_nodes / 10, 1, vcf_nodes);
+  const int vct_nodes = static_cast<int>(std::max<int64_t>(1, vcf_nodes / 4));
+  int64_t used = 0;
+  auto finish = [&](SearchResult<Move> r) {
+    r.nodes = used;
+    r.elapsed_ms = static_cast<double>(MsSince(start));
+    return r;
+  };
+  auto solved = [&](Move m, const char* how) {
+    SearchResult<Move> r;
+    r.best_move = m;
+    r.has_move = true;
+    r.pv = {m};
+    // A line of threats ends in a five; its length is not known here, only that it wins.
+    r.score = kMateThreshold;
+    if (note) *note = absl::StrCat(game.MoveToText(m), " wins by continuous ", how);
+    return finish(std::move(r));
+  };
+
+  int64_t n = 0;
+  const Move vcf = game.FindVcf(kMaxVcfDepth, static_cast<int>(vcf_nodes), &n);
+  used += n;
+  if (vcf != kNoMove) return solved(vcf, "fours");
+  // A node of the threats search answers a three with every reply on its lines: a smaller one.
+  const Move vct = game.FindVct(kRootVctDepth, vct_nodes, &n);
+  used += n;
+  if (vct != kNoMove) return solved(vct, "threats");
+
+  // The search runs on what is left, less a tenth kept for the checks after it.
+  SearchLimits inner = limits;
+  const int64_t spent = MsSince(start);
+  if (time_ms > 0) inner.time_ms = std::max<int64_t>(1, time_ms * 9 / 10 - spent);
+  if (inner.soft_time_ms > 0) inner.soft_time_ms = std::max<int64_t>(1, inner.soft_time_ms - spent);
+  if (max_nodes > 0) inner.max_nodes = std::max<int64_t>(1, max_nodes - max_nodes / 10 - used);
+  SearchResult<Move> result = search(inner);
+  used += result.nodes;
+  if (!result.has_move || result.exact) return finish(std::move(result));
+
+  // Whether the opponent wins by fours, or by threats, once `m` is played. Each check takes at
+  // most what is left of the budget; false when none is left (the search's move stands).
+  auto out_of_budget = [&] {
+    return (max_nodes > 0 && used >= max_nodes) || (time_ms > 0 && MsSince(start) >= time_ms) ||
+           (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed));
+  };
+  auto share = [&](int64_t want) {
+    return static_cast<int>(max_nodes > 0 ? std::min(want, max_nodes - used) : want);
+  };
+  auto loses = [&](Move m) {
+    UndoInfo undo;
+    game.Make(m, undo);
+    bool lost = game.GetOutcome() == Outcome::kOngoing &&
+                game.FindVcf(kMaxVcfDepth, share(vct_nodes), &n) != kNoMove;
+    used += n;
+    // Threats only until 95% of the time (the checks by fours until all of it).
+    if (!lost && !out_of_budget() && (time_ms <= 0 || MsSince(start) < time_ms * 95 / 100) &&
+        game.GetOutcome() == Outcome::kOngoing) {
+      lost = game.FindVct(kRootVctDepth, share(std::max(1, vct_nodes / 2)), &n) != kNoMove;
+      used += n;
+    }
+    game.Unmake(m, undo);
+    return lost;
+  };
+  const Move chosen = result.best_move;
+  if (out_of_budget() || !loses(chosen)) return finish(std::move(result));
+  MoveList<Move, kMaxMoves> candidates;
+  game.GenerateSearchMoves(candidates);
+  std::array<std::pair<int, Move>, kMaxMoves> ranked;
+  int count = 0;
+  for (Move c : candidates) {
+    if (c != chosen) ranked[count++] = {game.MoveOrderScore(c), c};
   }
-  return path[0];
+  std::sort(ranked.begin(), ranked.begin() + count,
+            [](const auto& a, const auto& b) { return a > b; });
+  for (int i = 0; i < count && i < kRootAlternatives; ++i) {
+    if (out_of_budget()) break;
+    if (!loses(ranked[i].second)) {
+      if (note) {
+        *note = absl::StrCat(game.MoveToText(chosen), " loses to a forced line; ",
+                             game.MoveToText(ranked[i].second), " does not");
+      }
+      result.best_move = ranked[i].second;
+      result.pv = {result.best_move};
+      return finish(std::move(result));
+    }
+  }
+  return finish(std::move(result));
 }
 
 Gomoku::Move Gomoku::GreedyMove(uint64_t seed) const {

@@ -40,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
@@ -143,7 +144,8 @@ class Gomoku {
   // every defence is the one forced block), searched up to `max_depth` (at most 20) attacking
   // moves and `max_nodes` positions. Returns the first attacking move, or kNoMove. The game is
   // unchanged.
-  Move FindVcf(int max_depth, int max_nodes);
+  // `nodes_used`, when given, receives the positions it visited (its cost, at most max_nodes).
+  Move FindVcf(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
   static constexpr int kMaxVcfDepth = 20;
   // A forced win by continuous threats (VCT) for the side to move: every attacking move makes
   // a four or an open three (one stone from an open four). A four has one answer, the block; a
@@ -154,8 +156,31 @@ class Gomoku {
   // after a VCF search of the same size (a win by fours is one by threats, found sooner);
   // returns the first attacking move or kNoMove; the game is unchanged. Like the VCF, an open
   // four counts as won when the defender has no five to play.
-  Move FindVct(int max_depth, int max_nodes);
+  // `nodes_used` as for FindVcf (both searches together: at most 2 * max_nodes).
+  Move FindVct(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
+
+  // The alpha-beta search with threat checks around it at the root, for full strength (limits
+  // without a depth cap, noise or random moves; any other limits run `search` alone). Before the
+  // search: a win by continuous fours (up to kMaxVcfDepth attacks), then one by continuous
+  // threats (kRootVctDepth), is played at once. After it: when the search's move (not a proven
+  // result) lets the opponent win by fours or threats, the first of the other candidates (move
+  // order, at most kRootAlternatives) that does not is played instead; when none does, or the
+  // budget runs out first, the search's move stands. The solvers' positions
+  // count as nodes and their time as time: all of it comes out of `limits` (the search runs on
+  // what the checks before it left, less a tenth of the budget kept for the checks after it),
+  // so the result's nodes and time never exceed the budget by more than the search itself can.
+  // `search` runs the alpha-beta search (the caller's searcher and reports); `note`, when
+  // given, receives a line saying what the checks changed (empty when nothing). The registry's
+  // search (GameAdapter) goes through it for every Gomoku level that searches, pbrain-ply too.
+  using RootSearch = absl::FunctionRef<SearchResult<Move>(const SearchLimits&)>;
+  static SearchResult<Move> SearchRoot(Gomoku& game, const SearchLimits& limits, RootSearch search,
+                                       std::string* note = nullptr);
+  static bool WantsRootChecks(const SearchLimits& limits) {
+    return limits.max_depth == 0 && limits.eval_noise == 0 && limits.random_move_chance <= 0;
+  }
+  static constexpr int kRootVctDepth = 10;
+  static constexpr int kRootAlternatives = 8;
 
   // Recomputes every incrementally kept table (line keys, shape sums, classes, values, class
   // counts, the cell sets, the near counts, the hash) from the stones alone and names the first

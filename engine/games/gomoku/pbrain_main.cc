@@ -19,8 +19,10 @@
 // Command line: `pbrain-ply [--level NAME] [--seed N]`. Without a level it plays at full
 // strength on the time the manager gives (timeout_turn, or a share of time_left); a level
 // (beginner, easy, medium, hard, greedy: Gomoku::Levels()) takes that level's dials and the
-// smaller of its own time and the manager's. The seed (default: from the clock) picks among
-// opening moves that score alike, so that two games need not repeat.
+// smaller of its own time and the manager's. At full strength and at `hard` the search runs
+// inside Gomoku::SearchRoot, the root's threat checks that the registry's levels get too. The seed
+// (default: from the clock) picks among opening moves that score alike, so that two games need not
+// repeat.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -255,9 +257,10 @@ class Brain {
     const auto start = std::chrono::steady_clock::now();
     const int64_t budget = MoveBudgetMs();
     // Iterations go on while 60% of the budget is left; the one running at the deadline still
-    // counts for the root moves it finished. At full strength a tenth of the budget is kept for
-    // the checks of long lines of fours around the search.
-    SearchLimits limits{.time_ms = level_ ? budget : budget * 9 / 10,
+    // counts for the root moves it finished. At full strength Gomoku::SearchRoot wraps the
+    // search in the root's threat checks (the same as the registry's levels get), which keep a
+    // tenth of the budget for the checks after it.
+    SearchLimits limits{.time_ms = budget,
                         .soft_time_ms = budget * 6 / 10,
                         .keep_partial_iteration = true,
                         .seed = Mix64(seed_ ^ game_->Hash())};
@@ -271,55 +274,40 @@ class Brain {
         return;
       }
     }
-    // The search's own threat probes stop at kVcfNodes positions; a longer win by fours is
-    // found here, by the solver with a budget that grows with the time per move.
-    const int vcf_nodes = static_cast<int>(std::clamp<int64_t>(budget * 40, 2000, 400000));
-    if (!level_) {
-      const Gomoku::Move win = game_->FindVcf(Gomoku::kMaxVcfDepth, vcf_nodes);
-      if (win != Gomoku::kNoMove) {
-        Say(absl::StrCat("MESSAGE played ", game_->MoveToText(win),
-                         " wins by continuous fours, after ", SinceMs(start), " of ", budget,
-                         " ms"));
-        Reply(win);
-        return;
-      }
-      // Then a win by continuous threats (open threes as well as fours), on a smaller budget:
-      // a node of it answers a three with every reply on its lines.
-      const Gomoku::Move vct = game_->FindVct(kVctDepth, vcf_nodes / 4);
-      if (vct != Gomoku::kNoMove) {
-        Say(absl::StrCat("MESSAGE played ", game_->MoveToText(vct),
-                         " wins by continuous threats, after ", SinceMs(start), " of ", budget,
-                         " ms"));
-        Reply(vct);
-        return;
-      }
-    }
     const bool vary = OpeningVariety();
-    // With variety, the main search has half the budget and the other candidates the rest.
-    if (vary) {
-      limits.time_ms = budget / 2;
-      limits.soft_time_ms = budget * 3 / 10;
+    auto search = [&](const SearchLimits& given) {
+      SearchLimits l = given;
+      // With variety, the main search has half the budget and the other candidates the rest.
+      if (vary) {
+        l.time_ms = std::min<int64_t>(l.time_ms, budget / 2);
+        l.soft_time_ms = std::min<int64_t>(l.soft_time_ms, budget * 3 / 10);
+      }
+      auto r = searcher_->Search(*game_, l, [&](const SearchResult<Gomoku::Move>& it) {
+        std::vector<std::string> pv;
+        for (Gomoku::Move m : it.pv) pv.push_back(game_->MoveToText(m));
+        Say(absl::StrCat("MESSAGE depth ", it.depth, " score ", it.score, " nodes ", it.nodes,
+                         " nps ", static_cast<int64_t>(it.nodes_per_second()), " time ",
+                         static_cast<int64_t>(it.elapsed_ms), " pv ", absl::StrJoin(pv, " ")));
+      });
+      if (vary && r.depth >= 2 && !r.exact) {
+        // Its share ends where the search's would have: at 90% of the turn.
+        const int64_t before = SinceMs(start) - static_cast<int64_t>(r.elapsed_ms);
+        r.best_move = VaryOpening(r, l, budget * 9 / 10 - before);
+        r.pv = {r.best_move};
+      }
+      return r;
+    };
+    std::string note;
+    auto result = Gomoku::SearchRoot(*game_, limits, search, &note);
+    const Gomoku::Move m = result.best_move;
+    if (result.depth == 0 && !note.empty()) {
+      // "CELL wins by continuous fours|threats": played before any search.
+      Say(absl::StrCat("MESSAGE played ", note, ", after ", SinceMs(start), " of ", budget, " ms"));
+    } else {
+      if (!note.empty()) Say(absl::StrCat("MESSAGE ", note));
+      Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
+                       SinceMs(start), " of ", budget, " ms"));
     }
-    if (!level_) {
-      // The root's threat searches spent part of the turn already.
-      const int64_t spent = SinceMs(start);
-      limits.time_ms = std::max<int64_t>(1, limits.time_ms - spent);
-      limits.soft_time_ms = std::max<int64_t>(1, limits.soft_time_ms - spent);
-    }
-    auto result = searcher_->Search(*game_, limits, [&](const SearchResult<Gomoku::Move>& r) {
-      std::vector<std::string> pv;
-      for (Gomoku::Move m : r.pv) pv.push_back(game_->MoveToText(m));
-      Say(absl::StrCat("MESSAGE depth ", r.depth, " score ", r.score, " nodes ", r.nodes, " nps ",
-                       static_cast<int64_t>(r.nodes_per_second()), " time ",
-                       static_cast<int64_t>(r.elapsed_ms), " pv ", absl::StrJoin(pv, " ")));
-    });
-    Gomoku::Move m = result.best_move;
-    if (vary && result.depth >= 2 && !result.exact) {
-      m = VaryOpening(result, limits, budget);
-    }
-    if (!level_ && !result.exact) m = AvoidForcedLoss(m, vcf_nodes / 4, start, budget);
-    Say(absl::StrCat("MESSAGE played ", game_->MoveToText(m), " depth ", result.depth, " after ",
-                     SinceMs(start), " of ", budget, " ms"));
     Reply(m);
   }
 
@@ -328,48 +316,6 @@ class Brain {
                                                                  start)
         .count();
   }
-
-  // Whether the opponent wins by continuous fours once we play `m` (within `nodes`), or, when
-  // `threats` is set, by continuous threats (within half of them).
-  bool LosesByForce(Gomoku::Move m, int nodes, bool threats) {
-    Gomoku::UndoInfo undo;
-    game_->Make(m, undo);
-    bool lost = game_->FindVcf(Gomoku::kMaxVcfDepth, nodes) != Gomoku::kNoMove;
-    if (!lost && threats) lost = game_->FindVct(kVctDepth, nodes / 2) != Gomoku::kNoMove;
-    game_->Unmake(m, undo);
-    return lost;
-  }
-
-  // The search's move, unless it lets the opponent in by a line of fours longer than the
-  // search probes, or by a line of threats: then the first of the other candidates, in move
-  // order, that does not (of the first kVcfAlternatives). The threat checks stop at 95% of the
-  // budget, the checks by fours at 100%.
-  Gomoku::Move AvoidForcedLoss(Gomoku::Move m, int nodes,
-                               std::chrono::steady_clock::time_point start, int64_t budget) {
-    auto threats = [&] { return SinceMs(start) < budget * 95 / 100; };
-    if (!LosesByForce(m, nodes, threats())) return m;
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> candidates;
-    game_->GenerateSearchMoves(candidates);
-    std::vector<std::pair<int, Gomoku::Move>> ranked;
-    for (Gomoku::Move c : candidates) {
-      if (c != m) ranked.push_back({game_->MoveOrderScore(c), c});
-    }
-    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a > b; });
-    for (size_t i = 0; i < ranked.size() && i < kVcfAlternatives; ++i) {
-      if (SinceMs(start) >= budget) break;  // out of time: the search's move stands
-      const bool check_threats = threats();
-      if (!LosesByForce(ranked[i].second, nodes, check_threats)) {
-        Say(absl::StrCat("MESSAGE ", game_->MoveToText(m), " loses to a forced line; ",
-                         game_->MoveToText(ranked[i].second), " does not",
-                         check_threats ? "" : " (by fours: no time left for threats)"));
-        return ranked[i].second;
-      }
-    }
-    return m;
-  }
-  static constexpr size_t kVcfAlternatives = 8;
-  // Attacking moves a line of the root's threat search (fours and threes).
-  static constexpr int kVctDepth = 10;
 
   void Reply(Gomoku::Move m) {
     Play(m);
