@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "engine/games/reversi/endgame.h"
 #include "engine/registry/game_adapter.h"
@@ -566,6 +567,24 @@ TEST(Reversi, WinLossDrawSolveFindsTheSignWithFewerNodes) {
     EXPECT_GT(losses, 0);
   }
   EXPECT_LT(wld_nodes * 2, exact_nodes);
+}
+
+// The text the ladder's levels fingerprint takes from each level (registry/ladder_data.h): the
+// solve plan at the budget, so a change of the thresholds shows up as a stale ladder file.
+TEST(Reversi, BudgetPlanTextIsTheSolvePlanOfLevelsThatSolve) {
+  const std::vector<Difficulty> levels = Reversi::Levels();
+  const Difficulty* hard = FindLevel(levels, "hard");
+  const Difficulty* medium = FindLevel(levels, "medium");
+  ASSERT_NE(hard, nullptr);
+  ASSERT_NE(medium, nullptr);
+  EXPECT_EQ(Reversi::BudgetPlanText(*hard, hard->time_ms * 100, 0), "exact<=11 wld<=13");
+  EXPECT_EQ(Reversi::BudgetPlanText(*hard, 0, hard->time_ms), "exact<=17 wld<=18");
+  for (int64_t nodes : {1'000, 30'000, 1'000'000, 100'000'000}) {
+    const Reversi::SolvePlan plan = Reversi::PlanSolve({.max_nodes = nodes}, true);
+    EXPECT_EQ(Reversi::BudgetPlanText(*hard, nodes, 0),
+              absl::StrFormat("exact<=%d wld<=%d", plan.exact_empties, plan.win_loss_draw_empties));
+  }
+  EXPECT_EQ(Reversi::BudgetPlanText(*medium, hard->time_ms * 100, 0), "");
 }
 
 // How far the solver reaches in each level's budget (the measured node counts of endgame.cc):

@@ -37,6 +37,9 @@ struct GameInfo {
   std::vector<std::string> record_formats;
   // Every level's rating from the game's calibration ladder (games/GAME/ladder.txt).
   LadderData ladder;
+  // The game's budget-dependent decisions per level (ladder_data.h), folded into the ladder's
+  // levels fingerprint; null for games without any.
+  BudgetPlans budget_plans;
 };
 
 // What a search saw, in text, for tools, logs and the wire.

@@ -49,6 +49,9 @@ Entry Register() {
                     .player_names = {std::string(G::kSides[0]), std::string(G::kSides[1])},
                     .notation_hint = std::string(G::kNotationHint),
                     .ladder = ShippedLadder(G::kName)};
+  if constexpr (requires(const Difficulty& d) { G::BudgetPlanText(d, int64_t{}, int64_t{}); }) {
+    e.info.budget_plans = &G::BudgetPlanText;
+  }
   if constexpr (HasRecords<G>) {
     for (std::string_view f : G::kRecordFormats) e.info.record_formats.emplace_back(f);
     e.export_record = [](std::string_view format, const std::vector<std::string>& moves,

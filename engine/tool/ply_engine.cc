@@ -414,9 +414,11 @@ int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
         std::cout.flush();
       });
   if (!ratings.ok()) return Fail(ratings.status());
-  const LadderData data{.command = LadderCommand(config, out),
-                        .levels = LevelsFingerprint(FindGame(config.game)->levels),
-                        .ratings = *ratings};
+  const LadderData data{
+      .command = LadderCommand(config, out),
+      .levels = LevelsFingerprint(FindGame(config.game)->levels,
+                                  FindGame(config.game)->budget_plans, config.nodes_per_ms),
+      .ratings = *ratings};
   if (!out.empty()) {
     std::ofstream file(out);
     file << FormatLadder(data, config.game);

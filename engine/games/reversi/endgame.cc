@@ -808,6 +808,12 @@ Reversi::SolvePlan Reversi::PlanSolve(const SearchLimits& limits, bool standard)
   return plan;
 }
 
+std::string Reversi::BudgetPlanText(const Difficulty& level, int64_t max_nodes, int64_t time_ms) {
+  if (!level.perfect) return "";
+  const SolvePlan plan = PlanSolve({.max_nodes = max_nodes, .time_ms = time_ms}, true);
+  return absl::StrFormat("exact<=%d wld<=%d", plan.exact_empties, plan.win_loss_draw_empties);
+}
+
 std::optional<SearchResult<Reversi::Move>> Reversi::Solve(Reversi& game,
                                                           const SearchLimits& limits) {
   if (game.GetOutcome() != Outcome::kOngoing) return std::nullopt;

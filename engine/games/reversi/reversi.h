@@ -137,6 +137,10 @@ class Reversi {
     int64_t time_ms = 0;
   };
   static SolvePlan PlanSolve(const SearchLimits& limits, bool standard);
+  // The solve plan of `level` at a budget, as text for the ladder's levels fingerprint
+  // (registry/ladder_data.h): "exact<=E wld<=W" on the standard board for a level that solves,
+  // empty for one that does not. A change of PlanSolve's thresholds changes it.
+  static std::string BudgetPlanText(const Difficulty& level, int64_t max_nodes, int64_t time_ms);
 
   int width() const { return width_; }
   int height() const { return height_; }
