@@ -652,6 +652,39 @@ TEST(Reversi, HardSolvesAnFfoPositionExactlyWithinItsNodeBudget) {
   EXPECT_LE(report->nodes, budget);
 }
 
+// A win proven by the win/loss/draw solve (a budget that reaches 20 empties for the outcome but
+// not for the margin) is reported as a proven win, not as an exact "+1": FFO #40 wins by 38.
+TEST(Reversi, AWinLossDrawWinIsReportedAsAProvenOutcomeNotAMargin) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const int64_t budget = 40'000'000;
+  const Reversi::SolvePlan plan = Reversi::PlanSolve({.max_nodes = budget}, true);
+  ASSERT_LT(plan.exact_empties, p->game.Empties());
+  ASSERT_GE(plan.win_loss_draw_empties, p->game.Empties());
+  Difficulty perfect = *FindLevel(Reversi::Levels(), "perfect");
+  perfect.time_ms = 0;
+  GameAdapter<Reversi> game(p->game, FindGame("reversi"));
+  absl::StatusOr<SearchReport> report =
+      game.ChooseMove({.level = perfect, .max_nodes = budget}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->exact);
+  EXPECT_TRUE(report->outcome_only);
+  EXPECT_EQ(report->score, 1);
+  EXPECT_EQ(report->ScoreText(), "win (proven)");
+  // The move keeps the win.
+  ASSERT_TRUE(game.Play(report->move).ok());
+  reversi::EndgameSolver solver(16);
+  EXPECT_LT(solver.Solve(game.game()).score, 0) << report->move;
+  // The exact solve of the same position keeps its margin.
+  GameAdapter<Reversi> exact(p->game, FindGame("reversi"));
+  report = exact.ChooseMove({.level = perfect}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->exact);
+  EXPECT_FALSE(report->outcome_only);
+  EXPECT_EQ(report->ScoreText(), "+38");
+}
+
 // A solve that cannot finish gives the move back to the search cleanly: stopped before it
 // starts, Reversi::Solve returns no move but what it spent, and the level still answers with a
 // legal move from the search.

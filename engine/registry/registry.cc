@@ -146,6 +146,7 @@ std::string SearchReport::ScoreText() const {
     return plies > 0 ? absl::StrCat("win in ", plies) : absl::StrCat("loss in ", -plies);
   }
   if (exact && score == 0) return "draw";
+  if (exact && outcome_only) return score > 0 ? "win (proven)" : "loss (proven)";
   return score > 0 ? absl::StrCat("+", score) : absl::StrCat(score);
 }
 
