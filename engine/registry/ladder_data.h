@@ -52,8 +52,9 @@ using BudgetPlans =
 
 // A short hash of every dial of every level, in order (16 hex digits): what a ladder result
 // holds for. With `plans`, each level's plan text at the budget the ladder gives it (its time_ms
-// times `nodes_per_ms` nodes when that is > 0, else its clock) is folded in after the level's
-// dials; a level whose plan text is empty hashes as without `plans`, so games without such
+// times `nodes_per_ms` nodes when that is > 0, else its own clock: a clock ladder's --time-ms
+// cap is not modelled, the shipped ladders all run on node budgets) is folded in after the
+// level's dials; a level whose plan text is empty hashes as without `plans`, so games without such
 // decisions keep their fingerprints.
 std::string LevelsFingerprint(const std::vector<Difficulty>& levels,
                               const BudgetPlans& plans = nullptr, int64_t nodes_per_ms = 0);
