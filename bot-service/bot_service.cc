@@ -317,6 +317,7 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
   r.set_elapsed_ms(report->elapsed_ms);
   for (const std::string& m : report->pv) r.add_pv(m);
   r.set_exact(report->exact);
+  r.set_outcome_only(report->outcome_only);
   r.set_random_move(report->random_move);
   r.set_stopped(report->stopped || budget_ms == 0);
   r.set_budget_ms(budget_ms);

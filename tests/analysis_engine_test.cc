@@ -154,6 +154,29 @@ TEST(AnalysisTest, HeuristicMarksFollowTheWinChanceDrop) {
   EXPECT_EQ(r->moves[6].mark, Mark::kNone);
 }
 
+// A proven outcome without its margin (Reversi's win/loss/draw solve) reads as such on both
+// sides of a move, from each mover's side, and still counts as proven for the marks.
+TEST(AnalysisTest, AProvenOutcomeWithoutItsMarginIsShownAsOne) {
+  const std::vector<std::string> moves = Moves("4 4");
+  std::vector<std::optional<SearchReport>> j(3);
+  j[0] = SearchReport{.move = "4", .score = 1, .exact = true, .outcome_only = true};
+  j[1] = SearchReport{.move = "3", .score = -1, .exact = true, .outcome_only = true};
+  j[2] = SearchReport{.move = "4", .score = 7, .exact = true};
+  absl::StatusOr<GameAnalysis> r = AssembleAnalysis("connect4", {}, moves, j);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->moves[0].before_text, "win (proven)");
+  EXPECT_EQ(r->moves[0].after_text, "win (proven)");  // the opponent's loss, from the mover
+  EXPECT_EQ(r->moves[0].win_before, 1.0);
+  EXPECT_TRUE(r->moves[0].exact_verdict);
+  EXPECT_EQ(r->moves[0].mark, Mark::kNone);
+  EXPECT_EQ(r->moves[1].before_text, "loss (proven)");
+  EXPECT_EQ(r->moves[1].after_text, "-7");  // an exact margin keeps its number
+  EXPECT_EQ((SearchReport{.score = 1, .exact = true}).ScoreText(), "+1");
+  EXPECT_EQ((SearchReport{.score = 0, .exact = true, .outcome_only = true}).ScoreText(), "draw");
+  // Without `exact` the flag means nothing: a heuristic score stays a number.
+  EXPECT_EQ((SearchReport{.score = 1, .outcome_only = true}).ScoreText(), "+1");
+}
+
 TEST(AnalysisTest, JudgementsThatDoNotFitTheGameAreRefused) {
   const std::vector<std::string> moves = Moves("4 4");
   std::vector<std::optional<SearchReport>> j(2);

@@ -71,6 +71,61 @@ TEST(LadderData, TheFingerprintChangesWithAnyDialOfAnyLevel) {
   }
 }
 
+TEST(LadderData, TheFingerprintFoldsInTheGamesBudgetPlansOnlyWhereThereAreAny) {
+  const std::vector<Difficulty> levels = DefaultLevels();
+  const std::string base = LevelsFingerprint(levels);
+  // No plans, or none for any level: the fingerprint of the dials alone.
+  EXPECT_EQ(LevelsFingerprint(
+                levels, [](const Difficulty&, int64_t, int64_t) { return ""; }, 100),
+            base);
+  // A plan, and any change of it at the ladder's budget, changes it.
+  auto plan_at = [](int64_t threshold) {
+    return [threshold](const Difficulty& d, int64_t max_nodes, int64_t) -> std::string {
+      return d.name == "hard" ? absl::StrCat(max_nodes >= threshold ? "deep" : "shallow") : "";
+    };
+  };
+  const Difficulty* hard = FindLevel(levels, "hard");
+  ASSERT_NE(hard, nullptr);
+  const int64_t ladder_nodes = hard->time_ms * 100;
+  const std::string shallow = LevelsFingerprint(levels, plan_at(ladder_nodes + 1), 100);
+  const std::string deep = LevelsFingerprint(levels, plan_at(ladder_nodes), 100);
+  EXPECT_NE(shallow, base);
+  EXPECT_NE(deep, base);
+  EXPECT_NE(shallow, deep);
+  // The plan is taken at the ladder's budget: the same thresholds on another budget differ.
+  EXPECT_NE(LevelsFingerprint(levels, plan_at(ladder_nodes), 50), deep);
+}
+
+TEST(LadderData, ReadsTheNodeBudgetOfItsCommand) {
+  EXPECT_EQ(LadderNodesPerMs("build/engine/ply-engine ladder reversi --games 20 --nodes-per-ms "
+                             "100 --ladder-out engine/games/reversi/ladder.txt"),
+            100);
+  EXPECT_EQ(LadderNodesPerMs("build/engine/ply-engine ladder reversi --time-ms 100"), 0);
+  EXPECT_EQ(LadderNodesPerMs("ply-engine ladder x --nodes-per-ms"), 0);
+}
+
+TEST(ShippedLadders, OnlyGamesWithBudgetPlansFoldThemIn) {
+  for (const GameInfo& info : ListGames()) {
+    SCOPED_TRACE(info.name);
+    const int64_t nodes_per_ms = LadderNodesPerMs(info.ladder.command);
+    const std::string with = LevelsFingerprint(info.levels, info.budget_plans, nodes_per_ms);
+    if (info.name == "reversi") {
+      // Reversi's hard and perfect levels solve the endgame as far as their budget reaches:
+      // PlanSolve's thresholds are part of what its ladder was played with.
+      ASSERT_TRUE(info.budget_plans);
+      EXPECT_NE(with, LevelsFingerprint(info.levels));
+      const Difficulty* hard = FindLevel(info.levels, "hard");
+      ASSERT_NE(hard, nullptr);
+      EXPECT_FALSE(info.budget_plans(*hard, hard->time_ms * nodes_per_ms, 0).empty());
+      const Difficulty* easy = FindLevel(info.levels, "easy");
+      ASSERT_NE(easy, nullptr);
+      EXPECT_EQ(info.budget_plans(*easy, easy->time_ms * nodes_per_ms, 0), "");
+    } else {
+      EXPECT_EQ(with, LevelsFingerprint(info.levels));
+    }
+  }
+}
+
 TEST(ShippedLadders, RateEveryLevelOfEveryGameWithTheCommandThatMadeThem) {
   for (const GameInfo& info : ListGames()) {
     SCOPED_TRACE(info.name);
@@ -84,8 +139,11 @@ TEST(ShippedLadders, RateEveryLevelOfEveryGameWithTheCommandThatMadeThem) {
     EXPECT_TRUE(absl::StrContains(
         ladder.command, absl::StrCat("--ladder-out engine/games/", info.name, "/ladder.txt")))
         << ladder.command;
-    // Written for the levels as they are: a level retuned since needs the ladder rerun.
-    EXPECT_EQ(ladder.levels, LevelsFingerprint(info.levels)) << "rerun " << ladder.command;
+    // Written for the levels as they are, the game's budget plans included: a level retuned
+    // since needs the ladder rerun.
+    EXPECT_EQ(ladder.levels,
+              LevelsFingerprint(info.levels, info.budget_plans, LadderNodesPerMs(ladder.command)))
+        << "rerun " << ladder.command;
     const LadderRating* random = ladder.Find("random");
     ASSERT_NE(random, nullptr) << "the anchor";
     EXPECT_EQ(random->rating, kRandomAnchor);

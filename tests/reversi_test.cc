@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "engine/games/reversi/endgame.h"
 #include "engine/registry/game_adapter.h"
@@ -568,6 +569,24 @@ TEST(Reversi, WinLossDrawSolveFindsTheSignWithFewerNodes) {
   EXPECT_LT(wld_nodes * 2, exact_nodes);
 }
 
+// The text the ladder's levels fingerprint takes from each level (registry/ladder_data.h): the
+// solve plan at the budget, so a change of the thresholds shows up as a stale ladder file.
+TEST(Reversi, BudgetPlanTextIsTheSolvePlanOfLevelsThatSolve) {
+  const std::vector<Difficulty> levels = Reversi::Levels();
+  const Difficulty* hard = FindLevel(levels, "hard");
+  const Difficulty* medium = FindLevel(levels, "medium");
+  ASSERT_NE(hard, nullptr);
+  ASSERT_NE(medium, nullptr);
+  EXPECT_EQ(Reversi::BudgetPlanText(*hard, hard->time_ms * 100, 0), "exact<=11 wld<=13");
+  EXPECT_EQ(Reversi::BudgetPlanText(*hard, 0, hard->time_ms), "exact<=17 wld<=18");
+  for (int64_t nodes : {1'000, 30'000, 1'000'000, 100'000'000}) {
+    const Reversi::SolvePlan plan = Reversi::PlanSolve({.max_nodes = nodes}, true);
+    EXPECT_EQ(Reversi::BudgetPlanText(*hard, nodes, 0),
+              absl::StrFormat("exact<=%d wld<=%d", plan.exact_empties, plan.win_loss_draw_empties));
+  }
+  EXPECT_EQ(Reversi::BudgetPlanText(*medium, hard->time_ms * 100, 0), "");
+}
+
 // How far the solver reaches in each level's budget (the measured node counts of endgame.cc):
 // pinned so that a change of the table or of the budget rule is made on purpose.
 TEST(Reversi, SolverReachGrowsWithTheBudget) {
@@ -631,6 +650,39 @@ TEST(Reversi, HardSolvesAnFfoPositionExactlyWithinItsNodeBudget) {
             p->best_moves.end())
       << report->move;
   EXPECT_LE(report->nodes, budget);
+}
+
+// A win proven by the win/loss/draw solve (a budget that reaches 20 empties for the outcome but
+// not for the margin) is reported as a proven win, not as an exact "+1": FFO #40 wins by 38.
+TEST(Reversi, AWinLossDrawWinIsReportedAsAProvenOutcomeNotAMargin) {
+  absl::StatusOr<reversi::ObfPosition> p = reversi::ParseObfLine(
+      "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38;");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const int64_t budget = 40'000'000;
+  const Reversi::SolvePlan plan = Reversi::PlanSolve({.max_nodes = budget}, true);
+  ASSERT_LT(plan.exact_empties, p->game.Empties());
+  ASSERT_GE(plan.win_loss_draw_empties, p->game.Empties());
+  Difficulty perfect = *FindLevel(Reversi::Levels(), "perfect");
+  perfect.time_ms = 0;
+  GameAdapter<Reversi> game(p->game, FindGame("reversi"));
+  absl::StatusOr<SearchReport> report =
+      game.ChooseMove({.level = perfect, .max_nodes = budget}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->exact);
+  EXPECT_TRUE(report->outcome_only);
+  EXPECT_EQ(report->score, 1);
+  EXPECT_EQ(report->ScoreText(), "win (proven)");
+  // The move keeps the win.
+  ASSERT_TRUE(game.Play(report->move).ok());
+  reversi::EndgameSolver solver(16);
+  EXPECT_LT(solver.Solve(game.game()).score, 0) << report->move;
+  // The exact solve of the same position keeps its margin.
+  GameAdapter<Reversi> exact(p->game, FindGame("reversi"));
+  report = exact.ChooseMove({.level = perfect}, nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->exact);
+  EXPECT_FALSE(report->outcome_only);
+  EXPECT_EQ(report->ScoreText(), "+38");
 }
 
 // A solve that cannot finish gives the move back to the search cleanly: stopped before it

@@ -129,6 +129,7 @@ absl::StatusOr<GameAnalysis> AssembleAnalysis(
     v.move = moves[i];
     v.before = j.score;
     v.before_exact = j.exact;
+    v.before_text = j.ScoreText();
     v.best_move = j.move;
     v.best_line = j.pv;
     absl::Status played = (*g)->Play(moves[i]);
@@ -145,6 +146,7 @@ absl::StatusOr<GameAnalysis> AssembleAnalysis(
       }
       v.after = status.winner < 0 ? 0 : status.winner == v.player ? WinIn(1) : LossIn(1);
       v.after_exact = true;
+      v.after_text = SearchReport{.score = v.after, .exact = true}.ScoreText();
     } else {
       if (!judgements[i + 1].has_value()) {
         return absl::InvalidArgumentError(
@@ -153,6 +155,9 @@ absl::StatusOr<GameAnalysis> AssembleAnalysis(
       const SearchReport& next = *judgements[i + 1];
       v.after = FromMover(next.score, (*g)->SideToMove() == v.player);
       v.after_exact = next.exact;
+      v.after_text =
+          SearchReport{.score = v.after, .exact = next.exact, .outcome_only = next.outcome_only}
+              .ScoreText();
     }
     v.win_before = WinChance(curve, v.before, v.before_exact);
     v.win_after = WinChance(curve, v.after, v.after_exact);

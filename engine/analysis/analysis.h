@@ -74,6 +74,10 @@ struct MoveVerdict {
   bool before_exact = false;
   Score after = 0;
   bool after_exact = false;
+  // The scores in words (SearchReport::ScoreText): "+3", "win in 7", "draw", and "win (proven)"
+  // where only the outcome is proven (a win/loss/draw solve, whose score is just its sign).
+  std::string before_text;
+  std::string after_text;
   double win_before = 0.5;
   double win_after = 0.5;
   std::string best_move;

@@ -37,6 +37,9 @@ struct GameInfo {
   std::vector<std::string> record_formats;
   // Every level's rating from the game's calibration ladder (games/GAME/ladder.txt).
   LadderData ladder;
+  // The game's budget-dependent decisions per level (ladder_data.h), folded into the ladder's
+  // levels fingerprint; null for games without any.
+  BudgetPlans budget_plans;
 };
 
 // What a search saw, in text, for tools, logs and the wire.
@@ -49,9 +52,12 @@ struct SearchReport {
   double nodes_per_second = 0;
   std::vector<std::string> pv;
   bool exact = false;
+  // With `exact`: only the outcome is proven, the score is its sign (SearchResult::outcome_only).
+  bool outcome_only = false;
   bool random_move = false;
   bool stopped = false;
-  // The score for people: "+35", "-120", "win in 7", "loss in 4", "draw".
+  // The score for people: "+35", "-120", "win in 7", "loss in 4", "draw", and for a proven
+  // outcome without its margin "win (proven)" or "loss (proven)".
   std::string ScoreText() const;
 };
 

@@ -179,6 +179,7 @@ class GameAdapter final : public AnyGame {
     report.elapsed_ms = r.elapsed_ms;
     report.nodes_per_second = r.nodes_per_second();
     report.exact = r.exact;
+    report.outcome_only = r.exact && r.outcome_only;
     report.random_move = r.random_move;
     report.stopped = r.stopped;
     // The PV is printed by replaying it on a copy, since move text can depend on the position.

@@ -1,5 +1,6 @@
 #include "engine/registry/ladder_data.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -28,16 +29,35 @@ const LadderRating* LadderData::Find(std::string_view name) const {
   return nullptr;
 }
 
-std::string LevelsFingerprint(const std::vector<Difficulty>& levels) {
+std::string LevelsFingerprint(const std::vector<Difficulty>& levels, const BudgetPlans& plans,
+                              int64_t nodes_per_ms) {
   std::string text;
   for (const Difficulty& d : levels) {
     absl::StrAppendFormat(&text, "%s:%d:%.6f:%d:%d:%d:%s;", d.name, d.max_depth,
                           d.random_move_chance, d.eval_noise, d.time_ms, d.perfect, d.policy);
+    if (plans) {
+      // The ladder's budget for the level (engine/tool/match.cc): a node budget replaces the
+      // clock.
+      const std::string plan = nodes_per_ms > 0
+                                   ? plans(d, std::max<int64_t>(1, d.time_ms * nodes_per_ms), 0)
+                                   : plans(d, 0, d.time_ms);
+      if (!plan.empty()) absl::StrAppend(&text, "plan:", plan, ";");
+    }
   }
   // FNV-1a, 64 bits: stable across builds and machines.
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return absl::StrFormat("%016x", h);
+}
+
+int64_t LadderNodesPerMs(std::string_view command) {
+  std::vector<absl::string_view> words =
+      absl::StrSplit(Absl(command), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    int64_t n = 0;
+    if (words[i] == "--nodes-per-ms" && absl::SimpleAtoi(words[i + 1], &n)) return n;
+  }
+  return 0;
 }
 
 absl::StatusOr<LadderData> ParseLadder(std::string_view text) {

@@ -12,6 +12,8 @@
 #ifndef PLY_ENGINE_REGISTRY_LADDER_DATA_H_
 #define PLY_ENGINE_REGISTRY_LADDER_DATA_H_
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,9 +43,23 @@ struct LadderData {
   const LadderRating* Find(std::string_view name) const;
 };
 
+// A game's own decisions that hang on a level's budget and are not dials of the level (Reversi:
+// how many empty cells its endgame solver takes on), as text for one level at a budget of
+// `max_nodes` nodes (0: none) and `time_ms` milliseconds (0: none); empty where the level makes
+// none. GameInfo::budget_plans; games without such decisions have none.
+using BudgetPlans =
+    std::function<std::string(const Difficulty& level, int64_t max_nodes, int64_t time_ms)>;
+
 // A short hash of every dial of every level, in order (16 hex digits): what a ladder result
-// holds for.
-std::string LevelsFingerprint(const std::vector<Difficulty>& levels);
+// holds for. With `plans`, each level's plan text at the budget the ladder gives it (its time_ms
+// times `nodes_per_ms` nodes when that is > 0, else its own clock: a clock ladder's --time-ms
+// cap is not modelled, the shipped ladders all run on node budgets) is folded in after the
+// level's dials; a level whose plan text is empty hashes as without `plans`, so games without such
+// decisions keep their fingerprints.
+std::string LevelsFingerprint(const std::vector<Difficulty>& levels,
+                              const BudgetPlans& plans = nullptr, int64_t nodes_per_ms = 0);
+// The --nodes-per-ms N of a ladder command, 0 when it has none (a clock ladder).
+int64_t LadderNodesPerMs(std::string_view command);
 
 // INVALID_ARGUMENT naming the line for anything but the format above.
 absl::StatusOr<LadderData> ParseLadder(std::string_view text);

@@ -49,6 +49,9 @@ Entry Register() {
                     .player_names = {std::string(G::kSides[0]), std::string(G::kSides[1])},
                     .notation_hint = std::string(G::kNotationHint),
                     .ladder = ShippedLadder(G::kName)};
+  if constexpr (requires(const Difficulty& d) { G::BudgetPlanText(d, int64_t{}, int64_t{}); }) {
+    e.info.budget_plans = &G::BudgetPlanText;
+  }
   if constexpr (HasRecords<G>) {
     for (std::string_view f : G::kRecordFormats) e.info.record_formats.emplace_back(f);
     e.export_record = [](std::string_view format, const std::vector<std::string>& moves,
@@ -143,6 +146,7 @@ std::string SearchReport::ScoreText() const {
     return plies > 0 ? absl::StrCat("win in ", plies) : absl::StrCat("loss in ", -plies);
   }
   if (exact && score == 0) return "draw";
+  if (exact && outcome_only) return score > 0 ? "win (proven)" : "loss (proven)";
   return score > 0 ? absl::StrCat("+", score) : absl::StrCat(score);
 }
 

@@ -43,6 +43,9 @@ struct SearchResult {
   std::vector<Move> pv;
   // The score is the game's true value (proven win, loss or draw).
   bool exact = false;
+  // With `exact`: only the outcome is proven, not its margin (a win/loss/draw solve); the score
+  // is then its sign, +1, 0 or -1, and no more than a bound on the true margin.
+  bool outcome_only = false;
   // The move was chosen at random by the difficulty's random-move chance.
   bool random_move = false;
   // The search ended on a budget or the stop flag rather than by finishing its last iteration.

@@ -154,7 +154,14 @@ Json ReportJson(const SearchReport& r) {
               {"time_ms", r.elapsed_ms},
               {"pv", r.pv},
               {"exact", r.exact},
+              {"outcome_only", r.outcome_only},
               {"random", r.random_move}};
+}
+
+// " (exact)" after a proven score; nothing after a proven outcome without its margin, whose
+// text ("win (proven)") says so already.
+std::string_view ExactMark(const SearchReport& r) {
+  return r.exact && !r.outcome_only ? " (exact)" : "";
 }
 
 int Games() {
@@ -274,7 +281,7 @@ int Analyze(const std::vector<std::string>& args, const GameOptions& options) {
   } else {
     std::cout << absl::StrFormat(
         "best %s  score %s%s  depth %d  nodes %d  %.0f nodes/s  %.1f ms\npv %s\n", report->move,
-        report->ScoreText(), report->exact ? " (exact)" : "", report->depth, report->nodes,
+        report->ScoreText(), ExactMark(*report), report->depth, report->nodes,
         report->nodes_per_second, report->elapsed_ms, absl::StrJoin(report->pv, " "));
   }
   return 0;
@@ -414,9 +421,11 @@ int Ladder(const std::vector<std::string>& args, const GameOptions& options) {
         std::cout.flush();
       });
   if (!ratings.ok()) return Fail(ratings.status());
-  const LadderData data{.command = LadderCommand(config, out),
-                        .levels = LevelsFingerprint(FindGame(config.game)->levels),
-                        .ratings = *ratings};
+  const LadderData data{
+      .command = LadderCommand(config, out),
+      .levels = LevelsFingerprint(FindGame(config.game)->levels,
+                                  FindGame(config.game)->budget_plans, config.nodes_per_ms),
+      .ratings = *ratings};
   if (!out.empty()) {
     std::ofstream file(out);
     file << FormatLadder(data, config.game);
@@ -555,8 +564,8 @@ int Demo(const std::vector<std::string>& args, const GameOptions& options) {
     std::cout << absl::StrFormat("%d. %s (%s) plays %s   depth %d  score %s%s  nodes %d  %.0f ms\n",
                                  static_cast<int>((*game)->History().size()),
                                  info.player_names[side], levels[side], report->move, report->depth,
-                                 report->ScoreText(), report->exact ? " (exact)" : "",
-                                 report->nodes, report->elapsed_ms);
+                                 report->ScoreText(), ExactMark(*report), report->nodes,
+                                 report->elapsed_ms);
     std::cout << (*game)->Render() << "\n";
     std::cout.flush();
   }
@@ -597,8 +606,10 @@ int AnalyzeGameCommand(const std::vector<std::string>& args, const GameOptions& 
                      {"move", v.move},
                      {"before", v.before},
                      {"before_exact", v.before_exact},
+                     {"before_text", v.before_text},
                      {"after", v.after},
                      {"after_exact", v.after_exact},
+                     {"after_text", v.after_text},
                      {"win_before", v.win_before},
                      {"win_after", v.win_after},
                      {"best", v.best_move},
@@ -621,10 +632,10 @@ int AnalyzeGameCommand(const std::vector<std::string>& args, const GameOptions& 
   }
   for (const MoveVerdict& v : analysis->moves) {
     std::cout << absl::StrFormat(
-        "%3d. %-6s %-3s before %6d (%3.0f%%)%s  after %6d (%3.0f%%)%s  "
+        "%3d. %-6s %-3s before %12s (%3.0f%%)%s  after %12s (%3.0f%%)%s  "
         "best %-6s %s\n",
-        v.ply + 1, v.move, MarkSymbol(v.mark), v.before, 100 * v.win_before,
-        v.before_exact ? "!" : " ", v.after, 100 * v.win_after, v.after_exact ? "!" : " ",
+        v.ply + 1, v.move, MarkSymbol(v.mark), v.before_text, 100 * v.win_before,
+        v.before_exact ? "!" : " ", v.after_text, 100 * v.win_after, v.after_exact ? "!" : " ",
         v.best_move, v.exact_verdict ? "exact" : "");
   }
   for (int p = 0; p < 2; ++p) {

@@ -61,13 +61,6 @@ v1::MoveMark ToProto(Mark mark) {
   return v1::MOVE_MARK_NONE;
 }
 
-std::string ScoreText(Score score, bool exact) {
-  SearchReport r;
-  r.score = score;
-  r.exact = exact;
-  return r.ScoreText();
-}
-
 v1::MatchAnalysis ToProto(const GameAnalysis& a) {
   v1::MatchAnalysis out;
   out.set_game(a.game);
@@ -77,11 +70,11 @@ v1::MatchAnalysis ToProto(const GameAnalysis& a) {
     m->set_seat(v.player);
     m->set_move(v.move);
     m->set_score_before(v.before);
-    m->set_score_before_text(ScoreText(v.before, v.before_exact));
+    m->set_score_before_text(v.before_text);
     m->set_before_exact(v.before_exact);
     m->set_win_before(v.win_before);
     m->set_score_after(v.after);
-    m->set_score_after_text(ScoreText(v.after, v.after_exact));
+    m->set_score_after_text(v.after_text);
     m->set_after_exact(v.after_exact);
     m->set_win_after(v.win_after);
     m->set_best_move(v.best_move);
@@ -349,6 +342,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       r.depth = reply->depth();
       r.nodes = reply->nodes();
       r.exact = reply->exact();
+      r.outcome_only = reply->exact() && reply->outcome_only();
       r.pv.assign(reply->pv().begin(), reply->pv().end());
       job->judgements[position] = std::move(r);
       if (!reply->instance().empty()) job->instances.insert(reply->instance());

@@ -68,7 +68,9 @@ int PlayOnTheClock(const std::string& level_name, int games) {
   }
   struct Row {
     int moves = 0, exact = 0, over = 0;
-    double longest_ms = 0;
+    // Moves whose search the clock cut mid-iteration, and the longest of them.
+    int cut = 0;
+    double longest_ms = 0, longest_cut_ms = 0, longest_uncut_ms = 0;
   };
   std::map<int, Row> rows;
   uint64_t rng = 0x51ed2701a3c5b2e9ull;
@@ -93,13 +95,23 @@ int PlayOnTheClock(const std::string& level_name, int games) {
       row.exact += report->exact && report->depth == empties ? 1 : 0;
       row.over += ms > level->time_ms ? 1 : 0;
       row.longest_ms = std::max(row.longest_ms, ms);
+      if (report->stopped) {
+        ++row.cut;
+        row.longest_cut_ms = std::max(row.longest_cut_ms, ms);
+      } else {
+        row.longest_uncut_ms = std::max(row.longest_uncut_ms, ms);
+      }
     }
   }
   std::printf("%s, %d ms a move, %d games\n", level_name.c_str(), level->time_ms, games);
-  std::printf("%7s %6s %7s %12s %6s\n", "empties", "moves", "solved", "longest ms", "over");
+  // cut: moves whose search or solve the clock stopped mid-way (SearchReport::stopped), with the
+  // longest of those and of the others.
+  std::printf("%7s %6s %7s %12s %6s %5s %9s %11s\n", "empties", "moves", "solved", "longest ms",
+              "over", "cut", "cut ms", "uncut ms");
   for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-    std::printf("%7d %6d %7d %12.0f %6d\n", it->first, it->second.moves, it->second.exact,
-                it->second.longest_ms, it->second.over);
+    const Row& r = it->second;
+    std::printf("%7d %6d %7d %12.1f %6d %5d %9.1f %11.1f\n", it->first, r.moves, r.exact,
+                r.longest_ms, r.over, r.cut, r.longest_cut_ms, r.longest_uncut_ms);
   }
   return 0;
 }

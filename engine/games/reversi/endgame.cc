@@ -808,6 +808,12 @@ Reversi::SolvePlan Reversi::PlanSolve(const SearchLimits& limits, bool standard)
   return plan;
 }
 
+std::string Reversi::BudgetPlanText(const Difficulty& level, int64_t max_nodes, int64_t time_ms) {
+  if (!level.perfect) return "";
+  const SolvePlan plan = PlanSolve({.max_nodes = max_nodes, .time_ms = time_ms}, true);
+  return absl::StrFormat("exact<=%d wld<=%d", plan.exact_empties, plan.win_loss_draw_empties);
+}
+
 std::optional<SearchResult<Reversi::Move>> Reversi::Solve(Reversi& game,
                                                           const SearchLimits& limits) {
   if (game.GetOutcome() != Outcome::kOngoing) return std::nullopt;
@@ -831,9 +837,12 @@ std::optional<SearchResult<Reversi::Move>> Reversi::Solve(Reversi& game,
   result.best_move = solved.best_move;
   result.has_move = true;
   result.pv = {result.best_move};
-  result.score = solved.score;
+  // A win/loss/draw solve proves the outcome only: its score is a bound (at least +1 for a win),
+  // so it is reported as the sign, marked outcome_only ("win (proven)", not "+1 (exact)").
+  result.score = solved.win_loss_draw ? (solved.score > 0) - (solved.score < 0) : solved.score;
   result.depth = empties;
   result.exact = true;
+  result.outcome_only = solved.win_loss_draw;
   return result;
 }
 

@@ -122,7 +122,8 @@ class Reversi {
   // The `hard` and `perfect` levels: the endgame solver (endgame.h) once few enough cells are
   // empty for the budget (PlanSolve), within three fifths of it. The score is the exact final
   // disc difference for the side to move, or, a few cells before the exact solve fits, a
-  // proven win or draw (score >= 1 or 0, `exact` set: the result is proven, not its margin).
+  // proven win (score 1 with `exact` and `outcome_only` set: the outcome is proven, not its
+  // margin) or draw (score 0, exact).
   // nullopt when the position is beyond reach; a result without a move (nodes and time spent
   // set) when the solve did not finish or only proved a loss: the caller then searches with
   // what is left of the budget.
@@ -137,6 +138,10 @@ class Reversi {
     int64_t time_ms = 0;
   };
   static SolvePlan PlanSolve(const SearchLimits& limits, bool standard);
+  // The solve plan of `level` at a budget, as text for the ladder's levels fingerprint
+  // (registry/ladder_data.h): "exact<=E wld<=W" on the standard board for a level that solves,
+  // empty for one that does not. A change of PlanSolve's thresholds changes it.
+  static std::string BudgetPlanText(const Difficulty& level, int64_t max_nodes, int64_t time_ms);
 
   int width() const { return width_; }
   int height() const { return height_; }
