@@ -82,7 +82,7 @@ std::string AnalysisText(const v1::Match& match, const v1::MatchAnalysis& a, Loo
                        a.max_depth() > 0 ? absl::StrCat(", depth ", a.max_depth()) : "", " each"),
           look);
   out += "\n\n";
-  out += absl::StrFormat("%4s  %-7s %-8s %-3s %-18s %-18s %-1s  %-8s %s\n", "#", "side", "move", "",
+  out += absl::StrFormat("%4s  %-7s %-8s %-3s %-19s %-19s %-1s  %-8s %s\n", "#", "side", "move", "",
                          "before", "after", "", "best", "line");
   for (const v1::MoveAnalysis& m : a.moves()) {
     std::string side = m.seat() >= 0 && m.seat() < match.seats_size()
@@ -93,7 +93,7 @@ std::string AnalysisText(const v1::Match& match, const v1::MatchAnalysis& a, Loo
     const std::string after = absl::StrCat(m.score_after_text(), " (", Percent(m.win_after()), ")");
     const std::string best = m.best_move() == m.move() ? "=" : m.best_move();
     std::string row = absl::StrFormat(
-        "%4d  %-7s %-8s %-3s %-18s %-18s %-1s  %-8s %s", m.ply(), DisplayText(side),
+        "%4d  %-7s %-8s %-3s %-19s %-19s %-1s  %-8s %s", m.ply(), DisplayText(side),
         DisplayText(m.move()), MarkSymbol(m.mark()), before, after, m.exact_verdict() ? "=" : "",
         DisplayText(best), DisplayText(ShortLine(m, 6)));
     out += Colour(row, m.mark(), look);

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bot-service/proto_convert.h"
+#include "client-cli/analysis_view.h"
 #include "client-cli/lobby_link.h"
 #include "client-cli/match_view.h"
 #include "client-cli/render.h"
@@ -721,6 +723,40 @@ TEST(Servers, AListOfInstancesIsOneLobby) {
   const std::string config = LobbyServiceConfig();
   EXPECT_NE(config.find("round_robin"), std::string::npos);
   EXPECT_NE(config.find("\"UNAVAILABLE\""), std::string::npos);
+}
+
+TEST(Analysis, ColumnsStayAlignedWithTheLongestScoreTexts) {
+  v1::Match match;
+  for (const char* side : {"Black", "White"}) match.add_seats()->set_side(side);
+  v1::MatchAnalysis analysis;
+  // The widest texts a score can have: a proven outcome at 100%, and an ordinary score.
+  const std::pair<const char*, const char*> scores[] = {{"win (proven)", "loss (proven)"},
+                                                        {"+12", "-3"}};
+  int ply = 1;
+  for (const auto& [before, after] : scores) {
+    v1::MoveAnalysis* m = analysis.add_moves();
+    m->set_ply(ply);
+    m->set_seat(ply - 1);
+    m->set_move("d3");
+    m->set_best_move("c4");
+    m->set_score_before_text(before);
+    m->set_score_after_text(after);
+    m->set_win_before(1.0);
+    m->set_win_after(0.0);
+    ++ply;
+  }
+  const std::string text = AnalysisText(match, analysis, Look::kPlain);
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  // The header's "after" and "best" columns start where every row's do.
+  size_t header = 0;
+  while (header < lines.size() && lines[header].find("before") == std::string::npos) ++header;
+  ASSERT_LT(header + 2, lines.size()) << text;
+  const size_t after_at = lines[header].find("after");
+  const size_t best_at = lines[header].find("best");
+  EXPECT_EQ(lines[header + 1].find("loss (proven)"), after_at) << text;
+  EXPECT_EQ(lines[header + 1].find("c4"), best_at) << text;
+  EXPECT_EQ(lines[header + 2].find("-3"), after_at) << text;
+  EXPECT_EQ(lines[header + 2].find("c4"), best_at) << text;
 }
 
 }  // namespace
