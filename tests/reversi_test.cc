@@ -357,6 +357,24 @@ TEST(Reversi, ParsesObfLines) {
   EXPECT_FALSE(reversi::ParseObfLine(std::string(64, '-') + " Z; A1:+2").ok());
 }
 
+// Several .obf files read in one call: their positions in order, and a file that cannot be read
+// is an error that names it.
+TEST(Reversi, ReadsSeveralObfFilesInOrder) {
+  const std::string a = std::string(PLY_SOURCE_DIR) + "/engine/games/reversi/ffo45-49.obf";
+  auto one = reversi::ReadObfFile(a);
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto both = reversi::ReadObfFiles({a, a});
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ(both->size(), 2 * one->size());
+  for (size_t i = 0; i < one->size(); ++i) {
+    EXPECT_EQ((*both)[i].game, (*one)[i].game);
+    EXPECT_EQ((*both)[one->size() + i].best_moves, (*one)[i].best_moves);
+  }
+  auto missing = reversi::ReadObfFiles({a, "/nonexistent/x.obf"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/x.obf"), std::string_view::npos);
+}
+
 // The FFO endgame set: positions 1-19 (the easier ones) solved exactly, with a best move among
 // the listed best moves.
 TEST(Reversi, SolvesFfoEndgamePositionsExactly) {

@@ -38,15 +38,12 @@ int main(int argc, char** argv) {
   }
   if (first == 0) first = 1;
 
-  std::vector<ply::reversi::ObfPosition> positions;
-  for (const std::string& file : files) {
-    auto read = ply::reversi::ReadObfFile(file);
-    if (!read.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(read.status().message()).c_str());
-      return 2;
-    }
-    positions.insert(positions.end(), read->begin(), read->end());
+  auto read = ply::reversi::ReadObfFiles(files);
+  if (!read.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(read.status().message()).c_str());
+    return 2;
   }
+  const std::vector<ply::reversi::ObfPosition>& positions = *read;
   ply::reversi::EndgameSolver solver(tt_megabytes);
   const ply::reversi::ObfTableTotals totals =
       ply::reversi::SolveObfTable(positions, first, solver, {}, [](const std::string& line) {

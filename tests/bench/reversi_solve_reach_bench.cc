@@ -148,15 +148,12 @@ int main(int argc, char** argv) {
       files.push_back(std::string(PLY_DATA_DIR) + "/reversi/" + f);
     }
   }
-  std::vector<ply::reversi::ObfPosition> positions;
-  for (const std::string& file : files) {
-    auto read = ply::reversi::ReadObfFile(file);
-    if (!read.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(read.status().message()).c_str());
-      return 2;
-    }
-    positions.insert(positions.end(), read->begin(), read->end());
+  auto read = ply::reversi::ReadObfFiles(files);
+  if (!read.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(read.status().message()).c_str());
+    return 2;
   }
+  const std::vector<ply::reversi::ObfPosition>& positions = *read;
 
   std::vector<ply::Reversi> starts;
   for (const ply::reversi::ObfPosition& p : positions) starts.push_back(p.game);

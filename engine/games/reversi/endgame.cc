@@ -699,6 +699,16 @@ absl::StatusOr<std::vector<ObfPosition>> ReadObfFile(const std::string& path) {
   return positions;
 }
 
+absl::StatusOr<std::vector<ObfPosition>> ReadObfFiles(const std::vector<std::string>& paths) {
+  std::vector<ObfPosition> positions;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::vector<ObfPosition>> read = ReadObfFile(path);
+    if (!read.ok()) return read.status();
+    positions.insert(positions.end(), read->begin(), read->end());
+  }
+  return positions;
+}
+
 namespace {
 
 double ThreadCpuSeconds() {

@@ -95,6 +95,8 @@ struct ObfPosition {
 absl::StatusOr<ObfPosition> ParseObfLine(std::string_view line);
 // Every position in an .obf file (blank lines and lines starting with '%' or '#' skipped).
 absl::StatusOr<std::vector<ObfPosition>> ReadObfFile(const std::string& path);
+// The positions of several files, in order; the first file that cannot be read is the error.
+absl::StatusOr<std::vector<ObfPosition>> ReadObfFiles(const std::vector<std::string>& paths);
 
 // Solves positions one by one with the table cleared before each, as benchmarks do, and
 // writes a table through `out` one line at a time (header, one row per position as it is
