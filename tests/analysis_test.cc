@@ -21,38 +21,13 @@
 namespace ply {
 namespace {
 
+using ::ply::testing::Analysed;
+using ::ply::testing::Analyze;
 using ::ply::testing::Create;
 using ::ply::testing::HumanMatch;
 using ::ply::testing::HumanSeats;
 using ::ply::testing::Move;
 using ::ply::testing::ServerProcess;
-
-struct Analysed {
-  grpc::Status status;
-  std::vector<v1::AnalysisProgress> progress;
-  v1::MatchAnalysis analysis;
-  bool has_analysis = false;
-};
-
-Analysed Analyze(v1::LobbyService::Stub* stub, int64_t id, bool stored_only = false) {
-  v1::AnalyzeMatchRequest request;
-  request.set_match_id(id);
-  request.set_stored_only(stored_only);
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
-  Analysed out;
-  auto reader = stub->AnalyzeMatch(&context, request);
-  v1::AnalyzeMatchEvent event;
-  while (reader->Read(&event)) {
-    if (event.has_progress()) out.progress.push_back(event.progress());
-    if (event.has_analysis()) {
-      out.analysis = event.analysis();
-      out.has_analysis = true;
-    }
-  }
-  out.status = reader->Finish();
-  return out;
-}
 
 // Red, winning, leaves Yellow's three in column 1 open (7); Yellow wins with 1.
 constexpr char kBlunderGame[] = "4 1 4 1 3 1 7 1";

@@ -170,6 +170,35 @@ inline grpc::Status OfferRematch(v1::LobbyService::Stub* stub, int64_t id, const
   return stub->OfferRematch(&context, request, out);
 }
 
+// What an AnalyzeMatch stream brought: its status, its progress events and the analysis.
+struct Analysed {
+  grpc::Status status;
+  std::vector<v1::AnalysisProgress> progress;
+  v1::MatchAnalysis analysis;
+  bool has_analysis = false;
+};
+
+// Analyses match `id` (or, with `stored_only`, only reads a stored analysis) to the stream's end.
+inline Analysed Analyze(v1::LobbyService::Stub* stub, int64_t id, bool stored_only = false) {
+  v1::AnalyzeMatchRequest request;
+  request.set_match_id(id);
+  request.set_stored_only(stored_only);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
+  Analysed out;
+  auto reader = stub->AnalyzeMatch(&context, request);
+  v1::AnalyzeMatchEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_progress()) out.progress.push_back(event.progress());
+    if (event.has_analysis()) {
+      out.analysis = event.analysis();
+      out.has_analysis = true;
+    }
+  }
+  out.status = reader->Finish();
+  return out;
+}
+
 // A human-vs-human match: created with seat 0 taken ("alice") through `creator`, seat 1 taken
 // ("bob") through `joiner`. A failed call fails the test.
 struct HumanSeats {

@@ -158,15 +158,7 @@ class WebTest : public StackFixture {
           Move(stub_.get(), seats.id, static_cast<int>(i), kBlunderGame[i], seats.tokens[i % 2])
               .ok());
     }
-    v1::AnalyzeMatchRequest request;
-    request.set_match_id(seats.id);
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
-    auto reader = stub_->AnalyzeMatch(&context, request);
-    v1::AnalyzeMatchEvent e;
-    while (reader->Read(&e)) {
-    }
-    grpc::Status s = reader->Finish();
+    const grpc::Status s = ply::testing::Analyze(stub_.get(), seats.id).status;
     EXPECT_TRUE(s.ok()) << s.error_message();
     return seats.id;
   }
@@ -258,15 +250,8 @@ TEST_F(WebTest, ReplayCarriesEachMovesMarkOnceTheMatchIsAnalysed) {
   httplib::Result before = c.Get(path.c_str());
   ASSERT_TRUE(before && before->status == 200);
   EXPECT_FALSE(json::parse(before->body).contains("analysis")) << before->body;
-  v1::AnalyzeMatchRequest request;
-  request.set_match_id(seats.id);
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
-  auto reader = stub_->AnalyzeMatch(&context, request);
-  v1::AnalyzeMatchEvent e;
-  while (reader->Read(&e)) {
-  }
-  ASSERT_TRUE(reader->Finish().ok());
+  const grpc::Status analysed = ply::testing::Analyze(stub_.get(), seats.id).status;
+  ASSERT_TRUE(analysed.ok()) << analysed.error_message();
   httplib::Result after = c.Get(path.c_str());
   ASSERT_TRUE(after && after->status == 200);
   const json replay = json::parse(after->body);
