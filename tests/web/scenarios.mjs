@@ -45,6 +45,16 @@ async function newPage(context, errors) {
   return page;
 }
 
+// A page of the seat holder: the seat's token saved as the page keeps it, then the match opened.
+async function openSeat(context, errors, id, seat, token) {
+  const page = await newPage(context, errors);
+  await page.goto(`${base}/`);
+  await page.evaluate(([i, s, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: s, token: t })),
+    [id, Number(seat), token]);
+  await page.goto(`${base}/#/m/${id}`);
+  return page;
+}
+
 const statusText = (page) => page.locator('#status').innerText();
 const moveCount = (page) => page.locator('#moves li').count();
 
@@ -189,10 +199,7 @@ const scenarios = {
   // One move clicked in a prepared position (a Morris capture, a draughts multi-jump).
   async 'click-move'(context, errors) {
     const [id, seat, token, move, label] = args;
-    const page = await newPage(context, errors);
-    await page.goto(`${base}/`);
-    await page.evaluate(([i, s, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: Number(s), token: t })), [id, seat, token]);
-    await page.goto(`${base}/#/m/${id}`);
+    const page = await openSeat(context, errors, id, seat, token);
     await waitStatus(page, /Your move/);
     const before = await moveCount(page);
     await clickMove(page, move);
@@ -248,10 +255,7 @@ const scenarios = {
   // ARGS: match id, this page's seat token (seat 0), the move to play first.
   async claim(context, errors) {
     const [id, token, move] = args;
-    const page = await newPage(context, errors);
-    await page.goto(`${base}/`);
-    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token]);
-    await page.goto(`${base}/#/m/${id}`);
+    const page = await openSeat(context, errors, id, 0, token);
     await waitStatus(page, /Your move/);
     await clickMove(page, move);
     await page.waitForFunction(() => /left the game - you can claim the win in/.test(document.querySelector('#presence').textContent));
@@ -291,10 +295,7 @@ const scenarios = {
   // Decline, and Accept takes the player into the new match. ARGS: match id, seat token (seat 0).
   async 'rematch-accept'(context, errors) {
     const [id, token] = args;
-    const page = await newPage(context, errors);
-    await page.goto(`${base}/`);
-    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token]);
-    await page.goto(`${base}/#/m/${id}`);
+    const page = await openSeat(context, errors, id, 0, token);
     await waitStatus(page, /Game over/);
     await page.waitForSelector('#rematch-accept');
     const offer = await page.locator('#rematch-state').innerText();
@@ -311,10 +312,7 @@ const scenarios = {
   // the new match. ARGS: match id, seat token (seat 0).
   async 'rematch-offer'(context, errors) {
     const [id, token] = args;
-    const page = await newPage(context, errors);
-    await page.goto(`${base}/`);
-    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token]);
-    await page.goto(`${base}/#/m/${id}`);
+    const page = await openSeat(context, errors, id, 0, token);
     await waitStatus(page, /Game over/);
     await page.click('#rematch');
     await page.waitForSelector('#rematch-withdraw');
