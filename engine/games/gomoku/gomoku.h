@@ -31,6 +31,7 @@
 // overridden by the threats that decide the game: a five to play, two to block, a winning four,
 // and a VCF the side to move has, or the opponent has once a four is blocked. The evaluation
 // runs that VCF search itself, so a line of fours cut off by the depth still counts as won.
+// The threat searches (VCF, VCT, the root checks) are in gomoku_threats.cc.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 #define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 
@@ -250,9 +251,21 @@ class Gomoku {
   // The empty cell within four of `cell` on its lines where `p` makes five, or kNoMove.
   Move FiveCellNear(int cell, int p) const;
   // Whether `p` has a cell that makes a four (not a winning one).
-  bool HasFours(int p) const;
+  bool HasFours(int p) const {
+    return class_count_[p][kMakesFour] + class_count_[p][kMakesFourThree] > 0;
+  }
   // The first empty cell (reading order) of class `wanted` for `p`, or kNoMove.
-  Move FirstOfClass(int p, uint8_t wanted) const;
+  Move FirstOfClass(int p, uint8_t wanted) const {
+    const uint64_t* bits = class_bits_[p][wanted];
+    for (int w = 0; w < kWords; ++w) {
+      if (bits[w] != 0) return static_cast<Move>(w * 64 + __builtin_ctzll(bits[w]));
+    }
+    return kNoMove;
+  }
+  // How far the AI's VCF look-up (ProbeVcf) reaches at every searched node, and its positions.
+  static constexpr int kVcfDepth = 16;
+  static_assert(kVcfDepth <= kMaxVcfDepth);
+  static constexpr int kVcfNodes = 40;
 
   int size_ = 15;
   bool exact_ = false;

@@ -1,0 +1,380 @@
+// Gomoku's threat searches: wins by continuous fours (VCF: FindVcf, and the cheap probe the
+// search's move generation and evaluation run at every node) and by continuous threats (VCT:
+// FindVct), and SearchRoot, which runs both around the alpha-beta search at the root. The board,
+// its incremental tables and the search's move generation are in gomoku.cc.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "engine/core/random.h"
+#include "engine/games/gomoku/gomoku.h"
+
+namespace ply {
+
+bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len) {
+  const int defender = 1 - attacker;
+  const bool five = class_count_[attacker][kMakesFive] > 0;
+  if (five ||
+      (class_count_[attacker][kMakesWinningFour] > 0 && class_count_[defender][kMakesFive] == 0)) {
+    path[len++] = FirstOfClass(attacker, five ? kMakesFive : kMakesWinningFour);
+    return true;
+  }
+  if (class_count_[defender][kMakesFive] > 0 || depth == 0) return false;
+  // Four-threes first: they are the usual last blow.
+  Move fours[kMaxMoves];
+  int n = 0;
+  for (uint8_t wanted : {kMakesFourThree, kMakesFour}) {
+    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { fours[n++] = c; });
+  }
+  for (int i = 0; i < n; ++i) {
+    if (--nodes_left < 0) return false;
+    const Move attack = fours[i];
+    Place(attack, attacker);
+    // The one cell where the new four becomes five: the defender must take it.
+    const Move block = FiveCellNear(attack, attacker);
+    bool won = false;
+    // Without another four (or open four) left after this one, the line ends here: the block
+    // only takes shapes away from the attacker, so the search below would find nothing to play
+    // and return false at no cost in nodes. Skipping it saves the block's placing.
+    const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0;
+    if (block != kNoMove && more) {
+      Place(block, defender);
+      path[len] = attack;
+      path[len + 1] = block;
+      int end = len + 2;
+      won = VcfSearch(attacker, depth - 1, nodes_left, path, end);
+      Remove(block, defender);
+      if (won) len = end;
+    }
+    Remove(attack, attacker);
+    if (won) return true;
+  }
+  return false;
+}
+
+namespace {
+// What ProbeVcf found in a position: the search asks the same question of the same position
+// again and again (a leaf's evaluation, the same node's move generation an iteration later, the
+// same line reached by another move order), and the answer depends only on the stones, the
+// attacker and the budget. Direct-mapped, one per thread, allocated on its first use.
+struct VcfMemo {
+  static constexpr int kBits = 14;
+  struct Entry {
+    uint64_t key = 0;  // 0: empty
+    uint8_t found = 0;
+    uint8_t len = 0;
+    Gomoku::Move path[Gomoku::kMaxVcfPath];
+  };
+  std::array<Entry, size_t{1} << kBits> entries;
+};
+
+VcfMemo::Entry& MemoEntry(uint64_t key) {
+  thread_local std::unique_ptr<VcfMemo> memo;
+  if (!memo) memo = std::make_unique<VcfMemo>();
+  return memo->entries[key & ((size_t{1} << VcfMemo::kBits) - 1)];
+}
+}  // namespace
+
+bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
+  const uint64_t key =
+      (hash_ ^ Mix64(static_cast<uint64_t>(max_nodes) << 1 | static_cast<uint64_t>(attacker)) ^
+       salt_) |
+      1;
+  VcfMemo::Entry& entry = MemoEntry(key);
+  if (entry.key == key) {
+    if (!entry.found) return false;
+    std::copy(entry.path, entry.path + entry.len, path + len);
+    len += entry.len;
+    return true;
+  }
+  // The search plays its lines on this game and takes every stone back, leaving it exactly as
+  // it was. Gomoku objects the engine searches are never const objects, only const views, so
+  // the const move generator and evaluation may borrow the game rather than copy 20 KB a node.
+  int nodes = max_nodes;
+  const int start = len;
+  const bool found = const_cast<Gomoku*>(this)->VcfSearch(attacker, kVcfDepth, nodes, path, len);
+  entry.key = key;
+  entry.found = found;
+  entry.len = static_cast<uint8_t>(found ? len - start : 0);
+  if (found) std::copy(path + start, path + len, entry.path);
+  return found;
+}
+
+Gomoku::Move Gomoku::FiveCellNear(int cell, int p) const {
+  for (int d = 0; d < 4; ++d) {
+    for (int k = -4; k <= 4; ++k) {
+      const int c = cell + k * kDirections[d];
+      if (c > 0 && c < kCells && board_[c] == kEmptyCell && class_[p][c] == kMakesFive) {
+        return static_cast<Move>(c);
+      }
+    }
+  }
+  return kNoMove;
+}
+
+bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
+  const int defender = 1 - attacker;
+  if (class_count_[attacker][kMakesFive] > 0) {
+    if (first) *first = FirstOfClass(attacker, kMakesFive);
+    return true;
+  }
+  if (class_count_[defender][kMakesFive] > 0) return false;  // a block is no threat
+  if (class_count_[attacker][kMakesWinningFour] > 0) {
+    if (first) *first = FirstOfClass(attacker, kMakesWinningFour);
+    return true;
+  }
+  if (depth == 0) return false;
+  // A short win by fours is looked for first, as the search's probes do: it is found far
+  // sooner than by trying the threes in between.
+  if (HasFours(attacker)) {
+    Move path[kMaxVcfPath];
+    int len = 0;
+    const int budget = std::min(nodes_left, kVcfNodes);
+    int vcf_nodes = budget;
+    const bool found = VcfSearch(attacker, kVcfDepth, vcf_nodes, path, len);
+    nodes_left -= budget - std::max(vcf_nodes, 0);
+    if (found) {
+      if (first) *first = path[0];
+      return true;
+    }
+  }
+  // Fours first (the defender has one answer), then double threes and threes.
+  Move attacks[kMaxMoves];
+  int n = 0;
+  for (uint8_t wanted : {kMakesFourThree, kMakesFour, kMakesDoubleThree, kMakesOpenThree}) {
+    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { attacks[n++] = c; });
+  }
+  for (int i = 0; i < n; ++i) {
+    if (--nodes_left < 0) return false;
+    const Move attack = attacks[i];
+    const bool four =
+        class_[attacker][attack] >= kMakesFour && class_[attacker][attack] != kMakesDoubleThree;
+    Place(attack, attacker);
+    bool won = false;
+    if (four) {
+      const Move block = FiveCellNear(attack, attacker);
+      if (block != kNoMove) {
+        Place(block, defender);
+        won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+        Remove(block, defender);
+      }
+    } else {
+      won = VctDefend(attacker, attack, depth, nodes_left);
+    }
+    Remove(attack, attacker);
+    if (won) {
+      if (first) *first = attack;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
+  const int defender = 1 - attacker;
+  if (class_count_[defender][kMakesFive] > 0) return false;
+  if (class_count_[attacker][kMakesFive] >= 2) return true;
+  if (class_count_[attacker][kMakesFive] == 1) {
+    // A four made on the way (a forced block that was also a four): it must be blocked first.
+    const Move block = FirstOfClass(attacker, kMakesFive);
+    Place(block, defender);
+    const bool won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    Remove(block, defender);
+    return won;
+  }
+  // An open four of the defender's own outruns the three; so does a win by fours.
+  if (class_count_[defender][kMakesWinningFour] > 0) return false;
+  if (HasFours(defender)) {
+    Move path[kMaxVcfPath];
+    int len = 0;
+    int vcf_nodes = std::min(nodes_left, 200);
+    if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
+  }
+  // The replies that can stop the three: the empty cells on its lines within reach of it (a
+  // move elsewhere leaves the open four to play), and every four of the defender's, which the
+  // attacker must answer before going on.
+  uint64_t replies[kWords];
+  for (int w = 0; w < kWords; ++w) {
+    replies[w] = class_bits_[defender][kMakesFour][w] | class_bits_[defender][kMakesFourThree][w];
+  }
+  for (int d = 0; d < 4; ++d) {
+    for (int k = -reach_; k <= reach_; ++k) {
+      const int c = three + k * kDirections[d];
+      if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+    }
+  }
+  bool refuted = false;
+  ForEachCell(replies, [&](Move reply) {
+    if (refuted) return;
+    if (--nodes_left < 0) {
+      refuted = true;
+      return;
+    }
+    Place(reply, defender);
+    bool won;
+    if (class_count_[defender][kMakesFive] > 0) {
+      // A counter-four: the attacker blocks it (or has a five first), then the defender is
+      // to move again against the same three.
+      if (class_count_[attacker][kMakesFive] > 0) {
+        won = true;
+      } else if (class_count_[defender][kMakesFive] >= 2) {
+        won = false;
+      } else {
+        const Move block = FirstOfClass(defender, kMakesFive);
+        Place(block, attacker);
+        won = VctDefend(attacker, three, depth - 1, nodes_left);
+        Remove(block, attacker);
+      }
+    } else {
+      won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    }
+    Remove(reply, defender);
+    refuted = !won;
+  });
+  return !refuted;
+}
+
+Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used) {
+  if (nodes_used) *nodes_used = 0;
+  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
+  // A win by fours first, then the threats search, each with the whole budget.
+  Move path[kMaxVcfPath];
+  int len = 0;
+  int nodes_left = max_nodes;
+  const bool vcf =
+      VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len);
+  if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
+  if (vcf) return path[0];
+  nodes_left = max_nodes;
+  Move first = kNoMove;
+  const bool vct = VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first);
+  if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
+  return vct ? first : kNoMove;
+}
+
+Gomoku::Move Gomoku::FindVcf(int max_depth, int max_nodes, int64_t* nodes_used) {
+  if (nodes_used) *nodes_used = 0;
+  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
+  Move path[kMaxVcfPath];
+  int len = 0;
+  int nodes_left = max_nodes;
+  const bool won =
+      VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len);
+  if (nodes_used) *nodes_used = max_nodes - std::max(nodes_left, 0);
+  return won ? path[0] : kNoMove;
+}
+
+namespace {
+
+int64_t MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+}  // namespace
+
+SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& limits,
+                                              RootSearch search, std::string* note) {
+  if (note) note->clear();
+  if (!WantsRootChecks(limits) || game.GetOutcome() != Outcome::kOngoing) return search(limits);
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t max_nodes = limits.max_nodes;  // 0: none
+  const int64_t time_ms = limits.time_ms;      // 0: none
+  // The solvers' size: what pbrain-ply gave them (40 positions a millisecond, 2000..400000),
+  // and no more than a tenth of a node budget.
+  int64_t vcf_nodes = 400000;
+  if (time_ms > 0) vcf_nodes = std::clamp<int64_t>(time_ms * 40, 2000, vcf_nodes);
+  if (max_nodes > 0) vcf_nodes = std::clamp<int64_t>(max_nodes / 10, 1, vcf_nodes);
+  const int vct_nodes = static_cast<int>(std::max<int64_t>(1, vcf_nodes / 4));
+  int64_t used = 0;
+  auto finish = [&](SearchResult<Move> r) {
+    r.nodes = used;
+    r.elapsed_ms = static_cast<double>(MsSince(start));
+    return r;
+  };
+  auto solved = [&](Move m, const char* how) {
+    SearchResult<Move> r;
+    r.best_move = m;
+    r.has_move = true;
+    r.pv = {m};
+    // A line of threats ends in a five; its length is not known here, only that it wins.
+    r.score = kMateThreshold;
+    if (note) *note = absl::StrCat(game.MoveToText(m), " wins by continuous ", how);
+    return finish(std::move(r));
+  };
+
+  int64_t n = 0;
+  const Move vcf = game.FindVcf(kMaxVcfDepth, static_cast<int>(vcf_nodes), &n);
+  used += n;
+  if (vcf != kNoMove) return solved(vcf, "fours");
+  // A node of the threats search answers a three with every reply on its lines: a smaller one.
+  const Move vct = game.FindVct(kRootVctDepth, vct_nodes, &n);
+  used += n;
+  if (vct != kNoMove) return solved(vct, "threats");
+
+  // The search runs on what is left, less a tenth kept for the checks after it.
+  SearchLimits inner = limits;
+  const int64_t spent = MsSince(start);
+  if (time_ms > 0) inner.time_ms = std::max<int64_t>(1, time_ms * 9 / 10 - spent);
+  if (inner.soft_time_ms > 0) inner.soft_time_ms = std::max<int64_t>(1, inner.soft_time_ms - spent);
+  if (max_nodes > 0) inner.max_nodes = std::max<int64_t>(1, max_nodes - max_nodes / 10 - used);
+  SearchResult<Move> result = search(inner);
+  used += result.nodes;
+  if (!result.has_move || result.exact) return finish(std::move(result));
+
+  // Whether the opponent wins by fours, or by threats, once `m` is played. Each check takes at
+  // most what is left of the budget; false when none is left (the search's move stands).
+  auto out_of_budget = [&] {
+    return (max_nodes > 0 && used >= max_nodes) || (time_ms > 0 && MsSince(start) >= time_ms) ||
+           (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed));
+  };
+  auto share = [&](int64_t want) {
+    return static_cast<int>(max_nodes > 0 ? std::min(want, max_nodes - used) : want);
+  };
+  auto loses = [&](Move m) {
+    UndoInfo undo;
+    game.Make(m, undo);
+    bool lost = game.GetOutcome() == Outcome::kOngoing &&
+                game.FindVcf(kMaxVcfDepth, share(vct_nodes), &n) != kNoMove;
+    used += n;
+    // Threats only until 95% of the time (the checks by fours until all of it).
+    if (!lost && !out_of_budget() && (time_ms <= 0 || MsSince(start) < time_ms * 95 / 100) &&
+        game.GetOutcome() == Outcome::kOngoing) {
+      lost = game.FindVct(kRootVctDepth, share(std::max(1, vct_nodes / 2)), &n) != kNoMove;
+      used += n;
+    }
+    game.Unmake(m, undo);
+    return lost;
+  };
+  const Move chosen = result.best_move;
+  if (out_of_budget() || !loses(chosen)) return finish(std::move(result));
+  MoveList<Move, kMaxMoves> candidates;
+  game.GenerateSearchMoves(candidates);
+  std::array<std::pair<int, Move>, kMaxMoves> ranked;
+  int count = 0;
+  for (Move c : candidates) {
+    if (c != chosen) ranked[count++] = {game.MoveOrderScore(c), c};
+  }
+  std::sort(ranked.begin(), ranked.begin() + count,
+            [](const auto& a, const auto& b) { return a > b; });
+  for (int i = 0; i < count && i < kRootAlternatives; ++i) {
+    if (out_of_budget()) break;
+    if (!loses(ranked[i].second)) {
+      if (note) {
+        *note = absl::StrCat(game.MoveToText(chosen), " loses to a forced line; ",
+                             game.MoveToText(ranked[i].second), " does not");
+      }
+      result.best_move = ranked[i].second;
+      result.pv = {result.best_move};
+      return finish(std::move(result));
+    }
+  }
+  return finish(std::move(result));
+}
+
+}  // namespace ply
