@@ -72,8 +72,8 @@ absl::StatusOr<std::unique_ptr<PbrainPipe>> PbrainPipe::Start(const std::vector<
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
   posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
-  // The engine starts with an empty signal mask and SIGPIPE at its default, whatever the caller
-  // had (pbrain-match used to ignore SIGPIPE, and an ignored signal survives exec).
+  // The engine starts with an empty signal mask and SIGPIPE at its default whatever the caller
+  // had (an ignored signal survives exec): an engine whose manager is gone dies on its next write.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, pipe_only;
