@@ -256,6 +256,37 @@ TEST(BotService, AnalysisRequestJudgesWithTheSolverAndTakesNoDifficulty) {
   EXPECT_EQ(Call(*bot, r, 5000, &judged).error_code(), grpc::INVALID_ARGUMENT);
 }
 
+// Reversi with 17 empty cells, White to move and winning (by 6 with best play): the first 43
+// moves of the game analysis_test analyses (a depth-1 against a depth-3 search).
+constexpr char kReversiWhiteWinsWith17Empty[] =
+    "d3 c5 f6 e3 f3 f4 f5 g4 g3 g6 h4 e6 c4 h3 h2 c2 c3 d2 d6 g5 d1 b2 d7 c6 c1 b1 a1 e2 e1 h5 "
+    "h6 f2 b3 g2 e7 f1 h1 g1 b4 c7 b5 d8 h7";
+
+TEST(BotService, AWinLossDrawSolveRepliesWithAProvenOutcomeNotAMargin) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  const std::vector<std::string> moves = absl::StrSplit(kReversiWhiteWinsWith17Empty, ' ');
+  // 2,000,000 nodes give the solver three fifths: enough for the win/loss/draw solve of 17
+  // empty cells (Reversi::PlanSolve: 755,300), not for the exact one (3,230,000).
+  v1::ChooseMoveRequest r = Request("reversi", moves, "perfect");
+  r.set_max_nodes(2'000'000);
+  v1::ChooseMoveResponse proven;
+  ASSERT_TRUE(Call(*bot, r, 30000, &proven).ok());
+  EXPECT_TRUE(proven.exact());
+  EXPECT_TRUE(proven.outcome_only());
+  EXPECT_EQ(proven.score(), 1);  // the sign of the outcome
+  EXPECT_EQ(proven.score_text(), "win (proven)");
+  EXPECT_EQ(proven.move(), "f8");
+  // With the level's own budget the margin is solved too: an exact score, not only the outcome.
+  r.clear_max_nodes();
+  v1::ChooseMoveResponse exact;
+  ASSERT_TRUE(Call(*bot, r, 30000, &exact).ok());
+  EXPECT_TRUE(exact.exact());
+  EXPECT_FALSE(exact.outcome_only());
+  EXPECT_EQ(exact.score(), 6);
+  EXPECT_EQ(exact.score_text(), "+6");
+}
+
 TEST(BotService, DeadlineShorterThanTheLevelBudgetStillAnswersInTime) {
   auto bot = StartBot();
   ASSERT_NE(bot, nullptr);

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
+#include "engine/games/gomoku/pbrain_pipe.h"
 #include "engine/registry/registry.h"
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
@@ -814,91 +815,41 @@ TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
 }
 
 #ifdef PBRAIN_PATH
-// A child process speaking the Gomocup protocol over two pipes.
+// A child process speaking the Gomocup protocol over two pipes (PbrainPipe), with answers as the
+// tests compare them: an error comes back as text that no expected answer matches and that says
+// what went wrong, and DEBUG lines are not hidden.
 class Brain {
  public:
   explicit Brain(std::vector<std::string> argv = {PBRAIN_PATH}) {
-    int to_child[2], from_child[2];
-    EXPECT_EQ(pipe(to_child), 0);
-    EXPECT_EQ(pipe(from_child), 0);
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(to_child[0], 0);
-      dup2(from_child[1], 1);
-      close(to_child[1]);
-      close(from_child[0]);
-      std::vector<char*> args;
-      for (std::string& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    in_ = to_child[1];
-    out_ = from_child[0];
-  }
-  ~Brain() {
-    close(in_);
-    close(out_);
-    if (pid_ > 0) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == 0) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-      }
-    }
+    absl::StatusOr<std::unique_ptr<PbrainPipe>> started =
+        PbrainPipe::Start(argv, {.skip_debug = false, .exit_grace = std::chrono::milliseconds(0)});
+    EXPECT_TRUE(started.ok()) << started.status();
+    if (started.ok()) pipe_ = *std::move(started);
   }
   void Send(const std::string& line) {
-    std::string text = line + "\n";
-    ASSERT_EQ(write(in_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ASSERT_NE(pipe_, nullptr);
+    absl::Status sent = pipe_->Send(line);
+    ASSERT_TRUE(sent.ok()) << sent;
   }
-  // The next line that is not a MESSAGE, or "" after `timeout_ms`. MESSAGE lines are kept in
-  // messages().
+  // The next line that is not a MESSAGE, or "(no answer: WHY)" after `timeout_ms`. MESSAGE lines
+  // are kept in messages().
   const std::vector<std::string>& messages() const { return messages_; }
   std::string Answer(int timeout_ms = 5000) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (true) {
-      size_t nl = buffer_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = buffer_.substr(0, nl);
-        buffer_.erase(0, nl + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.rfind("MESSAGE", 0) == 0) {
-          messages_.push_back(line);
-          continue;
-        }
-        return line;
-      }
-      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      deadline - std::chrono::steady_clock::now())
-                                      .count());
-      if (left <= 0) return "";
-      pollfd p{.fd = out_, .events = POLLIN, .revents = 0};
-      if (poll(&p, 1, left) <= 0) return "";
-      char chunk[4096];
-      ssize_t n = read(out_, chunk, sizeof(chunk));
-      if (n <= 0) return "";
-      buffer_.append(chunk, static_cast<size_t>(n));
-    }
+    if (pipe_ == nullptr) return "(no answer: not started)";
+    absl::StatusOr<std::string> line =
+        pipe_->Answer(std::chrono::milliseconds(timeout_ms),
+                      [this](const std::string& message) { messages_.push_back(message); });
+    return line.ok() ? *line : absl::StrCat("(no answer: ", line.status().message(), ")");
   }
   // Waits for the process to exit; its exit status or -1.
   int Wait() {
-    int status = 0;
-    for (int i = 0; i < 100; ++i) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      usleep(20000);
-    }
-    return -1;
+    if (pipe_ == nullptr) return -1;
+    absl::StatusOr<int> status = pipe_->Wait(std::chrono::seconds(2));
+    return status.ok() ? *status : -1;
   }
 
  private:
-  pid_t pid_ = -1;
-  int in_ = -1, out_ = -1;
-  std::string buffer_;
+  std::unique_ptr<PbrainPipe> pipe_;
   std::vector<std::string> messages_;
 };
 

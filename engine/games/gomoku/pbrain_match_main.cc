@@ -13,17 +13,11 @@
 // exactly five) wins, a full board is a draw, and an illegal or unreadable move, a crash, or an
 // answer later than the turn limit plus a grace (max(1 s, T)) loses. Each game prints one line;
 // --show adds its moves.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +32,7 @@
 #include "absl/strings/str_split.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
+#include "engine/games/gomoku/pbrain_pipe.h"
 
 ABSL_FLAG(int, games, 20, "games to play (colours alternate)");
 ABSL_FLAG(int, turn_ms, 1000, "time per move in milliseconds (INFO timeout_turn)");
@@ -50,90 +45,6 @@ namespace ply {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// One engine process with its stdin and stdout on pipes.
-class Engine {
- public:
-  explicit Engine(const std::string& command) {
-    int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(to_child[0], 0);
-      dup2(from_child[1], 1);
-      close(to_child[0]);
-      close(to_child[1]);
-      close(from_child[0]);
-      close(from_child[1]);
-      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    in_ = to_child[1];
-    out_ = from_child[0];
-    fcntl(in_, F_SETFD, FD_CLOEXEC);
-    fcntl(out_, F_SETFD, FD_CLOEXEC);
-  }
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-
-  ~Engine() {
-    if (pid_ > 0) {
-      Send("END");
-      close(in_);
-      // A moment to leave on its own, then it is made to.
-      for (int i = 0; i < 50 && waitpid(pid_, nullptr, WNOHANG) == 0; ++i) usleep(10000);
-      if (waitpid(pid_, nullptr, WNOHANG) == 0) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-      }
-    }
-    if (out_ >= 0) close(out_);
-  }
-
-  bool ok() const { return pid_ > 0; }
-
-  void Send(const std::string& line) {
-    std::string text = line + "\n";
-    // A dead engine's pipe must not kill the manager: SIGPIPE is ignored in main.
-    if (write(in_, text.data(), text.size()) < 0) return;
-  }
-
-  // The next line that is not MESSAGE/DEBUG chatter, or nullopt on a timeout or end of file.
-  // MESSAGE lines are handed to `on_message`.
-  template <class F>
-  std::optional<std::string> Answer(Clock::time_point deadline, F&& on_message) {
-    while (true) {
-      size_t nl = buffer_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = buffer_.substr(0, nl);
-        buffer_.erase(0, nl + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.rfind("MESSAGE", 0) == 0) {
-          on_message(line);
-          continue;
-        }
-        if (line.rfind("DEBUG", 0) == 0 || line.empty()) continue;
-        return line;
-      }
-      auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) return std::nullopt;
-      pollfd p{.fd = out_, .events = POLLIN, .revents = 0};
-      if (poll(&p, 1, static_cast<int>(left)) <= 0) return std::nullopt;
-      char chunk[4096];
-      ssize_t n = read(out_, chunk, sizeof(chunk));
-      if (n <= 0) return std::nullopt;
-      buffer_.append(chunk, static_cast<size_t>(n));
-    }
-  }
-
- private:
-  pid_t pid_ = -1;
-  int in_ = -1, out_ = -1;
-  std::string buffer_;
-};
 
 struct GameRecord {
   int winner = -1;  // 0 Black, 1 White, -1 draw
@@ -167,25 +78,31 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
   GameRecord record;
   Gomoku game = *Gomoku::Create(
       {{"size", std::to_string(settings.size)}, {"rule", settings.exact ? "exact" : "freestyle"}});
-  Engine black(black_command), white(white_command);
-  Engine* engines[2] = {&black, &white};
   auto lose = [&](int side, std::string why) {
     record.winner = 1 - side;
     record.reason = std::move(why);
     return record;
   };
+  // A send that fails (the engine died or stopped reading) shows in its answer, which then fails
+  // too with how the engine ended; only answers are checked.
+  std::unique_ptr<PbrainPipe> engines[2];
+  const std::string* commands[2] = {&black_command, &white_command};
   const auto grace = std::chrono::milliseconds(std::max(1000, settings.turn_ms));
   for (int side = 0; side < 2; ++side) {
-    if (!engines[side]->ok()) return lose(side, "could not start");
-    engines[side]->Send(absl::StrCat("START ", settings.size));
-    auto ok = engines[side]->Answer(Clock::now() + std::chrono::seconds(10), [](auto&) {});
-    if (!ok || *ok != "OK") {
-      return lose(side, absl::StrCat("answered START with '", ok.value_or("nothing"), "'"));
+    absl::StatusOr<std::unique_ptr<PbrainPipe>> started =
+        PbrainPipe::StartShell(*commands[side], PbrainPipe::Options{});
+    if (!started.ok()) {
+      return lose(side, absl::StrCat("could not start: ", started.status().message()));
     }
-    engines[side]->Send(absl::StrCat("INFO timeout_turn ", settings.turn_ms));
-    engines[side]->Send("INFO timeout_match 0");
-    engines[side]->Send("INFO max_memory 0");
-    engines[side]->Send(absl::StrCat("INFO rule ", settings.exact ? 1 : 0));
+    engines[side] = *std::move(started);
+    engines[side]->Send(absl::StrCat("START ", settings.size)).IgnoreError();
+    absl::StatusOr<std::string> ok = engines[side]->Answer(std::chrono::seconds(10));
+    if (!ok.ok()) return lose(side, absl::StrCat("at START, ", ok.status().message()));
+    if (*ok != "OK") return lose(side, absl::StrCat("answered START with '", *ok, "'"));
+    engines[side]->Send(absl::StrCat("INFO timeout_turn ", settings.turn_ms)).IgnoreError();
+    engines[side]->Send("INFO timeout_match 0").IgnoreError();
+    engines[side]->Send("INFO max_memory 0").IgnoreError();
+    engines[side]->Send(absl::StrCat("INFO rule ", settings.exact ? 1 : 0)).IgnoreError();
   }
   // The opening: a Black stone within one cell of the centre and a White stone touching it (as
   // White usually answers), so that neither side starts with a lost game. `stones` keeps every
@@ -209,25 +126,27 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
   std::pair<int, int> last{-1, -1};
   while (game.GetOutcome() == Outcome::kOngoing) {
     const int side = game.SideToMove();
-    Engine& engine = *engines[side];
+    PbrainPipe& engine = *engines[side];
     if (!started[side]) {
       started[side] = true;
-      engine.Send("BOARD");
+      engine.Send("BOARD").IgnoreError();
       for (size_t i = 0; i < stones.size(); ++i) {
         const int owner = static_cast<int>(i % 2);
-        engine.Send(
-            absl::StrCat(stones[i].first, ",", stones[i].second, ",", owner == side ? 1 : 2));
+        engine
+            .Send(absl::StrCat(stones[i].first, ",", stones[i].second, ",", owner == side ? 1 : 2))
+            .IgnoreError();
       }
-      engine.Send("DONE");
+      engine.Send("DONE").IgnoreError();
     } else {
-      engine.Send(absl::StrCat("TURN ", last.first, ",", last.second));
+      engine.Send(absl::StrCat("TURN ", last.first, ",", last.second)).IgnoreError();
     }
     const auto start = Clock::now();
     int deepest = 0;
-    auto answer = engine.Answer(start + std::chrono::milliseconds(settings.turn_ms) + grace,
-                                [&](const std::string& line) { NoteDepth(line, &deepest); });
+    absl::StatusOr<std::string> answer =
+        engine.Answer(std::chrono::milliseconds(settings.turn_ms) + grace,
+                      [&](const std::string& line) { NoteDepth(line, &deepest); });
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    if (!answer) return lose(side, "no answer in time (or it crashed)");
+    if (!answer.ok()) return lose(side, std::string(answer.status().message()));
     int x = -1, y = -1;
     std::vector<std::string> parts = absl::StrSplit(*answer, ',');
     if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &x) || !absl::SimpleAtoi(parts[1], &y) ||
@@ -355,6 +274,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s\n", absl::ProgramUsageMessage().data());
     return 2;
   }
-  signal(SIGPIPE, SIG_IGN);
   return ply::Main(args[1], args[2]);
 }
