@@ -121,11 +121,16 @@ void PresenceHolds::Sweep() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const absl::Time now = absl::Now();
+    // A refusal stays until the page's next beat has heard it, or the hold would have lapsed;
+    // past max_holds_ of them (made-up tokens beaten in a loop) the rest are forgotten, and such
+    // a page's next beat asks the lobby again.
+    size_t refusals = 0;
     for (auto it = holds_.begin(); it != holds_.end();) {
       Hold& hold = it->second;
       Update(hold, gone);
-      // A refusal stays until the page's next beat has heard it, or the hold would have lapsed.
-      if (hold.ended || now > hold.until) {
+      const bool refused = !hold.refused.ok();
+      if (refused) ++refusals;
+      if (hold.ended || now > hold.until || (refused && refusals > max_holds_)) {
         if (hold.stream != nullptr) gone.push_back(std::move(hold.stream));
         it = holds_.erase(it);
       } else {

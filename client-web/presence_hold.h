@@ -33,7 +33,8 @@ namespace ply::web {
 
 class PresenceHolds {
  public:
-  // At most `max_holds` seats held at once (each is a stream to the lobby and a thread here).
+  // At most `max_holds` seats held at once (each is a stream to the lobby and a thread here),
+  // and as many refusals kept for their pages.
   PresenceHolds(client::LobbyClient* lobby, absl::Duration hold, size_t max_holds);
   ~PresenceHolds();
   PresenceHolds(const PresenceHolds&) = delete;

@@ -16,6 +16,7 @@
 #include "client-web/gateway.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
+#include "client-web/presence_hold.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
@@ -526,6 +527,42 @@ TEST_F(GatewaySilentLobby, ManyFirstBeatsAnswerAtOnceWhileTheLobbyIsSilent) {
   EXPECT_EQ(json::parse(again->body)["held"], false);
   EXPECT_LT(absl::Now() - start, absl::Seconds(2));
   EXPECT_NE(c.Get("/healthz")->body.find(absl::StrCat("holds=", kPages, "\n")), std::string::npos);
+}
+
+TEST(PresenceHolds, KeepsNoMoreRefusalsThanHolds) {
+  // Nothing listens at the lobby's address: every stream is refused (UNAVAILABLE) at once.
+  absl::StatusOr<client::LobbyTarget> target = client::ParseServers("127.0.0.1:1");
+  ASSERT_TRUE(target.ok());
+  client::LobbyClient lobby(*target);
+  PresenceHolds holds(&lobby, /*hold=*/absl::Seconds(60), /*max_holds=*/2);
+  constexpr int kTokens = 5;
+  auto token = [](int i) { return absl::StrCat("abcdefghijklmnop", 1000 + i); };
+  for (int i = 0; i < kTokens; ++i) {
+    absl::StatusOr<bool> first = holds.Beat(5, token(i));
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_FALSE(*first);
+    // Refused and closed before the next (the bound counts open streams only).
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+         holds.size() > 0 && absl::Now() < give_up;) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_EQ(holds.size(), 0u);
+  }
+  absl::SleepFor(absl::Milliseconds(1200));  // two sweeps after the last refusal
+  // Two refusals are kept for their pages' next beats (well within the hold); the others were
+  // forgotten, and their next beat opens a new stream (or, both streams open, is told to wait).
+  int refused = 0;
+  for (int i = 0; i < kTokens; ++i) {
+    absl::StatusOr<bool> next = holds.Beat(5, token(i));
+    if (absl::IsUnavailable(next.status())) {
+      ++refused;
+    } else if (next.ok()) {
+      EXPECT_FALSE(*next);
+    } else {
+      EXPECT_TRUE(absl::IsResourceExhausted(next.status())) << next.status();
+    }
+  }
+  EXPECT_EQ(refused, 2);
 }
 
 TEST_F(GatewayHttp, AFloodingClientGets429) {
