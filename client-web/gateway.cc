@@ -374,12 +374,13 @@ void Gateway::Presence(const httplib::Request& req, httplib::Response& res) {
     presence_.Leave(call->id, call->token);
     return SendJson(res, 200, {{"here", false}});
   }
-  if (absl::Status s = presence_.Beat(call->id, call->token, /*wait=*/absl::Seconds(5)); !s.ok()) {
-    return SendError(res, s);
-  }
-  // The page beats at a third of the hold, so one lost beat costs nothing.
+  absl::StatusOr<bool> held = presence_.Beat(call->id, call->token);
+  if (!held.ok()) return SendError(res, held.status());
+  // The page beats at a third of the hold, so one lost beat costs nothing. `held`: the lobby
+  // has taken the seat's stream (false until it answers; a refusal comes on a later beat).
   SendJson(res, 200,
            {{"here", true},
+            {"held", *held},
             {"beat_ms", absl::ToInt64Milliseconds(options_.presence_hold) / 3},
             {"hold_ms", absl::ToInt64Milliseconds(options_.presence_hold)},
             // This gateway's clock, for the page's countdown to a claim (the browser's own may

@@ -1,7 +1,5 @@
 #include "client-web/presence_hold.h"
 
-#include <poll.h>
-
 #include <vector>
 
 #include "absl/time/clock.h"
@@ -50,82 +48,90 @@ PresenceHolds::~PresenceHolds() {
   }
   stop_cv_.notify_all();
   sweeper_.join();
-  std::map<Key, std::shared_ptr<Hold>> holds;
+  std::map<Key, Hold> holds;
   {
     std::lock_guard<std::mutex> lock(mu_);
     holds.swap(holds_);
   }
 }
 
-absl::Status PresenceHolds::Beat(int64_t match_id, const std::string& token, absl::Duration wait) {
+void PresenceHolds::Update(Hold& hold, std::vector<std::unique_ptr<client::MatchStream>>& closed) {
+  if (hold.stream == nullptr) return;
+  const Drained d = Drain(*hold.stream);
+  hold.taken = hold.taken || d.taken;
+  if (!d.ended) return;
+  if (d.error.ok()) {
+    hold.ended = true;
+  } else {
+    hold.refused = d.error;
+    hold.taken = false;
+  }
+  closed.push_back(std::move(hold.stream));
+}
+
+size_t PresenceHolds::OpenLocked() const {
+  size_t open = 0;
+  for (const auto& [key, hold] : holds_) open += hold.stream != nullptr ? 1 : 0;
+  return open;
+}
+
+absl::StatusOr<bool> PresenceHolds::Beat(int64_t match_id, const std::string& token) {
   const Key key{match_id, token};
-  std::shared_ptr<Hold> hold;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = holds_.find(key);
-    if (it != holds_.end()) {
-      it->second->until = absl::Now() + hold_;
-      return absl::OkStatus();
+  // Closed after the lock is let go: closing a stream waits for its thread.
+  std::vector<std::unique_ptr<client::MatchStream>> closed;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = holds_.find(key);
+  if (it != holds_.end()) {
+    Hold& hold = it->second;
+    Update(hold, closed);
+    if (!hold.refused.ok() || hold.ended) {
+      const absl::Status refused = hold.refused;
+      holds_.erase(it);
+      if (!refused.ok()) return refused;
+      return false;  // the match is over: nothing to hold
     }
-    if (holds_.size() >= max_holds_) {
-      return absl::ResourceExhaustedError(
-          "this server keeps all the players it can just now; try again soon");
-    }
-    hold = std::make_shared<Hold>();
-    hold->stream = std::make_unique<client::MatchStream>(lobby_, match_id, token);
-    hold->until = absl::Now() + hold_;
+    hold.until = absl::Now() + hold_;
+    return hold.taken;
   }
-  // Until the lobby has answered, the hold is not shared: a second beat meanwhile opens its own
-  // (and the later one to finish replaces it), which is rare and harmless.
-  const absl::Time deadline = absl::Now() + wait;
-  Drained d;
-  while (!d.taken && !d.ended) {
-    const absl::Duration left = deadline - absl::Now();
-    if (left <= absl::ZeroDuration()) break;
-    pollfd p{.fd = hold->stream->wake_fd(), .events = POLLIN};
-    poll(&p, 1, static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 200)));
-    const Drained now = Drain(*hold->stream);
-    d.taken = d.taken || now.taken;
-    if (now.ended) {
-      d.ended = true;
-      d.error = now.error;
-    }
+  // Holds the lobby refused have no stream and are not counted: they last one beat.
+  if (OpenLocked() >= max_holds_) {
+    return absl::ResourceExhaustedError(
+        "this server keeps all the players it can just now; try again soon");
   }
-  if (d.ended && !d.error.ok()) return d.error;
-  // A stream still unanswered is kept: the lobby may be slow, and the sweep drops it if it is
-  // refused later.
-  if (d.ended) return absl::OkStatus();  // the match is over: nothing to hold
-  std::shared_ptr<Hold> replaced;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::shared_ptr<Hold>& slot = holds_[key];
-    replaced = std::move(slot);
-    slot = std::move(hold);
-  }
-  return absl::OkStatus();
+  Hold& hold = holds_[key];
+  hold.stream = std::make_unique<client::MatchStream>(lobby_, match_id, token);
+  hold.until = absl::Now() + hold_;
+  return false;
 }
 
 void PresenceHolds::Leave(int64_t match_id, const std::string& token) {
-  std::shared_ptr<Hold> gone;
+  std::unique_ptr<client::MatchStream> gone;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = holds_.find({match_id, token});
     if (it == holds_.end()) return;
-    gone = std::move(it->second);
+    gone = std::move(it->second.stream);
     holds_.erase(it);
   }
   // Closed outside the lock: closing a stream waits for its thread.
 }
 
 void PresenceHolds::Sweep() {
-  std::vector<std::shared_ptr<Hold>> gone;
+  std::vector<std::unique_ptr<client::MatchStream>> gone;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const absl::Time now = absl::Now();
+    // A refusal stays until the page's next beat has heard it, or the hold would have lapsed;
+    // past max_holds_ of them (made-up tokens beaten in a loop) the rest are forgotten, and such
+    // a page's next beat asks the lobby again.
+    size_t refusals = 0;
     for (auto it = holds_.begin(); it != holds_.end();) {
-      const Drained d = Drain(*it->second->stream);
-      if (d.ended || now > it->second->until) {
-        gone.push_back(std::move(it->second));
+      Hold& hold = it->second;
+      Update(hold, gone);
+      const bool refused = !hold.refused.ok();
+      if (refused) ++refusals;
+      if (hold.ended || now > hold.until || (refused && refusals > max_holds_)) {
+        if (hold.stream != nullptr) gone.push_back(std::move(hold.stream));
         it = holds_.erase(it);
       } else {
         ++it;
@@ -137,7 +143,7 @@ void PresenceHolds::Sweep() {
 
 size_t PresenceHolds::size() {
   std::lock_guard<std::mutex> lock(mu_);
-  return holds_.size();
+  return OpenLocked();
 }
 
 }  // namespace ply::web

@@ -6,6 +6,10 @@
 // (or opens) one token-carrying stream for that seat for `hold` more, and the stream is closed
 // when beats stop, when the page says it left, or when the match ends.
 //
+// A beat never waits for the lobby: it answers from what the hold knows, so that a slow or
+// unreachable lobby cannot tie up the HTTP workers. The first beat opens the stream and says
+// "not held yet"; the lobby's answer (taken, or refused with its error) is told on a later beat.
+//
 // Soft state only: after a gateway restart the page's next beat, on any instance, opens it again.
 #ifndef PLY_CLIENT_WEB_PRESENCE_HOLD_H_
 #define PLY_CLIENT_WEB_PRESENCE_HOLD_H_
@@ -18,8 +22,10 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client-cli/lobby_link.h"
 
@@ -27,28 +33,38 @@ namespace ply::web {
 
 class PresenceHolds {
  public:
-  // At most `max_holds` seats held at once (each is a stream to the lobby and a thread here).
+  // At most `max_holds` seats held at once (each is a stream to the lobby and a thread here),
+  // and as many refusals kept for their pages.
   PresenceHolds(client::LobbyClient* lobby, absl::Duration hold, size_t max_holds);
   ~PresenceHolds();
   PresenceHolds(const PresenceHolds&) = delete;
   PresenceHolds& operator=(const PresenceHolds&) = delete;
 
-  // The player of `token` in `match_id` is here. A new hold waits up to `wait` for the lobby to
-  // take the stream, so that a token the lobby refuses (not of this match, finished, made up)
-  // gets the lobby's error here and holds nothing.
-  absl::Status Beat(int64_t match_id, const std::string& token, absl::Duration wait);
+  // The player of `token` in `match_id` is here: whether the lobby has taken the seat's stream
+  // (false while it has not answered yet, or after the match ended). Returns at once. A token
+  // the lobby refused (not of this match, finished, made up) gets the lobby's error on the
+  // beat after the refusal, and holds nothing.
+  absl::StatusOr<bool> Beat(int64_t match_id, const std::string& token);
   // The player left (closed the page): the hold ends now. Unknown holds are ignored.
   void Leave(int64_t match_id, const std::string& token);
   absl::Duration hold() const { return hold_; }
+  // The streams open now.
   size_t size();
 
  private:
   struct Hold {
-    std::unique_ptr<client::MatchStream> stream;
+    std::unique_ptr<client::MatchStream> stream;  // null once the lobby refused or ended it
     absl::Time until;
+    bool taken = false;    // the lobby sent an event: the seat counts as present
+    bool ended = false;    // the match is over: nothing to hold
+    absl::Status refused;  // the lobby's error, kept for the page's next beat
   };
   using Key = std::pair<int64_t, std::string>;
-  // Drops expired and ended holds (and the events their streams brought, which nobody reads).
+  // What `hold`'s stream has brought since last looked at (the events themselves nobody reads);
+  // a stream that is over is handed to `closed`, to be closed outside the lock.
+  static void Update(Hold& hold, std::vector<std::unique_ptr<client::MatchStream>>& closed);
+  size_t OpenLocked() const;
+  // Notes the lobby's answers and drops expired and ended holds.
   void Sweep();
 
   client::LobbyClient* lobby_;
@@ -57,7 +73,7 @@ class PresenceHolds {
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
-  std::map<Key, std::shared_ptr<Hold>> holds_;
+  std::map<Key, Hold> holds_;
   std::thread sweeper_;
 };
 

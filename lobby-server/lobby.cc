@@ -232,6 +232,23 @@ absl::StatusOr<int> Lobby::SeatThatMayAct(LiveMatch& live, const std::string& to
   return seat;
 }
 
+absl::StatusOr<v1::Match> Lobby::WithActingSeat(
+    int64_t match_id, const std::string& token,
+    const std::function<absl::Status(LiveMatch&, int, int64_t)>& act) {
+  v1::Match match;
+  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
+    const int64_t now = NowMs();
+    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
+    if (!seat.ok()) return seat.status();
+    Seen(live.id, *seat);
+    if (absl::Status a = act(live, *seat, now); !a.ok()) return a;
+    match = ToProto(live, now);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return match;
+}
+
 absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatchRequest& req,
                                                            const std::string& client,
                                                            const std::string& player_key) {
@@ -751,56 +768,40 @@ void Lobby::RetryLater(int64_t id, absl::Duration delay) {
 }
 
 absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& token) {
-  v1::Match match;
-  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
-    const int64_t now = NowMs();
-    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
-    if (!seat.ok()) return seat.status();
-    Seen(live.id, *seat);
-    std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
-    const int winner = 1 - *seat;
-    absl::Status f = CommitFinish(live,
-                                  {.winner = winner,
-                                   .reason = EndReason::kResignation,
-                                   .text = absl::StrCat(SideName(live.info, *seat), " resigned; ",
-                                                        SideName(live.info, winner), " wins")},
-                                  std::move(clocks));
-    if (!f.ok()) return f;
-    match = ToProto(live, now);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return match;
+  return WithActingSeat(
+      match_id, token, [&](LiveMatch& live, int seat, int64_t now) -> absl::Status {
+        std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
+        const int winner = 1 - seat;
+        return CommitFinish(live,
+                            {.winner = winner,
+                             .reason = EndReason::kResignation,
+                             .text = absl::StrCat(SideName(live.info, seat), " resigned; ",
+                                                  SideName(live.info, winner), " wins")},
+                            std::move(clocks));
+      });
 }
 
 absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& token) {
-  v1::Match match;
-  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
-    const int64_t now = NowMs();
-    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
-    if (!seat.ok()) return seat.status();
-    Seen(live.id, *seat);
-    if (live.rec.draw_offer >= 0 && live.rec.draw_offer != *seat) {
-      std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
-      absl::Status f = CommitFinish(
-          live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
-          std::move(clocks));
-      if (!f.ok()) return f;
-    } else if (live.rec.draw_offer != *seat) {
-      if (absl::Status d = store_->SetDrawOffer(live.id, live.rec.ply, *seat); !d.ok()) {
-        live.stale = true;
-        return d;
-      }
-      live.rec.draw_offer = *seat;
-      v1::MatchEvent e = Event(now);
-      e.mutable_draw_offered()->set_seat(*seat);
-      Broadcast(live, std::move(e));
-    }
-    match = ToProto(live, now);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return match;
+  return WithActingSeat(
+      match_id, token, [&](LiveMatch& live, int seat, int64_t now) -> absl::Status {
+        if (live.rec.draw_offer >= 0 && live.rec.draw_offer != seat) {
+          std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
+          return CommitFinish(
+              live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
+              std::move(clocks));
+        }
+        if (live.rec.draw_offer != seat) {
+          if (absl::Status d = store_->SetDrawOffer(live.id, live.rec.ply, seat); !d.ok()) {
+            live.stale = true;
+            return d;
+          }
+          live.rec.draw_offer = seat;
+          v1::MatchEvent e = Event(now);
+          e.mutable_draw_offered()->set_seat(seat);
+          Broadcast(live, std::move(e));
+        }
+        return absl::OkStatus();
+      });
 }
 
 absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,

@@ -232,6 +232,12 @@ class Lobby : private BotDriver::Host {
   absl::StatusOr<int> Authenticate(const LiveMatch& live, const std::string& token);
   // Authenticate, then the match must be active and not past a flag fall: the seat, or why not.
   absl::StatusOr<int> SeatThatMayAct(LiveMatch& live, const std::string& token, int64_t now_ms);
+  // What a seat holder's request on its match opens with (resign, draw offer, claim): the seat
+  // the token may act for, marked seen, then `act(live, seat, now_ms)` under the match's lock;
+  // the match as it stands afterwards, or the first error.
+  absl::StatusOr<v1::Match> WithActingSeat(
+      int64_t match_id, const std::string& token,
+      const std::function<absl::Status(LiveMatch&, int, int64_t)>& act);
 
   absl::StatusOr<MoveRecord> CommitMove(LiveMatch& live, int seat, std::unique_ptr<AnyGame> after,
                                         int64_t think_ms, std::string bot_json) override;

@@ -21,28 +21,24 @@ namespace {
 
 using ::ply::testing::Create;
 using ::ply::testing::GetMatch;
+using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
 using ::ply::testing::ServerProcess;
 using ::ply::testing::Watch;
 
 class AbuseTest : public ::ply::testing::StackFixture {
  protected:
-  void SetUp() override {
-    auto url = NewDatabase("abuse");
-    ASSERT_TRUE(url.ok()) << url.status();
-    url_ = *url;
-  }
+  void SetUp() override { UseNewDatabase("abuse"); }
 
-  // A lobby listening on both stacks, so that 127.0.0.1 and ::1 are two clients.
+  // A lobby listening on both stacks, so that 127.0.0.1 (the instance's own stub) and ::1 are
+  // two clients.
   void Start(const std::vector<std::string>& flags, const std::string& bot_target) {
-    std::vector<std::string> args = {"--port=0", "--host=[::]",
-                                     absl::StrCat("--database_url=", url_), bot_target};
+    std::vector<std::string> args = {"--host=[::]", bot_target};
     args.insert(args.end(), flags.begin(), flags.end());
-    auto lobby = ServerProcess::Start(PLY_LOBBY_BINARY, args);
-    ASSERT_TRUE(lobby.ok()) << lobby.status();
-    lobby_ = *std::move(lobby);
-    v4_ = v1::LobbyService::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", lobby_->port()),
-                                                        grpc::InsecureChannelCredentials()));
+    LobbyInstance lobby = StartLobbyInstance(args);
+    ASSERT_NE(lobby.process, nullptr);
+    lobby_ = std::move(lobby.process);
+    v4_ = std::move(lobby.stub);
     v6_ = v1::LobbyService::NewStub(grpc::CreateChannel(absl::StrCat("[::1]:", lobby_->port()),
                                                         grpc::InsecureChannelCredentials()));
   }

@@ -27,19 +27,15 @@ using ::ply::testing::Analyze;
 using ::ply::testing::Create;
 using ::ply::testing::HumanMatch;
 using ::ply::testing::HumanSeats;
+using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
-using ::ply::testing::ServerProcess;
 
 // Red, winning, leaves Yellow's three in column 1 open (7); Yellow wins with 1.
 constexpr char kBlunderGame[] = "4 1 4 1 3 1 7 1";
 
 class AnalysisTest : public ::ply::testing::StackFixture {
  protected:
-  void SetUp() override {
-    auto url = NewDatabase("analysis");
-    ASSERT_TRUE(url.ok()) << url.status();
-    url_ = *url;
-  }
+  void SetUp() override { UseNewDatabase("analysis"); }
 
   static std::vector<std::string> AnalysisFlags() {
     return {"--analysis_ms=1500", "--analysis_parallel=4"};
@@ -95,12 +91,9 @@ TEST_F(AnalysisTest, FinishedMatchIsAnalysedOverEveryBotAndStoredOnce) {
   EXPECT_TRUE(again.progress.empty());
   EXPECT_EQ(again.analysis.analysed_ms(), a.analysed_ms());
   EXPECT_EQ(again.analysis.moves(6).mark(), v1::MOVE_MARK_BLUNDER);
-  auto other = ServerProcess::Start(
-      PLY_LOBBY_BINARY,
-      {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_), BotTargetFlag()});
-  ASSERT_TRUE(other.ok()) << other.status();
-  auto other_stub = v1::LobbyService::NewStub((*other)->channel());
-  Analysed stored = Analyze(other_stub.get(), id, /*stored_only=*/true);
+  LobbyInstance other = StartLobbyInstance({BotTargetFlag()});
+  ASSERT_NE(other.process, nullptr);
+  Analysed stored = Analyze(other.get(), id, /*stored_only=*/true);
   ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
   EXPECT_EQ(stored.analysis.analysed_ms(), a.analysed_ms());
   EXPECT_EQ(stored.analysis.moves_size(), 8);
@@ -141,16 +134,14 @@ TEST_F(AnalysisTest, AReversiWinProvenByTheWinLossDrawSolveIsShownAsAProvenWin) 
 
 TEST_F(AnalysisTest, TwoInstancesAskingAtOnceAnalyseOnce) {
   StartLobby(AnalysisFlags());
-  std::vector<std::string> flags = {"--port=0", "--host=127.0.0.1",
-                                    absl::StrCat("--database_url=", url_), BotTargetFlag()};
+  std::vector<std::string> flags = {BotTargetFlag()};
   for (const std::string& f : AnalysisFlags()) flags.push_back(f);
-  auto second = ServerProcess::Start(PLY_LOBBY_BINARY, flags);
-  ASSERT_TRUE(second.ok()) << second.status();
-  auto second_stub = v1::LobbyService::NewStub((*second)->channel());
+  LobbyInstance second = StartLobbyInstance(flags);
+  ASSERT_NE(second.process, nullptr);
   const int64_t id = FinishedGame(stub_.get());
   Analysed results[2];
   std::thread a([&] { results[0] = Analyze(stub_.get(), id); });
-  std::thread b([&] { results[1] = Analyze(second_stub.get(), id); });
+  std::thread b([&] { results[1] = Analyze(second.get(), id); });
   a.join();
   b.join();
   int waited = 0;

@@ -276,11 +276,15 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   EXPECT_EQ(json::parse(beat->body)["beat_ms"], 1000);
   EXPECT_NEAR(json::parse(beat->body)["now_ms"].get<double>(), absl::ToUnixMillis(absl::Now()),
               5000);
-  // Well past the lobby's grace after Bob's last call: only the hold keeps him here.
+  // Well past the lobby's grace after Bob's last call: only the hold keeps him here, and the
+  // lobby has taken it.
   for (int i = 0; i < 4; ++i) {
     absl::SleepFor(absl::Milliseconds(500));
-    ASSERT_EQ(Post(presence, seats.tokens[1], json{{"here", true}})->status, 200);
+    beat = Post(presence, seats.tokens[1], json{{"here", true}});
+    ASSERT_TRUE(beat);
+    ASSERT_EQ(beat->status, 200);
   }
+  EXPECT_EQ(json::parse(beat->body)["held"], true) << beat->body;
   httplib::Result early = Post(claim, seats.tokens[0], json::object());
   ASSERT_TRUE(early);
   EXPECT_EQ(early->status, 409);
@@ -290,13 +294,25 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   // nothing: Bob's is the one hold.
   httplib::Client c("127.0.0.1", web_->port());
   HumanSeats other = HumanMatch(stub_.get(), stub_.get(), "connect4");
-  httplib::Result foreign = Post(presence, other.tokens[1], json::object());
+  // A beat answers at once (not held yet); the lobby's refusal comes with a later one.
+  auto refusal = [&](const std::string& path, const std::string& token) {
+    httplib::Result r = Post(path, token, json::object());
+    EXPECT_TRUE(r && r->status == 200 && json::parse(r->body)["held"] == false)
+        << (r ? r->body : "no answer");
+    const absl::Time start = absl::Now();
+    while (r && r->status == 200 && absl::Now() - start < absl::Seconds(10)) {
+      absl::SleepFor(absl::Milliseconds(100));
+      r = Post(path, token, json::object());
+    }
+    return r;
+  };
+  httplib::Result foreign = refusal(presence, other.tokens[1]);
   ASSERT_TRUE(foreign);
   EXPECT_TRUE(foreign->status == 401 || foreign->status == 403) << foreign->body;
-  httplib::Result made_up = Post(presence, std::string(32, 'a'), json::object());
+  httplib::Result made_up = refusal(presence, std::string(32, 'a'));
   ASSERT_TRUE(made_up);
   EXPECT_TRUE(made_up->status == 401 || made_up->status == 403) << made_up->body;
-  httplib::Result no_match = Post("/api/matches/999999/presence", seats.tokens[1], json::object());
+  httplib::Result no_match = refusal("/api/matches/999999/presence", seats.tokens[1]);
   ASSERT_TRUE(no_match);
   EXPECT_EQ(no_match->status, 404) << no_match->body;
   EXPECT_EQ(c.Get("/healthz")->body.substr(c.Get("/healthz")->body.find("holds=")), "holds=1\n");

@@ -1,11 +1,13 @@
 // ply-web without a lobby: what it refuses before the lobby would hear of it, the headers every
 // answer carries, the per-client limits, and the boards it reads from each game's rendering.
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -14,6 +16,7 @@
 #include "client-web/gateway.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
+#include "client-web/presence_hold.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
@@ -276,12 +279,16 @@ TEST(ClientLimits, RateIsPerClient) {
 // answered before any lobby call.
 class GatewayHttp : public ::testing::Test {
  protected:
+  // Where the gateway finds its lobby: nothing listens there.
+  virtual std::string LobbyAddress() { return "127.0.0.1:1"; }
+  virtual GatewayOptions Options() {
+    return {.client_rps = 5, .client_burst = 20, .max_streams = 0, .max_body = 1024};
+  }
+
   void SetUp() override {
-    absl::StatusOr<client::LobbyTarget> target = client::ParseServers("127.0.0.1:1");
+    absl::StatusOr<client::LobbyTarget> target = client::ParseServers(LobbyAddress());
     ASSERT_TRUE(target.ok());
-    gateway_ = std::make_unique<Gateway>(
-        *target, nullptr,
-        GatewayOptions{.client_rps = 5, .client_burst = 20, .max_streams = 0, .max_body = 1024});
+    gateway_ = std::make_unique<Gateway>(*target, nullptr, Options());
     gateway_->Install(server_);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -395,8 +402,8 @@ TEST_F(GatewayHttp, AWellFormedClaimRematchOrPresenceReachesTheLobby) {
   // The lobby here is unreachable: each request gets past the checks and answers with that.
   httplib::Client c = Client();
   const httplib::Headers seat = {{"Authorization", "Bearer abcdefghijklmnop0123"}};
-  const std::pair<const char*, const char*> requests[] = {
-      {"claim", R"({"draw": true})"}, {"rematch", R"({"decline": false})"}, {"presence", "{}"}};
+  const std::pair<const char*, const char*> requests[] = {{"claim", R"({"draw": true})"},
+                                                          {"rematch", R"({"decline": false})"}};
   for (const auto& [what, body] : requests) {
     SCOPED_TRACE(what);
     httplib::Result r =
@@ -404,11 +411,158 @@ TEST_F(GatewayHttp, AWellFormedClaimRematchOrPresenceReachesTheLobby) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 503) << r->body;
   }
+  // A beat does not wait for the lobby: the first opens the hold, a later one hears the 503.
+  httplib::Result first = c.Post("/api/matches/5/presence", seat, "{}", "application/json");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  EXPECT_EQ(json::parse(first->body)["held"], false);
+  httplib::Result later = c.Post("/api/matches/5/presence", seat, "{}", "application/json");
+  for (int i = 0; i < 40 && later && later->status == 200; ++i) {
+    // At most 10 s, under the 5 requests a second allowed here.
+    absl::SleepFor(absl::Milliseconds(250));
+    later = c.Post("/api/matches/5/presence", seat, "{}", "application/json");
+  }
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, 503) << later->body;
   // Leaving holds nothing and asks nobody.
   httplib::Result left =
       c.Post("/api/matches/5/presence", seat, R"({"here": false})", "application/json");
   ASSERT_TRUE(left);
   EXPECT_EQ(left->status, 200);
+}
+
+// A lobby that takes every WatchMatch call and never answers it (until it is cancelled), as a
+// lobby far behind would.
+class SilentLobby final : public v1::LobbyService::Service {
+ public:
+  SilentLobby() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~SilentLobby() override {
+    if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  }
+  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
+
+  grpc::Status WatchMatch(grpc::ServerContext* context, const v1::WatchMatchRequest*,
+                          grpc::ServerWriter<v1::MatchEvent>*) override {
+    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(20));
+    return grpc::Status::CANCELLED;
+  }
+
+ private:
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+class GatewaySilentLobby : public GatewayHttp {
+ protected:
+  std::string LobbyAddress() override { return lobby_.address(); }
+  GatewayOptions Options() override {
+    return {.client_rps = 1000, .client_burst = 1000, .max_streams = 0, .max_body = 1024};
+  }
+  void TearDown() override {
+    GatewayHttp::TearDown();
+    gateway_.reset();  // its streams are cancelled before the lobby goes
+  }
+
+  SilentLobby lobby_;
+};
+
+TEST_F(GatewaySilentLobby, ManyFirstBeatsAnswerAtOnceWhileTheLobbyIsSilent) {
+  // Four times cpp-httplib's 8 workers, each a different page's first beat, all in flight at
+  // once if they waited. A beat that waited for the lobby would hold its worker for seconds
+  // (and the later ones would queue behind it); the bound is loose enough for a loaded machine,
+  // and far below such a wait.
+  constexpr int kPages = 32;
+  std::vector<int> status(kPages, 0);
+  std::vector<std::string> body(kPages);
+  std::vector<absl::Duration> took(kPages);
+  std::vector<std::thread> pages;
+  for (int i = 0; i < kPages; ++i) {
+    // Started a little apart: cpp-httplib listens with a backlog of 5, and a burst of connects
+    // past it is dropped by the kernel (a transport error here, tried once more).
+    absl::SleepFor(absl::Milliseconds(30));
+    pages.emplace_back([&, i] {
+      for (int attempt = 0; attempt < 2 && status[i] == 0; ++attempt) {
+        httplib::Client c = Client();
+        c.set_read_timeout(60, 0);
+        const absl::Time start = absl::Now();
+        httplib::Result r =
+            c.Post("/api/matches/5/presence",
+                   {{"Authorization", absl::StrCat("Bearer abcdefghijklmnop", 1000 + i)}}, "{}",
+                   "application/json");
+        took[i] = absl::Now() - start;
+        if (r) {
+          status[i] = r->status;
+          body[i] = r->body;
+        } else {
+          body[i] = httplib::to_string(r.error());
+        }
+      }
+    });
+  }
+  for (std::thread& t : pages) t.join();
+  for (int i = 0; i < kPages; ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_EQ(status[i], 200) << body[i] << " after " << took[i];
+    EXPECT_EQ(json::parse(body[i])["held"], false);
+    EXPECT_LT(took[i], absl::Seconds(2));
+  }
+  // The lobby is still silent: each page is one stream, and its next beat is the same hold,
+  // still not held, and as quick.
+  httplib::Client c = Client();
+  httplib::Result health = c.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_NE(health->body.find(absl::StrCat("holds=", kPages, "\n")), std::string::npos)
+      << health->body;
+  const absl::Time start = absl::Now();
+  httplib::Result again =
+      c.Post("/api/matches/5/presence", {{"Authorization", "Bearer abcdefghijklmnop1000"}}, "{}",
+             "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200) << again->body;
+  EXPECT_EQ(json::parse(again->body)["held"], false);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  EXPECT_NE(c.Get("/healthz")->body.find(absl::StrCat("holds=", kPages, "\n")), std::string::npos);
+}
+
+TEST(PresenceHolds, KeepsNoMoreRefusalsThanHolds) {
+  // Nothing listens at the lobby's address: every stream is refused (UNAVAILABLE) at once.
+  absl::StatusOr<client::LobbyTarget> target = client::ParseServers("127.0.0.1:1");
+  ASSERT_TRUE(target.ok());
+  client::LobbyClient lobby(*target);
+  PresenceHolds holds(&lobby, /*hold=*/absl::Seconds(60), /*max_holds=*/2);
+  constexpr int kTokens = 5;
+  auto token = [](int i) { return absl::StrCat("abcdefghijklmnop", 1000 + i); };
+  for (int i = 0; i < kTokens; ++i) {
+    absl::StatusOr<bool> first = holds.Beat(5, token(i));
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_FALSE(*first);
+    // Refused and closed before the next (the bound counts open streams only).
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+         holds.size() > 0 && absl::Now() < give_up;) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_EQ(holds.size(), 0u);
+  }
+  absl::SleepFor(absl::Milliseconds(1200));  // two sweeps after the last refusal
+  // Two refusals are kept for their pages' next beats (well within the hold); the others were
+  // forgotten, and their next beat opens a new stream (or, both streams open, is told to wait).
+  int refused = 0;
+  for (int i = 0; i < kTokens; ++i) {
+    absl::StatusOr<bool> next = holds.Beat(5, token(i));
+    if (absl::IsUnavailable(next.status())) {
+      ++refused;
+    } else if (next.ok()) {
+      EXPECT_FALSE(*next);
+    } else {
+      EXPECT_TRUE(absl::IsResourceExhausted(next.status())) << next.status();
+    }
+  }
+  EXPECT_EQ(refused, 2);
 }
 
 TEST_F(GatewayHttp, AFloodingClientGets429) {

@@ -132,85 +132,77 @@ void Lobby::WatchEnded(int64_t match_id, int seat) {
 
 absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
                                               const std::string& token) {
-  v1::Match match;
-  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
-    const int64_t now = NowMs();
-    absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
-    if (!seat.ok()) return seat.status();
-    Seen(live.id, *seat);
-    if (live.rec.time_initial_ms) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("match ", live.id,
-                       " has clocks: a side that has gone loses on time, there is nothing to "
-                       "claim"));
-    }
-    if (options_.claim_after <= absl::ZeroDuration()) {
-      return absl::FailedPreconditionError("this lobby takes no claims (--claim_after_s=0)");
-    }
-    const int mover = live.ToMove();
-    if (mover == *seat) {
-      return absl::FailedPreconditionError(
-          "it is your move: a claim is for when the side to move has gone");
-    }
-    const SeatRecord& them = live.rec.seats[mover];
-    const std::string name =
-        them.display_name.empty() ? SideName(live.info, mover) : them.display_name;
-    if (them.kind == SeatKind::kBot) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(name, " is a bot: it does not leave (the lobby gives up on it itself)"));
-    }
-    // A side that never moved has not started the game: such a match is aborted, not won.
-    if (live.rec.ply < static_cast<int>(live.rec.seats.size())) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          name, " has not made a first move: there is no game to claim yet (a match whose ",
-          "first move does not come in time is aborted, with no result)"));
-    }
-    SeatPresence p;
-    absl::StatusOr<std::vector<SeatPresence>> found =
-        store_->LoadPresence({live.id}, AliveSinceMs(now), SeenSinceMs(now));
-    if (found.ok()) {
-      for (const SeatPresence& f : *found) {
-        if (f.seat == mover) p = f;
-      }
-    } else if (!absl::IsUnimplemented(found.status())) {
-      return found.status();
-    }
-    if (found.ok() && !p.connected) {
-      // A call here since the last presence write is a sighting the database has not seen yet.
-      std::lock_guard<std::mutex> lock(presence_mu_);
-      auto it = sightings_.find({live.id, mover});
-      if (it != sightings_.end()) {
-        p.last_seen_ms = std::max(p.last_seen_ms, it->second);
-        p.connected = it->second >= SeenSinceMs(now);
-      }
-    }
-    if (p.connected) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          name, " is still connected to the match: a claim is for a side that has gone"));
-    }
-    const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
-    const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
-    if (gone < bound) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(name, " has been gone ", SpanText(gone), "; you can claim after ",
-                       SpanText(bound), " (in ", SpanText(bound - gone + 999), ")"));
-    }
-    const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
-    MatchResult result =
-        draw
-            ? MatchResult{.winner = -1,
-                          .reason = EndReason::kAbandoned,
-                          .text =
-                              absl::StrCat(left, "draw claimed by ", SideName(live.info, *seat))}
-            : MatchResult{.winner = *seat,
-                          .reason = EndReason::kAbandoned,
-                          .text = absl::StrCat(left, SideName(live.info, *seat), " wins by claim")};
-    if (absl::Status f = CommitFinish(live, std::move(result), {}); !f.ok()) return f;
-    match = ToProto(live, now);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return match;
+  return WithActingSeat(
+      match_id, token, [&](LiveMatch& live, int seat, int64_t now) -> absl::Status {
+        if (live.rec.time_initial_ms) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("match ", live.id,
+                           " has clocks: a side that has gone loses on time, there is nothing to "
+                           "claim"));
+        }
+        if (options_.claim_after <= absl::ZeroDuration()) {
+          return absl::FailedPreconditionError("this lobby takes no claims (--claim_after_s=0)");
+        }
+        const int mover = live.ToMove();
+        if (mover == seat) {
+          return absl::FailedPreconditionError(
+              "it is your move: a claim is for when the side to move has gone");
+        }
+        const SeatRecord& them = live.rec.seats[mover];
+        const std::string name =
+            them.display_name.empty() ? SideName(live.info, mover) : them.display_name;
+        if (them.kind == SeatKind::kBot) {
+          return absl::FailedPreconditionError(
+              absl::StrCat(name, " is a bot: it does not leave (the lobby gives up on it itself)"));
+        }
+        // A side that never moved has not started the game: such a match is aborted, not won.
+        if (live.rec.ply < static_cast<int>(live.rec.seats.size())) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              name, " has not made a first move: there is no game to claim yet (a match whose ",
+              "first move does not come in time is aborted, with no result)"));
+        }
+        SeatPresence p;
+        absl::StatusOr<std::vector<SeatPresence>> found =
+            store_->LoadPresence({live.id}, AliveSinceMs(now), SeenSinceMs(now));
+        if (found.ok()) {
+          for (const SeatPresence& f : *found) {
+            if (f.seat == mover) p = f;
+          }
+        } else if (!absl::IsUnimplemented(found.status())) {
+          return found.status();
+        }
+        if (found.ok() && !p.connected) {
+          // A call here since the last presence write is a sighting the database has not seen yet.
+          std::lock_guard<std::mutex> lock(presence_mu_);
+          auto it = sightings_.find({live.id, mover});
+          if (it != sightings_.end()) {
+            p.last_seen_ms = std::max(p.last_seen_ms, it->second);
+            p.connected = it->second >= SeenSinceMs(now);
+          }
+        }
+        if (p.connected) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              name, " is still connected to the match: a claim is for a side that has gone"));
+        }
+        const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
+        const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
+        if (gone < bound) {
+          return absl::FailedPreconditionError(
+              absl::StrCat(name, " has been gone ", SpanText(gone), "; you can claim after ",
+                           SpanText(bound), " (in ", SpanText(bound - gone + 999), ")"));
+        }
+        const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
+        MatchResult result =
+            draw ? MatchResult{.winner = -1,
+                               .reason = EndReason::kAbandoned,
+                               .text = absl::StrCat(left, "draw claimed by ",
+                                                    SideName(live.info, seat))}
+                 : MatchResult{
+                       .winner = seat,
+                       .reason = EndReason::kAbandoned,
+                       .text = absl::StrCat(left, SideName(live.info, seat), " wins by claim")};
+        return CommitFinish(live, std::move(result), {});
+      });
 }
 
 }  // namespace ply::lobby
