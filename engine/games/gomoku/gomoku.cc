@@ -103,18 +103,44 @@ constexpr uint32_t kLineInfo[Gomoku::kShapeCount] = {LineInfo(0), LineInfo(1), L
                                                      LineInfo(3), LineInfo(4), LineInfo(5),
                                                      LineInfo(6), LineInfo(7), LineInfo(8)};
 
+// The shapes both players make by playing a cell, for every combined line key: a key holds the
+// 2 * reach cells around the cell in one direction, two bits each (0 empty, 1 Black, 2 White,
+// 3 off the board), cell i (from 0) at offset i - reach below the cell's digits and
+// i - reach + 1 above them. Entry: Black's shape in the low byte, White's in the high byte. One
+// key per cell and direction serves both players, so a stone costs one key update and one
+// look-up per cell it reaches instead of two. Freestyle keys reach 4 cells (64 K entries);
+// exact ones 5, to tell an overline (1 M entries, built on the first exact game).
 struct RuleTables {
-  explicit RuleTables(bool exact) {
+  explicit RuleTables(bool exact) : reach(exact ? 5 : 4), pairs(size_t{1} << (4 * reach)) {
     ShapeTable table(exact);
-    for (int key = 0; key < kKeyCount; ++key) shapes[key] = table.data()[key];
+    const uint8_t* shapes = table.data();
+    for (uint32_t key = 0; key < pairs.size(); ++key) {
+      int base3[2] = {0, 0};
+      for (int i = 0; i < 2 * reach; ++i) {
+        const uint32_t v = (key >> (2 * i)) & 3;
+        const int offset = i < reach ? i - reach : i - reach + 1;
+        const int pow = kPow3[DigitOfOffset(offset)];
+        for (uint32_t p = 0; p < 2; ++p) base3[p] += (v == 0 ? 0 : v == p + 1 ? 1 : 2) * pow;
+      }
+      pairs[key] = static_cast<uint16_t>(shapes[base3[0]] | shapes[base3[1]] << 8);
+    }
   }
-  std::array<uint8_t, kKeyCount> shapes;
+  int reach;
+  std::vector<uint16_t> pairs;
 };
 
 const RuleTables& TablesFor(bool exact) {
+  if (exact) {
+    static const RuleTables* exact_five = new RuleTables(true);
+    return *exact_five;
+  }
   static const RuleTables* freestyle = new RuleTables(false);
-  static const RuleTables* exact_five = new RuleTables(true);
-  return exact ? *exact_five : *freestyle;
+  return *freestyle;
+}
+
+// The combined key digit of the cell at `offset` (nonzero, |offset| <= reach) from a cell.
+constexpr int PairDigit(int offset, int reach) {
+  return offset < 0 ? offset + reach : offset + reach - 1;
 }
 
 // A cell's class from the low 16 bits of its summed line info (its shape counts). A few
@@ -164,14 +190,14 @@ constexpr int kDefenceTenths = 7;
 
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
-  shapes_ = TablesFor(exact).shapes.data();
+  pairs_ = TablesFor(exact).pairs.data();
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
   std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
-  std::fill(&key_[0][0][0], &key_[0][0][0] + kCells * 8, 0);
+  std::fill(&key_[0][0], &key_[0][0] + kCells * 4, 0);
   std::fill(&line_sum_[0][0], &line_sum_[0][0] + 2 * kCells, 0);
-  std::fill(&shape_[0][0][0], &shape_[0][0][0] + kCells * 8, 0);
+  std::fill(&shape_[0][0], &shape_[0][0] + kCells * 4, 0);
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) board_[CellAt(x, y)] = kEmptyCell;
   }
@@ -184,9 +210,7 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
       for (int d = 0; d < 4; ++d) {
         for (int off = -reach_; off <= reach_; ++off) {
           if (off == 0 || OnBoard(x + off * kDx[d], y + off * kDy[d])) continue;
-          int add = 2 * kPow3[DigitOfOffset(off)];
-          key_[cell][d][0] = static_cast<uint16_t>(key_[cell][d][0] + add);
-          key_[cell][d][1] = static_cast<uint16_t>(key_[cell][d][1] + add);
+          key_[cell][d] += 3u << (2 * PairDigit(off, reach_));
         }
       }
     }
@@ -259,7 +283,7 @@ int Gomoku::StoneAt(int x, int y) const {
 }
 
 Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
-  return static_cast<Shape>(shapes_[key_[cell][direction][p]]);
+  return static_cast<Shape>(ShapeOf(cell, direction, p));
 }
 
 [[gnu::always_inline]] inline void Gomoku::Classify(int cell, int p) {
@@ -290,29 +314,34 @@ void Gomoku::Retire(int cell) {
   }
 }
 
-void Gomoku::UpdateLines(int cell, int p, int sign) {
-  // Digit k of the other player's key moves by twice as much: the stone is "own" (digit 1) in
-  // p's key and "blocked" (digit 2) in the other's.
-  const int mine = p == 0 ? 1 : 2, theirs = 3 - mine;
+template <int kReach, int kSign>
+void Gomoku::UpdateLines(int cell, int p) {
+  // Members read through locals: the stores below could otherwise alias them for the compiler.
+  const uint8_t* const board = board_;
+  const uint16_t* const pairs = pairs_;
+  int dtotal0 = 0, dtotal1 = 0;
+  // The stone's digit is 1 + p; a cell after `cell` sees it at offset -k, one before at +k.
+  const uint32_t digit = static_cast<uint32_t>(1 + p);
   for (int d = 0; d < 4; ++d) {
     const int step = kDirections[d];
-    // Cells after `cell` see it at a negative offset, cells before it at a positive one.
     for (int dir = -1; dir <= 1; dir += 2) {
       int other = cell;
-      for (int k = 1; k <= reach_; ++k) {
+      for (int k = 1; k <= kReach; ++k) {
         other += dir * step;
-        if (board_[other] == kWall) break;
-        const int delta = sign * kPow3[DigitOfOffset(-dir * k)];
-        uint16_t* keys = key_[other][d];
-        keys[0] = static_cast<uint16_t>(keys[0] + delta * mine);
-        keys[1] = static_cast<uint16_t>(keys[1] + delta * theirs);
+        const uint8_t stone = board[other];
+        if (stone == kWall) break;
+        const uint32_t delta = digit << (2 * PairDigit(-dir * k, kReach));
+        const uint32_t key = kSign > 0 ? key_[other][d] + delta : key_[other][d] - delta;
+        key_[other][d] = key;
         // An occupied cell only keeps its keys; Remove brings its shapes up to date.
-        if (board_[other] != kEmptyCell) continue;
-        uint8_t* shapes = shape_[other][d];
+        if (stone != kEmptyCell) continue;
+        const uint16_t before = shape_[other][d], after = pairs[key];
+        // Sometimes neither player's shape moves: nothing to redo.
+        if (before == after) continue;
+        shape_[other][d] = after;
         for (int q = 0; q < 2; ++q) {
-          const uint8_t before = shapes[q], after = shapes_[keys[q]];
-          shapes[q] = after;
-          const uint32_t info_before = kLineInfo[before], info_after = kLineInfo[after];
+          const uint32_t info_before = kLineInfo[(before >> (8 * q)) & 0xff];
+          const uint32_t info_after = kLineInfo[(after >> (8 * q)) & 0xff];
           line_sum_[q][other] += info_after - info_before;
           if (((info_after ^ info_before) & 0xffff) != 0) {
             Classify(other, q);
@@ -320,29 +349,55 @@ void Gomoku::UpdateLines(int cell, int p, int sign) {
             // The shape counts, so the class, stay: only the value moves (often by nothing).
             const int dv = static_cast<int>(info_after >> 16) - static_cast<int>(info_before >> 16);
             value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
-            total_value_[q] += dv;
+            (q == 0 ? dtotal0 : dtotal1) += dv;
           }
         }
       }
     }
   }
+  total_value_[0] += dtotal0;
+  total_value_[1] += dtotal1;
+}
+
+template <int kSign>
+void Gomoku::UpdateLines(int cell, int p) {
+  if (exact_) {
+    UpdateLines<5, kSign>(cell, p);
+  } else {
+    UpdateLines<4, kSign>(cell, p);
+  }
 }
 
 void Gomoku::RefreshShapes(int cell) {
-  for (int q = 0; q < 2; ++q) {
-    uint32_t sum = 0;
-    for (int d = 0; d < 4; ++d) {
-      shape_[cell][d][q] = shapes_[key_[cell][d][q]];
-      sum += kLineInfo[shape_[cell][d][q]];
-    }
-    line_sum_[q][cell] = sum;
+  uint32_t sum[2] = {0, 0};
+  for (int d = 0; d < 4; ++d) {
+    const uint16_t pair = pairs_[key_[cell][d]];
+    shape_[cell][d] = pair;
+    sum[0] += kLineInfo[pair & 0xff];
+    sum[1] += kLineInfo[pair >> 8];
   }
+  line_sum_[0][cell] = sum[0];
+  line_sum_[1][cell] = sum[1];
+}
+
+void Gomoku::PlaceLines(int cell, int p) {
+  Retire(cell);
+  board_[cell] = static_cast<uint8_t>(1 + p);
+  UpdateLines<+1>(cell, p);
+}
+
+void Gomoku::RemoveLines(int cell, int p) {
+  board_[cell] = kEmptyCell;
+  UpdateLines<-1>(cell, p);
+  RefreshShapes(cell);
+  Classify(cell, 0);
+  Classify(cell, 1);
 }
 
 void Gomoku::Place(int cell, int p) {
   Retire(cell);
   board_[cell] = static_cast<uint8_t>(1 + p);
-  UpdateLines(cell, p, +1);
+  UpdateLines<+1>(cell, p);
   ClearBit(near_bits_, cell);
   for (int dy = -2; dy <= 2; ++dy) {
     for (int dx = -2; dx <= 2; ++dx) {
@@ -363,7 +418,7 @@ void Gomoku::Remove(int cell, int p) {
   }
   board_[cell] = kEmptyCell;
   if (near_[cell] > 0) SetBit(near_bits_, cell);
-  UpdateLines(cell, p, -1);
+  UpdateLines<-1>(cell, p);
   RefreshShapes(cell);
   Classify(cell, 0);
   Classify(cell, 1);
@@ -372,7 +427,7 @@ void Gomoku::Remove(int cell, int p) {
 void Gomoku::Make(Move cell, UndoInfo&) {
   const int p = SideToMove();
   bool five = false;
-  for (int d = 0; d < 4; ++d) five |= shapes_[key_[cell][d][p]] == kFive;
+  for (int d = 0; d < 4; ++d) five |= ShapeOf(cell, d, p) == kFive;
   Place(cell, p);
   ++stones_;
   last_move_won_ = five;
@@ -523,25 +578,24 @@ std::string Gomoku::CheckIncrementalState() const {
       }
       if (near != near_[cell]) return absl::StrCat("near count", where);
       if (near > 0 && board_[cell] == kEmptyCell) SetBit(near_bits, cell);
+      uint32_t keys[4];
+      for (int d = 0; d < 4; ++d) {
+        uint32_t key = 0;
+        for (int off = -reach_; off <= reach_; ++off) {
+          if (off == 0) continue;
+          const int ox = x + off * kDx[d], oy = y + off * kDy[d];
+          const uint32_t digit = !OnBoard(ox, oy) ? 3 : static_cast<uint32_t>(StoneAt(ox, oy) + 1);
+          key |= digit << (2 * PairDigit(off, reach_));
+        }
+        if (key != key_[cell][d]) return absl::StrCat("line key ", d, where);
+        if (board_[cell] == kEmptyCell && pairs_[key] != shape_[cell][d]) {
+          return absl::StrCat("shapes ", d, where);
+        }
+        keys[d] = key;
+      }
       for (int p = 0; p < 2; ++p) {
         uint32_t sum = 0;
-        for (int d = 0; d < 4; ++d) {
-          int key = 0;
-          for (int off = -reach_; off <= reach_; ++off) {
-            if (off == 0) continue;
-            const int ox = x + off * kDx[d], oy = y + off * kDy[d];
-            const int digit = !OnBoard(ox, oy)       ? 2
-                              : StoneAt(ox, oy) == p ? 1
-                              : StoneAt(ox, oy) >= 0 ? 2
-                                                     : 0;
-            key += digit * kPow3[DigitOfOffset(off)];
-          }
-          if (key != key_[cell][d][p]) return absl::StrCat("line key ", d, " of player ", p, where);
-          if (board_[cell] == kEmptyCell && shapes_[key] != shape_[cell][d][p]) {
-            return absl::StrCat("shape ", d, " of player ", p, where);
-          }
-          sum += kLineInfo[shapes_[key]];
-        }
+        for (int d = 0; d < 4; ++d) sum += kLineInfo[(pairs_[keys[d]] >> (8 * p)) & 0xff];
         if (board_[cell] != kEmptyCell) {
           if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
             return absl::StrCat("class of an occupied cell", where);
@@ -589,7 +643,7 @@ Gomoku::Move Gomoku::GreedyMove(uint64_t seed) const {
       if (board_[c] != kEmptyCell) continue;
       int64_t score = 0;
       for (int d = 0; d < 4; ++d) {
-        score += kGreedyAttack[shapes_[key_[c][d][me]]] + kGreedyDefence[shapes_[key_[c][d][op]]];
+        score += kGreedyAttack[ShapeOf(c, d, me)] + kGreedyDefence[ShapeOf(c, d, op)];
       }
       if (score > best_score) {
         best_score = score;

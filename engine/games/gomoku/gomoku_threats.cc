@@ -33,7 +33,7 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
     const Move attack = fours[i];
-    Place(attack, attacker);
+    PlaceLines(attack, attacker);
     // The one cell where the new four becomes five: the defender must take it.
     const Move block = FiveCellNear(attack, attacker);
     bool won = false;
@@ -42,15 +42,15 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     // and return false at no cost in nodes. Skipping it saves the block's placing.
     const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0;
     if (block != kNoMove && more) {
-      Place(block, defender);
+      PlaceLines(block, defender);
       path[len] = attack;
       path[len + 1] = block;
       int end = len + 2;
       won = VcfSearch(attacker, depth - 1, nodes_left, path, end);
-      Remove(block, defender);
+      RemoveLines(block, defender);
       if (won) len = end;
     }
-    Remove(attack, attacker);
+    RemoveLines(attack, attacker);
     if (won) return true;
   }
   return false;
