@@ -103,10 +103,32 @@ constexpr uint32_t kLineInfo[Gomoku::kShapeCount] = {LineInfo(0), LineInfo(1), L
                                                      LineInfo(3), LineInfo(4), LineInfo(5),
                                                      LineInfo(6), LineInfo(7), LineInfo(8)};
 
+// Both players' shapes in one direction as one number, Black's + kShapeCount * White's.
+constexpr int kPairCount = Gomoku::kShapeCount * Gomoku::kShapeCount;
+constexpr uint8_t PairOf(uint8_t black, uint8_t white) {
+  return static_cast<uint8_t>(black + Gomoku::kShapeCount * white);
+}
+
+// Per pair, each player's shape, and both players' LineInfo in one word (Black's in the low
+// half): a cell's two line sums are kept as one 64-bit sum, so one addition moves both (the
+// halves never leave 0..2^32 once a sum is complete, so borrows between them cancel out).
+struct PairTables {
+  constexpr PairTables() {
+    for (int pair = 0; pair < kPairCount; ++pair) {
+      shape[0][pair] = static_cast<uint8_t>(pair % Gomoku::kShapeCount);
+      shape[1][pair] = static_cast<uint8_t>(pair / Gomoku::kShapeCount);
+      info[pair] = kLineInfo[shape[0][pair]] | uint64_t{kLineInfo[shape[1][pair]]} << 32;
+    }
+  }
+  uint8_t shape[2][kPairCount] = {};
+  uint64_t info[kPairCount] = {};
+};
+constexpr PairTables kPairs;
+
 // The shapes both players make by playing a cell, for every combined line key: a key holds the
 // 2 * reach cells around the cell in one direction, two bits each (0 empty, 1 Black, 2 White,
 // 3 off the board), cell i (from 0) at offset i - reach below the cell's digits and
-// i - reach + 1 above them. Entry: Black's shape in the low byte, White's in the high byte. One
+// i - reach + 1 above them. Entry: the pair of shapes as one byte, PairOf(Black's, White's). One
 // key per cell and direction serves both players, so a stone costs one key update and one
 // look-up per cell it reaches instead of two. Freestyle keys reach 4 cells (64 K entries);
 // exact ones 5, to tell an overline (1 M entries, built on the first exact game).
@@ -122,11 +144,11 @@ struct RuleTables {
         const int pow = kPow3[DigitOfOffset(offset)];
         for (uint32_t p = 0; p < 2; ++p) base3[p] += (v == 0 ? 0 : v == p + 1 ? 1 : 2) * pow;
       }
-      pairs[key] = static_cast<uint16_t>(shapes[base3[0]] | shapes[base3[1]] << 8);
+      pairs[key] = PairOf(shapes[base3[0]], shapes[base3[1]]);
     }
   }
   int reach;
-  std::vector<uint16_t> pairs;
+  std::vector<uint8_t> pairs;
 };
 
 const RuleTables& TablesFor(bool exact) {
@@ -196,7 +218,7 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
   std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
   std::fill(&key_[0][0], &key_[0][0] + kCells * 4, 0);
-  std::fill(&line_sum_[0][0], &line_sum_[0][0] + 2 * kCells, 0);
+  std::fill(std::begin(line_sum_), std::end(line_sum_), 0);
   std::fill(&shape_[0][0], &shape_[0][0] + kCells * 4, 0);
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) board_[CellAt(x, y)] = kEmptyCell;
@@ -286,8 +308,12 @@ Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
   return static_cast<Shape>(ShapeOf(cell, direction, p));
 }
 
+inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
+  return kPairs.shape[p][pairs_[key_[cell][d]]];
+}
+
 [[gnu::always_inline]] inline void Gomoku::Classify(int cell, int p) {
-  const uint32_t sum = line_sum_[p][cell];
+  const uint32_t sum = static_cast<uint32_t>(line_sum_[cell] >> (32 * p));
   const uint8_t c = ClassOfCounts(sum & 0xffff);
   const int value = static_cast<int>(sum >> 16) + kClassBonus[c];
   const uint8_t old = class_[p][cell];
@@ -318,7 +344,7 @@ template <int kReach, int kSign>
 void Gomoku::UpdateLines(int cell, int p) {
   // Members read through locals: the stores below could otherwise alias them for the compiler.
   const uint8_t* const board = board_;
-  const uint16_t* const pairs = pairs_;
+  const uint8_t* const pairs = pairs_;
   int dtotal0 = 0, dtotal1 = 0;
   // The stone's digit is 1 + p; a cell after `cell` sees it at offset -k, one before at +k.
   const uint32_t digit = static_cast<uint32_t>(1 + p);
@@ -335,19 +361,20 @@ void Gomoku::UpdateLines(int cell, int p) {
         key_[other][d] = key;
         // An occupied cell only keeps its keys; Remove brings its shapes up to date.
         if (stone != kEmptyCell) continue;
-        const uint16_t before = shape_[other][d], after = pairs[key];
+        const uint8_t before = shape_[other][d], after = pairs[key];
         // Sometimes neither player's shape moves: nothing to redo.
         if (before == after) continue;
         shape_[other][d] = after;
+        const uint64_t info_before = kPairs.info[before], info_after = kPairs.info[after];
+        line_sum_[other] += info_after - info_before;
         for (int q = 0; q < 2; ++q) {
-          const uint32_t info_before = kLineInfo[(before >> (8 * q)) & 0xff];
-          const uint32_t info_after = kLineInfo[(after >> (8 * q)) & 0xff];
-          line_sum_[q][other] += info_after - info_before;
-          if (((info_after ^ info_before) & 0xffff) != 0) {
+          const uint32_t ib = static_cast<uint32_t>(info_before >> (32 * q));
+          const uint32_t ia = static_cast<uint32_t>(info_after >> (32 * q));
+          if (((ia ^ ib) & 0xffff) != 0) {
             Classify(other, q);
           } else {
             // The shape counts, so the class, stay: only the value moves (often by nothing).
-            const int dv = static_cast<int>(info_after >> 16) - static_cast<int>(info_before >> 16);
+            const int dv = static_cast<int>(ia >> 16) - static_cast<int>(ib >> 16);
             value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
             (q == 0 ? dtotal0 : dtotal1) += dv;
           }
@@ -369,15 +396,13 @@ void Gomoku::UpdateLines(int cell, int p) {
 }
 
 void Gomoku::RefreshShapes(int cell) {
-  uint32_t sum[2] = {0, 0};
+  uint64_t sum = 0;
   for (int d = 0; d < 4; ++d) {
-    const uint16_t pair = pairs_[key_[cell][d]];
+    const uint8_t pair = pairs_[key_[cell][d]];
     shape_[cell][d] = pair;
-    sum[0] += kLineInfo[pair & 0xff];
-    sum[1] += kLineInfo[pair >> 8];
+    sum += kPairs.info[pair];
   }
-  line_sum_[0][cell] = sum[0];
-  line_sum_[1][cell] = sum[1];
+  line_sum_[cell] = sum;
 }
 
 void Gomoku::PlaceLines(int cell, int p) {
@@ -595,14 +620,15 @@ std::string Gomoku::CheckIncrementalState() const {
       }
       for (int p = 0; p < 2; ++p) {
         uint32_t sum = 0;
-        for (int d = 0; d < 4; ++d) sum += kLineInfo[(pairs_[keys[d]] >> (8 * p)) & 0xff];
+        for (int d = 0; d < 4; ++d) sum += kLineInfo[kPairs.shape[p][pairs_[keys[d]]]];
         if (board_[cell] != kEmptyCell) {
           if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
             return absl::StrCat("class of an occupied cell", where);
           }
           continue;
         }
-        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
+        if (sum != static_cast<uint32_t>(line_sum_[cell] >> (32 * p)))
+          return absl::StrCat("line sum of player ", p, where);
         const uint8_t c = ClassOfCounts(sum & 0xffff);
         if (c != class_[p][cell]) return absl::StrCat("class of player ", p, where);
         if (static_cast<int>(sum >> 16) + kClassBonus[c] != value_[p][cell]) {

@@ -234,9 +234,7 @@ class Gomoku {
   template <int kReach, int kSign>
   void UpdateLines(int cell, int p);
   // The shape `p` makes at `cell` in direction `d`, from the cell's key.
-  uint8_t ShapeOf(int cell, int d, int p) const {
-    return static_cast<uint8_t>(pairs_[key_[cell][d]] >> (8 * p));
-  }
+  uint8_t ShapeOf(int cell, int d, int p) const;
   // Brings an empty cell's shapes and line sums up to date with its keys (kept while occupied).
   void RefreshShapes(int cell);
   // Sets the class and value of an empty cell for player `p` from its line sum.
@@ -286,16 +284,15 @@ class Gomoku {
   // and every stone updates 4 cells each way rather than 5.
   int reach_ = 5;
   uint64_t salt_ = 0;
-  const uint16_t* pairs_ = nullptr;  // both players' shapes per line key, for the rule
+  const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku.cc) per line key
 
   uint8_t board_[kCells];    // kEmptyCell, 1 + player, or kWall
   uint8_t near_[kCells];     // stones within distance 2 (Chebyshev)
   uint32_t key_[kCells][4];  // line key per cell and direction, both players (gomoku.cc)
-  // For empty cells (occupied ones only keep their keys): pairs_[key_] per direction (Black's
-  // shape in the low byte, White's in the high one), and per player the shapes' LineInfo summed
-  // over the four directions.
-  uint16_t shape_[kCells][4];
-  uint32_t line_sum_[2][kCells];
+  // For empty cells (occupied ones only keep their keys): pairs_[key_] per direction, and the
+  // shapes' LineInfo summed over the four directions (Black's in the low half, White's high).
+  uint8_t shape_[kCells][4];
+  uint64_t line_sum_[kCells];
   uint8_t class_[2][kCells];  // CellClass per player, kQuiet for occupied cells
   int16_t value_[2][kCells];  // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};
