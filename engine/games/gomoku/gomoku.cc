@@ -1,8 +1,11 @@
 #include "engine/games/gomoku/gomoku.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -419,28 +422,58 @@ void Gomoku::RemoveLines(int cell, int p) {
   Classify(cell, 1);
 }
 
+namespace {
+// Five bytes of a row at once: the near counts are below 26 and board bytes below 4, so a byte
+// is zero exactly when adding 0x7f to it leaves its top bit clear, and no addition carries
+// into the next byte.
+constexpr uint64_t kOnes5 = 0x0101010101, kLow7 = 0x7f7f7f7f7f, kHigh5 = 0x8080808080;
+// The five cells from `bytes`' first whose byte is zero, as bits 0..4.
+inline uint64_t ZeroBytes5(uint64_t bytes) { return _pext_u64(~(bytes + kLow7), kHigh5); }
+}  // namespace
+
+void Gomoku::AddNear(int cell) {
+  for (int dy = -2; dy <= 2; ++dy) {
+    const int base = cell + dy * kStride - 2;
+    uint64_t near, board;
+    std::memcpy(&near, near_ + base, sizeof near);
+    std::memcpy(&board, board_ + base, sizeof board);
+    // Empty cells that had no stone near them join the set.
+    const uint64_t joined = ZeroBytes5(near) & ZeroBytes5(board);
+    near += kOnes5;
+    std::memcpy(near_ + base, &near, sizeof near);
+    const int word = base >> 6, bit = base & 63;
+    near_bits_[word] |= joined << bit;
+    if (bit > 59) near_bits_[word + 1] |= joined >> (64 - bit);
+  }
+}
+
+void Gomoku::SubtractNear(int cell) {
+  for (int dy = -2; dy <= 2; ++dy) {
+    const int base = cell + dy * kStride - 2;
+    uint64_t near;
+    std::memcpy(&near, near_ + base, sizeof near);
+    near -= kOnes5;
+    std::memcpy(near_ + base, &near, sizeof near);
+    // Cells left with no stone near them leave the set.
+    const uint64_t left = ZeroBytes5(near);
+    const int word = base >> 6, bit = base & 63;
+    near_bits_[word] &= ~(left << bit);
+    if (bit > 59) near_bits_[word + 1] &= ~(left >> (64 - bit));
+  }
+}
+
 void Gomoku::Place(int cell, int p) {
   Retire(cell);
   board_[cell] = static_cast<uint8_t>(1 + p);
   UpdateLines<+1>(cell, p);
   ClearBit(near_bits_, cell);
-  for (int dy = -2; dy <= 2; ++dy) {
-    for (int dx = -2; dx <= 2; ++dx) {
-      const int other = cell + dy * kStride + dx;
-      if (near_[other]++ == 0 && board_[other] == kEmptyCell) SetBit(near_bits_, other);
-    }
-  }
+  AddNear(cell);
   hash_ ^= CellKey(p, cell);
 }
 
 void Gomoku::Remove(int cell, int p) {
   hash_ ^= CellKey(p, cell);
-  for (int dy = -2; dy <= 2; ++dy) {
-    for (int dx = -2; dx <= 2; ++dx) {
-      const int other = cell + dy * kStride + dx;
-      if (--near_[other] == 0) ClearBit(near_bits_, other);
-    }
-  }
+  SubtractNear(cell);
   board_[cell] = kEmptyCell;
   if (near_[cell] > 0) SetBit(near_bits_, cell);
   UpdateLines<-1>(cell, p);

@@ -248,6 +248,10 @@ class Gomoku {
   // Place and Remove less the hash and the cells near the stones, which the VCF search never
   // reads: for its own attacks and blocks, always taken back in reverse order before it returns.
   void PlaceLines(int cell, int p);
+  // Counts a stone at `cell` in (out of) the near counts of the 5x5 square around it and
+  // updates the set of empty cells near a stone.
+  void AddNear(int cell);
+  void SubtractNear(int cell);
   void RemoveLines(int cell, int p);
   // The VCF search behind FindVcf. On success `path[len..]` holds the line found (attack, block,
   // attack, block, ..., winning move) and `len` its end; on failure `len` is unchanged.
@@ -286,9 +290,11 @@ class Gomoku {
   uint64_t salt_ = 0;
   const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku.cc) per line key
 
-  uint8_t board_[kCells];    // kEmptyCell, 1 + player, or kWall
-  uint8_t near_[kCells];     // stones within distance 2 (Chebyshev)
-  uint32_t key_[kCells][4];  // line key per cell and direction, both players (gomoku.cc)
+  // Both have a few bytes to spare after the last cell: the near-stone upkeep reads and writes
+  // eight bytes at a time (AddNear).
+  uint8_t board_[kCells + 8];  // kEmptyCell, 1 + player, or kWall
+  uint8_t near_[kCells + 8];   // stones within distance 2 (Chebyshev)
+  uint32_t key_[kCells][4];    // line key per cell and direction, both players (gomoku.cc)
   // For empty cells (occupied ones only keep their keys): pairs_[key_] per direction, and the
   // shapes' LineInfo summed over the four directions (Black's in the low half, White's high).
   uint8_t shape_[kCells][4];
