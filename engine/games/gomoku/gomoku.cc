@@ -484,8 +484,8 @@ void Gomoku::Remove(int cell, int p) {
 
 void Gomoku::Make(Move cell, UndoInfo&) {
   const int p = SideToMove();
-  bool five = false;
-  for (int d = 0; d < 4; ++d) five |= ShapeOf(cell, d, p) == kFive;
+  // An empty cell's class is kMakesFive exactly when one of its shapes is a five.
+  const bool five = class_[p][cell] == kMakesFive;
   Place(cell, p);
   ++stones_;
   last_move_won_ = five;
