@@ -286,10 +286,14 @@ TEST(Gomoku, EvaluationSeesWinsByFoursBeyondTheHorizon) {
 }
 
 TEST(Gomoku, IncrementalPatternStateMatchesARecomputation) {
-  // Random games with take-backs, on both rules and an edge-heavy small board; the threat
-  // searches inside Evaluate and GenerateSearchMoves place and lift stones too.
-  for (const GameOptions& options : std::vector<GameOptions>{
-           {}, {{"rule", "exact"}}, {{"size", "7"}}, {{"size", "20"}, {"rule", "exact"}}}) {
+  // Random games with take-backs, on both rules, an edge-heavy small board and the largest
+  // board under both rules; the threat searches inside Evaluate and GenerateSearchMoves place
+  // and lift stones too.
+  for (const GameOptions& options : std::vector<GameOptions>{{},
+                                                             {{"rule", "exact"}},
+                                                             {{"size", "7"}},
+                                                             {{"size", "20"}},
+                                                             {{"size", "20"}, {"rule", "exact"}}}) {
     Gomoku g = Make(options);
     ASSERT_EQ(g.CheckIncrementalState(), "");
     Rng rng(7);

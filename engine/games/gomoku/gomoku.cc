@@ -1,8 +1,11 @@
 #include "engine/games/gomoku/gomoku.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -103,18 +106,66 @@ constexpr uint32_t kLineInfo[Gomoku::kShapeCount] = {LineInfo(0), LineInfo(1), L
                                                      LineInfo(3), LineInfo(4), LineInfo(5),
                                                      LineInfo(6), LineInfo(7), LineInfo(8)};
 
-struct RuleTables {
-  explicit RuleTables(bool exact) {
-    ShapeTable table(exact);
-    for (int key = 0; key < kKeyCount; ++key) shapes[key] = table.data()[key];
+// Both players' shapes in one direction as one number, Black's + kShapeCount * White's.
+constexpr int kPairCount = Gomoku::kShapeCount * Gomoku::kShapeCount;
+constexpr uint8_t PairOf(uint8_t black, uint8_t white) {
+  return static_cast<uint8_t>(black + Gomoku::kShapeCount * white);
+}
+
+// Per pair, each player's shape, and both players' LineInfo in one word (Black's in the low
+// half): a cell's two line sums are kept as one 64-bit sum, so one addition moves both (the
+// halves never leave 0..2^32 once a sum is complete, so borrows between them cancel out).
+struct PairTables {
+  constexpr PairTables() {
+    for (int pair = 0; pair < kPairCount; ++pair) {
+      shape[0][pair] = static_cast<uint8_t>(pair % Gomoku::kShapeCount);
+      shape[1][pair] = static_cast<uint8_t>(pair / Gomoku::kShapeCount);
+      info[pair] = kLineInfo[shape[0][pair]] | uint64_t{kLineInfo[shape[1][pair]]} << 32;
+    }
   }
-  std::array<uint8_t, kKeyCount> shapes;
+  uint8_t shape[2][kPairCount] = {};
+  uint64_t info[kPairCount] = {};
+};
+constexpr PairTables kPairs;
+
+// The shapes both players make by playing a cell, for every combined line key: a key holds the
+// 2 * reach cells around the cell in one direction, two bits each (0 empty, 1 Black, 2 White,
+// 3 off the board), cell i (from 0) at offset i - reach below the cell's digits and
+// i - reach + 1 above them. Entry: the pair of shapes as one byte, PairOf(Black's, White's). One
+// key per cell and direction serves both players, so a stone costs one key update and one
+// look-up per cell it reaches instead of two. Freestyle keys reach 4 cells (64 K entries);
+// exact ones 5, to tell an overline (1 M entries, built on the first exact game).
+struct RuleTables {
+  explicit RuleTables(bool exact) : reach(exact ? 5 : 4), pairs(size_t{1} << (4 * reach)) {
+    ShapeTable table(exact);
+    const uint8_t* shapes = table.data();
+    for (uint32_t key = 0; key < pairs.size(); ++key) {
+      int base3[2] = {0, 0};
+      for (int i = 0; i < 2 * reach; ++i) {
+        const uint32_t v = (key >> (2 * i)) & 3;
+        const int offset = i < reach ? i - reach : i - reach + 1;
+        const int pow = kPow3[DigitOfOffset(offset)];
+        for (uint32_t p = 0; p < 2; ++p) base3[p] += (v == 0 ? 0 : v == p + 1 ? 1 : 2) * pow;
+      }
+      pairs[key] = PairOf(shapes[base3[0]], shapes[base3[1]]);
+    }
+  }
+  int reach;
+  std::vector<uint8_t> pairs;
 };
 
 const RuleTables& TablesFor(bool exact) {
+  if (exact) {
+    static const RuleTables* exact_five = new RuleTables(true);
+    return *exact_five;
+  }
   static const RuleTables* freestyle = new RuleTables(false);
-  static const RuleTables* exact_five = new RuleTables(true);
-  return exact ? *exact_five : *freestyle;
+  return *freestyle;
+}
+
+// The combined key digit of the cell at `offset` (nonzero, |offset| <= reach) from a cell.
+constexpr int PairDigit(int offset, int reach) {
+  return offset < 0 ? offset + reach : offset + reach - 1;
 }
 
 // A cell's class from the low 16 bits of its summed line info (its shape counts). A few
@@ -164,14 +215,14 @@ constexpr int kDefenceTenths = 7;
 
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
-  shapes_ = TablesFor(exact).shapes.data();
+  pairs_ = TablesFor(exact).pairs.data();
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
   std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
-  std::fill(&key_[0][0][0], &key_[0][0][0] + kCells * 8, 0);
-  std::fill(&line_sum_[0][0], &line_sum_[0][0] + 2 * kCells, 0);
-  std::fill(&shape_[0][0][0], &shape_[0][0][0] + kCells * 8, 0);
+  std::fill(&key_[0][0], &key_[0][0] + kCells * 4, 0);
+  std::fill(std::begin(line_sum_), std::end(line_sum_), 0);
+  std::fill(&shape_[0][0], &shape_[0][0] + kCells * 4, 0);
   for (int y = 0; y < size_; ++y) {
     for (int x = 0; x < size_; ++x) board_[CellAt(x, y)] = kEmptyCell;
   }
@@ -184,9 +235,7 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
       for (int d = 0; d < 4; ++d) {
         for (int off = -reach_; off <= reach_; ++off) {
           if (off == 0 || OnBoard(x + off * kDx[d], y + off * kDy[d])) continue;
-          int add = 2 * kPow3[DigitOfOffset(off)];
-          key_[cell][d][0] = static_cast<uint16_t>(key_[cell][d][0] + add);
-          key_[cell][d][1] = static_cast<uint16_t>(key_[cell][d][1] + add);
+          key_[cell][d] += 3u << (2 * PairDigit(off, reach_));
         }
       }
     }
@@ -259,11 +308,15 @@ int Gomoku::StoneAt(int x, int y) const {
 }
 
 Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
-  return static_cast<Shape>(shapes_[key_[cell][direction][p]]);
+  return static_cast<Shape>(ShapeOf(cell, direction, p));
+}
+
+inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
+  return kPairs.shape[p][pairs_[key_[cell][d]]];
 }
 
 [[gnu::always_inline]] inline void Gomoku::Classify(int cell, int p) {
-  const uint32_t sum = line_sum_[p][cell];
+  const uint32_t sum = static_cast<uint32_t>(line_sum_[cell] >> (32 * p));
   const uint8_t c = ClassOfCounts(sum & 0xffff);
   const int value = static_cast<int>(sum >> 16) + kClassBonus[c];
   const uint8_t old = class_[p][cell];
@@ -290,80 +343,140 @@ void Gomoku::Retire(int cell) {
   }
 }
 
-void Gomoku::UpdateLines(int cell, int p, int sign) {
-  // Digit k of the other player's key moves by twice as much: the stone is "own" (digit 1) in
-  // p's key and "blocked" (digit 2) in the other's.
-  const int mine = p == 0 ? 1 : 2, theirs = 3 - mine;
+template <int kReach, int kSign>
+void Gomoku::UpdateLines(int cell, int p) {
+  // Members read through locals: the stores below could otherwise alias them for the compiler.
+  const uint8_t* const board = board_;
+  const uint8_t* const pairs = pairs_;
+  int dtotal0 = 0, dtotal1 = 0;
+  // The stone's digit is 1 + p; a cell after `cell` sees it at offset -k, one before at +k.
+  const uint32_t digit = static_cast<uint32_t>(1 + p);
   for (int d = 0; d < 4; ++d) {
     const int step = kDirections[d];
-    // Cells after `cell` see it at a negative offset, cells before it at a positive one.
     for (int dir = -1; dir <= 1; dir += 2) {
       int other = cell;
-      for (int k = 1; k <= reach_; ++k) {
+      for (int k = 1; k <= kReach; ++k) {
         other += dir * step;
-        if (board_[other] == kWall) break;
-        const int delta = sign * kPow3[DigitOfOffset(-dir * k)];
-        uint16_t* keys = key_[other][d];
-        keys[0] = static_cast<uint16_t>(keys[0] + delta * mine);
-        keys[1] = static_cast<uint16_t>(keys[1] + delta * theirs);
+        const uint8_t stone = board[other];
+        if (stone == kWall) break;
+        const uint32_t delta = digit << (2 * PairDigit(-dir * k, kReach));
+        const uint32_t key = kSign > 0 ? key_[other][d] + delta : key_[other][d] - delta;
+        key_[other][d] = key;
         // An occupied cell only keeps its keys; Remove brings its shapes up to date.
-        if (board_[other] != kEmptyCell) continue;
-        uint8_t* shapes = shape_[other][d];
+        if (stone != kEmptyCell) continue;
+        const uint8_t before = shape_[other][d], after = pairs[key];
+        // Sometimes neither player's shape moves: nothing to redo.
+        if (before == after) continue;
+        shape_[other][d] = after;
+        const uint64_t info_before = kPairs.info[before], info_after = kPairs.info[after];
+        line_sum_[other] += info_after - info_before;
         for (int q = 0; q < 2; ++q) {
-          const uint8_t before = shapes[q], after = shapes_[keys[q]];
-          shapes[q] = after;
-          const uint32_t info_before = kLineInfo[before], info_after = kLineInfo[after];
-          line_sum_[q][other] += info_after - info_before;
-          if (((info_after ^ info_before) & 0xffff) != 0) {
+          const uint32_t ib = static_cast<uint32_t>(info_before >> (32 * q));
+          const uint32_t ia = static_cast<uint32_t>(info_after >> (32 * q));
+          if (((ia ^ ib) & 0xffff) != 0) {
             Classify(other, q);
           } else {
             // The shape counts, so the class, stay: only the value moves (often by nothing).
-            const int dv = static_cast<int>(info_after >> 16) - static_cast<int>(info_before >> 16);
+            const int dv = static_cast<int>(ia >> 16) - static_cast<int>(ib >> 16);
             value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
-            total_value_[q] += dv;
+            (q == 0 ? dtotal0 : dtotal1) += dv;
           }
         }
       }
     }
   }
+  total_value_[0] += dtotal0;
+  total_value_[1] += dtotal1;
+}
+
+template <int kSign>
+void Gomoku::UpdateLines(int cell, int p) {
+  if (exact_) {
+    UpdateLines<5, kSign>(cell, p);
+  } else {
+    UpdateLines<4, kSign>(cell, p);
+  }
 }
 
 void Gomoku::RefreshShapes(int cell) {
-  for (int q = 0; q < 2; ++q) {
-    uint32_t sum = 0;
-    for (int d = 0; d < 4; ++d) {
-      shape_[cell][d][q] = shapes_[key_[cell][d][q]];
-      sum += kLineInfo[shape_[cell][d][q]];
-    }
-    line_sum_[q][cell] = sum;
+  uint64_t sum = 0;
+  for (int d = 0; d < 4; ++d) {
+    const uint8_t pair = pairs_[key_[cell][d]];
+    shape_[cell][d] = pair;
+    sum += kPairs.info[pair];
+  }
+  line_sum_[cell] = sum;
+}
+
+void Gomoku::PlaceLines(int cell, int p) {
+  Retire(cell);
+  board_[cell] = static_cast<uint8_t>(1 + p);
+  UpdateLines<+1>(cell, p);
+}
+
+void Gomoku::RemoveLines(int cell, int p) {
+  board_[cell] = kEmptyCell;
+  UpdateLines<-1>(cell, p);
+  RefreshShapes(cell);
+  Classify(cell, 0);
+  Classify(cell, 1);
+}
+
+namespace {
+// Five bytes of a row at once: the near counts are below 26 and board bytes below 4, so a byte
+// is zero exactly when adding 0x7f to it leaves its top bit clear, and no addition carries
+// into the next byte.
+constexpr uint64_t kOnes5 = 0x0101010101, kLow7 = 0x7f7f7f7f7f, kHigh5 = 0x8080808080;
+// The five cells from `bytes`' first whose byte is zero, as bits 0..4.
+inline uint64_t ZeroBytes5(uint64_t bytes) { return _pext_u64(~(bytes + kLow7), kHigh5); }
+}  // namespace
+
+void Gomoku::AddNear(int cell) {
+  for (int dy = -2; dy <= 2; ++dy) {
+    const int base = cell + dy * kStride - 2;
+    uint64_t near, board;
+    std::memcpy(&near, near_ + base, sizeof near);
+    std::memcpy(&board, board_ + base, sizeof board);
+    // Empty cells that had no stone near them join the set.
+    const uint64_t joined = ZeroBytes5(near) & ZeroBytes5(board);
+    near += kOnes5;
+    std::memcpy(near_ + base, &near, sizeof near);
+    const int word = base >> 6, bit = base & 63;
+    near_bits_[word] |= joined << bit;
+    if (bit > 59) near_bits_[word + 1] |= joined >> (64 - bit);
+  }
+}
+
+void Gomoku::SubtractNear(int cell) {
+  for (int dy = -2; dy <= 2; ++dy) {
+    const int base = cell + dy * kStride - 2;
+    uint64_t near;
+    std::memcpy(&near, near_ + base, sizeof near);
+    near -= kOnes5;
+    std::memcpy(near_ + base, &near, sizeof near);
+    // Cells left with no stone near them leave the set.
+    const uint64_t left = ZeroBytes5(near);
+    const int word = base >> 6, bit = base & 63;
+    near_bits_[word] &= ~(left << bit);
+    if (bit > 59) near_bits_[word + 1] &= ~(left >> (64 - bit));
   }
 }
 
 void Gomoku::Place(int cell, int p) {
   Retire(cell);
   board_[cell] = static_cast<uint8_t>(1 + p);
-  UpdateLines(cell, p, +1);
+  UpdateLines<+1>(cell, p);
   ClearBit(near_bits_, cell);
-  for (int dy = -2; dy <= 2; ++dy) {
-    for (int dx = -2; dx <= 2; ++dx) {
-      const int other = cell + dy * kStride + dx;
-      if (near_[other]++ == 0 && board_[other] == kEmptyCell) SetBit(near_bits_, other);
-    }
-  }
+  AddNear(cell);
   hash_ ^= CellKey(p, cell);
 }
 
 void Gomoku::Remove(int cell, int p) {
   hash_ ^= CellKey(p, cell);
-  for (int dy = -2; dy <= 2; ++dy) {
-    for (int dx = -2; dx <= 2; ++dx) {
-      const int other = cell + dy * kStride + dx;
-      if (--near_[other] == 0) ClearBit(near_bits_, other);
-    }
-  }
+  SubtractNear(cell);
   board_[cell] = kEmptyCell;
   if (near_[cell] > 0) SetBit(near_bits_, cell);
-  UpdateLines(cell, p, -1);
+  UpdateLines<-1>(cell, p);
   RefreshShapes(cell);
   Classify(cell, 0);
   Classify(cell, 1);
@@ -371,8 +484,8 @@ void Gomoku::Remove(int cell, int p) {
 
 void Gomoku::Make(Move cell, UndoInfo&) {
   const int p = SideToMove();
-  bool five = false;
-  for (int d = 0; d < 4; ++d) five |= shapes_[key_[cell][d][p]] == kFive;
+  // An empty cell's class is kMakesFive exactly when one of its shapes is a five.
+  const bool five = class_[p][cell] == kMakesFive;
   Place(cell, p);
   ++stones_;
   last_move_won_ = five;
@@ -523,32 +636,32 @@ std::string Gomoku::CheckIncrementalState() const {
       }
       if (near != near_[cell]) return absl::StrCat("near count", where);
       if (near > 0 && board_[cell] == kEmptyCell) SetBit(near_bits, cell);
+      uint32_t keys[4];
+      for (int d = 0; d < 4; ++d) {
+        uint32_t key = 0;
+        for (int off = -reach_; off <= reach_; ++off) {
+          if (off == 0) continue;
+          const int ox = x + off * kDx[d], oy = y + off * kDy[d];
+          const uint32_t digit = !OnBoard(ox, oy) ? 3 : static_cast<uint32_t>(StoneAt(ox, oy) + 1);
+          key |= digit << (2 * PairDigit(off, reach_));
+        }
+        if (key != key_[cell][d]) return absl::StrCat("line key ", d, where);
+        if (board_[cell] == kEmptyCell && pairs_[key] != shape_[cell][d]) {
+          return absl::StrCat("shapes ", d, where);
+        }
+        keys[d] = key;
+      }
       for (int p = 0; p < 2; ++p) {
         uint32_t sum = 0;
-        for (int d = 0; d < 4; ++d) {
-          int key = 0;
-          for (int off = -reach_; off <= reach_; ++off) {
-            if (off == 0) continue;
-            const int ox = x + off * kDx[d], oy = y + off * kDy[d];
-            const int digit = !OnBoard(ox, oy)       ? 2
-                              : StoneAt(ox, oy) == p ? 1
-                              : StoneAt(ox, oy) >= 0 ? 2
-                                                     : 0;
-            key += digit * kPow3[DigitOfOffset(off)];
-          }
-          if (key != key_[cell][d][p]) return absl::StrCat("line key ", d, " of player ", p, where);
-          if (board_[cell] == kEmptyCell && shapes_[key] != shape_[cell][d][p]) {
-            return absl::StrCat("shape ", d, " of player ", p, where);
-          }
-          sum += kLineInfo[shapes_[key]];
-        }
+        for (int d = 0; d < 4; ++d) sum += kLineInfo[kPairs.shape[p][pairs_[keys[d]]]];
         if (board_[cell] != kEmptyCell) {
           if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
             return absl::StrCat("class of an occupied cell", where);
           }
           continue;
         }
-        if (sum != line_sum_[p][cell]) return absl::StrCat("line sum of player ", p, where);
+        if (sum != static_cast<uint32_t>(line_sum_[cell] >> (32 * p)))
+          return absl::StrCat("line sum of player ", p, where);
         const uint8_t c = ClassOfCounts(sum & 0xffff);
         if (c != class_[p][cell]) return absl::StrCat("class of player ", p, where);
         if (static_cast<int>(sum >> 16) + kClassBonus[c] != value_[p][cell]) {
@@ -589,7 +702,7 @@ Gomoku::Move Gomoku::GreedyMove(uint64_t seed) const {
       if (board_[c] != kEmptyCell) continue;
       int64_t score = 0;
       for (int d = 0; d < 4; ++d) {
-        score += kGreedyAttack[shapes_[key_[c][d][me]]] + kGreedyDefence[shapes_[key_[c][d][op]]];
+        score += kGreedyAttack[ShapeOf(c, d, me)] + kGreedyDefence[ShapeOf(c, d, op)];
       }
       if (score > best_score) {
         best_score = score;

@@ -21,17 +21,18 @@
 // of a stone (the centre on an empty board).
 //
 // Representation: a padded mailbox (two rings of wall cells around the board, stride
-// kStride) so that walking along a line stops at a wall without bounds checks. For every cell,
-// direction and player the engine keeps the line around the cell (five cells each side) as a
-// base-3 key (empty / own / blocked), updated incrementally by Make/Unmake; a table turns a key
-// into the shape the player makes by playing there (five, open four, four, open three, three,
-// open two, two). Per cell and player these four shapes fold into a class (win, winning four,
-// four-three, ...) and a value; sums of both are kept incrementally for the evaluation, which
-// is the side to move's total minus 0.7 times the opponent's (the side to move plays first),
-// overridden by the threats that decide the game: a five to play, two to block, a winning four,
-// and a VCF the side to move has, or the opponent has once a four is blocked. The evaluation
-// runs that VCF search itself, so a line of fours cut off by the depth still counts as won.
-// The threat searches (VCF, VCT, the root checks) are in gomoku_threats.cc.
+// kStride) so that walking along a line stops at a wall without bounds checks. For every cell
+// and direction the engine keeps the line around the cell (four cells each side, five under the
+// exact rule) as one key for both players (empty / Black / White / off the board, two bits a
+// cell), updated incrementally by Make/Unmake; a table turns a key into the shapes both players
+// make by playing there (five, open four, four, open three, three, open two, two). Per cell and
+// player these four shapes fold into a class (win, winning four, four-three, ...) and a value; sums
+// of both are kept incrementally for the evaluation, which is the side to move's total minus 0.7
+// times the opponent's (the side to move plays first), overridden by the threats that decide the
+// game: a five to play, two to block, a winning four, and a VCF the side to move has, or the
+// opponent has once a four is blocked. The evaluation runs that VCF search itself, so a line of
+// fours cut off by the depth still counts as won. The threat searches (VCF, VCT, the root checks)
+// are in gomoku_threats.cc.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 #define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 
@@ -226,9 +227,14 @@ class Gomoku {
   Gomoku(int size, bool exact);
   bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
   uint64_t CellKey(int player, int cell) const;
-  // Adds (sign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
-  // recomputes the class and value of the empty cells whose lines changed.
-  void UpdateLines(int cell, int p, int sign);
+  // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
+  // recomputes the class and value of the empty cells whose lines changed (kReach: reach_).
+  template <int kSign>
+  void UpdateLines(int cell, int p);
+  template <int kReach, int kSign>
+  void UpdateLines(int cell, int p);
+  // The shape `p` makes at `cell` in direction `d`, from the cell's key.
+  uint8_t ShapeOf(int cell, int d, int p) const;
   // Brings an empty cell's shapes and line sums up to date with its keys (kept while occupied).
   void RefreshShapes(int cell);
   // Sets the class and value of an empty cell for player `p` from its line sum.
@@ -239,6 +245,14 @@ class Gomoku {
   // the move count and the win flag, so the VCF search can also play for the side not to move.
   void Place(int cell, int p);
   void Remove(int cell, int p);
+  // Place and Remove less the hash and the cells near the stones, which the VCF search never
+  // reads: for its own attacks and blocks, always taken back in reverse order before it returns.
+  void PlaceLines(int cell, int p);
+  // Counts a stone at `cell` in (out of) the near counts of the 5x5 square around it and
+  // updates the set of empty cells near a stone.
+  void AddNear(int cell);
+  void SubtractNear(int cell);
+  void RemoveLines(int cell, int p);
   // The VCF search behind FindVcf. On success `path[len..]` holds the line found (attack, block,
   // attack, block, ..., winning move) and `len` its end; on failure `len` is unchanged.
   bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
@@ -274,15 +288,17 @@ class Gomoku {
   // and every stone updates 4 cells each way rather than 5.
   int reach_ = 5;
   uint64_t salt_ = 0;
-  const uint8_t* shapes_ = nullptr;  // the shape table for the rule
+  const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku.cc) per line key
 
-  uint8_t board_[kCells];       // kEmptyCell, 1 + player, or kWall
-  uint8_t near_[kCells];        // stones within distance 2 (Chebyshev)
-  uint16_t key_[kCells][4][2];  // base-3 line key per cell, direction and player
-  // For empty cells (occupied ones only keep their keys): shapes_[key_] per direction and
-  // player, and the shapes' LineInfo summed over the four directions.
-  uint8_t shape_[kCells][4][2];
-  uint32_t line_sum_[2][kCells];
+  // Both have a few bytes to spare after the last cell: the near-stone upkeep reads and writes
+  // eight bytes at a time (AddNear).
+  uint8_t board_[kCells + 8];  // kEmptyCell, 1 + player, or kWall
+  uint8_t near_[kCells + 8];   // stones within distance 2 (Chebyshev)
+  uint32_t key_[kCells][4];    // line key per cell and direction, both players (gomoku.cc)
+  // For empty cells (occupied ones only keep their keys): pairs_[key_] per direction, and the
+  // shapes' LineInfo summed over the four directions (Black's in the low half, White's high).
+  uint8_t shape_[kCells][4];
+  uint64_t line_sum_[kCells];
   uint8_t class_[2][kCells];  // CellClass per player, kQuiet for occupied cells
   int16_t value_[2][kCells];  // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};

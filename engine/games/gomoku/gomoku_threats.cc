@@ -33,7 +33,7 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
     const Move attack = fours[i];
-    Place(attack, attacker);
+    PlaceLines(attack, attacker);
     // The one cell where the new four becomes five: the defender must take it.
     const Move block = FiveCellNear(attack, attacker);
     bool won = false;
@@ -42,15 +42,15 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     // and return false at no cost in nodes. Skipping it saves the block's placing.
     const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0;
     if (block != kNoMove && more) {
-      Place(block, defender);
+      PlaceLines(block, defender);
       path[len] = attack;
       path[len + 1] = block;
       int end = len + 2;
       won = VcfSearch(attacker, depth - 1, nodes_left, path, end);
-      Remove(block, defender);
+      RemoveLines(block, defender);
       if (won) len = end;
     }
-    Remove(attack, attacker);
+    RemoveLines(attack, attacker);
     if (won) return true;
   }
   return false;
@@ -60,35 +60,42 @@ namespace {
 // What ProbeVcf found in a position: the search asks the same question of the same position
 // again and again (a leaf's evaluation, the same node's move generation an iteration later, the
 // same line reached by another move order), and the answer depends only on the stones, the
-// attacker and the budget. Direct-mapped, one per thread, allocated on its first use.
+// attacker and the budget. Direct-mapped, one per thread, allocated on its first use. Most
+// answers are "no", so what every probe reads is a compact array of tagged keys (512 KB, bit 0
+// of a tag: found), and the lines found sit apart, read only on a hit that found one.
 struct VcfMemo {
-  static constexpr int kBits = 14;
-  struct Entry {
-    uint64_t key = 0;  // 0: empty
-    uint8_t found = 0;
-    uint8_t len = 0;
-    Gomoku::Move path[Gomoku::kMaxVcfPath];
+  static constexpr int kBits = 16;
+  static constexpr size_t kSize = size_t{1} << kBits;
+  struct Path {
+    uint8_t len;
+    Gomoku::Move moves[Gomoku::kMaxVcfPath];
   };
-  std::array<Entry, size_t{1} << kBits> entries;
+  VcfMemo() { tags.fill(0); }        // the paths stay unwritten until a line is found
+  std::array<uint64_t, kSize> tags;  // 0: empty
+  std::array<Path, kSize> paths;
 };
 
-VcfMemo::Entry& MemoEntry(uint64_t key) {
+VcfMemo& Memo() {
   thread_local std::unique_ptr<VcfMemo> memo;
-  if (!memo) memo = std::make_unique<VcfMemo>();
-  return memo->entries[key & ((size_t{1} << VcfMemo::kBits) - 1)];
+  if (!memo) memo = std::unique_ptr<VcfMemo>(new VcfMemo);
+  return *memo;
 }
 }  // namespace
 
 bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
+  // Bit 1 set, so no tag is 0; bit 0 holds the answer.
   const uint64_t key =
       (hash_ ^ Mix64(static_cast<uint64_t>(max_nodes) << 1 | static_cast<uint64_t>(attacker)) ^
        salt_) |
-      1;
-  VcfMemo::Entry& entry = MemoEntry(key);
-  if (entry.key == key) {
-    if (!entry.found) return false;
-    std::copy(entry.path, entry.path + entry.len, path + len);
-    len += entry.len;
+      2;
+  VcfMemo& memo = Memo();
+  const size_t slot = (key >> 2) & (VcfMemo::kSize - 1);
+  uint64_t& tag = memo.tags[slot];
+  if ((tag | 1) == (key | 1)) {
+    if ((tag & 1) == 0) return false;
+    const VcfMemo::Path& found = memo.paths[slot];
+    std::copy(found.moves, found.moves + found.len, path + len);
+    len += found.len;
     return true;
   }
   // The search plays its lines on this game and takes every stone back, leaving it exactly as
@@ -97,10 +104,12 @@ bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
   int nodes = max_nodes;
   const int start = len;
   const bool found = const_cast<Gomoku*>(this)->VcfSearch(attacker, kVcfDepth, nodes, path, len);
-  entry.key = key;
-  entry.found = found;
-  entry.len = static_cast<uint8_t>(found ? len - start : 0);
-  if (found) std::copy(path + start, path + len, entry.path);
+  tag = (key & ~uint64_t{1}) | (found ? 1 : 0);
+  if (found) {
+    VcfMemo::Path& stored = memo.paths[slot];
+    stored.len = static_cast<uint8_t>(len - start);
+    std::copy(path + start, path + len, stored.moves);
+  }
   return found;
 }
 
