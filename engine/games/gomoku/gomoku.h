@@ -248,11 +248,11 @@ class Gomoku {
   // Place and Remove less the hash and the cells near the stones, which the VCF search never
   // reads: for its own attacks and blocks, always taken back in reverse order before it returns.
   void PlaceLines(int cell, int p);
+  void RemoveLines(int cell, int p);
   // Counts a stone at `cell` in (out of) the near counts of the 5x5 square around it and
   // updates the set of empty cells near a stone.
   void AddNear(int cell);
   void SubtractNear(int cell);
-  void RemoveLines(int cell, int p);
   // The VCF search behind FindVcf. On success `path[len..]` holds the line found (attack, block,
   // attack, block, ..., winning move) and `len` its end; on failure `len` is unchanged.
   bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
@@ -284,8 +284,9 @@ class Gomoku {
   int size_ = 15;
   bool exact_ = false;
   // How far from a cell its line keys look. A five through a cell lies within 4 cells of it; the
-  // fifth cell each side only tells an overline, so freestyle keys leave it out (always empty)
-  // and every stone updates 4 cells each way rather than 5.
+  // fifth cell each side only tells an overline, so freestyle keys hold 4 cells each side (a
+  // 64 K-entry table) and every stone updates 4 cells each way rather than 5; `exact` keys hold
+  // 5 (a 1 M-entry table, built when the first exact game is created).
   int reach_ = 5;
   uint64_t salt_ = 0;
   const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku.cc) per line key
