@@ -9,9 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -144,6 +147,35 @@ TEST(PbrainPipe, AHangingEngineTimesOutAndIsKilledWithWhatItStarted) {
   const auto gone = Clock::now();
   while (Alive(sleeper) && MsSince(gone) < 5000) usleep(10000);
   EXPECT_FALSE(Alive(sleeper));
+}
+
+TEST(PbrainPipe, AnEngineThatNeverStopsChatteringStillTimesOut) {
+  // A caller slower than the engine (here 200 us a message) always finds its output ready, so
+  // only a deadline checked before each read ends the Answer.
+  auto engine = Shell("yes 'MESSAGE x'");
+  ASSERT_NE(engine, nullptr);
+  const pid_t group = engine->pid();
+  std::atomic<int> messages{0};
+  std::promise<absl::Status> answered;
+  std::future<absl::Status> result = answered.get_future();
+  std::thread reader([&] {
+    answered.set_value(engine
+                           ->Answer(milliseconds(200),
+                                    [&](const std::string&) {
+                                      ++messages;
+                                      usleep(200);
+                                    })
+                           .status());
+  });
+  const bool in_time = result.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  // An Answer that does not stop by itself ends when the engine's output closes.
+  if (!in_time) kill(-group, SIGKILL);
+  reader.join();
+  ASSERT_TRUE(in_time) << "Answer went on reading 10 s past its 200 ms";
+  const absl::Status status = result.get();
+  EXPECT_TRUE(absl::IsDeadlineExceeded(status)) << status;
+  EXPECT_NE(status.message().find("no answer within 200 ms"), std::string::npos) << status;
+  EXPECT_GT(messages.load(), 0);
 }
 
 TEST(PbrainPipe, AnEngineThatDoesNotReadTimesOutOnSend) {

@@ -175,12 +175,16 @@ absl::StatusOr<std::string> PbrainPipe::Answer(
       return line;
     }
     if (out_ < 0) return absl::UnavailableError(absl::StrCat("no answer: ", EndText()));
+    // Checked before every read, not left to poll: an engine that never stops chattering keeps
+    // its output ready, and poll returns at once however late it is.
+    const auto late = [&] {
+      return absl::DeadlineExceededError(absl::StrCat("no answer within ", timeout.count(), " ms"));
+    };
+    if (Clock::now() >= deadline) return late();
     pollfd p{.fd = out_, .events = POLLIN, .revents = 0};
     const int ready = poll(&p, 1, MsLeft(deadline));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      return absl::DeadlineExceededError(absl::StrCat("no answer within ", timeout.count(), " ms"));
-    }
+    if (ready == 0) return late();
     char chunk[4096];
     ssize_t n = read(out_, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
