@@ -1,20 +1,29 @@
 // PbrainPipe against small shell engines: answers and chatter, and every way an engine can fail
 // (missing, exiting, hanging, not reading) ending in an error within its limit, with no process
-// or descriptor left behind.
+// or descriptor left behind; and pbrain-match, stopped by a signal, taking its engines with it.
 #include "engine/games/gomoku/pbrain_pipe.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+
+extern char** environ;
 
 namespace ply {
 namespace {
@@ -146,6 +155,77 @@ TEST(PbrainPipe, AHangingEngineTimesOutAndIsKilledWithWhatItStarted) {
   EXPECT_FALSE(Alive(sleeper));
 }
 
+TEST(PbrainPipe, AnEngineThatNeverStopsChatteringStillTimesOut) {
+  // A caller slower than the engine (here 200 us a message) always finds its output ready, so
+  // only a deadline checked before each read ends the Answer.
+  auto engine = Shell("yes 'MESSAGE x'");
+  ASSERT_NE(engine, nullptr);
+  const pid_t group = engine->pid();
+  std::atomic<int> messages{0};
+  std::promise<absl::Status> answered;
+  std::future<absl::Status> result = answered.get_future();
+  std::thread reader([&] {
+    answered.set_value(engine
+                           ->Answer(milliseconds(200),
+                                    [&](const std::string&) {
+                                      ++messages;
+                                      usleep(200);
+                                    })
+                           .status());
+  });
+  const bool in_time = result.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  // An Answer that does not stop by itself ends when the engine's output closes.
+  if (!in_time) kill(-group, SIGKILL);
+  reader.join();
+  ASSERT_TRUE(in_time) << "Answer went on reading 10 s past its 200 ms";
+  const absl::Status status = result.get();
+  EXPECT_TRUE(absl::IsDeadlineExceeded(status)) << status;
+  EXPECT_NE(status.message().find("no answer within 200 ms"), std::string::npos) << status;
+  EXPECT_GT(messages.load(), 0);
+}
+
+TEST(PbrainPipe, AnEngineReapedByNoOneWeSawEndsWithAnUnknownStatus) {
+  // With SIGCHLD ignored the kernel reaps children itself and their exit status is lost.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  // Put back even when an assertion ends the test early.
+  struct Restore {
+    struct sigaction old {};
+    ~Restore() { sigaction(SIGCHLD, &old, nullptr); }
+  } restore;
+  ASSERT_EQ(sigaction(SIGCHLD, &ignore, &restore.old), 0);
+  {
+    auto engine = Shell("read l; exit 3");
+    ASSERT_NE(engine, nullptr);
+    ASSERT_TRUE(engine->Send("START 15").ok());
+    absl::StatusOr<std::string> answer = engine->Answer(milliseconds(5000));
+    ASSERT_FALSE(answer.ok());
+    EXPECT_TRUE(absl::IsUnavailable(answer.status())) << answer.status();
+    EXPECT_NE(answer.status().message().find("the engine ended (status unknown)"),
+              std::string::npos)
+        << answer.status();
+    EXPECT_EQ(engine->pid(), -1);
+    absl::StatusOr<int> status = engine->Wait(milliseconds(100));
+    ASSERT_FALSE(status.ok()) << *status;
+    EXPECT_NE(status.status().message().find("status unknown"), std::string::npos)
+        << status.status();
+  }
+}
+
+TEST(PbrainPipe, AnEngineThatClosedItsInputGetsOnlyTheGraceAtTheEnd) {
+  // END meets a closed pipe; learning how the engine ended must not outlast exit_grace (the
+  // engine never ends: it is killed when the grace is over). 500 ms was waited before.
+  auto engine = Shell("exec 0<&-; echo closed; exec sleep 300", {.exit_grace = milliseconds(20)});
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->Answer(milliseconds(5000)).value_or("?"), "closed");
+  const pid_t pid = engine->pid();
+  const auto start = Clock::now();
+  engine.reset();
+  EXPECT_LT(MsSince(start), 400);
+  EXPECT_FALSE(Exists(pid));
+}
+
 TEST(PbrainPipe, AnEngineThatDoesNotReadTimesOutOnSend) {
   auto engine = Shell("exec sleep 300", {.send_timeout = milliseconds(200)});
   ASSERT_NE(engine, nullptr);
@@ -171,6 +251,92 @@ TEST(PbrainPipe, LeavesNoDescriptorsOrProcessesBehind) {
   EXPECT_EQ(OpenDescriptors(), before);
   for (pid_t pid : pids) EXPECT_FALSE(Exists(pid)) << pid;
 }
+
+// pbrain-match, stopped by `sig` while its engine hangs at START, dies of that signal and leaves
+// neither the engine (a shell) nor what the engine started (a sleeper) running, though both are
+// in a process group of their own which the signal itself did not reach.
+void ExpectMatchTakesItsEnginesAlong(int sig) {
+  int err[2];
+  ASSERT_EQ(pipe2(err, O_CLOEXEC), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, fatal;
+  sigemptyset(&none);
+  sigemptyset(&fatal);
+  sigaddset(&fatal, SIGINT);
+  sigaddset(&fatal, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &fatal);  // whatever this test was started with
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  const std::string engine = "sleep 300 & echo engine $$ $! >&2; wait";
+  std::vector<std::string> argv = {PBRAIN_MATCH_PATH, "--games", "1", engine, engine};
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t match = -1;
+  const int spawned = posix_spawn(&match, args[0], &actions, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(err[1]);
+  ASSERT_EQ(spawned, 0) << strerror(spawned);
+  pid_t shell = 0, sleeper = 0;
+  // Whatever assertion ends the test, nothing it started is left running.
+  struct Sweep {
+    pid_t& match;
+    pid_t& shell;
+    ~Sweep() {
+      if (match > 0) {
+        kill(match, SIGKILL);
+        waitpid(match, nullptr, 0);
+      }
+      if (shell > 0 && Alive(shell)) kill(-shell, SIGKILL);
+    }
+  } sweep{match, shell};
+
+  // The engine's line on pbrain-match's stderr: its shell (its group) and the sleeper.
+  std::string text;
+  const auto start = Clock::now();
+  while (shell == 0 && MsSince(start) < 10000) {
+    pollfd p{.fd = err[0], .events = POLLIN, .revents = 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char chunk[256];
+    const ssize_t n = read(err[0], chunk, sizeof(chunk));
+    if (n <= 0) break;
+    text.append(chunk, static_cast<size_t>(n));
+    std::vector<std::string> lines = absl::StrSplit(text, '\n');
+    lines.pop_back();  // not ended yet, or empty
+    for (const std::string& line : lines) {
+      std::vector<std::string> words = absl::StrSplit(line, ' ');
+      if (words.size() == 3 && words[0] == "engine" && absl::SimpleAtoi(words[1], &shell) &&
+          absl::SimpleAtoi(words[2], &sleeper)) {
+        break;
+      }
+      shell = sleeper = 0;
+    }
+  }
+  close(err[0]);
+  EXPECT_GT(shell, 0) << text;
+  ASSERT_TRUE(shell == 0 || Alive(shell));
+
+  kill(match, sig);
+  int status = 0;
+  ASSERT_EQ(waitpid(match, &status, 0), match);
+  match = -1;
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+  if (shell == 0) return;
+  const auto killed = Clock::now();
+  while ((Alive(shell) || Alive(sleeper)) && MsSince(killed) < 5000) usleep(10000);
+  EXPECT_FALSE(Alive(shell));
+  EXPECT_FALSE(Alive(sleeper));
+}
+
+TEST(PbrainMatch, StoppedBySigtermKillsItsEngines) { ExpectMatchTakesItsEnginesAlong(SIGTERM); }
+
+TEST(PbrainMatch, StoppedBySigintKillsItsEngines) { ExpectMatchTakesItsEnginesAlong(SIGINT); }
 
 }  // namespace
 }  // namespace ply

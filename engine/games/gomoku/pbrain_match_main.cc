@@ -12,7 +12,7 @@
 // its first turn and TURN after that, and judges the moves itself: a five (or, under `exact`,
 // exactly five) wins, a full board is a draw, and an illegal or unreadable move, a crash, or an
 // answer later than the turn limit plus a grace (max(1 s, T)) loses. Each game prints one line;
-// --show adds its moves.
+// --show adds its moves. Stopped by SIGINT, SIGTERM or SIGHUP, it kills the engines first.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -274,5 +274,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s\n", absl::ProgramUsageMessage().data());
     return 2;
   }
+  // The engines have process groups of their own, out of reach of a Ctrl-C: they die with this.
+  ply::PbrainPipe::KillEnginesOnSignal();
   return ply::Main(args[1], args[2]);
 }

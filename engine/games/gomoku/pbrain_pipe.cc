@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -52,6 +53,47 @@ std::string Quoted(const std::vector<std::string>& argv) {
   return argv.empty() ? std::string("(nothing)") : absl::StrCat("'", argv[0], "'");
 }
 
+// The process groups to kill on a fatal signal: the ids of children not yet reaped (a zombie keeps
+// its id, so an entry never names a group that has been reused). Lock-free atomics, so that the
+// handler may read them.
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+std::atomic<pid_t> tracked_groups[PbrainPipe::kMaxTracked];
+
+int Track(pid_t pid) {
+  for (int i = 0; i < PbrainPipe::kMaxTracked; ++i) {
+    pid_t empty = 0;
+    if (tracked_groups[i].compare_exchange_strong(empty, pid)) return i;
+  }
+  return -1;  // full: this engine is killed by its owner only
+}
+
+void Untrack(int slot) {
+  if (slot >= 0) tracked_groups[slot].store(0);
+}
+
+constexpr int kFatalSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+sigset_t FatalSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kFatalSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// Async-signal-safe only: atomic loads, kill, sigaction, raise. The signal raised again stays
+// pending until the handler returns (it is blocked in here) and then takes its default action.
+extern "C" void KillEnginesAndDie(int sig) {
+  for (std::atomic<pid_t>& group : tracked_groups) {
+    const pid_t pid = group.load();
+    if (pid > 0) kill(-pid, SIGKILL);
+  }
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(sig, &fallback, nullptr);
+  raise(sig);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PbrainPipe>> PbrainPipe::Start(const std::vector<std::string>& argv,
@@ -90,7 +132,13 @@ absl::StatusOr<std::unique_ptr<PbrainPipe>> PbrainPipe::Start(const std::vector<
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
+  // A fatal signal waits until the new engine is tracked, so that it cannot be left behind.
+  const sigset_t fatal = FatalSignals();
+  sigset_t old_mask;
+  pthread_sigmask(SIG_BLOCK, &fatal, &old_mask);
   const int spawned = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
+  const int slot = spawned == 0 ? Track(pid) : -1;
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(to_child[0]);
@@ -103,7 +151,8 @@ absl::StatusOr<std::unique_ptr<PbrainPipe>> PbrainPipe::Start(const std::vector<
   }
   // Sends poll for room instead of blocking on an engine that does not read.
   fcntl(to_child[1], F_SETFL, fcntl(to_child[1], F_GETFL) | O_NONBLOCK);
-  return std::unique_ptr<PbrainPipe>(new PbrainPipe(pid, to_child[1], from_child[0], options));
+  return std::unique_ptr<PbrainPipe>(
+      new PbrainPipe(pid, slot, to_child[1], from_child[0], options));
 }
 
 absl::StatusOr<std::unique_ptr<PbrainPipe>> PbrainPipe::StartShell(const std::string& command,
@@ -111,30 +160,45 @@ absl::StatusOr<std::unique_ptr<PbrainPipe>> PbrainPipe::StartShell(const std::st
   return Start({"/bin/sh", "-c", command}, options);
 }
 
+void PbrainPipe::KillEnginesOnSignal() {
+  struct sigaction action {};
+  action.sa_handler = KillEnginesAndDie;
+  action.sa_mask = FatalSignals();  // one at a time
+  action.sa_flags = SA_RESTART;
+  for (int sig : kFatalSignals) {
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    // An ignored signal stays ignored (nohup, a background job's SIGINT).
+    if (old.sa_handler != SIG_IGN) sigaction(sig, &action, nullptr);
+  }
+}
+
 PbrainPipe::~PbrainPipe() {
   if (pid_ > 0 && options_.exit_grace.count() > 0 && !Reap(std::chrono::milliseconds(0))) {
-    const Options saved = options_;
-    options_.send_timeout = std::min(options_.send_timeout, options_.exit_grace);
-    Send("END").IgnoreError();  // it may be dead or deaf already; the kill below settles it
-    options_ = saved;
-    close(in_);
+    // The whole exchange (END, and the exit after it) stays within the grace.
+    const auto deadline = Clock::now() + options_.exit_grace;
+    // It may be dead or deaf already; the kill below settles it.
+    SendWithin("END", std::min(options_.send_timeout, options_.exit_grace), options_.exit_grace)
+        .IgnoreError();
+    if (in_ >= 0) close(in_);
     in_ = -1;
-    Reap(options_.exit_grace);
+    Reap(std::chrono::milliseconds(MsLeft(deadline)));
   }
-  if (pid_ > 0) {
-    kill(-pid_, SIGKILL);
-    waitpid(pid_, &wait_status_, 0);
-    pid_ = -1;
-  }
+  if (pid_ > 0) KillGroupAndReap();
   if (in_ >= 0) close(in_);
   if (out_ >= 0) close(out_);
 }
 
 absl::Status PbrainPipe::Send(std::string_view line) {
+  return SendWithin(line, options_.send_timeout, std::chrono::milliseconds(500));
+}
+
+absl::Status PbrainPipe::SendWithin(std::string_view line, std::chrono::milliseconds send_timeout,
+                                    std::chrono::milliseconds reap_timeout) {
   if (in_ < 0) return absl::FailedPreconditionError("the engine's input is closed");
   std::string text(line);
   text += '\n';
-  const auto deadline = Clock::now() + options_.send_timeout;
+  const auto deadline = Clock::now() + send_timeout;
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = WriteWithoutSigpipe(in_, text.data() + done, text.size() - done);
@@ -144,7 +208,7 @@ absl::Status PbrainPipe::Send(std::string_view line) {
     }
     if (errno == EINTR) continue;
     if (errno == EPIPE) {
-      Reap(std::chrono::milliseconds(500));
+      Reap(reap_timeout);
       return absl::UnavailableError(
           absl::StrCat("cannot send: ", pid_ > 0 ? "the engine closed its input" : EndText()));
     }
@@ -152,7 +216,7 @@ absl::Status PbrainPipe::Send(std::string_view line) {
     pollfd p{.fd = in_, .events = POLLOUT, .revents = 0};
     if (MsLeft(deadline) == 0 || poll(&p, 1, MsLeft(deadline)) == 0) {
       return absl::DeadlineExceededError(
-          absl::StrCat("the engine read nothing for ", options_.send_timeout.count(), " ms"));
+          absl::StrCat("the engine read nothing for ", send_timeout.count(), " ms"));
     }
   }
   return absl::OkStatus();
@@ -175,12 +239,16 @@ absl::StatusOr<std::string> PbrainPipe::Answer(
       return line;
     }
     if (out_ < 0) return absl::UnavailableError(absl::StrCat("no answer: ", EndText()));
+    // Checked before every read, not left to poll: an engine that never stops chattering keeps
+    // its output ready, and poll returns at once however late it is.
+    const auto late = [&] {
+      return absl::DeadlineExceededError(absl::StrCat("no answer within ", timeout.count(), " ms"));
+    };
+    if (Clock::now() >= deadline) return late();
     pollfd p{.fd = out_, .events = POLLIN, .revents = 0};
     const int ready = poll(&p, 1, MsLeft(deadline));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      return absl::DeadlineExceededError(absl::StrCat("no answer within ", timeout.count(), " ms"));
-    }
+    if (ready == 0) return late();
     char chunk[4096];
     ssize_t n = read(out_, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
@@ -200,6 +268,7 @@ absl::StatusOr<int> PbrainPipe::Wait(std::chrono::milliseconds timeout) {
     return absl::DeadlineExceededError(
         absl::StrCat("the engine is still running after ", timeout.count(), " ms"));
   }
+  if (!status_known_) return absl::UnknownError(EndText());
   if (WIFEXITED(wait_status_)) return WEXITSTATUS(wait_status_);
   return absl::AbortedError(EndText());
 }
@@ -213,13 +282,14 @@ bool PbrainPipe::Reap(std::chrono::milliseconds timeout) {
     siginfo_t info{};
     const int r = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
     if (r == 0 && info.si_pid == pid_) {
-      kill(-pid_, SIGKILL);
-      waitpid(pid_, &wait_status_, 0);
-      pid_ = -1;
+      KillGroupAndReap();
       return true;
     }
     if (r < 0 && errno != EINTR) {  // not our child any more (SIGCHLD ignored): nothing to reap
+      Untrack(slot_);
+      slot_ = -1;
       pid_ = -1;
+      status_known_ = false;
       return true;
     }
     if (Clock::now() >= deadline) return false;
@@ -227,8 +297,24 @@ bool PbrainPipe::Reap(std::chrono::milliseconds timeout) {
   }
 }
 
+void PbrainPipe::KillGroupAndReap() {
+  kill(-pid_, SIGKILL);
+  // Off the list before the reap: until then the group's id cannot be reused.
+  Untrack(slot_);
+  slot_ = -1;
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(pid_, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  status_known_ = r == pid_;
+  wait_status_ = status_known_ ? status : 0;
+  pid_ = -1;
+}
+
 std::string PbrainPipe::EndText() const {
   if (pid_ > 0) return "the engine closed its output";
+  if (!status_known_) return "the engine ended (status unknown)";
   if (WIFEXITED(wait_status_)) {
     return absl::StrCat("the engine exited with status ", WEXITSTATUS(wait_status_));
   }

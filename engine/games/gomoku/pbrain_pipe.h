@@ -8,6 +8,10 @@
 // the pipe), waiting for the exit has one, and the destructor kills and reaps what is left. The
 // pipes are close-on-exec, so no other child inherits them, and a write to a dead engine is an
 // error, not a SIGPIPE in the caller.
+//
+// An engine runs in its own process group, so a Ctrl-C or a SIGTERM meant for the caller does not
+// reach it; a program that can be stopped that way calls KillEnginesOnSignal once, so that every
+// engine not yet reaped is killed with its group before the program dies of the signal.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_PBRAIN_PIPE_H_
 #define PLY_ENGINE_GAMES_GOMOKU_PBRAIN_PIPE_H_
 
@@ -61,23 +65,38 @@ class PbrainPipe {
       const std::function<void(const std::string&)>& on_message = nullptr);
 
   // Waits up to `timeout` for the engine to exit by itself and returns its exit status; an error
-  // if it was killed by a signal or is still running.
+  // if it was killed by a signal, is still running, or was reaped by someone else (SIGCHLD
+  // ignored), which leaves its status unknown.
   absl::StatusOr<int> Wait(std::chrono::milliseconds timeout);
 
   // The child's process id while it has not been reaped, else -1.
   pid_t pid() const { return pid_; }
 
+  // From now on SIGINT, SIGTERM and SIGHUP (each one that is not ignored) kill the process group of
+  // every engine this process has started and not reaped, then end the process by that signal as
+  // its default action would. Up to kMaxTracked engines at once are covered.
+  static void KillEnginesOnSignal();
+  static constexpr int kMaxTracked = 64;
+
  private:
-  PbrainPipe(pid_t pid, int in, int out, const Options& options)
-      : options_(options), pid_(pid), in_(in), out_(out) {}
+  PbrainPipe(pid_t pid, int slot, int in, int out, const Options& options)
+      : options_(options), pid_(pid), slot_(slot), in_(in), out_(out) {}
+  // Send with its own limits: `send_timeout` for room in the pipe, `reap_timeout` to learn how an
+  // engine that closed its input ended.
+  absl::Status SendWithin(std::string_view line, std::chrono::milliseconds send_timeout,
+                          std::chrono::milliseconds reap_timeout);
   // Reaps the child if it has exited within `timeout`; true once it is reaped.
   bool Reap(std::chrono::milliseconds timeout);
+  // Kills what is left of the group of the exited or killed child, and reaps it.
+  void KillGroupAndReap();
   std::string EndText() const;
 
   Options options_;
   pid_t pid_;
+  int slot_;  // the child's entry among the groups to kill on a signal, or -1
   int in_, out_;
-  int wait_status_ = 0;  // valid once pid_ is -1
+  int wait_status_ = 0;        // valid once pid_ is -1 and status_known_
+  bool status_known_ = false;  // false when something else reaped the child (SIGCHLD ignored)
   std::string buffer_;
 };
 
