@@ -295,16 +295,34 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   httplib::Client c("127.0.0.1", web_->port());
   HumanSeats other = HumanMatch(stub_.get(), stub_.get(), "connect4");
   // The lobby refuses these at once, within a first beat's wait: that first beat hears it (the
-  // page's next beat might go to another gateway instance, which would know nothing of it).
-  httplib::Result foreign = Post(presence, other.tokens[1], json::object());
+  // page's next beat might go to another gateway instance, which would know nothing of it). On a
+  // loaded machine one may miss the wait and answer 200 (not held); its refusal is then kept for
+  // its next beat. At least one of the three must be heard on the first beat.
+  int on_first = 0;
+  auto refusal = [&](const std::string& path, const std::string& token) {
+    httplib::Result r = Post(path, token, json::object());
+    if (r && r->status != 200) {
+      ++on_first;
+      return r;
+    }
+    EXPECT_TRUE(r && json::parse(r->body)["held"] == false) << (r ? r->body : "no answer");
+    const absl::Time start = absl::Now();
+    while (r && r->status == 200 && absl::Now() - start < absl::Seconds(10)) {
+      absl::SleepFor(absl::Milliseconds(100));
+      r = Post(path, token, json::object());
+    }
+    return r;
+  };
+  httplib::Result foreign = refusal(presence, other.tokens[1]);
   ASSERT_TRUE(foreign);
   EXPECT_TRUE(foreign->status == 401 || foreign->status == 403) << foreign->body;
-  httplib::Result made_up = Post(presence, std::string(32, 'a'), json::object());
+  httplib::Result made_up = refusal(presence, std::string(32, 'a'));
   ASSERT_TRUE(made_up);
   EXPECT_TRUE(made_up->status == 401 || made_up->status == 403) << made_up->body;
-  httplib::Result no_match = Post("/api/matches/999999/presence", seats.tokens[1], json::object());
+  httplib::Result no_match = refusal("/api/matches/999999/presence", seats.tokens[1]);
   ASSERT_TRUE(no_match);
   EXPECT_EQ(no_match->status, 404) << no_match->body;
+  EXPECT_GE(on_first, 1);
   EXPECT_EQ(c.Get("/healthz")->body.substr(c.Get("/healthz")->body.find("holds=")), "holds=1\n");
   httplib::Result foreign_claim = Post(claim, other.tokens[0], json::object());
   ASSERT_TRUE(foreign_claim);

@@ -413,11 +413,32 @@ TEST_F(GatewayHttp, AWellFormedClaimRematchOrPresenceReachesTheLobby) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 503) << r->body;
   }
-  // The lobby's refusal comes back quickly, within the first beat's wait: that beat hears it
-  // (the page's next beat may go to another instance, which would open a stream anew).
-  httplib::Result first = c.Post("/api/matches/5/presence", seat, "{}", "application/json");
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->status, 503) << first->body;
+  // The lobby's refusal comes back quickly, within a first beat's wait: that beat hears it (the
+  // page's next beat may go to another instance, which would open a stream anew). On a loaded
+  // machine one may miss the wait and answer 200; its refusal is then kept for its next beat.
+  // Four pages' first beats: at least one must hear the refusal itself.
+  int on_first = 0;
+  for (int page = 0; page < 4; ++page) {
+    SCOPED_TRACE(page);
+    const httplib::Headers token = {
+        {"Authorization", absl::StrCat("Bearer abcdefghijklmnop", 2000 + page)}};
+    httplib::Result r = c.Post("/api/matches/5/presence", token, "{}", "application/json");
+    ASSERT_TRUE(r);
+    if (r->status == 503) {
+      ++on_first;
+      continue;
+    }
+    ASSERT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(json::parse(r->body)["held"], false);
+    for (int i = 0; i < 40 && r && r->status == 200; ++i) {
+      // At most 10 s, under the 5 requests a second allowed here.
+      absl::SleepFor(absl::Milliseconds(250));
+      r = c.Post("/api/matches/5/presence", token, "{}", "application/json");
+    }
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 503) << r->body;
+  }
+  EXPECT_GE(on_first, 1);
   EXPECT_EQ(c.Get("/healthz")->body.substr(c.Get("/healthz")->body.find("holds=")), "holds=0\n");
   // Leaving holds nothing and asks nobody.
   httplib::Result left =
@@ -575,13 +596,28 @@ TEST(PresenceHolds, AQuickRefusalIsTheFirstBeatsAnswer) {
   ASSERT_TRUE(target.ok());
   client::LobbyClient link(*target);
   PresenceHolds holds(&link, /*hold=*/absl::Seconds(60), /*max_holds=*/4);
-  absl::StatusOr<bool> first = holds.Beat(5, "abcdefghijklmnop1000");
-  EXPECT_TRUE(absl::IsPermissionDenied(first.status())) << first.status();
-  EXPECT_EQ(holds.size(), 0u);
-  // Nothing is kept: the next beat asks the lobby again, and hears it again.
-  first = holds.Beat(5, "abcdefghijklmnop1000");
-  EXPECT_TRUE(absl::IsPermissionDenied(first.status())) << first.status();
-  EXPECT_EQ(lobby.calls(), 2);
+  // Four pages: on a loaded machine one may miss the wait (and hear it on its next beat), but
+  // not all.
+  int on_first = 0;
+  std::string refused_token;
+  for (int page = 0; page < 4; ++page) {
+    const std::string token = absl::StrCat("abcdefghijklmnop", 1000 + page);
+    absl::StatusOr<bool> first = holds.Beat(5, token);
+    if (absl::IsPermissionDenied(first.status())) {
+      ++on_first;
+      refused_token = token;
+    } else {
+      ASSERT_TRUE(first.ok()) << first.status();
+      EXPECT_FALSE(*first);
+    }
+  }
+  ASSERT_GE(on_first, 1);
+  // Nothing is kept for a refusal heard: that page's next beat asks the lobby again.
+  const int calls = lobby.calls();
+  absl::StatusOr<bool> again = holds.Beat(5, refused_token);
+  EXPECT_TRUE(absl::IsPermissionDenied(again.status()) || (again.ok() && !*again))
+      << again.status();
+  EXPECT_TRUE(Eventually([&] { return lobby.calls() > calls; }));
 }
 
 TEST(PresenceHolds, ASeatIsNotHeldWhileItsStreamIsReconnecting) {
