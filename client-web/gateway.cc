@@ -376,8 +376,9 @@ void Gateway::Presence(const httplib::Request& req, httplib::Response& res) {
   }
   absl::StatusOr<bool> held = presence_.Beat(call->id, call->token);
   if (!held.ok()) return SendError(res, held.status());
-  // The page beats at a third of the hold, so one lost beat costs nothing. `held`: the lobby
-  // has taken the seat's stream (false until it answers; a refusal comes on a later beat).
+  // The page beats at a third of the hold, so one lost beat costs nothing. `held`: the lobby is
+  // reading the seat's stream (false until it answers and while the stream reconnects; see
+  // PresenceHolds::Beat for when a refusal comes).
   SendJson(res, 200,
            {{"here", true},
             {"held", *held},

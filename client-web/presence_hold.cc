@@ -1,5 +1,7 @@
 #include "client-web/presence_hold.h"
 
+#include <poll.h>
+
 #include <vector>
 
 #include "absl/time/clock.h"
@@ -7,24 +9,44 @@
 namespace ply::web {
 namespace {
 
-// What the stream has brought so far: the lobby took it (some event came), or refused or ended
-// it (`ended`, with the lobby's error when refused).
+// What a hold's stream has told: whether the lobby is reading it now (`taken`), and whether it
+// is over (`ended`, with the lobby's error when refused).
 struct Drained {
   bool taken = false;
   bool ended = false;
   absl::Status error;
 };
 
-Drained Drain(client::MatchStream& stream) {
-  Drained d;
+// Brings `d` up to date with what the stream has brought since, in order. An event means the
+// lobby is reading the stream; a notice means its connection was lost and is being retried (the
+// stream's "reconnected" notice comes just before the first event of the new connection, which
+// sets `taken` again).
+void Drain(client::MatchStream& stream, Drained& d) {
   for (client::MatchStream::Item& item : stream.Take()) {
-    if (item.event) d.taken = true;
+    if (item.event) {
+      d.taken = true;
+    } else if (!item.notice.empty()) {
+      d.taken = false;
+    }
     if (item.ended) {
       d.ended = true;
       d.error = item.error;
     }
   }
-  return d;
+}
+
+// Waits up to `wait` for the new stream's first answer: an event, or its end.
+Drained FirstAnswer(client::MatchStream& stream, absl::Duration wait) {
+  Drained d;
+  const absl::Time deadline = absl::Now() + wait;
+  for (;;) {
+    Drain(stream, d);
+    if (d.taken || d.ended) return d;
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) return d;
+    pollfd wake = {.fd = stream.wake_fd(), .events = POLLIN, .revents = 0};
+    (void)poll(&wake, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+  }
 }
 
 }  // namespace
@@ -57,8 +79,9 @@ PresenceHolds::~PresenceHolds() {
 
 void PresenceHolds::Update(Hold& hold, std::vector<std::unique_ptr<client::MatchStream>>& closed) {
   if (hold.stream == nullptr) return;
-  const Drained d = Drain(*hold.stream);
-  hold.taken = hold.taken || d.taken;
+  Drained d{.taken = hold.taken};
+  Drain(*hold.stream, d);
+  hold.taken = d.taken;
   if (!d.ended) return;
   if (d.error.ok()) {
     hold.ended = true;
@@ -75,33 +98,65 @@ size_t PresenceHolds::OpenLocked() const {
   return open;
 }
 
+absl::StatusOr<bool> PresenceHolds::BeatLocked(
+    std::map<Key, Hold>::iterator it, std::vector<std::unique_ptr<client::MatchStream>>& closed) {
+  Hold& hold = it->second;
+  Update(hold, closed);
+  if (!hold.refused.ok() || hold.ended) {
+    const absl::Status refused = hold.refused;
+    holds_.erase(it);
+    if (!refused.ok()) return refused;
+    return false;  // the match is over: nothing to hold
+  }
+  hold.until = absl::Now() + hold_;
+  return hold.taken;
+}
+
 absl::StatusOr<bool> PresenceHolds::Beat(int64_t match_id, const std::string& token) {
   const Key key{match_id, token};
-  // Closed after the lock is let go: closing a stream waits for its thread.
+  // Closed after the lock is let go (declared before it): closing a stream waits for its thread.
   std::vector<std::unique_ptr<client::MatchStream>> closed;
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = holds_.find(key);
-  if (it != holds_.end()) {
-    Hold& hold = it->second;
-    Update(hold, closed);
-    if (!hold.refused.ok() || hold.ended) {
-      const absl::Status refused = hold.refused;
-      holds_.erase(it);
-      if (!refused.ok()) return refused;
-      return false;  // the match is over: nothing to hold
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = holds_.find(key);
+    if (it != holds_.end()) return BeatLocked(it, closed);
+    // Holds the lobby refused have no stream and are not counted.
+    if (OpenLocked() + opening_ >= max_holds_) {
+      return absl::ResourceExhaustedError(
+          "this server keeps all the players it can just now; try again soon");
     }
-    hold.until = absl::Now() + hold_;
-    return hold.taken;
+    ++opening_;
   }
-  // Holds the lobby refused have no stream and are not counted: they last one beat.
-  if (OpenLocked() >= max_holds_) {
-    return absl::ResourceExhaustedError(
-        "this server keeps all the players it can just now; try again soon");
+  // A first beat: the stream is opened and its first answer awaited without the lock, so that
+  // other pages' beats go on meanwhile; the hold is kept only once there is a stream to keep.
+  std::unique_ptr<client::MatchStream> stream;
+  Drained first;
+  try {
+    stream = std::make_unique<client::MatchStream>(lobby_, match_id, token);
+    first = FirstAnswer(*stream, kFirstAnswerWait);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --opening_;
+    throw;
   }
-  Hold& hold = holds_[key];
-  hold.stream = std::make_unique<client::MatchStream>(lobby_, match_id, token);
+  std::lock_guard<std::mutex> lock(mu_);
+  --opening_;
+  if (first.ended) {
+    closed.push_back(std::move(stream));
+    if (!first.error.ok()) return first.error;  // refused: this request hears it
+    return false;                               // the match is over: nothing to hold
+  }
+  auto [it, opened] = holds_.try_emplace(key);
+  if (!opened) {
+    // The same page's beats crossed (a retry): the one that came first is the hold.
+    closed.push_back(std::move(stream));
+    return BeatLocked(it, closed);
+  }
+  Hold& hold = it->second;
+  hold.stream = std::move(stream);
+  hold.taken = first.taken;
   hold.until = absl::Now() + hold_;
-  return false;
+  return hold.taken;
 }
 
 void PresenceHolds::Leave(int64_t match_id, const std::string& token) {
@@ -128,9 +183,10 @@ void PresenceHolds::Sweep() {
     for (auto it = holds_.begin(); it != holds_.end();) {
       Hold& hold = it->second;
       Update(hold, gone);
-      const bool refused = !hold.refused.ok();
-      if (refused) ++refusals;
-      if (hold.ended || now > hold.until || (refused && refusals > max_holds_)) {
+      // Only the refusals kept count toward the bound: those lapsing now are dropped anyway.
+      bool drop = hold.ended || now > hold.until;
+      if (!drop && !hold.refused.ok()) drop = ++refusals > max_holds_;
+      if (drop) {
         if (hold.stream != nullptr) gone.push_back(std::move(hold.stream));
         it = holds_.erase(it);
       } else {

@@ -6,9 +6,13 @@
 // (or opens) one token-carrying stream for that seat for `hold` more, and the stream is closed
 // when beats stop, when the page says it left, or when the match ends.
 //
-// A beat never waits for the lobby: it answers from what the hold knows, so that a slow or
-// unreachable lobby cannot tie up the HTTP workers. The first beat opens the stream and says
-// "not held yet"; the lobby's answer (taken, or refused with its error) is told on a later beat.
+// A page's first beat opens the stream and waits a little (kFirstAnswerWait) for the lobby's
+// first answer: a refusal (a foreign or made-up token, a missing match) that comes in that time
+// is the answer to that same request, since the page's next beat may land on another gateway
+// instance, which would know nothing of it. Past that wait (a slow lobby) the beat says "not held
+// yet", and the lobby's answer is told on a later beat to this instance. Later beats never wait:
+// they answer from what the hold knows, so that a slow or unreachable lobby cannot tie up the
+// HTTP workers for longer than the first beat's short wait.
 //
 // Soft state only: after a gateway restart the page's next beat, on any instance, opens it again.
 #ifndef PLY_CLIENT_WEB_PRESENCE_HOLD_H_
@@ -33,6 +37,12 @@ namespace ply::web {
 
 class PresenceHolds {
  public:
+  // How long a first beat waits for the lobby to take or refuse the new stream, holding an HTTP
+  // worker. A lobby nearby answers in milliseconds. Against a silent lobby, 32 first beats at
+  // once on cpp-httplib's 8 workers would take about 4 x this; web_gateway_test's 32 (30 ms
+  // apart) must each answer within 2 s.
+  static constexpr absl::Duration kFirstAnswerWait = absl::Milliseconds(250);
+
   // At most `max_holds` seats held at once (each is a stream to the lobby and a thread here),
   // and as many refusals kept for their pages.
   PresenceHolds(client::LobbyClient* lobby, absl::Duration hold, size_t max_holds);
@@ -40,10 +50,14 @@ class PresenceHolds {
   PresenceHolds(const PresenceHolds&) = delete;
   PresenceHolds& operator=(const PresenceHolds&) = delete;
 
-  // The player of `token` in `match_id` is here: whether the lobby has taken the seat's stream
-  // (false while it has not answered yet, or after the match ended). Returns at once. A token
-  // the lobby refused (not of this match, finished, made up) gets the lobby's error on the
-  // beat after the refusal, and holds nothing.
+  // The player of `token` in `match_id` is here: whether the seat's stream is, as last heard,
+  // read by the lobby (so the seat counts as present). True from the stream's first event
+  // until its connection is lost; false before the lobby has answered, while the stream is
+  // retrying a lost connection (until the first event after it is back), and after the match
+  // ended. A first beat waits up to kFirstAnswerWait, later beats return at once. A token the
+  // lobby refused (not of this match, finished, made up) gets the lobby's error, on the first
+  // beat when the refusal came within its wait, else on the next beat to this instance within
+  // the hold; it holds nothing.
   absl::StatusOr<bool> Beat(int64_t match_id, const std::string& token);
   // The player left (closed the page): the hold ends now. Unknown holds are ignored.
   void Leave(int64_t match_id, const std::string& token);
@@ -55,7 +69,7 @@ class PresenceHolds {
   struct Hold {
     std::unique_ptr<client::MatchStream> stream;  // null once the lobby refused or ended it
     absl::Time until;
-    bool taken = false;    // the lobby sent an event: the seat counts as present
+    bool taken = false;    // the lobby is reading the stream: the seat counts as present
     bool ended = false;    // the match is over: nothing to hold
     absl::Status refused;  // the lobby's error, kept for the page's next beat
   };
@@ -64,6 +78,9 @@ class PresenceHolds {
   // a stream that is over is handed to `closed`, to be closed outside the lock.
   static void Update(Hold& hold, std::vector<std::unique_ptr<client::MatchStream>>& closed);
   size_t OpenLocked() const;
+  // A beat of a hold already open: its state, and its lapse pushed back.
+  absl::StatusOr<bool> BeatLocked(std::map<Key, Hold>::iterator it,
+                                  std::vector<std::unique_ptr<client::MatchStream>>& closed);
   // Notes the lobby's answers and drops expired and ended holds.
   void Sweep();
 
@@ -73,6 +90,7 @@ class PresenceHolds {
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
+  size_t opening_ = 0;  // first beats opening a stream now, counted against max_holds_
   std::map<Key, Hold> holds_;
   std::thread sweeper_;
 };

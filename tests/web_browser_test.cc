@@ -294,11 +294,18 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   // nothing: Bob's is the one hold.
   httplib::Client c("127.0.0.1", web_->port());
   HumanSeats other = HumanMatch(stub_.get(), stub_.get(), "connect4");
-  // A beat answers at once (not held yet); the lobby's refusal comes with a later one.
+  // The lobby refuses these at once, within a first beat's wait: that first beat hears it (the
+  // page's next beat might go to another gateway instance, which would know nothing of it). On a
+  // loaded machine one may miss the wait and answer 200 (not held); its refusal is then kept for
+  // its next beat. At least one of the three must be heard on the first beat.
+  int on_first = 0;
   auto refusal = [&](const std::string& path, const std::string& token) {
     httplib::Result r = Post(path, token, json::object());
-    EXPECT_TRUE(r && r->status == 200 && json::parse(r->body)["held"] == false)
-        << (r ? r->body : "no answer");
+    if (r && r->status != 200) {
+      ++on_first;
+      return r;
+    }
+    EXPECT_TRUE(r && json::parse(r->body)["held"] == false) << (r ? r->body : "no answer");
     const absl::Time start = absl::Now();
     while (r && r->status == 200 && absl::Now() - start < absl::Seconds(10)) {
       absl::SleepFor(absl::Milliseconds(100));
@@ -315,6 +322,7 @@ TEST_F(WebTest, APagesBeatsHoldItsSeatPresentAndAClaimWaitsUntilItLeaves) {
   httplib::Result no_match = refusal("/api/matches/999999/presence", seats.tokens[1]);
   ASSERT_TRUE(no_match);
   EXPECT_EQ(no_match->status, 404) << no_match->body;
+  EXPECT_GE(on_first, 1);
   EXPECT_EQ(c.Get("/healthz")->body.substr(c.Get("/healthz")->body.find("holds=")), "holds=1\n");
   httplib::Result foreign_claim = Post(claim, other.tokens[0], json::object());
   ASSERT_TRUE(foreign_claim);
