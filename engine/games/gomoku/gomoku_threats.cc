@@ -122,12 +122,29 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
     if (first) *first = FirstOfClass(attacker, kMakesFive);
     return true;
   }
-  if (class_count_[defender][kMakesFive] > 0) return false;  // a block is no threat
+  if (class_count_[defender][kMakesFive] > 0) {
+    // The defender has a four: the attacker must block it, and the line goes on only if it
+    // still threatens something once the block is in: a winning four (a double four, say) made
+    // by the block wins, a four or an open three (the block's own or one standing before) is a
+    // threat the defender must answer again.
+    if (class_count_[defender][kMakesFive] >= 2) return false;
+    const Move block = FirstOfClass(defender, kMakesFive);
+    const bool wins = class_[attacker][block] == kMakesWinningFour;
+    if (!wins && (depth <= 0 || --nodes_left < 0)) return false;
+    bool won = wins;
+    if (!wins) {
+      Place(block, attacker);
+      won = VctDefend(attacker, depth, nodes_left);
+      Remove(block, attacker);
+    }
+    if (won && first) *first = block;
+    return won;
+  }
   if (class_count_[attacker][kMakesWinningFour] > 0) {
     if (first) *first = FirstOfClass(attacker, kMakesWinningFour);
     return true;
   }
-  if (depth == 0) return false;
+  if (depth <= 0) return false;
   // A short win by fours is looked for first, as the search's probes do: it is found far
   // sooner than by trying the threes in between.
   if (HasFours(attacker)) {
@@ -163,7 +180,7 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
         Remove(block, defender);
       }
     } else {
-      won = VctDefend(attacker, attack, depth, nodes_left);
+      won = VctDefend(attacker, depth, nodes_left);
     }
     Remove(attack, attacker);
     if (won) {
@@ -174,7 +191,7 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
   return false;
 }
 
-bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
+bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
   const int defender = 1 - attacker;
   if (class_count_[defender][kMakesFive] > 0) return false;
   if (class_count_[attacker][kMakesFive] >= 2) return true;
@@ -186,6 +203,9 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
     Remove(block, defender);
     return won;
   }
+  // Nothing left to threaten (a counter-four broke the three, or a block made none): the
+  // defender has a free move, and the line is no forced win.
+  if (class_count_[attacker][kMakesWinningFour] == 0) return false;
   // An open four of the defender's own outruns the three; so does a win by fours.
   if (class_count_[defender][kMakesWinningFour] > 0) return false;
   if (HasFours(defender)) {
@@ -194,19 +214,24 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
     int vcf_nodes = std::min(nodes_left, 200);
     if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
   }
-  // The replies that can stop the three: the empty cells on its lines within reach of it (a
-  // move elsewhere leaves the open four to play), and every four of the defender's, which the
-  // attacker must answer before going on.
+  // The replies that can stop the threat: every cell where the attacker would make a winning
+  // four, and the empty cells within reach on the lines that make it so (a stone anywhere else
+  // leaves that cell's four shapes as they are, so the attacker plays it and wins), and every
+  // four of the defender's, which the attacker must answer before going on.
   uint64_t replies[kWords];
   for (int w = 0; w < kWords; ++w) {
     replies[w] = class_bits_[defender][kMakesFour][w] | class_bits_[defender][kMakesFourThree][w];
   }
-  for (int d = 0; d < 4; ++d) {
-    for (int k = -reach_; k <= reach_; ++k) {
-      const int c = three + k * kDirections[d];
-      if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+  ForEachCell(class_bits_[attacker][kMakesWinningFour], [&](Move x) {
+    SetBit(replies, x);
+    for (int d = 0; d < 4; ++d) {
+      if (ShapeAt(attacker, x, d) < kFour) continue;
+      for (int k = -reach_; k <= reach_; ++k) {
+        const int c = x + k * kDirections[d];
+        if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+      }
     }
-  }
+  });
   bool refuted = false;
   ForEachCell(replies, [&](Move reply) {
     if (refuted) return;
@@ -218,7 +243,7 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
     bool won;
     if (class_count_[defender][kMakesFive] > 0) {
       // A counter-four: the attacker blocks it (or has a five first), then the defender is
-      // to move again against the same three.
+      // to move again against what is left of the threat.
       if (class_count_[attacker][kMakesFive] > 0) {
         won = true;
       } else if (class_count_[defender][kMakesFive] >= 2) {
@@ -226,7 +251,7 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
       } else {
         const Move block = FirstOfClass(defender, kMakesFive);
         Place(block, attacker);
-        won = VctDefend(attacker, three, depth - 1, nodes_left);
+        won = VctDefend(attacker, depth - 1, nodes_left);
         Remove(block, attacker);
       }
     } else {
