@@ -250,6 +250,8 @@ class Gomoku {
   // the defender to move against the threat just made (a four, or a cell where the attacker
   // would make a winning four).
   bool VctAttack(int attacker, int depth, int& nodes_left, Move* first);
+  // VctAttack's search over the attacker's threats, once the position's memo has no answer.
+  bool VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first);
   bool VctDefend(int attacker, int depth, int& nodes_left);
   // The empty cell within four of `cell` on its lines where `p` makes five, or kNoMove.
   Move FiveCellNear(int cell, int p) const;

@@ -116,6 +116,53 @@ Gomoku::Move Gomoku::FiveCellNear(int cell, int p) const {
   return kNoMove;
 }
 
+namespace {
+// What VctAttack proved in a position: lines of threats reach the same position by many move
+// orders (threats on different lines commute), and a proof found once holds for every order.
+// Keyed by the stones, the attacker and the depth left; only definite answers are kept (a win,
+// or a failure the node budget did not cut short). Each FindVct starts a new generation and
+// reads only its own entries, so that what it finds does not depend on the searches before it
+// (a level on a node budget plays the same game every time). Direct-mapped, one per thread,
+// allocated on its first use.
+struct VctMemo {
+  static constexpr int kBits = 16;
+  struct Entry {
+    uint64_t key = 0;
+    uint32_t generation = 0;  // 0: empty
+    Gomoku::Move first = Gomoku::kNoMove;
+    bool won = false;
+  };
+  uint32_t generation = 0;
+  std::array<Entry, size_t{1} << kBits> entries;
+};
+
+VctMemo& ThreadVctMemo() {
+  thread_local std::unique_ptr<VctMemo> memo;
+  if (!memo) memo = std::make_unique<VctMemo>();
+  return *memo;
+}
+
+void NewVctGeneration() {
+  VctMemo& memo = ThreadVctMemo();
+  if (++memo.generation == 0) {  // wrapped: forget every entry
+    memo.entries.fill({});
+    memo.generation = 1;
+  }
+}
+
+VctMemo::Entry* FindVctEntry(uint64_t key) {
+  VctMemo& memo = ThreadVctMemo();
+  VctMemo::Entry& e = memo.entries[key & ((size_t{1} << VctMemo::kBits) - 1)];
+  return e.generation == memo.generation && e.key == key ? &e : nullptr;
+}
+
+void StoreVctEntry(uint64_t key, bool won, Gomoku::Move first) {
+  VctMemo& memo = ThreadVctMemo();
+  memo.entries[key & ((size_t{1} << VctMemo::kBits) - 1)] = {
+      .key = key, .generation = memo.generation, .first = first, .won = won};
+}
+}  // namespace
+
 bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
   const int defender = 1 - attacker;
   if (class_count_[attacker][kMakesFive] > 0) {
@@ -145,6 +192,24 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
     return true;
   }
   if (depth <= 0) return false;
+  const uint64_t key =
+      hash_ ^
+      Mix64(0x7654'0000ULL | static_cast<uint64_t>(depth) << 1 | static_cast<uint64_t>(attacker)) ^
+      salt_;
+  if (const VctMemo::Entry* known = FindVctEntry(key)) {
+    if (known->won && first) *first = known->first;
+    return known->won;
+  }
+  Move winning = kNoMove;
+  const bool won = VctAttackMoves(attacker, depth, nodes_left, &winning);
+  // A failure with the budget spent may be no failure at all: not kept.
+  if (won || nodes_left > 0) StoreVctEntry(key, won, winning);
+  if (won && first) *first = winning;
+  return won;
+}
+
+bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first) {
+  const int defender = 1 - attacker;
   // A short win by fours is looked for first, as the search's probes do: it is found far
   // sooner than by trying the threes in between.
   if (HasFours(attacker)) {
@@ -211,7 +276,9 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
   if (HasFours(defender)) {
     Move path[kMaxVcfPath];
     int len = 0;
-    int vcf_nodes = std::min(nodes_left, 200);
+    // A fixed size, not what is left of the budget: the answer must not depend on the budget,
+    // since VctAttack keeps the wins it finds.
+    int vcf_nodes = 200;
     if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
   }
   // The replies that can stop the threat: every cell where the attacker would make a winning
@@ -275,6 +342,7 @@ Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used) 
   if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
   if (vcf) return path[0];
   nodes_left = max_nodes;
+  NewVctGeneration();
   Move first = kNoMove;
   const bool vct = VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first);
   if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
