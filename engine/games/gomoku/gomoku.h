@@ -155,11 +155,13 @@ class Gomoku {
   // the attacker blocks before the defender answers again), and it fails outright if the
   // defender has an open four to make or a win by fours (VCF) of its own. When the defender
   // has a four to complete, the attacker's move is the block, and the line goes on if the block
-  // wins (a double four), makes a four or an open three, or leaves one standing. Up to `max_depth`
-  // (at most 20) attacking moves a line and `max_nodes` moves in all, after a VCF search of the
-  // same size (a win by fours is one by threats, found sooner); returns the first attacking move or
-  // kNoMove; the game is unchanged. Like the VCF, an open four counts as won when the defender has
-  // no five to play. `nodes_used` as for FindVcf (both searches together: at most 2 * max_nodes).
+  // wins (a double four), makes a four or an open three, or leaves one standing. A position
+  // proved won or lost once is not searched again within the call (nor remembered after it). Up to
+  // `max_depth` (at most 20) attacking moves a line and `max_nodes` moves in all, after a VCF
+  // search of the same size (a win by fours is one by threats, found sooner); returns the first
+  // attacking move or kNoMove; the game is unchanged. Like the VCF, an open four counts as won when
+  // the defender has no five to play. `nodes_used` as for FindVcf (both searches together: at most
+  // 2 * max_nodes).
   Move FindVct(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
 
