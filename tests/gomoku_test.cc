@@ -578,6 +578,129 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
   EXPECT_GE(found, 10) << replies;
 }
 
+// Whether the side to move wins by the threats FindVct finds, checked against every reply and
+// not only those FindVct tried: the attacker plays what FindVct gives, the defender every empty
+// cell (counter-fours too), down to a win by fours (FindVcf, itself checked against a plain
+// search above) within `levels` threats. On a failure `line` receives the moves that refute it.
+bool ThreatWinHolds(Gomoku& g, int levels, std::string* line) {
+  if (g.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove) return true;
+  if (levels == 0) return false;
+  const Gomoku::Move win = g.FindVct(levels, 1 << 16);
+  if (win == Gomoku::kNoMove) return false;
+  Gomoku::UndoInfo u;
+  g.Make(win, u);
+  bool holds = true;
+  if (g.GetOutcome() == Outcome::kOngoing) {
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+    g.GenerateMoves(all);
+    for (Gomoku::Move reply : all) {
+      g.Make(reply, u);
+      // A counter-four is answered by the forced block at no cost in levels (the threat it
+      // answered may still stand); there are only so many of them.
+      bool counter_four = false;
+      for (Gomoku::Move c : all) {
+        counter_four |= g.IsEmpty(c) && g.ClassAt(1 - g.SideToMove(), c) == Gomoku::kMakesFive;
+      }
+      holds = g.GetOutcome() == Outcome::kOngoing &&
+              ThreatWinHolds(g, counter_four ? levels : levels - 1, line);
+      g.Unmake(reply, u);
+      if (!holds) {
+        *line = absl::StrCat(g.MoveToText(reply), " ", *line);
+        break;
+      }
+    }
+  }
+  g.Unmake(win, u);
+  if (!holds) *line = absl::StrCat(g.MoveToText(win), " ", *line);
+  return holds;
+}
+
+// Black to move against White's four (g4 h5 i6 j7, closed at f3): the block at k8 is also
+// Black's double three (h8 i8 . k8 and k8 k9 k10), which wins. The threats search used to give
+// up whenever the defender had a five to play.
+TEST(Gomoku, ThreatWinsGoOnThroughABlockThatIsAThreat) {
+  Gomoku g = Position({"h8", "g4", "i8", "h5", "k10", "i6", "k9", "j7", "f3", "a15"});
+  ASSERT_EQ(g.ClassAt(1, *g.ParseMove("k8")), Gomoku::kMakesFive);
+  ASSERT_EQ(g.ClassAt(0, *g.ParseMove("k8")), Gomoku::kMakesDoubleThree);
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(copy.FindVct(/*max_depth=*/4, /*max_nodes=*/100000)), "k8");
+  EXPECT_TRUE(copy == g);
+  EXPECT_EQ(copy.CheckIncrementalState(), "");
+  std::string line;
+  EXPECT_TRUE(ThreatWinHolds(copy, 3, &line)) << line;
+  // With Black's other stones far away the block makes nothing: no win.
+  Gomoku quiet = Position({"a1", "g4", "c1", "h5", "e1", "i6", "a3", "j7", "f3", "a15"});
+  EXPECT_EQ(quiet.ClassAt(0, *quiet.ParseMove("k8")), Gomoku::kQuiet);
+  EXPECT_EQ(quiet.FindVct(/*max_depth=*/6, /*max_nodes=*/100000), Gomoku::kNoMove);
+}
+
+// Black to move against White's four (d4 e5 f6 g7, closed at c3): the block at h8 makes two
+// fours (e8 f8 g8 h8 closed at d8, h5 h6 h7 h8 closed at h4), which White cannot both block.
+TEST(Gomoku, ThreatWinsCountADoubleFourMadeByABlock) {
+  Gomoku g = Position(
+      {"e8", "d8", "f8", "h4", "g8", "d4", "h5", "e5", "h6", "f6", "c3", "g7", "h7", "a15"});
+  ASSERT_EQ(g.ClassAt(1, *g.ParseMove("h8")), Gomoku::kMakesFive);
+  ASSERT_EQ(g.ClassAt(0, *g.ParseMove("h8")), Gomoku::kMakesWinningFour);
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(copy.FindVct(/*max_depth=*/1, /*max_nodes=*/1000)), "h8");
+  EXPECT_TRUE(copy == g);
+  std::string line;
+  EXPECT_TRUE(ThreatWinHolds(copy, 1, &line)) << line;
+  // With one of the fours closed (White on i8 too) the block is a single four: no win.
+  Gomoku closed = Position({"e8", "d8", "f8", "h4", "g8", "d4", "h5", "e5", "h6", "f6", "c3", "g7",
+                            "h7", "i8", "a1", "a15"});
+  EXPECT_EQ(closed.FindVct(/*max_depth=*/6, /*max_nodes=*/100000), Gomoku::kNoMove);
+}
+
+TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyAtEveryLevel) {
+  // Wins by threats of up to three threats (FindVct at depth 3, none by fours) in random games,
+  // checked against every reply at every level, counter-fours included. Besides each position
+  // itself, the position after each four the side to move could make: there the opponent has
+  // that four to block, and its win, if any, goes through the block.
+  int found = 0, blocks = 0;
+  auto check = [&](Gomoku& g) {
+    Gomoku copy = g;
+    if (copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove ||
+        copy.FindVct(/*max_depth=*/3, 1 << 16) == Gomoku::kNoMove) {
+      return false;
+    }
+    std::string line;
+    EXPECT_TRUE(ThreatWinHolds(copy, 3, &line)) << g.Render() << "refuted by " << line;
+    EXPECT_TRUE(copy == g);
+    return true;
+  };
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
+    Rng rng(8);
+    for (int game = 0; game < 10; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+        g.GenerateMoves(all);
+        if (ply >= 6) {
+          found += check(g);
+          for (Gomoku::Move c : all) {
+            const Gomoku::CellClass four = g.ClassAt(g.SideToMove(), c);
+            if (four != Gomoku::kMakesFour && four != Gomoku::kMakesFourThree) continue;
+            Gomoku::UndoInfo u;
+            g.Make(c, u);
+            blocks += check(g);
+            g.Unmake(c, u);
+          }
+        }
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+        g.GenerateSearchMoves(moves);
+        Gomoku::UndoInfo u;
+        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+      }
+    }
+  }
+  EXPECT_GE(found, 10) << blocks;
+  EXPECT_GE(blocks, 3) << found;
+}
+
 TEST(Gomoku, GreedyTakesFivesAndBlocksFours) {
   Gomoku win = Position({"e8", "e9", "f8", "f9", "g8", "g9", "h8", "i9"});
   std::string m = win.MoveToText(win.GreedyMove(1));
@@ -792,8 +915,10 @@ TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
 
 TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
   // White to move (from a game between noisy searches). On this budget the search alone plays
-  // d8, after which Black wins by threats; the root's check replaces it with a move after which
-  // Black has no such win.
+  // d8, after which Black wins by threats (checked against every reply); the root's check, on
+  // its small share of the budget, proves that and plays a move it finds no such loss after.
+  // (Read deeper, every candidate of White's here loses to threats, through blocks that are
+  // threats; what the check can promise within its budget is to avoid the loss it can prove.)
   const int64_t budget = 3000;
   const std::vector<std::string> moves = {
       "h6",  "g9", "e9", "f8",  "e7",  "f10", "e8",  "e6",  "f9", "e11", "h8", "c13", "d12",
@@ -802,20 +927,44 @@ TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
   Gomoku g = FromMoves(moves);
   ASSERT_EQ(g.SideToMove(), 1);
   ASSERT_EQ(g.FindVct(Gomoku::kRootVctDepth, 100000), Gomoku::kNoMove);  // White has none
-  auto black_wins_after = [&](Gomoku::Move m) {
-    Gomoku after = g;
-    Gomoku::UndoInfo u;
-    after.Make(m, u);
-    return after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
-  };
-  EXPECT_EQ(g.MoveToText(PlainSearchMove(g, budget)), "d8");
-  EXPECT_TRUE(black_wins_after(*g.ParseMove("d8")));
+  const Gomoku::Move d8 = *g.ParseMove("d8");
+  EXPECT_EQ(PlainSearchMove(g, budget), d8);
+  Gomoku after = g;
+  Gomoku::UndoInfo u;
+  after.Make(d8, u);
+  std::string line;
+  EXPECT_TRUE(ThreatWinHolds(after, Gomoku::kRootVctDepth, &line)) << line;
   std::optional<SearchReport> report = HardLevelMove(moves, budget);
   ASSERT_TRUE(report.has_value());
   absl::StatusOr<Gomoku::Move> chosen = g.ParseMove(report->move);
   ASSERT_TRUE(chosen.ok()) << report->move;
-  EXPECT_FALSE(black_wins_after(*chosen)) << report->move;
+  EXPECT_NE(*chosen, d8);
+  Gomoku other = g;
+  other.Make(*chosen, u);
+  EXPECT_EQ(other.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << report->move;
   EXPECT_LE(report->nodes, budget);
+}
+
+TEST(Gomoku, ThreatSearchRemembersWhatItProvedWithinOneCall) {
+  // White to move after d7 in a game medium won as Black: Black wins by threats from c6, a
+  // proof of ten threats that reaches the same positions by many move orders. The search keeps
+  // what it proved for the length of one call: without that it took 155633 positions.
+  Gomoku g = FromMoves({"h8", "h9", "g9", "f10", "g8", "g10", "e10", "f9", "f11", "e8", "h11", "d9",
+                        "i11", "g11", "f8", "d7"});
+  Gomoku copy = g;
+  int64_t used = 0;
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 100000, &used)), "c6");
+  EXPECT_LT(used, 100000);
+  EXPECT_TRUE(copy == g);
+  // What it finds does not depend on the calls before it: each call starts afresh.
+  int64_t again = 0;
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 100000, &again)), "c6");
+  EXPECT_EQ(again, used);
+  EXPECT_EQ(copy.FindVct(Gomoku::kRootVctDepth, 2000, &again), Gomoku::kNoMove);
+  EXPECT_EQ(again, 2000);
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 100000, &again)), "c6");
+  EXPECT_EQ(again, used);
+  EXPECT_EQ(copy.CheckIncrementalState(), "");
 }
 
 #ifdef PBRAIN_PATH

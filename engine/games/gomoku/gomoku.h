@@ -151,14 +151,18 @@ class Gomoku {
   static constexpr int kMaxVcfDepth = 20;
   // A forced win by continuous threats (VCT) for the side to move: every attacking move makes
   // a four or an open three (one stone from an open four). A four has one answer, the block; a
-  // three is answered by every empty cell on its lines within reach and by every four of the
-  // defender's (which the attacker blocks before the defender answers the three again), and it
-  // fails outright if the defender has an open four to make or a win by fours (VCF) of its
-  // own. Up to `max_depth` (at most 20) attacking moves a line and `max_nodes` moves in all,
-  // after a VCF search of the same size (a win by fours is one by threats, found sooner);
-  // returns the first attacking move or kNoMove; the game is unchanged. Like the VCF, an open
-  // four counts as won when the defender has no five to play.
-  // `nodes_used` as for FindVcf (both searches together: at most 2 * max_nodes).
+  // three is answered by every cell where the attacker would make a winning four, every empty
+  // cell within reach on the lines that make it one, and every four of the defender's (which
+  // the attacker blocks before the defender answers again), and it fails outright if the
+  // defender has an open four to make or a win by fours (VCF) of its own. When the defender
+  // has a four to complete, the attacker's move is the block, and the line goes on if the block
+  // wins (a double four), makes a four or an open three, or leaves one standing. A position
+  // proved won or lost once is not searched again within the call (nor remembered after it). Up to
+  // `max_depth` (at most 20) attacking moves a line and `max_nodes` moves in all, after a VCF
+  // search of the same size (a win by fours is one by threats, found sooner); returns the first
+  // attacking move or kNoMove; the game is unchanged. Like the VCF, an open four counts as won when
+  // the defender has no five to play. `nodes_used` as for FindVcf (both searches together: at most
+  // 2 * max_nodes).
   Move FindVct(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
 
@@ -259,9 +263,12 @@ class Gomoku {
   // VcfSearch from a const view (move generation and evaluation), with the AI's depth.
   bool ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const;
   // The searches behind FindVct: the attacker to move (`first` receives its winning move), and
-  // the defender to move against the open three just made at `three`.
+  // the defender to move against the threat just made (a four, or a cell where the attacker
+  // would make a winning four).
   bool VctAttack(int attacker, int depth, int& nodes_left, Move* first);
-  bool VctDefend(int attacker, Move three, int depth, int& nodes_left);
+  // VctAttack's search over the attacker's threats, once the position's memo has no answer.
+  bool VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first);
+  bool VctDefend(int attacker, int depth, int& nodes_left);
   // The empty cell within four of `cell` on its lines where `p` makes five, or kNoMove.
   Move FiveCellNear(int cell, int p) const;
   // Whether `p` has a cell that makes a four (not a winning one).

@@ -125,18 +125,100 @@ Gomoku::Move Gomoku::FiveCellNear(int cell, int p) const {
   return kNoMove;
 }
 
+namespace {
+// What VctAttack proved in a position: lines of threats reach the same position by many move
+// orders (threats on different lines commute), and a proof found once holds for every order.
+// Keyed by the stones, the attacker and the depth left; only definite answers are kept (a win,
+// or a failure the node budget did not cut short). Each FindVct starts a new generation and
+// reads only its own entries, so that what it finds does not depend on the searches before it
+// (a level on a node budget plays the same game every time). Direct-mapped, one per thread,
+// allocated on its first use.
+struct VctMemo {
+  static constexpr int kBits = 16;
+  struct Entry {
+    uint64_t key = 0;
+    uint32_t generation = 0;  // 0: empty
+    Gomoku::Move first = Gomoku::kNoMove;
+    bool won = false;
+  };
+  uint32_t generation = 0;
+  std::array<Entry, size_t{1} << kBits> entries;
+};
+
+VctMemo& ThreadVctMemo() {
+  thread_local std::unique_ptr<VctMemo> memo;
+  if (!memo) memo = std::make_unique<VctMemo>();
+  return *memo;
+}
+
+void NewVctGeneration() {
+  VctMemo& memo = ThreadVctMemo();
+  if (++memo.generation == 0) {  // wrapped: forget every entry
+    memo.entries.fill({});
+    memo.generation = 1;
+  }
+}
+
+VctMemo::Entry* FindVctEntry(uint64_t key) {
+  VctMemo& memo = ThreadVctMemo();
+  VctMemo::Entry& e = memo.entries[key & ((size_t{1} << VctMemo::kBits) - 1)];
+  return e.generation == memo.generation && e.key == key ? &e : nullptr;
+}
+
+void StoreVctEntry(uint64_t key, bool won, Gomoku::Move first) {
+  VctMemo& memo = ThreadVctMemo();
+  memo.entries[key & ((size_t{1} << VctMemo::kBits) - 1)] = {
+      .key = key, .generation = memo.generation, .first = first, .won = won};
+}
+}  // namespace
+
 bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
   const int defender = 1 - attacker;
   if (class_count_[attacker][kMakesFive] > 0) {
     if (first) *first = FirstOfClass(attacker, kMakesFive);
     return true;
   }
-  if (class_count_[defender][kMakesFive] > 0) return false;  // a block is no threat
+  if (class_count_[defender][kMakesFive] > 0) {
+    // The defender has a four: the attacker must block it, and the line goes on only if it
+    // still threatens something once the block is in: a winning four (a double four, say) made
+    // by the block wins, a four or an open three (the block's own or one standing before) is a
+    // threat the defender must answer again.
+    if (class_count_[defender][kMakesFive] >= 2) return false;
+    const Move block = FirstOfClass(defender, kMakesFive);
+    const bool wins = class_[attacker][block] == kMakesWinningFour;
+    if (!wins && (depth <= 0 || --nodes_left < 0)) return false;
+    bool won = wins;
+    if (!wins) {
+      Place(block, attacker);
+      won = VctDefend(attacker, depth, nodes_left);
+      Remove(block, attacker);
+    }
+    if (won && first) *first = block;
+    return won;
+  }
   if (class_count_[attacker][kMakesWinningFour] > 0) {
     if (first) *first = FirstOfClass(attacker, kMakesWinningFour);
     return true;
   }
-  if (depth == 0) return false;
+  if (depth <= 0) return false;
+  const uint64_t key =
+      hash_ ^
+      Mix64(0x7654'0000ULL | static_cast<uint64_t>(depth) << 1 | static_cast<uint64_t>(attacker)) ^
+      salt_;
+  if (const VctMemo::Entry* known = FindVctEntry(key)) {
+    if (known->won && first) *first = known->first;
+    return known->won;
+  }
+  Move winning = kNoMove;
+  const bool won = VctAttackMoves(attacker, depth, nodes_left, &winning);
+  // A failure with the budget spent may be no failure at all: not kept.
+  if (won || nodes_left > 0) StoreVctEntry(key, won, winning);
+  if (won && first) *first = winning;
+  return won;
+}
+
+bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first) {
+  const int defender = 1 - attacker;
   // A short win by fours is looked for first, as the search's probes do: it is found far
   // sooner than by trying the threes in between.
   if (HasFours(attacker)) {
@@ -172,7 +254,7 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
         Remove(block, defender);
       }
     } else {
-      won = VctDefend(attacker, attack, depth, nodes_left);
+      won = VctDefend(attacker, depth, nodes_left);
     }
     Remove(attack, attacker);
     if (won) {
@@ -183,7 +265,7 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
   return false;
 }
 
-bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
+bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
   const int defender = 1 - attacker;
   if (class_count_[defender][kMakesFive] > 0) return false;
   if (class_count_[attacker][kMakesFive] >= 2) return true;
@@ -195,27 +277,37 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
     Remove(block, defender);
     return won;
   }
+  // Nothing left to threaten (a counter-four broke the three, or a block made none): the
+  // defender has a free move, and the line is no forced win.
+  if (class_count_[attacker][kMakesWinningFour] == 0) return false;
   // An open four of the defender's own outruns the three; so does a win by fours.
   if (class_count_[defender][kMakesWinningFour] > 0) return false;
   if (HasFours(defender)) {
     Move path[kMaxVcfPath];
     int len = 0;
-    int vcf_nodes = std::min(nodes_left, 200);
+    // A fixed size, not what is left of the budget: the answer must not depend on the budget,
+    // since VctAttack keeps the wins it finds.
+    int vcf_nodes = 200;
     if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
   }
-  // The replies that can stop the three: the empty cells on its lines within reach of it (a
-  // move elsewhere leaves the open four to play), and every four of the defender's, which the
-  // attacker must answer before going on.
+  // The replies that can stop the threat: every cell where the attacker would make a winning
+  // four, and the empty cells within reach on the lines that make it so (a stone anywhere else
+  // leaves that cell's four shapes as they are, so the attacker plays it and wins), and every
+  // four of the defender's, which the attacker must answer before going on.
   uint64_t replies[kWords];
   for (int w = 0; w < kWords; ++w) {
     replies[w] = class_bits_[defender][kMakesFour][w] | class_bits_[defender][kMakesFourThree][w];
   }
-  for (int d = 0; d < 4; ++d) {
-    for (int k = -reach_; k <= reach_; ++k) {
-      const int c = three + k * kDirections[d];
-      if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+  ForEachCell(class_bits_[attacker][kMakesWinningFour], [&](Move x) {
+    SetBit(replies, x);
+    for (int d = 0; d < 4; ++d) {
+      if (ShapeAt(attacker, x, d) < kFour) continue;
+      for (int k = -reach_; k <= reach_; ++k) {
+        const int c = x + k * kDirections[d];
+        if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+      }
     }
-  }
+  });
   bool refuted = false;
   ForEachCell(replies, [&](Move reply) {
     if (refuted) return;
@@ -227,7 +319,7 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
     bool won;
     if (class_count_[defender][kMakesFive] > 0) {
       // A counter-four: the attacker blocks it (or has a five first), then the defender is
-      // to move again against the same three.
+      // to move again against what is left of the threat.
       if (class_count_[attacker][kMakesFive] > 0) {
         won = true;
       } else if (class_count_[defender][kMakesFive] >= 2) {
@@ -235,7 +327,7 @@ bool Gomoku::VctDefend(int attacker, Move three, int depth, int& nodes_left) {
       } else {
         const Move block = FirstOfClass(defender, kMakesFive);
         Place(block, attacker);
-        won = VctDefend(attacker, three, depth - 1, nodes_left);
+        won = VctDefend(attacker, depth - 1, nodes_left);
         Remove(block, attacker);
       }
     } else {
@@ -259,6 +351,7 @@ Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used) 
   if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
   if (vcf) return path[0];
   nodes_left = max_nodes;
+  NewVctGeneration();
   Move first = kNoMove;
   const bool vct = VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first);
   if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
