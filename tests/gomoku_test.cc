@@ -1,11 +1,6 @@
 #include "engine/games/gomoku/gomoku.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <initializer_list>

@@ -302,9 +302,14 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
     SetBit(replies, x);
     for (int d = 0; d < 4; ++d) {
       if (ShapeAt(attacker, x, d) < kFour) continue;
-      for (int k = -reach_; k <= reach_; ++k) {
-        const int c = x + k * kDirections[d];
-        if (c > 0 && c < kCells && board_[c] == kEmptyCell) SetBit(replies, c);
+      // Each way up to the first wall: a fixed reach of 5 would wrap round a 20-wide row.
+      for (const int step : {-kDirections[d], kDirections[d]}) {
+        int c = x;
+        for (int k = 1; k <= reach_; ++k) {
+          c += step;
+          if (board_[c] == kWall) break;
+          if (board_[c] == kEmptyCell) SetBit(replies, c);
+        }
       }
     }
   });
