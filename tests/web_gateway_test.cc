@@ -670,9 +670,10 @@ TEST(PresenceHolds, ASeatIsNotHeldWhileItsStreamIsReconnecting) {
 }
 
 TEST(PresenceHolds, ASlowRefusalIsKeptForTheNextBeatsAndNoMoreThanHolds) {
-  // The lobby refuses every stream, but only after the first beat has stopped waiting.
+  // The lobby refuses every stream, but only after the first beat has stopped waiting (well
+  // after: a beat's thread held up under load still must not hear it).
   ScriptedLobby lobby([](int, grpc::ServerContext*, grpc::ServerWriter<v1::MatchEvent>*) {
-    absl::SleepFor(PresenceHolds::kFirstAnswerWait + absl::Milliseconds(300));
+    absl::SleepFor(PresenceHolds::kFirstAnswerWait + absl::Milliseconds(1250));
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "not a seat of this match");
   });
   absl::StatusOr<client::LobbyTarget> target = client::ParseServers(lobby.address());

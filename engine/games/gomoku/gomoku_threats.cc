@@ -286,9 +286,13 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
     Move path[kMaxVcfPath];
     int len = 0;
     // A fixed size, not what is left of the budget: the answer must not depend on the budget,
-    // since VctAttack keeps the wins it finds.
-    int vcf_nodes = 200;
-    if (VcfSearch(defender, kVcfDepth, vcf_nodes, path, len)) return false;
+    // since VctAttack keeps the wins it finds. What it used still comes off the budget (a budget
+    // it overdraws is a cut: the loop below stops at once and nothing is remembered).
+    constexpr int kCounterVcfNodes = 200;
+    int vcf_nodes = kCounterVcfNodes;
+    const bool counter = VcfSearch(defender, kVcfDepth, vcf_nodes, path, len);
+    nodes_left -= kCounterVcfNodes - std::max(vcf_nodes, 0);
+    if (counter) return false;
   }
   // The replies that can stop the threat: every cell where the attacker would make a winning
   // four, and the empty cells within reach on the lines that make it so (a stone anywhere else
