@@ -33,6 +33,14 @@ void PlayMoves(Gomoku& g, std::initializer_list<const char*> moves) {
   }
 }
 
+// Plays one of the AI's candidate moves, picked by `rng`: games that look like the search's own.
+void PlayRandomSearchMove(Gomoku& g, Rng& rng) {
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+  g.GenerateSearchMoves(moves);
+  Gomoku::UndoInfo u;
+  g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+}
+
 Gomoku Position(std::initializer_list<const char*> moves, const GameOptions& options = {}) {
   Gomoku g = Make(options);
   PlayMoves(g, moves);
@@ -421,10 +429,7 @@ TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
           wins += plain;
           ++checked;
         }
-        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-        g.GenerateSearchMoves(moves);
-        Gomoku::UndoInfo u;
-        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+        PlayRandomSearchMove(g, rng);
       }
     }
   }
@@ -563,10 +568,7 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
             copy.Unmake(reply, u);
           }
         }
-        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-        g.GenerateSearchMoves(moves);
-        Gomoku::UndoInfo u;
-        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+        PlayRandomSearchMove(g, rng);
       }
     }
   }
@@ -686,10 +688,7 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyAtEveryLevel) {
             g.Unmake(c, u);
           }
         }
-        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-        g.GenerateSearchMoves(moves);
-        Gomoku::UndoInfo u;
-        g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+        PlayRandomSearchMove(g, rng);
       }
     }
   }

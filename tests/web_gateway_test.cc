@@ -447,31 +447,41 @@ TEST_F(GatewayHttp, AWellFormedClaimRematchOrPresenceReachesTheLobby) {
   EXPECT_EQ(left->status, 200);
 }
 
-// A lobby that takes every WatchMatch call and never answers it (until it is cancelled), as a
-// lobby far behind would.
-class SilentLobby final : public v1::LobbyService::Service {
+// A lobby whose WatchMatch runs `watch` (the call's number, from 1, passed along).
+class ScriptedLobby final : public v1::LobbyService::Service {
  public:
-  SilentLobby() {
+  using Watch = std::function<grpc::Status(int call, grpc::ServerContext*,
+                                           grpc::ServerWriter<v1::MatchEvent>*)>;
+  explicit ScriptedLobby(Watch watch) : watch_(std::move(watch)) {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(this);
     server_ = builder.BuildAndStart();
   }
-  ~SilentLobby() override {
+  ~ScriptedLobby() override {
     if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now()));
   }
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
+  int calls() const { return calls_.load(); }
 
   grpc::Status WatchMatch(grpc::ServerContext* context, const v1::WatchMatchRequest*,
-                          grpc::ServerWriter<v1::MatchEvent>*) override {
-    while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(20));
-    return grpc::Status::CANCELLED;
+                          grpc::ServerWriter<v1::MatchEvent>* writer) override {
+    return watch_(++calls_, context, writer);
   }
 
  private:
+  Watch watch_;
+  std::atomic<int> calls_{0};
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
 };
+
+// A lobby that takes every WatchMatch call and never answers it (until it is cancelled), as a
+// lobby far behind would.
+grpc::Status NeverAnswer(int, grpc::ServerContext* context, grpc::ServerWriter<v1::MatchEvent>*) {
+  while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(20));
+  return grpc::Status::CANCELLED;
+}
 
 class GatewaySilentLobby : public GatewayHttp {
  protected:
@@ -484,7 +494,7 @@ class GatewaySilentLobby : public GatewayHttp {
     gateway_.reset();  // its streams are cancelled before the lobby goes
   }
 
-  SilentLobby lobby_;
+  ScriptedLobby lobby_{NeverAnswer};
 };
 
 TEST_F(GatewaySilentLobby, ManyFirstBeatsAnswerAtOnceWhileTheLobbyIsSilent) {
@@ -548,35 +558,6 @@ TEST_F(GatewaySilentLobby, ManyFirstBeatsAnswerAtOnceWhileTheLobbyIsSilent) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(2));
   EXPECT_NE(c.Get("/healthz")->body.find(absl::StrCat("holds=", kPages, "\n")), std::string::npos);
 }
-
-// A lobby whose WatchMatch runs `watch` (the call's number, from 1, passed along).
-class ScriptedLobby final : public v1::LobbyService::Service {
- public:
-  using Watch = std::function<grpc::Status(int call, grpc::ServerContext*,
-                                           grpc::ServerWriter<v1::MatchEvent>*)>;
-  explicit ScriptedLobby(Watch watch) : watch_(std::move(watch)) {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
-    server_ = builder.BuildAndStart();
-  }
-  ~ScriptedLobby() override {
-    if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now()));
-  }
-  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
-  int calls() const { return calls_.load(); }
-
-  grpc::Status WatchMatch(grpc::ServerContext* context, const v1::WatchMatchRequest*,
-                          grpc::ServerWriter<v1::MatchEvent>* writer) override {
-    return watch_(++calls_, context, writer);
-  }
-
- private:
-  Watch watch_;
-  std::atomic<int> calls_{0};
-  int port_ = 0;
-  std::unique_ptr<grpc::Server> server_;
-};
 
 // Waits (up to 10 s) until `done`.
 template <typename F>

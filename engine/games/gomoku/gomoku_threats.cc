@@ -349,17 +349,10 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
 }
 
 Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used) {
-  if (nodes_used) *nodes_used = 0;
-  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
   // A win by fours first, then the threats search, each with the whole budget.
-  Move path[kMaxVcfPath];
-  int len = 0;
+  const Move vcf = FindVcf(max_depth, max_nodes, nodes_used);
+  if (vcf != kNoMove || GetOutcome() != Outcome::kOngoing) return vcf;
   int nodes_left = max_nodes;
-  const bool vcf =
-      VcfSearch(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, path, len);
-  if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
-  if (vcf) return path[0];
-  nodes_left = max_nodes;
   NewVctGeneration();
   Move first = kNoMove;
   const bool vct = VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first);
