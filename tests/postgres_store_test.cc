@@ -9,8 +9,10 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -178,6 +180,64 @@ TEST_F(PostgresStoreTest, CreateAndJoinInOneStatementEach) {
   absl::StatusOr<int64_t> with_bot = store->CreateMatch(bots);
   ASSERT_TRUE(with_bot.ok()) << with_bot.status();
   EXPECT_FALSE(store->TakeSeat(*with_bot, 0, "x", "hash-y", 9).ok());
+}
+
+// Reads of one statement: the row found, and when there is none each read's own answer (an
+// error with its code and message, or nothing), as the lobby passes them on to its callers.
+TEST_F(PostgresStoreTest, OneStatementReadsAnswerAMissingRowEachInItsOwnWay) {
+  std::unique_ptr<PostgresStore> store = NewStore();
+  const MatchRecord match = TwoSeats(0);
+  absl::StatusOr<int64_t> id = store->CreateMatch(match);
+  ASSERT_TRUE(id.ok()) << id.status();
+  const int64_t absent = *id + 1000000;
+
+  absl::StatusOr<MatchVersion> version = store->LoadVersion(*id);
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(version->ply, 0);
+  EXPECT_EQ(version->status, MatchStatus::kActive);
+  EXPECT_EQ(store->LoadVersion(absent).status(),
+            absl::NotFoundError(absl::StrCat("there is no match ", absent)));
+  EXPECT_EQ(store->LoadMatch(absent).status(),
+            absl::NotFoundError(absl::StrCat("there is no match ", absent)));
+
+  absl::StatusOr<std::optional<std::pair<int64_t, int>>> token =
+      store->FindToken(match.seats[1].token_hash);
+  ASSERT_TRUE(token.ok()) << token.status();
+  EXPECT_EQ(*token, std::make_pair(*id, 1));
+  token = store->FindToken("no such hash");
+  ASSERT_TRUE(token.ok()) << token.status();
+  EXPECT_FALSE(token->has_value());
+
+  absl::StatusOr<std::optional<std::string>> analysis = store->LoadAnalysis(*id);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_FALSE(analysis->has_value());
+
+  absl::StatusOr<PlayerRecord> created = store->CreatePlayer("Reader", "key-reader", 5);
+  ASSERT_TRUE(created.ok()) << created.status();
+  absl::StatusOr<PlayerRecord> player = store->PlayerByKey("key-reader", 6);
+  ASSERT_TRUE(player.ok()) << player.status();
+  EXPECT_EQ(player->id, created->id);
+  EXPECT_EQ(player->name, "Reader");
+  EXPECT_EQ(player->last_seen_ms, 6);
+  EXPECT_EQ(store->PlayerByKey("no such key", 7).status(),
+            absl::NotFoundError("no player has that key"));
+
+  absl::StatusOr<int64_t> entry =
+      store->JoinQueue({.player_id = created->id, .pool = "connect4", .joined_ms = 8});
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  absl::StatusOr<std::optional<Pairing>> pairing = store->QueueResult(*entry);
+  ASSERT_TRUE(pairing.ok()) << pairing.status();
+  EXPECT_FALSE(pairing->has_value());
+  EXPECT_EQ(store->QueueResult(*entry + 1000).status(),
+            absl::AbortedError("this player queued again from another connection"));
+
+  ASSERT_TRUE(store->AddPresence(*id, 1, 1, 9).ok());
+  absl::StatusOr<std::vector<SeatPresence>> presence = store->LoadPresence({*id, absent}, 0, 0);
+  ASSERT_TRUE(presence.ok()) << presence.status();
+  ASSERT_EQ(presence->size(), 1u);
+  EXPECT_EQ((*presence)[0].match_id, *id);
+  EXPECT_EQ((*presence)[0].seat, 1);
+  EXPECT_EQ((*presence)[0].last_seen_ms, 9);
 }
 
 TEST_F(PostgresStoreTest, RacesForSeatsStartTheMatchExactlyOnce) {
