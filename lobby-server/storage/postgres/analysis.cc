@@ -80,15 +80,8 @@ void PostgresStore::ReleaseAnalysis(int64_t match_id, const std::string& holder)
 }
 
 absl::StatusOr<std::optional<std::string>> PostgresStore::LoadAnalysis(int64_t match_id) {
-  std::optional<std::string> out;
-  absl::Status s = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("load_analysis", match_id);
-    if (!r.empty()) out = r[0][0].as<std::string>();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return out;
+  return QueryFirst<std::string>(
+      "load_analysis", [](const pqxx::row& r) { return r[0].as<std::string>(); }, match_id);
 }
 
 }  // namespace ply::lobby

@@ -6,11 +6,14 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "lobby-server/storage/postgres/postgres_store.h"
 
 namespace ply::lobby {
@@ -59,7 +62,47 @@ int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m);
 // Moves the ratings of a rated match that `tx` has just ended (Glicko-2, one game a period).
 void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result);
 
+// The first column as an id (a match's, a queue entry's).
+inline int64_t IdFromRow(const pqxx::row& r) { return r[0].as<int64_t>(); }
+
 }  // namespace pg
+
+template <typename T, typename Parse, typename... Args>
+absl::StatusOr<std::optional<T>> PostgresStore::QueryFirst(const std::string& statement,
+                                                           Parse parse, const Args&... args) {
+  std::optional<T> out;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared(statement, args...);
+    if (!r.empty()) out.emplace(parse(r[0]));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+template <typename T, typename Parse, typename... Args>
+absl::StatusOr<T> PostgresStore::QueryOne(const std::string& statement, absl::Status none,
+                                          Parse parse, const Args&... args) {
+  absl::StatusOr<std::optional<T>> first = QueryFirst<T>(statement, std::move(parse), args...);
+  if (!first.ok()) return first.status();
+  if (!first->has_value()) return none;
+  return std::move(**first);
+}
+
+template <typename T, typename Parse, typename... Args>
+absl::StatusOr<std::vector<T>> PostgresStore::QueryAll(const std::string& statement, Parse parse,
+                                                       const Args&... args) {
+  std::vector<T> out;
+  absl::Status status = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    for (const pqxx::row& r : tx.exec_prepared(statement, args...)) out.push_back(parse(r));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
 }  // namespace ply::lobby
 
 #endif  // PLY_LOBBY_SERVER_STORAGE_POSTGRES_INTERNAL_H_

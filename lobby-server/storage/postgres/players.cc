@@ -147,16 +147,8 @@ absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name
 
 absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,
                                                         int64_t now_ms) {
-  PlayerRecord p;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("player_by_key", key_hash, now_ms);
-    if (r.empty()) return absl::NotFoundError("no player has that key");
-    p = PlayerFromRow(r[0]);
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return p;
+  return QueryOne<PlayerRecord>("player_by_key", absl::NotFoundError("no player has that key"),
+                                PlayerFromRow, key_hash, now_ms);
 }
 
 absl::StatusOr<PlayerRecord> PostgresStore::LoadPlayer(const std::string& name) {
@@ -210,32 +202,22 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::PlayerMatches(int64_t pl
 
 absl::StatusOr<std::vector<LeaderboardRow>> PostgresStore::Leaderboard(const std::string& game,
                                                                        int limit) {
-  std::vector<LeaderboardRow> rows;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("leaderboard", game, Glicko::kProvisional, limit)) {
-      LeaderboardRow row{.name = r[0].as<std::string>(), .bot = r[1].as<bool>()};
-      row.rating = RatingFromRow(r, 2);
-      row.rating.game = game;
-      rows.push_back(std::move(row));
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return rows;
+  return QueryAll<LeaderboardRow>(
+      "leaderboard",
+      [&](const pqxx::row& r) {
+        LeaderboardRow row{.name = r[0].as<std::string>(), .bot = r[1].as<bool>()};
+        row.rating = RatingFromRow(r, 2);
+        row.rating.game = game;
+        return row;
+      },
+      game, Glicko::kProvisional, limit);
 }
 absl::StatusOr<std::vector<std::pair<std::string, double>>> PostgresStore::BotRatings(
     const std::string& game) {
-  std::vector<std::pair<std::string, double>> out;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("bot_ratings", game)) {
-      out.emplace_back(r[0].as<std::string>(), r[1].as<double>());
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
+  return QueryAll<std::pair<std::string, double>>(
+      "bot_ratings",
+      [](const pqxx::row& r) { return std::make_pair(r[0].as<std::string>(), r[1].as<double>()); },
+      game);
 }
 
 absl::Status PostgresStore::SeedBotRatings(const std::vector<BotLevelRating>& seeds) {
@@ -254,21 +236,14 @@ absl::Status PostgresStore::SeedBotRatings(const std::vector<BotLevelRating>& se
 }
 
 absl::StatusOr<std::vector<BotLevelRating>> PostgresStore::BotLevelRatings() {
-  std::vector<BotLevelRating> out;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("bot_level_ratings")) {
-      std::string name = r[0].as<std::string>();
-      out.push_back({.game = r[1].as<std::string>(),
-                     .level = name.substr(name.find(':') + 1),
-                     .rating = r[2].as<double>(),
-                     .deviation = r[3].as<double>(),
-                     .games = r[4].as<int>()});
-    }
-    return absl::OkStatus();
+  return QueryAll<BotLevelRating>("bot_level_ratings", [](const pqxx::row& r) {
+    std::string name = r[0].as<std::string>();
+    return BotLevelRating{.game = r[1].as<std::string>(),
+                          .level = name.substr(name.find(':') + 1),
+                          .rating = r[2].as<double>(),
+                          .deviation = r[3].as<double>(),
+                          .games = r[4].as<int>()};
   });
-  if (!status.ok()) return status;
-  return out;
 }
 
 }  // namespace ply::lobby

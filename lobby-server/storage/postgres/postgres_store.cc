@@ -313,6 +313,39 @@ absl::Status DatabaseRefused() {
   return absl::InternalError("the database refused the request; the lobby logged why");
 }
 
+// A match with its seats and moves from a row of "load_match_after".
+MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
+  MatchRecord match = pg::MatchFromRow(r);
+  for (const nlohmann::json& s : nlohmann::json::parse(r[15].as<std::string>())) {
+    SeatRecord seat;
+    seat.kind = static_cast<SeatKind>(s[0].get<int>());
+    seat.difficulty = s[1].get<std::string>();
+    seat.display_name = s[2].get<std::string>();
+    seat.token_hash = s[3].get<std::string>();
+    seat.clock_ms = s[4].get<int64_t>();
+    seat.player_id = s[5].get<int64_t>();
+    seat.player = s[6].get<std::string>();
+    seat.rating = s[7].get<int>();
+    seat.provisional = seat.player_id != 0 && s[8].get<int>() > Glicko::kProvisional;
+    seat.rating_after = s[9].get<int>();
+    match.seats.push_back(std::move(seat));
+  }
+  for (const nlohmann::json& m : nlohmann::json::parse(r[16].as<std::string>())) {
+    MoveRecord mv;
+    mv.ply = m[0].get<int>();
+    mv.seat = m[1].get<int>();
+    mv.move = m[2].get<std::string>();
+    mv.think_ms = m[3].get<int64_t>();
+    mv.clock_ms = m[4].get<int64_t>();
+    mv.time_ms = m[5].get<int64_t>();
+    mv.bot_json = m[6].get<std::string>();
+    match.moves.push_back(std::move(mv));
+  }
+  match.rematch_offer = r[17].as<int>();
+  match.rematch_id = r[18].as<int64_t>();
+  return match;
+}
+
 }  // namespace
 
 // A connection borrowed from the pool; it goes back on destruction unless it broke.
@@ -753,43 +786,9 @@ absl::StatusOr<MatchRecord> PostgresStore::LoadMatch(int64_t match_id) {
 }
 
 absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int after_ply) {
-  MatchRecord match;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("load_match_after", match_id, after_ply);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-    match = pg::MatchFromRow(r[0]);
-    for (const nlohmann::json& s : nlohmann::json::parse(r[0][15].as<std::string>())) {
-      SeatRecord seat;
-      seat.kind = static_cast<SeatKind>(s[0].get<int>());
-      seat.difficulty = s[1].get<std::string>();
-      seat.display_name = s[2].get<std::string>();
-      seat.token_hash = s[3].get<std::string>();
-      seat.clock_ms = s[4].get<int64_t>();
-      seat.player_id = s[5].get<int64_t>();
-      seat.player = s[6].get<std::string>();
-      seat.rating = s[7].get<int>();
-      seat.provisional = seat.player_id != 0 && s[8].get<int>() > Glicko::kProvisional;
-      seat.rating_after = s[9].get<int>();
-      match.seats.push_back(std::move(seat));
-    }
-    for (const nlohmann::json& m : nlohmann::json::parse(r[0][16].as<std::string>())) {
-      MoveRecord mv;
-      mv.ply = m[0].get<int>();
-      mv.seat = m[1].get<int>();
-      mv.move = m[2].get<std::string>();
-      mv.think_ms = m[3].get<int64_t>();
-      mv.clock_ms = m[4].get<int64_t>();
-      mv.time_ms = m[5].get<int64_t>();
-      mv.bot_json = m[6].get<std::string>();
-      match.moves.push_back(std::move(mv));
-    }
-    match.rematch_offer = r[0][17].as<int>();
-    match.rematch_id = r[0][18].as<int64_t>();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return match;
+  return QueryOne<MatchRecord>("load_match_after",
+                               absl::NotFoundError(absl::StrCat("there is no match ", match_id)),
+                               LoadedMatchFromRow, match_id, after_ply);
 }
 
 absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchFilter& f) {
@@ -828,47 +827,31 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchF
 }
 
 absl::StatusOr<std::vector<int64_t>> PostgresStore::MatchesToResume() {
-  std::vector<int64_t> ids;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    pqxx::nontransaction tx(c);
-    for (const pqxx::row& r : tx.exec_prepared("to_resume")) ids.push_back(r[0].as<int64_t>());
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return ids;
+  return QueryAll<int64_t>("to_resume", pg::IdFromRow);
 }
 
 absl::StatusOr<std::optional<std::pair<int64_t, int>>> PostgresStore::FindToken(
     const std::string& token_hash) {
-  std::optional<std::pair<int64_t, int>> found;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    pqxx::nontransaction tx(c);
-    pqxx::result r = tx.exec_prepared("find_token", token_hash);
-    if (!r.empty()) found = std::make_pair(r[0][0].as<int64_t>(), r[0][1].as<int>());
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return found;
+  return QueryFirst<std::pair<int64_t, int>>(
+      "find_token",
+      [](const pqxx::row& r) { return std::make_pair(r[0].as<int64_t>(), r[1].as<int>()); },
+      token_hash);
 }
 
 absl::StatusOr<MatchVersion> PostgresStore::LoadVersion(int64_t match_id) {
-  MatchVersion v;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("load_version", match_id);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
-    v.ply = r[0][0].as<int>();
-    v.status = static_cast<MatchStatus>(r[0][1].as<int>());
-    v.draw_offer = r[0][2].as<int>();
-    v.open_seats = r[0][3].as<int>();
-    v.rematch_offer = r[0][4].as<int>();
-    v.rematch_id = r[0][5].as<int64_t>();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return v;
+  return QueryOne<MatchVersion>(
+      "load_version", absl::NotFoundError(absl::StrCat("there is no match ", match_id)),
+      [](const pqxx::row& r) {
+        MatchVersion v;
+        v.ply = r[0].as<int>();
+        v.status = static_cast<MatchStatus>(r[1].as<int>());
+        v.draw_offer = r[2].as<int>();
+        v.open_seats = r[3].as<int>();
+        v.rematch_offer = r[4].as<int>();
+        v.rematch_id = r[5].as<int64_t>();
+        return v;
+      },
+      match_id);
 }
 
 absl::StatusOr<Holdings> PostgresStore::HoldingsOf(const std::string& creator) {
@@ -899,17 +882,11 @@ absl::StatusOr<int> PostgresStore::BotSeatsInPlay() {
 absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t created_before_ms,
                                                                   const std::string& text,
                                                                   int limit) {
-  std::vector<int64_t> ids;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r : tx.exec_prepared("expire_waiting", created_before_ms, text, limit)) {
-      ids.push_back(r[0].as<int64_t>());
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
+  absl::StatusOr<std::vector<int64_t>> ids =
+      QueryAll<int64_t>("expire_waiting", pg::IdFromRow, created_before_ms, text, limit);
+  if (!ids.ok()) return ids;
   std::vector<MatchChange> changes;
-  for (int64_t id : ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = pg::NowMs()});
+  for (int64_t id : *ids) changes.push_back({.match_id = id, .ply = 0, .time_ms = pg::NowMs()});
   if (!changes.empty()) Announce(changes);
   return ids;
 }
@@ -917,20 +894,17 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t create
 absl::StatusOr<std::vector<int64_t>> PostgresStore::AbortUnstarted(int64_t turn_started_before_ms,
                                                                    const std::string& text,
                                                                    int limit) {
-  std::vector<MatchChange> changes;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r :
-         tx.exec_prepared("abort_unstarted", turn_started_before_ms, text, limit)) {
-      changes.push_back(
-          {.match_id = r[0].as<int64_t>(), .ply = r[1].as<int>(), .time_ms = pg::NowMs()});
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
+  absl::StatusOr<std::vector<MatchChange>> changes = QueryAll<MatchChange>(
+      "abort_unstarted",
+      [](const pqxx::row& r) {
+        return MatchChange{
+            .match_id = r[0].as<int64_t>(), .ply = r[1].as<int>(), .time_ms = pg::NowMs()};
+      },
+      turn_started_before_ms, text, limit);
+  if (!changes.ok()) return changes.status();
   std::vector<int64_t> ids;
-  for (const MatchChange& c : changes) ids.push_back(c.match_id);
-  if (!changes.empty()) Announce(changes);
+  for (const MatchChange& c : *changes) ids.push_back(c.match_id);
+  if (!changes->empty()) Announce(*changes);
   return ids;
 }
 

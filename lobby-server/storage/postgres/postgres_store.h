@@ -18,6 +18,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -149,6 +150,20 @@ class PostgresStore final : public MatchStore {
   class Lease;
   // Runs `work` on a pooled connection, turning libpqxx exceptions into statuses.
   absl::Status WithConnection(const std::function<absl::Status(Connection&)>& work);
+  // Reads of one prepared statement outside a transaction (defined in internal.h, as they
+  // need libpqxx). `parse` turns a row into a T, within WithConnection's error handling.
+  // The first row, or nullopt when there is none.
+  template <typename T, typename Parse, typename... Args>
+  absl::StatusOr<std::optional<T>> QueryFirst(const std::string& statement, Parse parse,
+                                              const Args&... args);
+  // The first row; `none` (an error) when there is none.
+  template <typename T, typename Parse, typename... Args>
+  absl::StatusOr<T> QueryOne(const std::string& statement, absl::Status none, Parse parse,
+                             const Args&... args);
+  // Every row, in order.
+  template <typename T, typename Parse, typename... Args>
+  absl::StatusOr<std::vector<T>> QueryAll(const std::string& statement, Parse parse,
+                                          const Args&... args);
   // A new connection with every statement prepared; `application_name` names it to the server.
   std::unique_ptr<Connection> Connect(const std::string& application_name = "");
 

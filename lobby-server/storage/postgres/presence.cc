@@ -73,20 +73,15 @@ absl::StatusOr<std::vector<SeatPresence>> PostgresStore::LoadPresence(
   if (match_ids.empty()) return out;
   std::vector<std::string> ids;
   for (int64_t id : match_ids) ids.push_back(absl::StrCat(id));
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    for (const pqxx::row& r :
-         tx.exec_prepared("presence_of", absl::StrCat("{", absl::StrJoin(ids, ","), "}"),
-                          alive_since_ms, seen_since_ms)) {
-      out.push_back({.match_id = r[0].as<int64_t>(),
-                     .seat = r[1].as<int>(),
-                     .connected = r[2].as<bool>(),
-                     .last_seen_ms = r[3].as<int64_t>()});
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
+  return QueryAll<SeatPresence>(
+      "presence_of",
+      [](const pqxx::row& r) {
+        return SeatPresence{.match_id = r[0].as<int64_t>(),
+                            .seat = r[1].as<int>(),
+                            .connected = r[2].as<bool>(),
+                            .last_seen_ms = r[3].as<int64_t>()};
+      },
+      absl::StrCat("{", absl::StrJoin(ids, ","), "}"), alive_since_ms, seen_since_ms);
 }
 
 }  // namespace ply::lobby

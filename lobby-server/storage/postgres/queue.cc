@@ -38,21 +38,13 @@ const StatementList& QueueStatements() {
 }  // namespace pg
 
 absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
-  int64_t id = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    // A second Pair for the player takes the row over under a new id (the first stream then
-    // finds its row gone), unless the row was just paired.
-    pqxx::result r = tx.exec_prepared("join_queue", e.player_id, e.pool, e.rating, e.joined_ms);
-    if (r.empty()) {
-      return absl::FailedPreconditionError(
-          "you were paired a moment ago from another connection: see `ply history`");
-    }
-    id = r[0][0].as<int64_t>();
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return id;
+  // A second Pair for the player takes the row over under a new id (the first stream then
+  // finds its row gone), unless the row was just paired.
+  return QueryOne<int64_t>(
+      "join_queue",
+      absl::FailedPreconditionError(
+          "you were paired a moment ago from another connection: see `ply history`"),
+      pg::IdFromRow, e.player_id, e.pool, e.rating, e.joined_ms);
 }
 
 void PostgresStore::LeaveQueue(int64_t entry_id) {
@@ -64,22 +56,15 @@ void PostgresStore::LeaveQueue(int64_t entry_id) {
 }
 
 absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id) {
-  std::optional<Pairing> found;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::result r = tx.exec_prepared("queue_result", entry_id);
-    if (r.empty()) {
-      return absl::AbortedError("this player queued again from another connection");
-    }
-    if (!r[0][0].is_null()) {
-      found = Pairing{.match_id = r[0][0].as<int64_t>(),
-                      .seat = r[0][1].as<int>(),
-                      .seat_token = r[0][2].as<std::string>()};
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return found;
+  return QueryOne<std::optional<Pairing>>(
+      "queue_result", absl::AbortedError("this player queued again from another connection"),
+      [](const pqxx::row& r) -> std::optional<Pairing> {
+        if (r[0].is_null()) return std::nullopt;
+        return Pairing{.match_id = r[0].as<int64_t>(),
+                       .seat = r[1].as<int>(),
+                       .seat_token = r[2].as<std::string>()};
+      },
+      entry_id);
 }
 
 absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
