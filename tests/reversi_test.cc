@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -587,14 +588,23 @@ TEST(Reversi, WinLossDrawSolveFindsTheSignWithFewerNodes) {
   EXPECT_LT(wld_nodes * 2, exact_nodes);
 }
 
+// Reversi's levels `a` and `b`, pointing into a list kept for the whole test program; the
+// calling test stops (through ASSERT_NO_FATAL_FAILURE) when either is missing.
+void FindTwoLevels(std::string_view a, std::string_view b, const Difficulty*& first,
+                   const Difficulty*& second) {
+  static const std::vector<Difficulty> levels = Reversi::Levels();
+  first = FindLevel(levels, a);
+  second = FindLevel(levels, b);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+}
+
 // The text the ladder's levels fingerprint takes from each level (registry/ladder_data.h): the
 // solve plan at the budget, so a change of the thresholds shows up as a stale ladder file.
 TEST(Reversi, BudgetPlanTextIsTheSolvePlanOfLevelsThatSolve) {
-  const std::vector<Difficulty> levels = Reversi::Levels();
-  const Difficulty* hard = FindLevel(levels, "hard");
-  const Difficulty* medium = FindLevel(levels, "medium");
-  ASSERT_NE(hard, nullptr);
-  ASSERT_NE(medium, nullptr);
+  const Difficulty* hard = nullptr;
+  const Difficulty* medium = nullptr;
+  ASSERT_NO_FATAL_FAILURE(FindTwoLevels("hard", "medium", hard, medium));
   EXPECT_EQ(Reversi::BudgetPlanText(*hard, hard->time_ms * 100, 0), "exact<=11 wld<=13");
   EXPECT_EQ(Reversi::BudgetPlanText(*hard, 0, hard->time_ms), "exact<=17 wld<=18");
   for (int64_t nodes : {1'000, 30'000, 1'000'000, 100'000'000}) {
@@ -608,11 +618,9 @@ TEST(Reversi, BudgetPlanTextIsTheSolvePlanOfLevelsThatSolve) {
 // How far the solver reaches in each level's budget (the measured node counts of endgame.cc):
 // pinned so that a change of the table or of the budget rule is made on purpose.
 TEST(Reversi, SolverReachGrowsWithTheBudget) {
-  const std::vector<Difficulty> levels = Reversi::Levels();
-  const Difficulty* hard = FindLevel(levels, "hard");
-  const Difficulty* perfect = FindLevel(levels, "perfect");
-  ASSERT_NE(hard, nullptr);
-  ASSERT_NE(perfect, nullptr);
+  const Difficulty* hard = nullptr;
+  const Difficulty* perfect = nullptr;
+  ASSERT_NO_FATAL_FAILURE(FindTwoLevels("hard", "perfect", hard, perfect));
   const Reversi::SolvePlan hard_plan = Reversi::PlanSolve({.time_ms = hard->time_ms}, true);
   EXPECT_EQ(hard_plan.exact_empties, 17);
   EXPECT_EQ(hard_plan.win_loss_draw_empties, 18);
