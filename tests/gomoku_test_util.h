@@ -1,0 +1,54 @@
+// Positions the Gomoku tests share: gomoku_test.cc (rules, evaluation, search, levels, the
+// pbrain programs) and gomoku_threats_test.cc (the threat searches: FindVcf, FindVct and the
+// checks SearchRoot makes around the search).
+#ifndef PLY_TESTS_GOMOKU_TEST_UTIL_H_
+#define PLY_TESTS_GOMOKU_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+#include "engine/core/random.h"
+#include "engine/games/gomoku/gomoku.h"
+
+namespace ply::gomoku_test {
+
+inline Gomoku Make(const GameOptions& options = {}) { return *Gomoku::Create(options); }
+
+inline void PlayMoves(Gomoku& g, std::initializer_list<const char*> moves) {
+  for (const char* text : moves) {
+    auto m = g.ParseMove(text);
+    ASSERT_TRUE(m.ok()) << text << ": " << m.status();
+    ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing) << text;
+    Gomoku::UndoInfo u;
+    g.Make(*m, u);
+  }
+}
+
+// Plays one of the AI's candidate moves, picked by `rng`: games that look like the search's own.
+inline void PlayRandomSearchMove(Gomoku& g, Rng& rng) {
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+  g.GenerateSearchMoves(moves);
+  Gomoku::UndoInfo u;
+  g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+}
+
+inline Gomoku Position(std::initializer_list<const char*> moves, const GameOptions& options = {}) {
+  Gomoku g = Make(options);
+  PlayMoves(g, moves);
+  return g;
+}
+
+// Black to move wins with seven fours in a row from i12 (a position from a game between noisy
+// greedy players; the last four is an open one).
+inline Gomoku SevenFoursPosition() {
+  return Position({"h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10",
+                   "j8",  "j5",  "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",
+                   "e7",  "e14", "f7",  "d7",  "c6",  "f4",  "g5",  "f6",  "g10", "f11",
+                   "c8",  "c5",  "g12", "k14", "i14", "f12", "g11", "f10", "f9",  "g14",
+                   "f14", "g9",  "a10", "d12", "e8",  "l3"});
+}
+
+}  // namespace ply::gomoku_test
+
+#endif  // PLY_TESTS_GOMOKU_TEST_UTIL_H_

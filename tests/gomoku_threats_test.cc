@@ -1,0 +1,574 @@
+// The threat searches of gomoku_threats.cc: wins by continuous fours (FindVcf, checked against
+// a plain search) and by continuous threats (FindVct, checked against every reply), and the
+// checks SearchRoot makes around the search at the hard level's root.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/core/random.h"
+#include "engine/games/gomoku/gomoku.h"
+#include "engine/registry/registry.h"
+#include "engine/search/search.h"
+#include "tests/gomoku_test_util.h"
+
+namespace ply {
+namespace {
+
+using gomoku_test::Make;
+using gomoku_test::PlayMoves;
+using gomoku_test::PlayRandomSearchMove;
+using gomoku_test::Position;
+using gomoku_test::SevenFoursPosition;
+
+// A win by continuous fours checked the plain way, for comparison with the engine's pattern
+// tables: stones on a grid, fives found by walking the lines. The same rules as FindVcf: a
+// five to play wins; so does a move that leaves two or more cells completing five, unless the
+// defender has a five to play; otherwise each attacking move must leave exactly one such cell,
+// which the defender takes, and the defender must never have a five to play.
+class PlainVcf {
+ public:
+  explicit PlainVcf(const Gomoku& g) : n_(g.size()), exact_(g.exact_five()) {
+    for (int y = 0; y < n_; ++y) {
+      for (int x = 0; x < n_; ++x) board_[y][x] = g.StoneAt(x, y);
+    }
+  }
+
+  bool Wins(int attacker, int depth) {
+    const int defender = 1 - attacker;
+    int x = 0, y = 0;
+    if (FiveCells(attacker, &x, &y) > 0) return true;
+    const bool defender_five = FiveCells(defender, &x, &y) > 0;
+    bool won = false;
+    ForEachEmpty([&](int cx, int cy) {
+      if (won || defender_five) return;
+      board_[cy][cx] = attacker;
+      won = FiveCells(attacker, &x, &y) >= 2;
+      board_[cy][cx] = -1;
+    });
+    if (won) return true;
+    if (defender_five || depth == 0) return false;
+    ForEachEmpty([&](int cx, int cy) {
+      if (won) return;
+      board_[cy][cx] = attacker;
+      int bx = 0, by = 0;
+      if (FiveCells(attacker, &bx, &by) == 1) {
+        board_[by][bx] = defender;
+        won = Wins(attacker, depth - 1);
+        board_[by][bx] = -1;
+      }
+      board_[cy][cx] = -1;
+    });
+    return won;
+  }
+
+ private:
+  template <class F>
+  void ForEachEmpty(F&& f) {
+    for (int y = 0; y < n_; ++y) {
+      for (int x = 0; x < n_; ++x) {
+        if (board_[y][x] < 0) f(x, y);
+      }
+    }
+  }
+  bool On(int x, int y) const { return x >= 0 && y >= 0 && x < n_ && y < n_; }
+  bool MakesFive(int x, int y, int p) const {
+    static constexpr int kDx[4] = {1, 0, 1, 1}, kDy[4] = {0, 1, 1, -1};
+    for (int d = 0; d < 4; ++d) {
+      int run = 1;
+      for (int s = -1; s <= 1; s += 2) {
+        for (int k = 1; On(x + s * k * kDx[d], y + s * k * kDy[d]) &&
+                        board_[y + s * k * kDy[d]][x + s * k * kDx[d]] == p;
+             ++k) {
+          ++run;
+        }
+      }
+      if (exact_ ? run == 5 : run >= 5) return true;
+    }
+    return false;
+  }
+  // How many empty cells make five for p; one of them in (x, y).
+  int FiveCells(int p, int* x, int* y) {
+    int count = 0;
+    ForEachEmpty([&](int cx, int cy) {
+      if (MakesFive(cx, cy, p)) {
+        ++count;
+        *x = cx;
+        *y = cy;
+      }
+    });
+    return count;
+  }
+
+  int n_;
+  bool exact_;
+  int board_[Gomoku::kMaxSize][Gomoku::kMaxSize];
+};
+
+TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
+  // Positions from random games among the AI's candidates (so that fours and threes abound), on
+  // both rules; every one is asked to depth 3 with no node limit.
+  int wins = 0, checked = 0;
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "11"}}, {{"size", "11"}, {"rule", "exact"}}}) {
+    Rng rng(21);
+    for (int game = 0; game < 12; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        if (ply >= 8) {
+          Gomoku copy = g;
+          const bool engine =
+              copy.FindVcf(/*max_depth=*/3, /*max_nodes=*/1 << 24) != Gomoku::kNoMove;
+          const bool plain = PlainVcf(g).Wins(g.SideToMove(), /*depth=*/3);
+          ASSERT_EQ(engine, plain) << g.Render();
+          wins += plain;
+          ++checked;
+        }
+        PlayRandomSearchMove(g, rng);
+      }
+    }
+  }
+  // Both answers occur often enough for the comparison to mean something.
+  EXPECT_GE(wins, 20) << checked;
+  EXPECT_GE(checked - wins, 20) << checked;
+}
+
+TEST(Gomoku, FindsAWinByContinuousFours) {
+  Gomoku g = SevenFoursPosition();
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(/*max_depth=*/6, /*max_nodes=*/10000), Gomoku::kNoMove);
+  Gomoku::Move first = copy.FindVcf(/*max_depth=*/8, /*max_nodes=*/10000);
+  EXPECT_EQ(g.MoveToText(first), "i12");
+  EXPECT_TRUE(copy == g);
+  // An opening position holds no such win.
+  Gomoku white = Position({"h8", "h9", "a1"});
+  EXPECT_EQ(white.FindVcf(/*max_depth=*/16, /*max_nodes=*/10000), Gomoku::kNoMove);
+  // The search proves the win within the hard level's budget.
+  auto searcher = std::make_unique<Searcher<Gomoku>>(8);
+  auto r = searcher->Search(g, {.time_ms = 1000});
+  EXPECT_EQ(g.MoveToText(r.best_move), "i12");
+  EXPECT_TRUE(r.exact);
+  EXPECT_EQ(r.score, WinIn(17)) << g.Render();
+}
+
+// Black to move with two open twos that cross at k8: playing there makes two open threes (no
+// four anywhere, so no win by fours), and White, its stones in the corners, has no threat.
+Gomoku DoubleThreePosition() {
+  return Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"});
+}
+
+TEST(Gomoku, FindsAWinByContinuousThreats) {
+  Gomoku g = DoubleThreePosition();
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  const Gomoku::Move win = copy.FindVct(/*max_depth=*/4, /*max_nodes=*/100000);
+  ASSERT_NE(win, Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(win), "k8");
+  EXPECT_TRUE(copy == g);
+  EXPECT_EQ(copy.CheckIncrementalState(), "");
+  // Checked another way: whatever White answers, Black then wins by fours (an open four is a
+  // line of fours of length one).
+  Gomoku::UndoInfo u;
+  g.Make(win, u);
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> replies;
+  g.GenerateMoves(replies);
+  for (Gomoku::Move reply : replies) {
+    g.Make(reply, u);
+    EXPECT_NE(g.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << g.MoveToText(reply);
+    g.Unmake(reply, u);
+  }
+  // Without a threat to make there is none: the opening, and a position already won by fours
+  // is found by both.
+  Gomoku opening = Position({"h8", "h9"});
+  EXPECT_EQ(opening.FindVct(8, 100000), Gomoku::kNoMove);
+  Gomoku fours = SevenFoursPosition();
+  EXPECT_EQ(fours.MoveToText(fours.FindVct(Gomoku::kMaxVcfDepth, 100000)), "i12");
+}
+
+TEST(Gomoku, ACounterFourRefutesTheThreats) {
+  // The same Black stones, but White (c2 d2 e2 blocked by Black's b2, and f3 f4) makes a four
+  // and an open three at f2: against any three of Black's, White wins by fours first.
+  Gomoku g = Position({"h8", "c2", "i8", "d2", "k10", "e2", "k9", "f3", "b2", "f4"});
+  EXPECT_EQ(g.ClassAt(1, *g.ParseMove("f2")), Gomoku::kMakesFourThree);
+  EXPECT_EQ(g.ClassAt(0, *g.ParseMove("k8")), Gomoku::kMakesDoubleThree);
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVct(/*max_depth=*/6, /*max_nodes=*/200000), Gomoku::kNoMove);
+  EXPECT_TRUE(copy == g);
+  // Once Black has taken f2 the double three wins again.
+  PlayMoves(g, {"f2", "a15"});
+  EXPECT_EQ(g.MoveToText(g.FindVct(/*max_depth=*/4, /*max_nodes=*/200000)), "k8");
+}
+
+TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
+  // A two-move win by threats (FindVct at depth 2, that no search by fours finds) is checked
+  // against every empty cell as the reply, not only the replies FindVct tried: after any reply
+  // that is not a four, the attacker must still win at once, by fours, or by one more threat.
+  int found = 0, replies = 0;
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
+    Rng rng(5);
+    for (int game = 0; game < 12; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        Gomoku copy = g;
+        const Gomoku::Move win = copy.FindVct(/*max_depth=*/2, /*max_nodes=*/1 << 16);
+        if (ply >= 6 && win != Gomoku::kNoMove &&
+            copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) == Gomoku::kNoMove) {
+          ++found;
+          const int attacker = g.SideToMove();
+          Gomoku::UndoInfo u;
+          copy.Make(win, u);
+          MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+          copy.GenerateMoves(all);
+          for (Gomoku::Move reply : all) {
+            if (copy.ClassAt(1 - attacker, reply) >= Gomoku::kMakesFour &&
+                copy.ClassAt(1 - attacker, reply) != Gomoku::kMakesDoubleThree) {
+              continue;  // a counter-four: answered by a forced block, not checked here
+            }
+            copy.Make(reply, u);
+            ++replies;
+            const bool still = copy.FindVcf(Gomoku::kMaxVcfDepth, 20000) != Gomoku::kNoMove ||
+                               copy.FindVct(/*max_depth=*/1, 20000) != Gomoku::kNoMove;
+            ASSERT_TRUE(still) << copy.Render() << "after " << g.MoveToText(win) << " "
+                               << g.MoveToText(reply);
+            copy.Unmake(reply, u);
+          }
+        }
+        PlayRandomSearchMove(g, rng);
+      }
+    }
+  }
+  // Enough wins by threats turn up for the check to mean something.
+  EXPECT_GE(found, 10) << replies;
+}
+
+// Whether the side to move wins by the threats FindVct finds, checked against every reply and
+// not only those FindVct tried: the attacker plays what FindVct gives, the defender every empty
+// cell (counter-fours too), down to a win by fours (FindVcf, itself checked against a plain
+// search above) within `levels` threats. On a failure `line` receives the moves that refute it.
+bool ThreatWinHolds(Gomoku& g, int levels, std::string* line) {
+  if (g.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove) return true;
+  if (levels == 0) return false;
+  const Gomoku::Move win = g.FindVct(levels, 1 << 16);
+  if (win == Gomoku::kNoMove) return false;
+  Gomoku::UndoInfo u;
+  g.Make(win, u);
+  bool holds = true;
+  if (g.GetOutcome() == Outcome::kOngoing) {
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+    g.GenerateMoves(all);
+    for (Gomoku::Move reply : all) {
+      g.Make(reply, u);
+      // A counter-four is answered by the forced block at no cost in levels (the threat it
+      // answered may still stand); there are only so many of them.
+      bool counter_four = false;
+      for (Gomoku::Move c : all) {
+        counter_four |= g.IsEmpty(c) && g.ClassAt(1 - g.SideToMove(), c) == Gomoku::kMakesFive;
+      }
+      holds = g.GetOutcome() == Outcome::kOngoing &&
+              ThreatWinHolds(g, counter_four ? levels : levels - 1, line);
+      g.Unmake(reply, u);
+      if (!holds) {
+        *line = absl::StrCat(g.MoveToText(reply), " ", *line);
+        break;
+      }
+    }
+  }
+  g.Unmake(win, u);
+  if (!holds) *line = absl::StrCat(g.MoveToText(win), " ", *line);
+  return holds;
+}
+
+// Black to move against White's four (g4 h5 i6 j7, closed at f3): the block at k8 is also
+// Black's double three (h8 i8 . k8 and k8 k9 k10), which wins. The threats search used to give
+// up whenever the defender had a five to play.
+TEST(Gomoku, ThreatWinsGoOnThroughABlockThatIsAThreat) {
+  Gomoku g = Position({"h8", "g4", "i8", "h5", "k10", "i6", "k9", "j7", "f3", "a15"});
+  ASSERT_EQ(g.ClassAt(1, *g.ParseMove("k8")), Gomoku::kMakesFive);
+  ASSERT_EQ(g.ClassAt(0, *g.ParseMove("k8")), Gomoku::kMakesDoubleThree);
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(copy.FindVct(/*max_depth=*/4, /*max_nodes=*/100000)), "k8");
+  EXPECT_TRUE(copy == g);
+  EXPECT_EQ(copy.CheckIncrementalState(), "");
+  std::string line;
+  EXPECT_TRUE(ThreatWinHolds(copy, 3, &line)) << line;
+  // With Black's other stones far away the block makes nothing: no win.
+  Gomoku quiet = Position({"a1", "g4", "c1", "h5", "e1", "i6", "a3", "j7", "f3", "a15"});
+  EXPECT_EQ(quiet.ClassAt(0, *quiet.ParseMove("k8")), Gomoku::kQuiet);
+  EXPECT_EQ(quiet.FindVct(/*max_depth=*/6, /*max_nodes=*/100000), Gomoku::kNoMove);
+}
+
+// Black to move against White's four (d4 e5 f6 g7, closed at c3): the block at h8 makes two
+// fours (e8 f8 g8 h8 closed at d8, h5 h6 h7 h8 closed at h4), which White cannot both block.
+TEST(Gomoku, ThreatWinsCountADoubleFourMadeByABlock) {
+  Gomoku g = Position(
+      {"e8", "d8", "f8", "h4", "g8", "d4", "h5", "e5", "h6", "f6", "c3", "g7", "h7", "a15"});
+  ASSERT_EQ(g.ClassAt(1, *g.ParseMove("h8")), Gomoku::kMakesFive);
+  ASSERT_EQ(g.ClassAt(0, *g.ParseMove("h8")), Gomoku::kMakesWinningFour);
+  Gomoku copy = g;
+  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(copy.FindVct(/*max_depth=*/1, /*max_nodes=*/1000)), "h8");
+  EXPECT_TRUE(copy == g);
+  std::string line;
+  EXPECT_TRUE(ThreatWinHolds(copy, 1, &line)) << line;
+  // With one of the fours closed (White on i8 too) the block is a single four: no win.
+  Gomoku closed = Position({"e8", "d8", "f8", "h4", "g8", "d4", "h5", "e5", "h6", "f6", "c3", "g7",
+                            "h7", "i8", "a1", "a15"});
+  EXPECT_EQ(closed.FindVct(/*max_depth=*/6, /*max_nodes=*/100000), Gomoku::kNoMove);
+}
+
+TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyAtEveryLevel) {
+  // Wins by threats of up to three threats (FindVct at depth 3, none by fours) in random games,
+  // checked against every reply at every level, counter-fours included. Besides each position
+  // itself, the position after each four the side to move could make: there the opponent has
+  // that four to block, and its win, if any, goes through the block.
+  int found = 0, blocks = 0;
+  auto check = [&](Gomoku& g) {
+    Gomoku copy = g;
+    if (copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove ||
+        copy.FindVct(/*max_depth=*/3, 1 << 16) == Gomoku::kNoMove) {
+      return false;
+    }
+    std::string line;
+    EXPECT_TRUE(ThreatWinHolds(copy, 3, &line)) << g.Render() << "refuted by " << line;
+    EXPECT_TRUE(copy == g);
+    return true;
+  };
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
+    Rng rng(8);
+    for (int game = 0; game < 10; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+        g.GenerateMoves(all);
+        if (ply >= 6) {
+          found += check(g);
+          for (Gomoku::Move c : all) {
+            const Gomoku::CellClass four = g.ClassAt(g.SideToMove(), c);
+            if (four != Gomoku::kMakesFour && four != Gomoku::kMakesFourThree) continue;
+            Gomoku::UndoInfo u;
+            g.Make(c, u);
+            blocks += check(g);
+            g.Unmake(c, u);
+          }
+        }
+        PlayRandomSearchMove(g, rng);
+      }
+    }
+  }
+  EXPECT_GE(found, 10) << blocks;
+  EXPECT_GE(blocks, 3) << found;
+}
+
+// The hard level as ply-bot and the lobby reach it: through the registry, with a search cache
+// and a node budget (`max_nodes`). Empty when the registry refuses.
+std::optional<SearchReport> HardLevelMove(const std::vector<std::string>& moves,
+                                          int64_t max_nodes) {
+  const Difficulty* hard = FindLevel(FindGame("gomoku")->levels, "hard");
+  EXPECT_NE(hard, nullptr);
+  if (hard == nullptr) return std::nullopt;
+  auto game = ReplayGame("gomoku", {}, moves);
+  EXPECT_TRUE(game.ok()) << game.status();
+  if (!game.ok()) return std::nullopt;
+  SearchCache cache(8);
+  auto report = (*game)->ChooseMove({.level = *hard, .max_nodes = max_nodes, .seed = 3}, &cache);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return std::nullopt;
+  return *report;
+}
+
+// The plain search's move (no root checks) with a node budget.
+Gomoku::Move PlainSearchMove(Gomoku g, int64_t max_nodes) {
+  auto searcher = std::make_unique<Searcher<Gomoku>>(8);
+  return searcher->Search(g, {.max_nodes = max_nodes, .seed = 3}).best_move;
+}
+
+const std::vector<std::string> kSevenFoursMoves = {
+    "h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10", "j8",  "j5",
+    "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",  "e7",  "e14", "f7",  "d7",
+    "c6",  "f4",  "g5",  "f6",  "g10", "f11", "c8",  "c5",  "g12", "k14", "i14", "f12",
+    "g11", "f10", "f9",  "g14", "f14", "g9",  "a10", "d12", "e8",  "l3"};
+
+Gomoku FromMoves(const std::vector<std::string>& moves) {
+  Gomoku g = Make();
+  for (const std::string& text : moves) {
+    Gomoku::UndoInfo u;
+    g.Make(*g.ParseMove(text), u);
+  }
+  return g;
+}
+
+TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
+  // Black to move wins by threats (k8 makes two open threes): played without a search.
+  Gomoku g = DoubleThreePosition();
+  int searches = 0;
+  auto never = [&](const SearchLimits&) {
+    ++searches;
+    return SearchResult<Gomoku::Move>{};
+  };
+  std::string note;
+  auto win = Gomoku::SearchRoot(g, {.max_nodes = 10000}, never, &note);
+  EXPECT_EQ(searches, 0);
+  ASSERT_TRUE(win.has_move);
+  EXPECT_EQ(g.MoveToText(win.best_move), "k8");
+  EXPECT_EQ(win.depth, 0);
+  EXPECT_GT(win.nodes, 0);
+  EXPECT_LE(win.nodes, 10000);
+  EXPECT_EQ(note, "k8 wins by continuous threats");
+
+  // White to move against the same stones: a search that plays far away (a2) lets Black win by
+  // threats; the check after the search plays a move that does not, and every node the search
+  // was allowed (it spends them all here) and the checks took stays within the budget.
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  const Gomoku before = white;
+  auto black_wins_after = [&](Gomoku::Move m) {
+    Gomoku after = before;
+    Gomoku::UndoInfo u;
+    after.Make(m, u);
+    return after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
+  };
+  const Gomoku::Move far = *white.ParseMove("a2");
+  ASSERT_TRUE(black_wins_after(far));
+  const int64_t budget = 10000;
+  int64_t search_nodes = 0;
+  auto plays_far = [&](const SearchLimits& l) {
+    ++searches;
+    search_nodes = l.max_nodes;
+    SearchResult<Gomoku::Move> r;
+    r.best_move = far;
+    r.has_move = true;
+    r.depth = 3;
+    r.nodes = l.max_nodes;
+    r.pv = {far};
+    return r;
+  };
+  auto saved = Gomoku::SearchRoot(white, {.max_nodes = budget}, plays_far, &note);
+  EXPECT_EQ(searches, 1);
+  EXPECT_TRUE(white == before);
+  ASSERT_TRUE(saved.has_move);
+  EXPECT_NE(saved.best_move, far);
+  EXPECT_FALSE(black_wins_after(saved.best_move)) << white.MoveToText(saved.best_move);
+  EXPECT_EQ(note.rfind("a2 loses to a forced line; ", 0), 0u) << note;
+  // A tenth of the budget is kept from the search for the checks after it.
+  EXPECT_GT(search_nodes, 0);
+  EXPECT_LE(search_nodes, budget - budget / 10);
+  EXPECT_GT(saved.nodes, search_nodes);
+  EXPECT_LE(saved.nodes, budget);
+  EXPECT_EQ(saved.depth, 3);
+
+  // With no budget left after the search, the search's move stands (nothing over budget).
+  auto spends_all = [&](const SearchLimits& l) {
+    auto r = plays_far(l);
+    r.nodes = budget;
+    return r;
+  };
+  auto kept = Gomoku::SearchRoot(white, {.max_nodes = budget}, spends_all);
+  EXPECT_EQ(kept.best_move, far);
+  EXPECT_EQ(kept.nodes, budget);
+
+  // Weaker levels (a depth cap, noise or random moves) run the search alone, on their limits.
+  for (SearchLimits weaker : {SearchLimits{.max_depth = 5, .max_nodes = budget},
+                              SearchLimits{.max_nodes = budget, .eval_noise = 30},
+                              SearchLimits{.max_nodes = budget, .random_move_chance = 0.1}}) {
+    auto plain = Gomoku::SearchRoot(white, weaker, plays_far, &note);
+    EXPECT_EQ(plain.best_move, far);
+    EXPECT_EQ(search_nodes, budget);
+    EXPECT_EQ(note, "");
+  }
+  // Nor does a proven result get second-guessed.
+  auto proven = Gomoku::SearchRoot(white, {.max_nodes = budget}, [&](const SearchLimits& l) {
+    auto r = plays_far(l);
+    r.exact = true;
+    return r;
+  });
+  EXPECT_EQ(proven.best_move, far);
+}
+
+TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
+  const int64_t budget = 3000;
+  // A win by eight fours in a row: longer than the search's own probes, and more than it proves
+  // on this budget; the root's solver plays it.
+  std::optional<SearchReport> report = HardLevelMove(kSevenFoursMoves, budget);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(report->move, "i12");
+  EXPECT_EQ(report->depth, 0);  // no search ran: the root's solver played it
+  EXPECT_GT(report->nodes, 0);
+  EXPECT_LE(report->nodes, budget);
+  // A win by threats (a double three, then fours), played at once.
+  const std::vector<std::string> threes = {"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"};
+  report = HardLevelMove(threes, budget);
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(report->move, "k8");
+  EXPECT_EQ(report->depth, 0);
+  EXPECT_LE(report->nodes, budget);
+  // medium keeps the plain search (a depth cap and noise): no root checks.
+  const Difficulty* medium = FindLevel(FindGame("gomoku")->levels, "medium");
+  auto game = ReplayGame("gomoku", {}, threes);
+  ASSERT_TRUE(game.ok());
+  auto plain = (*game)->ChooseMove({.level = *medium, .max_nodes = budget, .seed = 3});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_GT(plain->depth, 0);
+  // The other levels keep their plain search (no checks): same move as the search alone.
+}
+
+TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
+  // White to move (from a game between noisy searches). On this budget the search alone plays
+  // d8, after which Black wins by threats (checked against every reply); the root's check, on
+  // its small share of the budget, proves that and plays a move it finds no such loss after.
+  // (Read deeper, every candidate of White's here loses to threats, through blocks that are
+  // threats; what the check can promise within its budget is to avoid the loss it can prove.)
+  const int64_t budget = 3000;
+  const std::vector<std::string> moves = {
+      "h6",  "g9", "e9", "f8",  "e7",  "f10", "e8",  "e6",  "f9", "e11", "h8", "c13", "d12",
+      "g10", "h7", "h5", "g7",  "f7",  "g8",  "e10", "h10", "h9", "i6",  "j5", "j6",  "g6",
+      "k6",  "l6", "f6", "d10", "c10", "i4",  "j3",  "i9",  "g5", "k9",  "j9"};
+  Gomoku g = FromMoves(moves);
+  ASSERT_EQ(g.SideToMove(), 1);
+  ASSERT_EQ(g.FindVct(Gomoku::kRootVctDepth, 100000), Gomoku::kNoMove);  // White has none
+  const Gomoku::Move d8 = *g.ParseMove("d8");
+  EXPECT_EQ(PlainSearchMove(g, budget), d8);
+  Gomoku after = g;
+  Gomoku::UndoInfo u;
+  after.Make(d8, u);
+  std::string line;
+  EXPECT_TRUE(ThreatWinHolds(after, Gomoku::kRootVctDepth, &line)) << line;
+  std::optional<SearchReport> report = HardLevelMove(moves, budget);
+  ASSERT_TRUE(report.has_value());
+  absl::StatusOr<Gomoku::Move> chosen = g.ParseMove(report->move);
+  ASSERT_TRUE(chosen.ok()) << report->move;
+  EXPECT_NE(*chosen, d8);
+  Gomoku other = g;
+  other.Make(*chosen, u);
+  EXPECT_EQ(other.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << report->move;
+  EXPECT_LE(report->nodes, budget);
+}
+
+TEST(Gomoku, ThreatSearchRemembersWhatItProvedWithinOneCall) {
+  // White to move after d7 in a game medium won as Black: Black wins by threats from c6, a
+  // proof of ten threats that reaches the same positions by many move orders. The search keeps
+  // what it proved for the length of one call: without that it took 155633 positions.
+  Gomoku g = FromMoves({"h8", "h9", "g9", "f10", "g8", "g10", "e10", "f9", "f11", "e8", "h11", "d9",
+                        "i11", "g11", "f8", "d7"});
+  Gomoku copy = g;
+  int64_t used = 0;
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 100000, &used)), "c6");
+  EXPECT_LT(used, 100000);
+  EXPECT_TRUE(copy == g);
+  // What it finds does not depend on the calls before it: each call starts afresh.
+  int64_t again = 0;
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 100000, &again)), "c6");
+  EXPECT_EQ(again, used);
+  EXPECT_EQ(copy.FindVct(Gomoku::kRootVctDepth, 2000, &again), Gomoku::kNoMove);
+  EXPECT_EQ(again, 2000);
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 100000, &again)), "c6");
+  EXPECT_EQ(again, used);
+  EXPECT_EQ(copy.CheckIncrementalState(), "");
+}
+
+}  // namespace
+}  // namespace ply
