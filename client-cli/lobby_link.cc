@@ -274,7 +274,21 @@ MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id, std::string token
       token_(std::move(token)),
       follow_rematch_(follow_rematch) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
-  thread_ = std::thread([this] { Run(); });
+  // The destructor does not run for a constructor that throws: a thread that cannot start
+  // (std::system_error) must not leave the pipe open. Everything else here cleans up itself.
+  try {
+    thread_ = std::thread([this] { Run(); });
+  } catch (...) {
+    CloseWake();
+    throw;
+  }
+}
+
+void MatchStream::CloseWake() {
+  for (int& fd : wake_) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
 }
 
 MatchStream::~MatchStream() {
@@ -285,8 +299,7 @@ MatchStream::~MatchStream() {
   }
   stop_cv_.notify_all();
   thread_.join();
-  close(wake_[0]);
-  close(wake_[1]);
+  CloseWake();
 }
 
 std::vector<MatchStream::Item> MatchStream::Take() {

@@ -122,6 +122,7 @@ class MatchStream {
  private:
   void Run();
   void Push(Item item);
+  void CloseWake();
   // Sleeps up to `d`; false when the stream is being stopped.
   bool Wait(absl::Duration d);
 

@@ -138,6 +138,10 @@ ABSL_FLAG(int64_t, analysis_ms, 1000,
           "Post-game analysis: the bots' time to judge each position, in milliseconds.");
 ABSL_FLAG(int, analysis_depth, 0,
           "Post-game analysis: the search depth cap per position (0: the time alone limits it).");
+ABSL_FLAG(int64_t, analysis_nodes, 0,
+          "Post-game analysis: the node budget per position (0: the time alone limits it); with "
+          "an --analysis_ms that never runs out first, how far each position is judged does not "
+          "depend on the bots' speed or load.");
 ABSL_FLAG(int, analysis_parallel, 4,
           "Post-game analysis: positions of one match judged at once, spread over the bots.");
 ABSL_FLAG(int, analysis_max_running, 4, "Post-game analyses this instance runs at once.");
@@ -258,6 +262,7 @@ int Main() {
       &lobby, &store, bots.get(), &executor,
       {.budget_ms = std::max<int64_t>(1, absl::GetFlag(FLAGS_analysis_ms)),
        .max_depth = std::clamp(absl::GetFlag(FLAGS_analysis_depth), 0, 127),
+       .max_nodes = std::max<int64_t>(0, absl::GetFlag(FLAGS_analysis_nodes)),
        .parallel = std::max(1, absl::GetFlag(FLAGS_analysis_parallel)),
        .max_running = std::max(1, absl::GetFlag(FLAGS_analysis_max_running)),
        .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port))});

@@ -3,7 +3,8 @@
 // bots, and stored (a second request, on another instance too, gets the stored analysis at
 // once; two at the same time on two instances analyse once); a match with a person in it cannot
 // be analysed while it runs, a bot game can (partially, not stored). A Reversi win that ply-bot
-// proves only as an outcome is shown and stored as "win (proven)".
+// proves only as an outcome is shown and stored as "win (proven)", within a node budget that
+// makes it independent of the clock, and a smaller node budget keeps the solver from it.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -99,28 +100,36 @@ TEST_F(AnalysisTest, FinishedMatchIsAnalysedOverEveryBotAndStoredOnce) {
   EXPECT_EQ(stored.analysis.moves_size(), 8);
 }
 
-TEST_F(AnalysisTest, AReversiWinProvenByTheWinLossDrawSolveIsShownAsAProvenWin) {
-  // 300 ms a position: the judge's solver has three fifths of it, 2,700,000 nodes at the clock's
-  // rate (Reversi::PlanSolve), exact up to 16 empty cells and win/loss/draw at 17. Before move 44
-  // 17 cells are empty and White, to move, wins: ply-bot proves the outcome only, and the lobby
-  // must keep it a proven win (ChooseMoveResponse.outcome_only), not a "+1" margin.
-  StartLobby({"--analysis_ms=300", "--analysis_depth=4", "--analysis_parallel=4"});
-  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "reversi");
-  // A depth-1 search (Black) against a depth-3 one, to the full board, no passes.
+// A finished Reversi game to the full board, no passes: a depth-1 search (Black) against a
+// depth-3 one. Before move 44 (f8) 17 cells are empty and White, to move, wins.
+int64_t FinishedReversiGame(v1::LobbyService::Stub* stub) {
+  HumanSeats seats = HumanMatch(stub, stub, "reversi");
   const std::vector<std::string> moves = absl::StrSplit(
       "d3 c5 f6 e3 f3 f4 f5 g4 g3 g6 h4 e6 c4 h3 h2 c2 c3 d2 d6 g5 d1 b2 d7 c6 c1 b1 a1 e2 e1 h5 "
       "h6 f2 b3 g2 e7 f1 h1 g1 b4 c7 b5 d8 h7 f8 e8 c8 f7 b6 a6 a4 a3 a5 b7 a2 b8 a8 a7 g8 g7 h8",
       ' ');
   for (size_t i = 0; i < moves.size(); ++i) {
-    grpc::Status s =
-        Move(stub_.get(), seats.id, static_cast<int>(i), moves[i], seats.tokens[i % 2]);
-    ASSERT_TRUE(s.ok()) << moves[i] << ": " << s.error_message();
+    grpc::Status s = Move(stub, seats.id, static_cast<int>(i), moves[i], seats.tokens[i % 2]);
+    EXPECT_TRUE(s.ok()) << moves[i] << ": " << s.error_message();
+    if (!s.ok()) return seats.id;
   }
-  ASSERT_EQ(Get(seats.id).status(), v1::MATCH_STATUS_FINISHED);
+  return seats.id;
+}
 
-  Analysed first = Analyze(stub_.get(), seats.id);
+TEST_F(AnalysisTest, AReversiWinProvenByTheWinLossDrawSolveIsShownAsAProvenWin) {
+  // 4,500,000 nodes a position: the judge's solver has three fifths of them, 2,700,000
+  // (Reversi::PlanSolve), exact up to 16 empty cells and win/loss/draw at 17. The clock (30 s,
+  // the bots' largest budget) never runs out first, so the solve does not depend on how loaded
+  // the machine is. Before move 44 ply-bot proves the outcome only, and the lobby must keep it a
+  // proven win (ChooseMoveResponse.outcome_only), not a "+1" margin.
+  StartLobby({"--analysis_ms=30000", "--analysis_nodes=4500000", "--analysis_depth=4",
+              "--analysis_parallel=4"});
+  const int64_t id = FinishedReversiGame(stub_.get());
+  ASSERT_EQ(Get(id).status(), v1::MATCH_STATUS_FINISHED);
+
+  Analysed first = Analyze(stub_.get(), id);
   ASSERT_TRUE(first.status.ok()) << first.status.error_message();
-  Analysed stored = Analyze(stub_.get(), seats.id, /*stored_only=*/true);
+  Analysed stored = Analyze(stub_.get(), id, /*stored_only=*/true);
   ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
   for (const Analysed* a : {&first, &stored}) {
     ASSERT_EQ(a->analysis.moves_size(), 60);
@@ -130,6 +139,24 @@ TEST_F(AnalysisTest, AReversiWinProvenByTheWinLossDrawSolveIsShownAsAProvenWin) 
     // Black's move before it, seen from Black: the position it left is a proven loss.
     EXPECT_EQ(a->analysis.moves(42).score_after_text(), "loss (proven)");
   }
+}
+
+TEST_F(AnalysisTest, TheNodeBudgetLimitsTheJudgeWhateverTheClock) {
+  // 100,000 nodes a position leave the solver 60,000: exact up to 12 empty cells, win/loss/draw
+  // at 13, where the 30 s clock alone would solve exactly up to 22. The position before move 44
+  // (17 empty) is then judged by the depth-4 search, not proven; move 49's, from 12 empty to 11,
+  // still both are.
+  StartLobby({"--analysis_ms=30000", "--analysis_nodes=100000", "--analysis_depth=4",
+              "--analysis_parallel=4"});
+  const int64_t id = FinishedReversiGame(stub_.get());
+  ASSERT_EQ(Get(id).status(), v1::MATCH_STATUS_FINISHED);
+  Analysed first = Analyze(stub_.get(), id);
+  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
+  ASSERT_EQ(first.analysis.moves_size(), 60);
+  EXPECT_FALSE(first.analysis.moves(43).exact_verdict());
+  EXPECT_EQ(first.analysis.moves(43).score_before_text().find("proven"), std::string::npos)
+      << first.analysis.moves(43).score_before_text();
+  EXPECT_TRUE(first.analysis.moves(48).exact_verdict());
 }
 
 TEST_F(AnalysisTest, TwoInstancesAskingAtOnceAnalyseOnce) {

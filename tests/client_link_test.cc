@@ -1,16 +1,22 @@
 // The client's link to the lobby (client-cli/lobby_link), against fake lobbies served in this
 // process: a lobby of several instances where one is gone or goes away, a WatchMatch stream that
 // repeats moves, skips one or breaks off (what the user sees has each move once, in order), and
-// an address where nothing listens (said at once, not retried for ever).
+// an address where nothing listens (said at once, not retried for ever), and a stream whose
+// thread cannot start (no descriptor left behind).
+#include <dirent.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -202,6 +208,59 @@ TEST(LobbyLink, AWatchShowsEveryMoveOnceAcrossLostStreamsRepeatsAndGaps) {
   EXPECT_TRUE(lost);
   EXPECT_TRUE(back);
   EXPECT_EQ(*a.after_plies_, (std::vector<int>{-1, 3, 4}));
+}
+
+// Descriptors open in this process.
+int OpenDescriptors() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int n = 0;
+  while (readdir(dir) != nullptr) ++n;
+  closedir(dir);
+  return n;
+}
+
+// This process's address space in bytes (VmSize), 0 when unknown.
+uint64_t AddressSpace() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "VmSize: %llu kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb * 1024;
+}
+
+// The stream's thread cannot start when the address space has no room for its stack: the
+// constructor throws std::system_error, and the wake pipe it opened first is closed again. In a
+// child process (a death test), whose address space is capped just above what it uses; its exit
+// code says how it went: 0 thrown and nothing left open, 1 thrown with descriptors left open, 2
+// not thrown (the cap did not stop the thread; the stream's thread then has no lobby to use and
+// the child exits at once), 3 the cap could not be set.
+TEST(LobbyLinkDeathTest, AStreamWhoseThreadCannotStartLeavesNoDescriptorsOpen) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const int before = OpenDescriptors();
+        const uint64_t used = AddressSpace();
+        rlimit cap{};
+        if (before < 0 || used == 0 || getrlimit(RLIMIT_AS, &cap) != 0) _exit(3);
+        // Room for the stream's heap allocations, none for a thread's stack (8 MiB, or 2 MiB
+        // with an unlimited stack rlimit).
+        cap.rlim_cur = used + (1 << 20);
+        if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(3);
+        int code = 2;
+        try {
+          MatchStream stream(/*lobby=*/nullptr, 1);
+          _exit(2);
+        } catch (const std::system_error&) {
+          code = OpenDescriptors() == before ? 0 : 1;
+        }
+        _exit(code);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -33,6 +33,44 @@ TEST(Elo, ASweepGivesAOneSidedBound) {
   EXPECT_EQ(mixed.EloText().substr(0, 4), "+108");
 }
 
+TEST(EloSummary, AnOrdinaryMatchGivesTheEstimateAndItsNormalInterval) {
+  // 13/20: +108; the normal interval 0.65 +- 1.96 * sqrt(0.2025 / 20) is 0.453 .. 0.847.
+  EXPECT_EQ(EloSummary(12, 2, 6), "Elo +108 (95%: -33 .. +298)");
+  // An even score is +0, not -0.
+  EXPECT_EQ(EloSummary(10, 0, 10).substr(0, 7), "Elo +0 ");
+}
+
+TEST(EloSummary, ASweepGivesNoEstimateButTheExactOneSidedBound) {
+  // 0.05^(1/2) = 0.224 of the score: not even evidence that A is the stronger.
+  EXPECT_EQ(EloSummary(2, 0, 0), "Elo: no estimate, all 2 games won (95%: at least -216)");
+  EXPECT_EQ(EloSummary(0, 0, 2), "Elo: no estimate, all 2 games lost (95%: at most +216)");
+  EXPECT_EQ(EloSummary(1, 0, 0), "Elo: no estimate, the one game won (95%: at least -512)");
+  // The same bound as MatchResult::EloText's for a 20-0 sweep.
+  EXPECT_EQ(EloSummary(20, 0, 0), "Elo: no estimate, all 20 games won (95%: at least +317)");
+}
+
+TEST(EloSummary, NoGamesOrOnlyDrawsOrTooFewSayWhatTheyCan) {
+  EXPECT_EQ(EloSummary(0, 0, 0), "Elo: no estimate, no games played");
+  // Wilson at 0.5 and 4 games: 0.1500 .. 0.8500 of the score.
+  EXPECT_EQ(EloSummary(0, 4, 0),
+            "Elo +0, all 4 games drawn (95%: -301 .. +301, Wilson's interval)");
+  // 1-1: the normal interval 0.5 +- 0.69 leaves (0, 1); Wilson's is 0.0945 .. 0.9055.
+  EXPECT_EQ(EloSummary(1, 0, 1),
+            "Elo +0 (95%: -393 .. +393, Wilson's interval: too few games for the normal one)");
+}
+
+TEST(EloSummary, NeverPrintsInfinitiesForAnySmallMatch) {
+  for (int w = 0; w <= 6; ++w) {
+    for (int d = 0; d <= 6; ++d) {
+      for (int l = 0; l <= 6; ++l) {
+        const std::string text = EloSummary(w, d, l);
+        EXPECT_EQ(text.find("inf"), std::string::npos) << w << " " << d << " " << l << ": " << text;
+        EXPECT_EQ(text.find("nan"), std::string::npos) << w << " " << d << " " << l << ": " << text;
+      }
+    }
+  }
+}
+
 TEST(Match, AlternatesColoursAndCountsEveryGame) {
   auto r = RunMatch({.game = "tictactoe", .level_a = "hard", .level_b = "hard", .games = 4});
   ASSERT_TRUE(r.ok()) << r.status();

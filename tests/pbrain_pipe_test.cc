@@ -1,6 +1,7 @@
 // PbrainPipe against small shell engines: answers and chatter, and every way an engine can fail
 // (missing, exiting, hanging, not reading) ending in an error within its limit, with no process
-// or descriptor left behind; and pbrain-match, stopped by a signal, taking its engines with it.
+// or descriptor left behind; and pbrain-match, stopped by a signal, taking its engines with it,
+// and saying what a 2-0 match tells of the Elo difference (no infinities).
 #include "engine/games/gomoku/pbrain_pipe.h"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <future>
 #include <string>
@@ -337,6 +339,24 @@ void ExpectMatchTakesItsEnginesAlong(int sig) {
 TEST(PbrainMatch, StoppedBySigtermKillsItsEngines) { ExpectMatchTakesItsEnginesAlong(SIGTERM); }
 
 TEST(PbrainMatch, StoppedBySigintKillsItsEngines) { ExpectMatchTakesItsEnginesAlong(SIGINT); }
+
+// B answers START with "NO" and so loses each game at once, with either colour; A need only
+// answer START. Two games won of two: no estimate, the honest bound instead of "+inf".
+TEST(PbrainMatch, ASweepOfTwoGamesGivesABoundNotInfinities) {
+  const std::string command = std::string(PBRAIN_MATCH_PATH) +
+                              " --games 2 'echo OK; cat >/dev/null' 'echo NO; cat >/dev/null'";
+  FILE* out = popen(command.c_str(), "r");
+  ASSERT_NE(out, nullptr);
+  std::string text;
+  char chunk[256];
+  while (std::fgets(chunk, sizeof(chunk), out) != nullptr) text += chunk;
+  EXPECT_EQ(pclose(out), 0) << text;
+  EXPECT_NE(text.find("A +2 =0 -0, score 100.0%, Elo: no estimate, all 2 games won (95%: at "
+                      "least -216)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+}
 
 }  // namespace
 }  // namespace ply

@@ -39,6 +39,48 @@ std::string MatchResult::EloText() const {
   return absl::StrFormat("%+.0f +- %.0f (95%%)", EloDifference(), EloErrorBar());
 }
 
+namespace {
+
+// Elo for a score fraction strictly inside (0, 1), unclamped; never "-0".
+std::string EloNumber(double p) {
+  return absl::StrFormat("%+.0f", -400.0 * std::log10(1.0 / p - 1.0) + 0.0);
+}
+
+}  // namespace
+
+std::string EloSummary(int wins, int draws, int losses) {
+  const int n = wins + draws + losses;
+  if (n <= 0) return "Elo: no estimate, no games played";
+  const std::string games = n == 1 ? "the one game" : absl::StrCat("all ", n, " games");
+  if (wins == n || losses == n) {
+    const double bound = std::pow(0.05, 1.0 / n);  // of the winner's score
+    return wins == n ? absl::StrFormat("Elo: no estimate, %s won (95%%: at least %s)", games,
+                                       EloNumber(bound))
+                     : absl::StrFormat("Elo: no estimate, %s lost (95%%: at most %s)", games,
+                                       EloNumber(1 - bound));
+  }
+  const double p = (wins + 0.5 * draws) / n;
+  constexpr double kZ = 1.96;
+  const double variance =
+      (wins * (1 - p) * (1 - p) + draws * (0.5 - p) * (0.5 - p) + losses * p * p) / n;
+  const double half = kZ * std::sqrt(variance / n);
+  if (draws < n && p - half > 0 && p + half < 1) {
+    return absl::StrFormat("Elo %s (95%%: %s .. %s)", EloNumber(p), EloNumber(p - half),
+                           EloNumber(p + half));
+  }
+  const double z2n = kZ * kZ / n;
+  const double centre = (p + z2n / 2) / (1 + z2n);
+  const double wilson = kZ * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+  const std::string interval =
+      absl::StrCat(EloNumber(centre - wilson), " .. ", EloNumber(centre + wilson));
+  if (draws == n) {
+    return absl::StrFormat("Elo %s, %s drawn (95%%: %s, Wilson's interval)", EloNumber(p), games,
+                           interval);
+  }
+  return absl::StrFormat("Elo %s (95%%: %s, Wilson's interval: too few games for the normal one)",
+                         EloNumber(p), interval);
+}
+
 absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
                                      const std::function<void(const GameRecord&)>& on_game) {
   const GameInfo* info = FindGame(config.game);

@@ -71,6 +71,22 @@ absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
 // Elo difference for a score fraction p (clamped away from 0 and 1).
 double EloFromScore(double p);
 
+// The Elo line of a match from A's side, as pbrain-match prints it. Normally the estimate with
+// the 95% interval of the normal approximation of the mean game score:
+//   "Elo +108 (95%: -33 .. +298)"
+// Where that says nothing finite, something honest instead (with "(95%: " after any games):
+//   all won (or lost):  "Elo: no estimate, all 2 games won (95%: at least -216)", the exact
+//                       one-sided bound: a mean score below 0.05^(1/n) gives n wins out of n
+//                       less than 5% of the time (draws or not);
+//   all drawn:          "Elo +0, all 4 games drawn (95%: -301 .. +301, Wilson's interval)";
+//   too few games (the normal interval leaves (0, 1)), here 1-1:
+//                       "Elo +0 (95%: -393 .. +393, Wilson's interval: too few games for the
+//                       normal one)";
+//   no games:           "Elo: no estimate, no games played".
+// Wilson's score interval takes a game's variance at its most for the mean, p(1 - p), so with
+// draws it is on the wide side; it lies inside (0, 1) when 0 < p < 1.
+std::string EloSummary(int wins, int draws, int losses);
+
 }  // namespace ply
 
 #endif  // PLY_ENGINE_TOOL_MATCH_H_

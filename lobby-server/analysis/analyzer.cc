@@ -294,6 +294,7 @@ void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
   request.set_analysis(true);
   request.set_budget_ms(options_.budget_ms);
   request.set_max_depth(options_.max_depth);
+  request.set_max_nodes(options_.max_nodes);
   // Nobody waits on a move: people's bots go first.
   request.set_priority(v1::BOT_PRIORITY_BACKGROUND);
   {

@@ -34,9 +34,13 @@
 namespace ply::lobby {
 
 struct AnalyzerOptions {
-  // Per position: the bots' time budget and depth cap (0: none).
+  // Per position: the bots' time budget, depth cap and node budget (0: none). The node budget
+  // is the same work on any machine at any load: with a time budget that never runs out first,
+  // the verdicts do not depend on how fast the bots are (ChooseMoveRequest.max_nodes; Reversi's
+  // solver plans its reach from the smaller of the two, Reversi::PlanSolve).
   int64_t budget_ms = 1000;
   int max_depth = 0;
+  int64_t max_nodes = 0;
   // Positions of one analysis in flight at once (spread over the instances).
   int parallel = 4;
   // Analyses this instance runs at once; more are refused with RESOURCE_EXHAUSTED.

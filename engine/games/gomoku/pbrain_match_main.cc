@@ -1,7 +1,8 @@
 // pbrain-match: plays two Gomoku engines against each other through the Gomocup protocol, as a
 // tournament manager (Piskvork, gomocup's manager) would, and prints the score of the first with
 // an Elo estimate and its 95% interval. Any engine that speaks the protocol on stdin/stdout can
-// play: each is given as a shell command line.
+// play: each is given as a shell command line. A match too small or too one-sided for an
+// interval says so (EloSummary in engine/tool/match.h) rather than print infinities.
 //
 //   pbrain-match [--games N] [--turn_ms T] [--size S] [--rule freestyle|exact] [--seed N]
 //                [--show] "COMMAND A" "COMMAND B"
@@ -33,6 +34,7 @@
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
 #include "engine/games/gomoku/pbrain_pipe.h"
+#include "engine/tool/match.h"
 
 ABSL_FLAG(int, games, 20, "games to play (colours alternate)");
 ABSL_FLAG(int, turn_ms, 1000, "time per move in milliseconds (INFO timeout_turn)");
@@ -177,13 +179,6 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
   return record;
 }
 
-// The Elo difference for a score fraction; a score of 0 or 1 has none.
-std::string EloText(double score) {
-  if (score >= 1) return "+inf";
-  if (score <= 0) return "-inf";
-  return absl::StrFormat("%+.0f", -400.0 * std::log10(1.0 / score - 1.0));
-}
-
 struct PerSide {
   int played = 0;
   double spent_ms = 0;
@@ -231,23 +226,10 @@ int Main(const std::string& a, const std::string& b) {
   }
   const int n = wins + draws + losses;
   const double score = n > 0 ? (wins + 0.5 * draws) / n : 0;
-  // The normal approximation of the mean game score; with every game the same result it has no
-  // spread, and the bound comes from the rule of three (at most 3/n of the other result, 95%).
-  const double variance = n > 0 ? (wins * std::pow(1 - score, 2) +
-                                   draws * std::pow(0.5 - score, 2) + losses * std::pow(score, 2)) /
-                                      n
-                                : 0;
-  double low = score - 1.96 * std::sqrt(variance / std::max(n, 1));
-  double high = score + 1.96 * std::sqrt(variance / std::max(n, 1));
-  if (n > 0 && variance == 0) {
-    low = std::max(0.0, score - 3.0 / n);
-    high = std::min(1.0, score + 3.0 / n);
-  }
   std::printf("A: %s\nB: %s\n", a.c_str(), b.c_str());
-  std::printf(
-      "%d games at %d ms a move, %s %dx%d: A +%d =%d -%d, score %.1f%%, Elo %s (95%%: %s .. %s)\n",
-      n, settings.turn_ms, rule.c_str(), settings.size, settings.size, wins, draws, losses,
-      100 * score, EloText(score).c_str(), EloText(low).c_str(), EloText(high).c_str());
+  std::printf("%d games at %d ms a move, %s %dx%d: A +%d =%d -%d, score %.1f%%, %s\n", n,
+              settings.turn_ms, rule.c_str(), settings.size, settings.size, wins, draws, losses,
+              100 * score, EloSummary(wins, draws, losses).c_str());
   const char* names[2] = {"A", "B"};
   for (int k = 0; k < 2; ++k) {
     const PerSide& s = stats[k];
