@@ -28,10 +28,13 @@ using gomoku_test::SevenFoursPosition;
 // tables: stones on a grid, fives found by walking the lines. The same rules as FindVcf: a
 // five to play wins; so does a move that leaves two or more cells completing five, unless the
 // defender has a five to play; otherwise each attacking move must leave exactly one such cell,
-// which the defender takes, and the defender must never have a five to play.
+// which the defender takes. When that block gives the defender a five to play (one: two lose),
+// the next attack is taking it, and it must again leave one or more cells completing five.
+// `counter_fours` false gives up there instead (what FindVcf did before it went on).
 class PlainVcf {
  public:
-  explicit PlainVcf(const Gomoku& g) : n_(g.size()), exact_(g.exact_five()) {
+  explicit PlainVcf(const Gomoku& g, bool counter_fours = true)
+      : n_(g.size()), exact_(g.exact_five()), counter_fours_(counter_fours) {
     for (int y = 0; y < n_; ++y) {
       for (int x = 0; x < n_; ++x) board_[y][x] = g.StoneAt(x, y);
     }
@@ -41,26 +44,37 @@ class PlainVcf {
     const int defender = 1 - attacker;
     int x = 0, y = 0;
     if (FiveCells(attacker, &x, &y) > 0) return true;
-    const bool defender_five = FiveCells(defender, &x, &y) > 0;
+    const int defender_fives = FiveCells(defender, &x, &y);
     bool won = false;
     ForEachEmpty([&](int cx, int cy) {
-      if (won || defender_five) return;
+      if (won || defender_fives > 0) return;
       board_[cy][cx] = attacker;
       won = FiveCells(attacker, &x, &y) >= 2;
       board_[cy][cx] = -1;
     });
     if (won) return true;
-    if (defender_five || depth == 0) return false;
-    ForEachEmpty([&](int cx, int cy) {
-      if (won) return;
+    if (depth == 0 || defender_fives >= 2 || (defender_fives == 1 && !counter_fours_)) {
+      return false;
+    }
+    auto attack = [&](int cx, int cy) {
       board_[cy][cx] = attacker;
       int bx = 0, by = 0;
-      if (FiveCells(attacker, &bx, &by) == 1) {
+      const int fives = FiveCells(attacker, &bx, &by);
+      if (fives >= 2) {
+        won = true;  // a double four the defender, with no five of its own now, cannot stop
+      } else if (fives == 1) {
         board_[by][bx] = defender;
         won = Wins(attacker, depth - 1);
         board_[by][bx] = -1;
       }
       board_[cy][cx] = -1;
+    };
+    if (defender_fives == 1) {
+      attack(x, y);
+      return won;
+    }
+    ForEachEmpty([&](int cx, int cy) {
+      if (!won) attack(cx, cy);
     });
     return won;
   }
@@ -105,13 +119,15 @@ class PlainVcf {
 
   int n_;
   bool exact_;
+  bool counter_fours_;
   int board_[Gomoku::kMaxSize][Gomoku::kMaxSize];
 };
 
 TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
   // Positions from random games among the AI's candidates (so that fours and threes abound), on
-  // both rules; every one is asked to depth 3 with no node limit.
-  int wins = 0, checked = 0;
+  // both rules; every one is asked to depth 3 with no node limit. Some wins go through a block
+  // of a counter-four that is itself a four (FindVcf gave those up before).
+  int wins = 0, checked = 0, through_counter_fours = 0;
   for (const GameOptions& options :
        std::vector<GameOptions>{{{"size", "11"}}, {{"size", "11"}, {"rule", "exact"}}}) {
     Rng rng(21);
@@ -119,13 +135,30 @@ TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
       Gomoku g = Make(options);
       for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
         if (ply >= 8) {
-          Gomoku copy = g;
-          const bool engine =
-              copy.FindVcf(/*max_depth=*/3, /*max_nodes=*/1 << 24) != Gomoku::kNoMove;
-          const bool plain = PlainVcf(g).Wins(g.SideToMove(), /*depth=*/3);
-          ASSERT_EQ(engine, plain) << g.Render();
-          wins += plain;
-          ++checked;
+          // The position, and the positions after each four the side to move could make, where
+          // the other side's win must begin with the block.
+          auto compare = [&](Gomoku& at) {
+            Gomoku copy = at;
+            const bool engine =
+                copy.FindVcf(/*max_depth=*/3, /*max_nodes=*/1 << 24) != Gomoku::kNoMove;
+            const bool plain = PlainVcf(at).Wins(at.SideToMove(), /*depth=*/3);
+            ASSERT_EQ(engine, plain) << at.Render();
+            wins += plain;
+            through_counter_fours +=
+                plain && !PlainVcf(at, /*counter_fours=*/false).Wins(at.SideToMove(), 3);
+            ++checked;
+          };
+          compare(g);
+          MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+          g.GenerateMoves(all);
+          for (Gomoku::Move m : all) {
+            const auto c = g.ClassAt(g.SideToMove(), m);
+            if (c != Gomoku::kMakesFour && c != Gomoku::kMakesFourThree) continue;
+            Gomoku four = g;
+            Gomoku::UndoInfo u;
+            four.Make(m, u);
+            compare(four);
+          }
         }
         PlayRandomSearchMove(g, rng);
       }
@@ -134,6 +167,7 @@ TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
   // Both answers occur often enough for the comparison to mean something.
   EXPECT_GE(wins, 20) << checked;
   EXPECT_GE(checked - wins, 20) << checked;
+  EXPECT_GE(through_counter_fours, 3) << wins;
 }
 
 TEST(Gomoku, FindsAWinByContinuousFours) {
@@ -310,7 +344,8 @@ TEST(Gomoku, ThreatWinsCountADoubleFourMadeByABlock) {
   ASSERT_EQ(g.ClassAt(1, *g.ParseMove("h8")), Gomoku::kMakesFive);
   ASSERT_EQ(g.ClassAt(0, *g.ParseMove("h8")), Gomoku::kMakesWinningFour);
   Gomoku copy = g;
-  EXPECT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  // A win by fours too: the block is the attacker's first four (two of them).
+  EXPECT_EQ(g.MoveToText(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000)), "h8");
   EXPECT_EQ(g.MoveToText(copy.FindVct(/*max_depth=*/1, /*max_nodes=*/1000)), "h8");
   EXPECT_TRUE(copy == g);
   std::string line;

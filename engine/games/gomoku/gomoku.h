@@ -143,9 +143,10 @@ class Gomoku {
   // the opponent; the best cell wins, ties broken by `seed`.
   Move GreedyMove(uint64_t seed) const;
   // A forced win by continuous fours for the side to move (every attacking move makes a four,
-  // every defence is the one forced block), searched up to `max_depth` (at most 20) attacking
-  // moves and `max_nodes` positions. Returns the first attacking move, or kNoMove. The game is
-  // unchanged.
+  // every defence is the one forced block; when that block makes a four of the defender's, the
+  // next attack must take its five cell, so the line goes on only where that cell is a four of
+  // the attacker's too), searched up to `max_depth` (at most 20) attacking moves and
+  // `max_nodes` positions. Returns the first attacking move, or kNoMove. The game is unchanged.
   // `nodes_used`, when given, receives the positions it visited (its cost, at most max_nodes).
   Move FindVcf(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
   static constexpr int kMaxVcfDepth = 20;

@@ -23,12 +23,24 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     path[len++] = FirstOfClass(attacker, five ? kMakesFive : kMakesWinningFour);
     return true;
   }
-  if (class_count_[defender][kMakesFive] > 0 || depth == 0) return false;
-  // Four-threes first: they are the usual last blow.
+  if (depth == 0) return false;
   Move fours[kMaxMoves];
   int n = 0;
-  for (uint8_t wanted : {kMakesFourThree, kMakesFour}) {
-    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { fours[n++] = c; });
+  if (class_count_[defender][kMakesFive] > 0) {
+    // The defender's block made a four: the attacker must take its five cell, and the line goes
+    // on only if that block is a four of the attacker's own (an open four or double four there
+    // is caught above only when the defender has no five, so it is played here too).
+    if (class_count_[defender][kMakesFive] >= 2) return false;
+    const Move counter = FirstOfClass(defender, kMakesFive);
+    if (class_[attacker][counter] < kMakesFour || class_[attacker][counter] == kMakesDoubleThree) {
+      return false;
+    }
+    fours[n++] = counter;
+  } else {
+    // Four-threes first: they are the usual last blow.
+    for (uint8_t wanted : {kMakesFourThree, kMakesFour}) {
+      ForEachCell(class_bits_[attacker][wanted], [&](Move c) { fours[n++] = c; });
+    }
   }
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
@@ -37,10 +49,12 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     // The one cell where the new four becomes five: the defender must take it.
     const Move block = FiveCellNear(attack, attacker);
     bool won = false;
-    // Without another four (or open four) left after this one, the line ends here: the block
-    // only takes shapes away from the attacker, so the search below would find nothing to play
-    // and return false at no cost in nodes. Skipping it saves the block's placing.
-    const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0;
+    // Without another four (or open four) left after this one, nor a second five cell (a double
+    // four), the line ends here: the block only takes shapes away from the attacker, so the
+    // search below would find nothing to play and return false at no cost in nodes. Skipping it
+    // saves the block's placing.
+    const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0 ||
+                      class_count_[attacker][kMakesFive] >= 2;
     if (block != kNoMove && more) {
       PlaceLines(block, defender);
       path[len] = attack;
