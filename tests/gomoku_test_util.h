@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
@@ -31,6 +33,42 @@ inline void PlayRandomSearchMove(Gomoku& g, Rng& rng) {
   g.GenerateSearchMoves(moves);
   Gomoku::UndoInfo u;
   g.Make(moves[static_cast<int>(rng.Below(moves.size()))], u);
+}
+
+// Positions from random games among the AI's candidates (so that fours and threes abound) on a
+// `size` board, under the free-style rule and then the exact one: `games` games per rule, drawn
+// from `seed` afresh for each rule, each up to 40 plies; `visit(g)` sees every position from ply
+// `first_ply` on and must leave it as it found it.
+template <class Visit>
+void ForEachRandomPosition(int size, uint64_t seed, int games, int first_ply, Visit&& visit) {
+  const std::string board = std::to_string(size);
+  for (const GameOptions& options :
+       std::vector<GameOptions>{{{"size", board}}, {{"size", board}, {"rule", "exact"}}}) {
+    Rng rng(seed);
+    for (int game = 0; game < games; ++game) {
+      Gomoku g = Make(options);
+      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+        if (ply >= first_ply) visit(g);
+        PlayRandomSearchMove(g, rng);
+      }
+    }
+  }
+}
+
+// `visit(after)` for the position after each four (a four-three too) the side to move could make
+// in `g`: there the other side must block, and any win of its own goes through the block.
+template <class Visit>
+void ForEachFourPlayed(const Gomoku& g, Visit&& visit) {
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+  g.GenerateMoves(all);
+  for (Gomoku::Move m : all) {
+    const Gomoku::CellClass c = g.ClassAt(g.SideToMove(), m);
+    if (c != Gomoku::kMakesFour && c != Gomoku::kMakesFourThree) continue;
+    Gomoku after = g;
+    Gomoku::UndoInfo u;
+    after.Make(m, u);
+    visit(after);
+  }
 }
 
 inline Gomoku Position(std::initializer_list<const char*> moves, const GameOptions& options = {}) {

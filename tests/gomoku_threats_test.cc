@@ -18,9 +18,10 @@
 namespace ply {
 namespace {
 
+using gomoku_test::ForEachFourPlayed;
+using gomoku_test::ForEachRandomPosition;
 using gomoku_test::Make;
 using gomoku_test::PlayMoves;
-using gomoku_test::PlayRandomSearchMove;
 using gomoku_test::Position;
 using gomoku_test::SevenFoursPosition;
 
@@ -128,42 +129,21 @@ TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
   // both rules; every one is asked to depth 3 with no node limit. Some wins go through a block
   // of a counter-four that is itself a four (FindVcf gave those up before).
   int wins = 0, checked = 0, through_counter_fours = 0;
-  for (const GameOptions& options :
-       std::vector<GameOptions>{{{"size", "11"}}, {{"size", "11"}, {"rule", "exact"}}}) {
-    Rng rng(21);
-    for (int game = 0; game < 12; ++game) {
-      Gomoku g = Make(options);
-      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
-        if (ply >= 8) {
-          // The position, and the positions after each four the side to move could make, where
-          // the other side's win must begin with the block.
-          auto compare = [&](Gomoku& at) {
-            Gomoku copy = at;
-            const bool engine =
-                copy.FindVcf(/*max_depth=*/3, /*max_nodes=*/1 << 24) != Gomoku::kNoMove;
-            const bool plain = PlainVcf(at).Wins(at.SideToMove(), /*depth=*/3);
-            ASSERT_EQ(engine, plain) << at.Render();
-            wins += plain;
-            through_counter_fours +=
-                plain && !PlainVcf(at, /*counter_fours=*/false).Wins(at.SideToMove(), 3);
-            ++checked;
-          };
-          compare(g);
-          MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
-          g.GenerateMoves(all);
-          for (Gomoku::Move m : all) {
-            const auto c = g.ClassAt(g.SideToMove(), m);
-            if (c != Gomoku::kMakesFour && c != Gomoku::kMakesFourThree) continue;
-            Gomoku four = g;
-            Gomoku::UndoInfo u;
-            four.Make(m, u);
-            compare(four);
-          }
-        }
-        PlayRandomSearchMove(g, rng);
-      }
-    }
-  }
+  auto compare = [&](Gomoku& at) {
+    Gomoku copy = at;
+    const bool engine = copy.FindVcf(/*max_depth=*/3, /*max_nodes=*/1 << 24) != Gomoku::kNoMove;
+    const bool plain = PlainVcf(at).Wins(at.SideToMove(), /*depth=*/3);
+    ASSERT_EQ(engine, plain) << at.Render();
+    wins += plain;
+    through_counter_fours +=
+        plain && !PlainVcf(at, /*counter_fours=*/false).Wins(at.SideToMove(), 3);
+    ++checked;
+  };
+  // Each position, and the positions after each four the side to move could make.
+  ForEachRandomPosition(/*size=*/11, /*seed=*/21, /*games=*/12, /*first_ply=*/8, [&](Gomoku& g) {
+    compare(g);
+    ForEachFourPlayed(g, compare);
+  });
   // Both answers occur often enough for the comparison to mean something.
   EXPECT_GE(wins, 20) << checked;
   EXPECT_GE(checked - wins, 20) << checked;
@@ -241,40 +221,32 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
   // against every empty cell as the reply, not only the replies FindVct tried: after any reply
   // that is not a four, the attacker must still win at once, by fours, or by one more threat.
   int found = 0, replies = 0;
-  for (const GameOptions& options :
-       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
-    Rng rng(5);
-    for (int game = 0; game < 12; ++game) {
-      Gomoku g = Make(options);
-      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
-        Gomoku copy = g;
-        const Gomoku::Move win = copy.FindVct(/*max_depth=*/2, /*max_nodes=*/1 << 16);
-        if (ply >= 6 && win != Gomoku::kNoMove &&
-            copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) == Gomoku::kNoMove) {
-          ++found;
-          const int attacker = g.SideToMove();
-          Gomoku::UndoInfo u;
-          copy.Make(win, u);
-          MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
-          copy.GenerateMoves(all);
-          for (Gomoku::Move reply : all) {
-            if (copy.ClassAt(1 - attacker, reply) >= Gomoku::kMakesFour &&
-                copy.ClassAt(1 - attacker, reply) != Gomoku::kMakesDoubleThree) {
-              continue;  // a counter-four: answered by a forced block, not checked here
-            }
-            copy.Make(reply, u);
-            ++replies;
-            const bool still = copy.FindVcf(Gomoku::kMaxVcfDepth, 20000) != Gomoku::kNoMove ||
-                               copy.FindVct(/*max_depth=*/1, 20000) != Gomoku::kNoMove;
-            ASSERT_TRUE(still) << copy.Render() << "after " << g.MoveToText(win) << " "
-                               << g.MoveToText(reply);
-            copy.Unmake(reply, u);
-          }
-        }
-        PlayRandomSearchMove(g, rng);
-      }
+  ForEachRandomPosition(/*size=*/13, /*seed=*/5, /*games=*/12, /*first_ply=*/6, [&](Gomoku& g) {
+    Gomoku copy = g;
+    const Gomoku::Move win = copy.FindVct(/*max_depth=*/2, /*max_nodes=*/1 << 16);
+    if (win == Gomoku::kNoMove || copy.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove) {
+      return;
     }
-  }
+    ++found;
+    const int attacker = g.SideToMove();
+    Gomoku::UndoInfo u;
+    copy.Make(win, u);
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+    copy.GenerateMoves(all);
+    for (Gomoku::Move reply : all) {
+      if (copy.ClassAt(1 - attacker, reply) >= Gomoku::kMakesFour &&
+          copy.ClassAt(1 - attacker, reply) != Gomoku::kMakesDoubleThree) {
+        continue;  // a counter-four: answered by a forced block, not checked here
+      }
+      copy.Make(reply, u);
+      ++replies;
+      const bool still = copy.FindVcf(Gomoku::kMaxVcfDepth, 20000) != Gomoku::kNoMove ||
+                         copy.FindVct(/*max_depth=*/1, 20000) != Gomoku::kNoMove;
+      ASSERT_TRUE(still) << copy.Render() << "after " << g.MoveToText(win) << " "
+                         << g.MoveToText(reply);
+      copy.Unmake(reply, u);
+    }
+  });
   // Enough wins by threats turn up for the check to mean something.
   EXPECT_GE(found, 10) << replies;
 }
@@ -373,29 +345,10 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyAtEveryLevel) {
     EXPECT_TRUE(copy == g);
     return true;
   };
-  for (const GameOptions& options :
-       std::vector<GameOptions>{{{"size", "13"}}, {{"size", "13"}, {"rule", "exact"}}}) {
-    Rng rng(8);
-    for (int game = 0; game < 10; ++game) {
-      Gomoku g = Make(options);
-      for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
-        MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
-        g.GenerateMoves(all);
-        if (ply >= 6) {
-          found += check(g);
-          for (Gomoku::Move c : all) {
-            const Gomoku::CellClass four = g.ClassAt(g.SideToMove(), c);
-            if (four != Gomoku::kMakesFour && four != Gomoku::kMakesFourThree) continue;
-            Gomoku::UndoInfo u;
-            g.Make(c, u);
-            blocks += check(g);
-            g.Unmake(c, u);
-          }
-        }
-        PlayRandomSearchMove(g, rng);
-      }
-    }
-  }
+  ForEachRandomPosition(/*size=*/13, /*seed=*/8, /*games=*/10, /*first_ply=*/6, [&](Gomoku& g) {
+    found += check(g);
+    ForEachFourPlayed(g, [&](Gomoku& after) { blocks += check(after); });
+  });
   EXPECT_GE(found, 10) << blocks;
   EXPECT_GE(blocks, 3) << found;
 }
