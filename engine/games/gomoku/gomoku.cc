@@ -595,13 +595,14 @@ Score Gomoku::Evaluate() const {
       threat = kDoubleThree;
     }
   } else if (HasFours(op) || class_count_[op][kMakesWinningFour] > 0) {
-    // The block is forced; a line of fours the opponent has after it is lost at the horizon.
+    // The block is forced; a line of fours the opponent has after it is lost at the horizon
+    // (when the block is a four of ours, that line starts by blocking it with a four).
     const Move block = FirstOfClass(op, kMakesFive);
     // Played and taken back on this game, as ProbeVcf does.
     Gomoku& self = const_cast<Gomoku&>(*this);
     self.Place(block, me);
     int len = 0;
-    const bool lost = class_count_[me][kMakesFive] == 0 && ProbeVcf(op, kLeafVcfNodes, path, len);
+    const bool lost = ProbeVcf(op, kLeafVcfNodes, path, len);
     self.Remove(block, me);
     if (lost) return -kVcfWin;
   }
