@@ -49,6 +49,8 @@ void ForEachRandomPosition(int size, uint64_t seed, int games, int first_ply, Vi
       Gomoku g = Make(options);
       for (int ply = 0; ply < 40 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
         if (ply >= first_ply) visit(g);
+        // An ASSERT in `visit` ends only the visit: the walk stops here instead.
+        if (::testing::Test::HasFatalFailure()) return;
         PlayRandomSearchMove(g, rng);
       }
     }
@@ -68,6 +70,7 @@ void ForEachFourPlayed(const Gomoku& g, Visit&& visit) {
     Gomoku::UndoInfo u;
     after.Make(m, u);
     visit(after);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
