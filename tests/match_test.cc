@@ -38,6 +38,8 @@ TEST(EloSummary, AnOrdinaryMatchGivesTheEstimateAndItsNormalInterval) {
   EXPECT_EQ(EloSummary(12, 2, 6), "Elo +108 (95%: -33 .. +298)");
   // An even score is +0, not -0.
   EXPECT_EQ(EloSummary(10, 0, 10).substr(0, 7), "Elo +0 ");
+  // 499.5 points of 1000 is -0.35 Elo: it prints +0, not -0.
+  EXPECT_EQ(EloSummary(499, 1, 500).substr(0, 7), "Elo +0 ");
 }
 
 TEST(EloSummary, ASweepGivesNoEstimateButTheExactOneSidedBound) {

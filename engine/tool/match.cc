@@ -43,7 +43,8 @@ namespace {
 
 // Elo for a score fraction strictly inside (0, 1), unclamped; never "-0".
 std::string EloNumber(double p) {
-  return absl::StrFormat("%+.0f", -400.0 * std::log10(1.0 / p - 1.0) + 0.0);
+  const double elo = std::round(-400.0 * std::log10(1.0 / p - 1.0));
+  return absl::StrFormat("%+.0f", elo == 0 ? 0.0 : elo);  // -0.4 and -0 both print +0
 }
 
 }  // namespace
