@@ -75,12 +75,13 @@ std::string AnalysisText(const v1::Match& match, const v1::MatchAnalysis& a, Loo
                                       a.partial() ? ", moves so far (the match goes on)" : ""),
                          look);
   out += "\n";
-  out +=
-      Dim(absl::StrCat("evaluations from the mover's side, in the game's units and as a win "
-                       "chance; = marks an exact verdict (both sides of the move proven); ",
-                       a.positions(), " positions at ", a.budget_ms(), " ms",
-                       a.max_depth() > 0 ? absl::StrCat(", depth ", a.max_depth()) : "", " each"),
-          look);
+  out += Dim(
+      absl::StrCat("evaluations from the mover's side, in the game's units and as a win "
+                   "chance; = marks an exact verdict (both sides of the move proven); ",
+                   a.positions(), " positions at ", a.budget_ms(), " ms",
+                   a.max_depth() > 0 ? absl::StrCat(", depth ", a.max_depth()) : "",
+                   a.max_nodes() > 0 ? absl::StrCat(", ", a.max_nodes(), " nodes") : "", " each"),
+      look);
   out += "\n\n";
   out += absl::StrFormat("%4s  %-7s %-8s %-3s %-19s %-19s %-1s  %-8s %s\n", "#", "side", "move", "",
                          "before", "after", "", "best", "line");

@@ -157,6 +157,11 @@ TEST_F(AnalysisTest, TheNodeBudgetLimitsTheJudgeWhateverTheClock) {
   EXPECT_EQ(first.analysis.moves(43).score_before_text().find("proven"), std::string::npos)
       << first.analysis.moves(43).score_before_text();
   EXPECT_TRUE(first.analysis.moves(48).exact_verdict());
+  // The budget is part of the analysis, stored with it, and shown.
+  Analysed stored = Analyze(stub_.get(), id, /*stored_only=*/true);
+  ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
+  EXPECT_EQ(first.analysis.max_nodes(), 100000);
+  EXPECT_EQ(stored.analysis.max_nodes(), 100000);
 }
 
 TEST_F(AnalysisTest, TwoInstancesAskingAtOnceAnalyseOnce) {

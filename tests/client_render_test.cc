@@ -759,5 +759,21 @@ TEST(Analysis, ColumnsStayAlignedWithTheLongestScoreTexts) {
   EXPECT_EQ(lines[header + 2].find("c4"), best_at) << text;
 }
 
+TEST(Analysis, TheHeaderSaysWhatJudgedEachPosition) {
+  v1::Match match;
+  for (const char* side : {"Black", "White"}) match.add_seats()->set_side(side);
+  v1::MatchAnalysis analysis;
+  analysis.set_positions(60);
+  analysis.set_budget_ms(30000);
+  EXPECT_NE(AnalysisText(match, analysis, Look::kPlain).find("60 positions at 30000 ms each"),
+            std::string::npos);
+  analysis.set_max_depth(4);
+  analysis.set_max_nodes(100000);
+  EXPECT_NE(AnalysisText(match, analysis, Look::kPlain)
+                .find("60 positions at 30000 ms, depth 4, 100000 nodes each"),
+            std::string::npos)
+      << AnalysisText(match, analysis, Look::kPlain);
+}
+
 }  // namespace
 }  // namespace ply::client

@@ -408,6 +408,7 @@ void Analyzer::Complete(const std::shared_ptr<Job>& job) {
   a->set_partial(job->partial);
   a->set_budget_ms(options_.budget_ms);
   a->set_max_depth(options_.max_depth);
+  a->set_max_nodes(options_.max_nodes);
   a->set_positions(static_cast<int>(job->positions.size()));
   a->set_elapsed_ms(absl::ToDoubleMilliseconds(absl::Now() - job->started));
   a->set_analysed_ms(absl::ToUnixMillis(absl::Now()));
