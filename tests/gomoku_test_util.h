@@ -80,15 +80,28 @@ inline Gomoku Position(std::initializer_list<const char*> moves, const GameOptio
   return g;
 }
 
+// A game from its moves in notation (every one legal).
+inline Gomoku FromMoves(const std::vector<std::string>& moves, const GameOptions& options = {}) {
+  Gomoku g = Make(options);
+  for (const std::string& text : moves) {
+    Gomoku::UndoInfo u;
+    g.Make(*g.ParseMove(text), u);
+  }
+  return g;
+}
+
 // Black to move wins with seven fours in a row from i12 (a position from a game between noisy
 // greedy players; the last four is an open one).
-inline Gomoku SevenFoursPosition() {
-  return Position({"h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10",
-                   "j8",  "j5",  "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",
-                   "e7",  "e14", "f7",  "d7",  "c6",  "f4",  "g5",  "f6",  "g10", "f11",
-                   "c8",  "c5",  "g12", "k14", "i14", "f12", "g11", "f10", "f9",  "g14",
-                   "f14", "g9",  "a10", "d12", "e8",  "l3"});
+inline const std::vector<std::string>& SevenFoursMoves() {
+  static const std::vector<std::string> moves = {
+      "h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10", "j8",  "j5",
+      "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",  "e7",  "e14", "f7",  "d7",
+      "c6",  "f4",  "g5",  "f6",  "g10", "f11", "c8",  "c5",  "g12", "k14", "i14", "f12",
+      "g11", "f10", "f9",  "g14", "f14", "g9",  "a10", "d12", "e8",  "l3"};
+  return moves;
 }
+
+inline Gomoku SevenFoursPosition() { return FromMoves(SevenFoursMoves()); }
 
 }  // namespace ply::gomoku_test
 

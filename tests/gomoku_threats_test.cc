@@ -20,9 +20,11 @@ namespace {
 
 using gomoku_test::ForEachFourPlayed;
 using gomoku_test::ForEachRandomPosition;
+using gomoku_test::FromMoves;
 using gomoku_test::Make;
 using gomoku_test::PlayMoves;
 using gomoku_test::Position;
+using gomoku_test::SevenFoursMoves;
 using gomoku_test::SevenFoursPosition;
 
 // A win by continuous fours checked the plain way, for comparison with the engine's pattern
@@ -376,21 +378,6 @@ Gomoku::Move PlainSearchMove(Gomoku g, int64_t max_nodes) {
   return searcher->Search(g, {.max_nodes = max_nodes, .seed = 3}).best_move;
 }
 
-const std::vector<std::string> kSevenFoursMoves = {
-    "h8",  "f8",  "h9",  "g8",  "j10", "i7",  "g7",  "i9",  "i10", "h10", "j8",  "j5",
-    "i6",  "e10", "j11", "j9",  "e12", "k12", "h7",  "h6",  "e7",  "e14", "f7",  "d7",
-    "c6",  "f4",  "g5",  "f6",  "g10", "f11", "c8",  "c5",  "g12", "k14", "i14", "f12",
-    "g11", "f10", "f9",  "g14", "f14", "g9",  "a10", "d12", "e8",  "l3"};
-
-Gomoku FromMoves(const std::vector<std::string>& moves) {
-  Gomoku g = Make();
-  for (const std::string& text : moves) {
-    Gomoku::UndoInfo u;
-    g.Make(*g.ParseMove(text), u);
-  }
-  return g;
-}
-
 TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
   // Black to move wins by threats (k8 makes two open threes): played without a search.
   Gomoku g = DoubleThreePosition();
@@ -481,7 +468,7 @@ TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
   const int64_t budget = 3000;
   // A win by eight fours in a row: longer than the search's own probes, and more than it proves
   // on this budget; the root's solver plays it.
-  std::optional<SearchReport> report = HardLevelMove(kSevenFoursMoves, budget);
+  std::optional<SearchReport> report = HardLevelMove(SevenFoursMoves(), budget);
   ASSERT_TRUE(report.has_value());
   EXPECT_EQ(report->move, "i12");
   EXPECT_EQ(report->depth, 0);  // no search ran: the root's solver played it

@@ -19,11 +19,21 @@ double MatchResult::Score() const { return games() == 0 ? 0.5 : (wins + 0.5 * dr
 
 double MatchResult::EloDifference() const { return EloFromScore(Score()); }
 
+namespace {
+
+// The variance of one game's score (1, 1/2 or 0) about the mean score p, over the games played.
+double ScoreVariance(int wins, int draws, int losses, double p) {
+  return (wins * (1 - p) * (1 - p) + draws * (0.5 - p) * (0.5 - p) + losses * p * p) /
+         (wins + draws + losses);
+}
+
+}  // namespace
+
 double MatchResult::EloErrorBar() const {
   int n = games();
   if (n < 2) return INFINITY;
   double p = Score();
-  double var = (wins * (1 - p) * (1 - p) + draws * (0.5 - p) * (0.5 - p) + losses * p * p) / n;
+  double var = ScoreVariance(wins, draws, losses, p);
   double se = std::sqrt(var / n);
   double lo = EloFromScore(p - 1.96 * se), hi = EloFromScore(p + 1.96 * se);
   return (hi - lo) / 2;
@@ -62,8 +72,7 @@ std::string EloSummary(int wins, int draws, int losses) {
   }
   const double p = (wins + 0.5 * draws) / n;
   constexpr double kZ = 1.96;
-  const double variance =
-      (wins * (1 - p) * (1 - p) + draws * (0.5 - p) * (0.5 - p) + losses * p * p) / n;
+  const double variance = ScoreVariance(wins, draws, losses, p);
   const double half = kZ * std::sqrt(variance / n);
   if (draws < n && p - half > 0 && p + half < 1) {
     return absl::StrFormat("Elo %s (95%%: %s .. %s)", EloNumber(p), EloNumber(p - half),

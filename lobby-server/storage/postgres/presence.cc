@@ -69,8 +69,7 @@ void PostgresStore::PrunePresence(int limit) {
 
 absl::StatusOr<std::vector<SeatPresence>> PostgresStore::LoadPresence(
     const std::vector<int64_t>& match_ids, int64_t alive_since_ms, int64_t seen_since_ms) {
-  std::vector<SeatPresence> out;
-  if (match_ids.empty()) return out;
+  if (match_ids.empty()) return std::vector<SeatPresence>{};
   std::vector<std::string> ids;
   for (int64_t id : match_ids) ids.push_back(absl::StrCat(id));
   return QueryAll<SeatPresence>(
