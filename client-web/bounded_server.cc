@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "absl/time/clock.h"
+#include "client-web/client_limits.h"
 
 namespace ply::web {
 namespace {
@@ -154,6 +155,7 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
   std::string ip;
   int port = 0;
   Address(sock, true, ip, port);
+  ip = ClientKey(ip);
   bool ok = false;
   if (Admit(ip)) {
     const size_t budget = limits_.max_head + std::min(payload_max_length_, size_t{1} << 40);

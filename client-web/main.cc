@@ -53,7 +53,8 @@ ABSL_FLAG(bool, healthcheck, false,
           "Ask the ply-web on 127.0.0.1:--port for GET /healthz and exit 0 when it answers 200 "
           "(for container health checks).");
 ABSL_FLAG(bool, trust_forwarded_for, false,
-          "Count clients by the first X-Forwarded-For address (only behind a proxy that sets it).");
+          "Count clients by the last X-Forwarded-For address, the one the proxy in front added "
+          "(only behind a proxy that sets or appends it).");
 
 namespace {
 

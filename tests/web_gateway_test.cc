@@ -836,5 +836,51 @@ TEST_F(GatewayConnectionCap, OneAddressHoldsNoMoreThanItsConnections) {
   EXPECT_EQ(Client().Get("/healthz")->status, 200);
 }
 
+// Behind a proxy that appends to X-Forwarded-For (as nginx's $proxy_add_x_forwarded_for does).
+class GatewayBehindProxy : public GatewayHttp {
+ protected:
+  GatewayOptions Options() override {
+    return {.client_rps = 1,
+            .client_burst = 5,
+            .max_streams = 0,
+            .max_body = 1024,
+            .trust_forwarded_for = true};
+  }
+  // How many of 20 requests are refused, the i-th carrying `forwarded(i)`.
+  int Refused(const std::function<std::string(int)>& forwarded) {
+    httplib::Client c = Client();
+    int refused = 0;
+    for (int i = 0; i < 20; ++i) {
+      httplib::Result r = c.Get("/api/matches?status=lost", {{"X-Forwarded-For", forwarded(i)}});
+      EXPECT_TRUE(r);
+      if (r && r->status == 429) ++refused;
+    }
+    return refused;
+  }
+};
+
+TEST_F(GatewayBehindProxy, AMadeUpForwardedForDoesNotBuyANewAllowance) {
+  // The client sends its own X-Forwarded-For, a new address each time; the proxy appends the
+  // address it really came from.
+  EXPECT_GE(Refused([](int i) { return absl::StrCat("10.9.", i, ".1, 203.0.113.7"); }), 10);
+  // Another client behind the same proxy is served (its burst at least).
+  const int other = Refused([](int) { return "203.0.113.8"; });
+  EXPECT_GE(other, 10);
+  EXPECT_LE(other, 15);
+}
+
+TEST_F(GatewayBehindProxy, AnIpv6ClientIsOneClientAcrossItsSlash64) {
+  EXPECT_GE(Refused([](int i) { return absl::StrCat("2001:db8:1:2::", i + 1); }), 10);
+  // The ::ffff: form of an IPv4 address is that address.
+  EXPECT_GE(Refused([](int i) { return i % 2 ? "::ffff:198.51.100.1" : "198.51.100.1"; }), 10);
+}
+
+TEST(ClientKey, CountsIpv6ByItsSlash64AndMappedIpv4AsItself) {
+  EXPECT_EQ(ClientKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(ClientKey("::ffff:192.0.2.9"), "192.0.2.9");
+  EXPECT_EQ(ClientKey("192.0.2.9"), "192.0.2.9");
+  EXPECT_EQ(ClientKey("not an address"), "not an address");
+}
+
 }  // namespace
 }  // namespace ply::web
