@@ -24,6 +24,7 @@
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
 #include "client-web/presence_hold.h"
+#include "client-web/watch_hub.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
@@ -488,6 +489,25 @@ class ScriptedLobby final : public v1::LobbyService::Service {
 grpc::Status NeverAnswer(int, grpc::ServerContext* context, grpc::ServerWriter<v1::MatchEvent>*) {
   while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(20));
   return grpc::Status::CANCELLED;
+}
+
+TEST(WatchHub, AFeedWithAReaderIsSharedPastTheSweep) {
+  // Every page watching a match shares one lobby stream: a feed somebody reads must outlive the
+  // hub's sweeps (every 5 s), else each later page opens a stream of its own to the lobby.
+  ScriptedLobby lobby{NeverAnswer};
+  absl::StatusOr<client::LobbyTarget> target = client::ParseServers(lobby.address());
+  ASSERT_TRUE(target.ok());
+  client::LobbyClient link(*target, nullptr);
+  WatchHub hub(&link, absl::Seconds(30));
+  std::shared_ptr<MatchFeed> feed = hub.Feed(5);
+  feed->AddReader();
+  absl::SleepFor(absl::Seconds(6));
+  EXPECT_EQ(hub.size(), 1u);
+  std::shared_ptr<MatchFeed> later = hub.Feed(5);
+  EXPECT_EQ(later.get(), feed.get());
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(lobby.calls(), 1);
+  feed->DropReader();
 }
 
 class GatewaySilentLobby : public GatewayHttp {
