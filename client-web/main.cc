@@ -14,9 +14,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "bot-service/bounded_server.h"
 #include "bot-service/credentials.h"
 #include "client-cli/lobby_link.h"
-#include "client-web/bounded_server.h"
+#include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -133,11 +134,12 @@ int main(int argc, char** argv) {
           .max_presence_holds =
               static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_presence_holds))),
       });
-  ply::web::BoundedServer server({
+  ply::BoundedServer server({
       .request_deadline = absl::Seconds(std::max(1, absl::GetFlag(FLAGS_request_timeout_s))),
       .per_client = absl::GetFlag(FLAGS_trust_forwarded_for)
                         ? 0
                         : std::max(0, absl::GetFlag(FLAGS_client_connections)),
+      .client_key = ply::web::ClientKey,
   });
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   gateway.Install(server);

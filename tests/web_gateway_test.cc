@@ -17,8 +17,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bot-service/bounded_server.h"
 #include "client-web/board_model.h"
-#include "client-web/bounded_server.h"
 #include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 #include "client-web/input_check.h"
@@ -292,7 +292,9 @@ class GatewayHttp : public ::testing::Test {
   virtual GatewayOptions Options() {
     return {.client_rps = 5, .client_burst = 20, .max_streams = 0, .max_body = 1024};
   }
-  virtual ConnectionLimits Limits() { return {.request_deadline = absl::Seconds(2)}; }
+  virtual ConnectionLimits Limits() {
+    return {.request_deadline = absl::Seconds(2), .client_key = ClientKey};
+  }
 
   void SetUp() override {
     server_ = std::make_unique<BoundedServer>(Limits());
@@ -831,7 +833,7 @@ TEST_F(GatewayHttp, ARequestSentAByteAtATimeIsCutAtItsDeadline) {
 
 class GatewayConnectionCap : public GatewayHttp {
  protected:
-  ConnectionLimits Limits() override { return {.per_client = 4}; }
+  ConnectionLimits Limits() override { return {.per_client = 4, .client_key = ClientKey}; }
 };
 
 TEST_F(GatewayConnectionCap, OneAddressHoldsNoMoreThanItsConnections) {

@@ -1,4 +1,4 @@
-#include "client-web/bounded_server.h"
+#include "bot-service/bounded_server.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -10,9 +10,8 @@
 #include <cstdlib>
 
 #include "absl/time/clock.h"
-#include "client-web/client_limits.h"
 
-namespace ply::web {
+namespace ply {
 namespace {
 
 // Waits up to `ms` for `events` on `fd`; true when they came.
@@ -155,10 +154,10 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
   std::string ip;
   int port = 0;
   Address(sock, true, ip, port);
-  ip = ClientKey(ip);
+  if (limits_.client_key) ip = limits_.client_key(ip);
   bool ok = false;
   if (Admit(ip)) {
-    const size_t budget = limits_.max_head + std::min(payload_max_length_, size_t{1} << 40);
+    const size_t budget = limits_.max_head + std::min(payload_max_length_, size_t{1} << 30);
     for (size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
       // Waits for the next request, a slice at a time so that a stopping server is seen.
       bool ready = stream.Buffered();
@@ -179,4 +178,4 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
   return ok;
 }
 
-}  // namespace ply::web
+}  // namespace ply
