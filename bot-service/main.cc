@@ -21,6 +21,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "bot-service/bot_service.h"
+#include "bot-service/bounded_server.h"
 #include "bot-service/credentials.h"
 #include "bot-service/log_text.h"
 #include "bot-service/worker_pool.h"
@@ -180,11 +181,12 @@ int Main() {
   }
 
   // Prometheus scrapes plain HTTP: the same text GetMetrics returns, on its own port.
-  std::unique_ptr<httplib::Server> metrics_http;
+  std::unique_ptr<ply::BoundedServer> metrics_http;
   std::thread metrics_thread;
   std::string metrics_note;
   if (const int metrics_port = absl::GetFlag(FLAGS_metrics_port); metrics_port >= 0) {
-    metrics_http = std::make_unique<httplib::Server>();
+    // Bounded like every ply HTTP port: a scraper needs one connection, small requests.
+    metrics_http = std::make_unique<ply::BoundedServer>(ply::ConnectionLimits{.per_client = 4});
     metrics_http->Get("/metrics", [&service](const httplib::Request&, httplib::Response& res) {
       res.set_content(service.MetricsSnapshot().prometheus_text(), "text/plain; version=0.0.4");
     });

@@ -5,11 +5,15 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "bot-service/bounded_server.h"
 
 namespace ply {
 
+// A scraper makes one connection at a time; a few more from one address are allowed.
+const ConnectionLimits kMetricsLimits = {.per_client = 4};
+
 struct MetricsEndpoint::Impl {
-  httplib::Server server;
+  BoundedServer server{kMetricsLimits};
   std::thread thread;
 };
 

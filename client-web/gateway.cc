@@ -139,10 +139,13 @@ Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredent
 
 std::string Gateway::ClientOf(const httplib::Request& req) const {
   if (options_.trust_forwarded_for && req.has_header("X-Forwarded-For")) {
+    // The last address is the one the proxy in front of us added; those before it came from the
+    // client (a proxy appends to what it was sent), so any of them could be made up to get a
+    // fresh allowance each request.
     std::vector<std::string> hops = absl::StrSplit(req.get_header_value("X-Forwarded-For"), ',');
-    return std::string(absl::StripAsciiWhitespace(hops.front()));
+    return ClientKey(std::string(absl::StripAsciiWhitespace(hops.back())));
   }
-  return req.remote_addr;
+  return ClientKey(req.remote_addr);
 }
 
 void Gateway::Install(httplib::Server& server) {

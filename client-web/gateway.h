@@ -38,8 +38,8 @@ struct GatewayOptions {
   absl::Duration keepalive = absl::Seconds(15);
   // How long a match feed nobody reads is kept.
   absl::Duration linger = absl::Seconds(30);
-  // Take the client's address from the first X-Forwarded-For entry (only behind a proxy that
-  // sets it).
+  // Take the client's address from the last X-Forwarded-For entry, the one the proxy in front
+  // added (only behind a proxy that sets or appends it).
   bool trust_forwarded_for = false;
   // How long one "I am here" from a player's page keeps the seat present in the lobby (the page
   // beats at a third of it), and how many seats this instance holds at once.

@@ -14,8 +14,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "bot-service/bounded_server.h"
 #include "bot-service/credentials.h"
 #include "client-cli/lobby_link.h"
+#include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -36,6 +38,11 @@ ABSL_FLAG(int, threads, 512,
 ABSL_FLAG(double, client_rps, 20, "Requests per second one client address may make.");
 ABSL_FLAG(double, client_burst, 60, "Requests one client address may make at once above its rate.");
 ABSL_FLAG(int, client_streams, 16, "Live match streams one client address may hold; 0: no limit.");
+ABSL_FLAG(int, client_connections, 32,
+          "Connections one client address may hold open at once (each holds a thread); 0: no "
+          "limit. Not applied with --trust_forwarded_for, where every client is the proxy.");
+ABSL_FLAG(int, request_timeout_s, 10,
+          "Seconds a request may take to arrive whole (headers and body), from its first byte.");
 ABSL_FLAG(int, keepalive_s, 15, "Seconds between keep-alive comments on a quiet event stream.");
 ABSL_FLAG(double, presence_hold_s, 25,
           "How long one 'I am here' from a player's page keeps the seat present in the lobby "
@@ -47,7 +54,8 @@ ABSL_FLAG(bool, healthcheck, false,
           "Ask the ply-web on 127.0.0.1:--port for GET /healthz and exit 0 when it answers 200 "
           "(for container health checks).");
 ABSL_FLAG(bool, trust_forwarded_for, false,
-          "Count clients by the first X-Forwarded-For address (only behind a proxy that sets it).");
+          "Count clients by the last X-Forwarded-For address, the one the proxy in front added "
+          "(only behind a proxy that sets or appends it).");
 
 namespace {
 
@@ -126,7 +134,13 @@ int main(int argc, char** argv) {
           .max_presence_holds =
               static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_presence_holds))),
       });
-  httplib::Server server;
+  ply::BoundedServer server({
+      .request_deadline = absl::Seconds(std::max(1, absl::GetFlag(FLAGS_request_timeout_s))),
+      .per_client = absl::GetFlag(FLAGS_trust_forwarded_for)
+                        ? 0
+                        : std::max(0, absl::GetFlag(FLAGS_client_connections)),
+      .client_key = ply::web::ClientKey,
+  });
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   gateway.Install(server);
 

@@ -178,7 +178,8 @@ bool MatchFeed::failed() {
 
 absl::Time MatchFeed::idle_since() {
   std::lock_guard<std::mutex> lock(mu_);
-  return readers_ > 0 ? absl::InfinitePast() : idle_since_;
+  // Read now: never idle long enough to be dropped.
+  return readers_ > 0 ? absl::InfiniteFuture() : idle_since_;
 }
 
 void MatchFeed::AddReader() {

@@ -399,15 +399,19 @@ class PairStream final : public grpc::ServerWriteReactor<v1::PairEvent> {
 
   explicit PairStream(LobbyMetrics* metrics) : sink_(std::make_shared<Sink>(this, metrics)) {}
   const std::shared_ptr<Sink>& sink() { return sink_; }
+  // Runs once the RPC is over (gives back the client's stream slot).
+  void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   void OnWriteDone(bool ok) override { sink_->writes().WriteDone(ok); }
   void OnCancel() override { sink_->writes().Left(/*done=*/false); }
   void OnDone() override {
     sink_->writes().Left(/*done=*/true);
+    if (on_done_) on_done_();
     delete this;
   }
 
  private:
   std::shared_ptr<Sink> sink_;
+  std::function<void()> on_done_;
 };
 
 }  // namespace
@@ -419,6 +423,17 @@ grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
   if (!Admit(context)) {
     sink->Finish(absl::ResourceExhaustedError(kSlowDown));
     return stream;
+  }
+  // A Pair stream is held open as long as a watch and counts against the same cap, whichever
+  // player key it carries (one address may hold many keys).
+  if (limits_ != nullptr) {
+    const std::string client = ClientOf(*context);
+    if (!limits_->OpenStream(client)) {
+      sink->Finish(
+          absl::ResourceExhaustedError("this client has too many streams open: close some first"));
+      return stream;
+    }
+    stream->set_on_done([limits = limits_, client] { limits->CloseStream(client); });
   }
   const std::string player = PlayerKey(*context);
   v1::PairRequest copy = *request;

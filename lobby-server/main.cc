@@ -78,7 +78,8 @@ ABSL_FLAG(double, client_calls_per_s, 500,
           "Calls per second one client (IP address) may make, sustained; beyond: "
           "RESOURCE_EXHAUSTED. 0: no limit.");
 ABSL_FLAG(double, client_burst, 1000, "Calls one client may make at once above its rate.");
-ABSL_FLAG(int, client_streams, 100, "WatchMatch streams one client may have open; 0: no limit.");
+ABSL_FLAG(int, client_streams, 100,
+          "WatchMatch and Pair streams one client may have open; 0: no limit.");
 ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
           "Client addresses the per-client limits do not apply to (comma-separated).");
 ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},

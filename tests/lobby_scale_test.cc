@@ -135,6 +135,35 @@ TEST_F(LobbyScaleTest, PlayersOnTwoInstancesPlayToAWinAndASpectatorSeesEveryMove
   }
 }
 
+TEST_F(LobbyScaleTest, WatchersThatLeftAQuietMatchAreNotKept) {
+  // A waiting match has no news, so nothing tells the lobby that its watchers left: a client
+  // opening and cancelling watch streams on it grew its list (and the gauge) by one a call.
+  LobbyInstance a = StartInstance();
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
+                     &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("alice");
+                     })
+                  .ok());
+  const int64_t id = created.match().id();
+  for (int i = 0; i < 30; ++i) {
+    Watch w(a.stub.get(), id);
+    for (int wait = 0; wait < 200 && w.events().empty(); ++wait) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_FALSE(w.events().empty()) << "watch " << i << " got no snapshot";
+  }  // each cancelled as it goes
+  absl::SleepFor(absl::Milliseconds(300));
+  Watch last(a.stub.get(), id);
+  for (int wait = 0; wait < 200 && last.events().empty(); ++wait) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_FALSE(last.events().empty());
+  EXPECT_LE(Metric(a, "ply_lobby_watchers"), 2);
+}
+
 TEST_F(LobbyScaleTest, AMoveThroughOneInstanceIsSeenByTheOthersNextCall) {
   LobbyInstance a = StartInstance();
   LobbyInstance b = StartInstance();

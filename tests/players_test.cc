@@ -436,6 +436,30 @@ class Pairer {
   bool done_ = false;
 };
 
+TEST_F(PlayersTest, PairStreamsCountAgainstTheAddresssStreamCap) {
+  // One address holding many player keys must not hold more open streams than --client_streams
+  // allows: each Pair stream stays open while its player waits, polling the database.
+  lobby_.reset();
+  StartLobby({"--client_streams=2"});
+  const std::string a = Register("alice"), b = Register("bob"), c = Register("carol");
+  // Different games, so that nobody is paired and every stream stays open.
+  Pairer first(stub_.get(), a, "tictactoe");
+  Pairer second(stub_.get(), b, "connect4");
+  EXPECT_FALSE(first.Ended(absl::Milliseconds(500)).has_value());
+  EXPECT_FALSE(second.Ended(absl::Milliseconds(100)).has_value());
+  Pairer third(stub_.get(), c, "reversi");
+  std::optional<grpc::Status> refused = third.Ended(absl::Seconds(5));
+  ASSERT_TRUE(refused.has_value()) << "a third stream from the address is still open";
+  EXPECT_EQ(refused->error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused->error_message();
+  // Closing one frees its place.
+  first.Leave();
+  ASSERT_TRUE(first.Ended(absl::Seconds(5)).has_value());
+  absl::SleepFor(absl::Milliseconds(300));
+  Pairer again(stub_.get(), c, "reversi");
+  EXPECT_FALSE(again.Ended(absl::Milliseconds(500)).has_value());
+}
+
 bool HasPairing(const std::vector<v1::PairEvent>& events) {
   return std::any_of(events.begin(), events.end(),
                      [](const v1::PairEvent& e) { return e.has_paired(); });

@@ -65,7 +65,8 @@ class WebTest : public StackFixture {
     auto web = ServerProcess::StartPlain(
         PLY_WEB_BINARY,
         {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
-         "--client_rps=1000", "--client_burst=1000", "--client_streams=0", "--presence_hold_s=3"});
+         "--client_rps=1000", "--client_burst=1000", "--client_streams=0", "--client_connections=0",
+         "--presence_hold_s=3"});
     ASSERT_TRUE(web.ok()) << web.status();
     web_ = *std::move(web);
     base_ = absl::StrCat("http://127.0.0.1:", web_->port());
@@ -633,7 +634,7 @@ TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
   auto web = ServerProcess::StartPlain(
       PLY_WEB_BINARY, {absl::StrCat("--port=", port), "--host=127.0.0.1",
                        absl::StrCat("--lobby=", lobby_->address()), "--client_rps=1000",
-                       "--client_burst=1000", "--client_streams=0"});
+                       "--client_burst=1000", "--client_streams=0", "--client_connections=0"});
   ASSERT_TRUE(web.ok()) << web.status();
   web_ = *std::move(web);
   page.join();

@@ -3,6 +3,10 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <functional>
@@ -13,12 +17,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bot-service/bounded_server.h"
 #include "client-web/board_model.h"
 #include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
 #include "client-web/presence_hold.h"
+#include "client-web/watch_hub.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
@@ -286,18 +292,22 @@ class GatewayHttp : public ::testing::Test {
   virtual GatewayOptions Options() {
     return {.client_rps = 5, .client_burst = 20, .max_streams = 0, .max_body = 1024};
   }
+  virtual ConnectionLimits Limits() {
+    return {.request_deadline = absl::Seconds(2), .client_key = ClientKey};
+  }
 
   void SetUp() override {
+    server_ = std::make_unique<BoundedServer>(Limits());
     absl::StatusOr<client::LobbyTarget> target = client::ParseServers(LobbyAddress());
     ASSERT_TRUE(target.ok());
     gateway_ = std::make_unique<Gateway>(*target, nullptr, Options());
-    gateway_->Install(server_);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::yield();
+    gateway_->Install(*server_);
+    port_ = server_->bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    while (!server_->is_running()) std::this_thread::yield();
   }
   void TearDown() override {
-    server_.stop();
+    server_->stop();
     thread_.join();
   }
   httplib::Client Client() {
@@ -306,7 +316,7 @@ class GatewayHttp : public ::testing::Test {
     return c;
   }
 
-  httplib::Server server_;
+  std::unique_ptr<BoundedServer> server_;  // what ply-web serves with
   std::unique_ptr<Gateway> gateway_;
   int port_ = 0;
   std::thread thread_;
@@ -481,6 +491,25 @@ class ScriptedLobby final : public v1::LobbyService::Service {
 grpc::Status NeverAnswer(int, grpc::ServerContext* context, grpc::ServerWriter<v1::MatchEvent>*) {
   while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(20));
   return grpc::Status::CANCELLED;
+}
+
+TEST(WatchHub, AFeedWithAReaderIsSharedPastTheSweep) {
+  // Every page watching a match shares one lobby stream: a feed somebody reads must outlive the
+  // hub's sweeps (every 5 s), else each later page opens a stream of its own to the lobby.
+  ScriptedLobby lobby{NeverAnswer};
+  absl::StatusOr<client::LobbyTarget> target = client::ParseServers(lobby.address());
+  ASSERT_TRUE(target.ok());
+  client::LobbyClient link(*target, nullptr);
+  WatchHub hub(&link, absl::Seconds(30));
+  std::shared_ptr<MatchFeed> feed = hub.Feed(5);
+  feed->AddReader();
+  absl::SleepFor(absl::Seconds(6));
+  EXPECT_EQ(hub.size(), 1u);
+  std::shared_ptr<MatchFeed> later = hub.Feed(5);
+  EXPECT_EQ(later.get(), feed.get());
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(lobby.calls(), 1);
+  feed->DropReader();
 }
 
 class GatewaySilentLobby : public GatewayHttp {
@@ -714,6 +743,165 @@ TEST_F(GatewayHttp, AnUnreachableLobbyIsA503WithASentence) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
   EXPECT_NE(json::parse(r->body)["error"].get<std::string>().find("lobby"), std::string::npos);
+}
+
+// A raw connection to the gateway, for what no well-behaved HTTP client sends.
+class RawConnection {
+ public:
+  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  ~RawConnection() { close(fd_); }
+  bool connected() const { return connected_; }
+  // False once the gateway has closed its end (or reset it).
+  bool Send(const std::string& data) {
+    size_t sent = 0;
+    while (sent < data.size()) {
+      const ssize_t n = send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  // What the gateway sends within `wait`, until it closes; "" when nothing came.
+  std::string Receive(absl::Duration wait) {
+    std::string out;
+    const absl::Time end = absl::Now() + wait;
+    char buffer[4096];
+    while (absl::Now() < end) {
+      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
+      if (n <= 0) break;
+      out.append(buffer, static_cast<size_t>(n));
+    }
+    return out;
+  }
+  // True when the gateway has closed the connection (EOF or reset) within `wait`.
+  bool ClosedWithin(absl::Duration wait) {
+    const absl::Time end = absl::Now() + wait;
+    char buffer[4096];
+    while (absl::Now() < end) {
+      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      if (recv(fd_, buffer, sizeof(buffer), 0) <= 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+TEST_F(GatewayHttp, AnEndlessHeaderIsCutOffWithoutAnAnswer) {
+  // cpp-httplib bounds each header line, not their number: a client could make the gateway keep
+  // any amount (300 MB of lines held 470 MB). Here the request is cut at its byte budget.
+  RawConnection flood(port_);
+  ASSERT_TRUE(flood.connected());
+  ASSERT_TRUE(flood.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+  const std::string line = "X-Filler: " + std::string(1000, 'a') + "\r\n";
+  std::string chunk;
+  for (int i = 0; i < 64; ++i) chunk += line;
+  size_t sent = 0;
+  constexpr size_t kFlood = 64 << 20;
+  while (sent < kFlood && flood.Send(chunk)) sent += chunk.size();
+  EXPECT_LT(sent, kFlood) << "the gateway read every header line";
+  flood.Send("\r\n");
+  EXPECT_EQ(flood.Receive(absl::Seconds(2)).find("200 OK"), std::string::npos);
+  EXPECT_EQ(Client().Get("/healthz")->status, 200);
+}
+
+TEST_F(GatewayHttp, ARequestSentAByteAtATimeIsCutAtItsDeadline) {
+  // Slowloris: each byte comes before the read timeout, so without a deadline on the whole
+  // request the connection (and its thread) is held for as long as the client likes.
+  RawConnection slow(port_);
+  ASSERT_TRUE(slow.connected());
+  ASSERT_TRUE(slow.Send("GET /healthz HTTP/1.1\r\n"));
+  const absl::Time start = absl::Now();
+  bool cut = false;
+  while (!cut && absl::Now() - start < absl::Seconds(8)) {
+    cut = !slow.Send("X: a\r\n") || slow.ClosedWithin(absl::Milliseconds(200));
+  }
+  EXPECT_TRUE(cut) << "a dribbling request is still open after 8 s (deadline 2 s)";
+  EXPECT_EQ(Client().Get("/healthz")->status, 200);
+}
+
+class GatewayConnectionCap : public GatewayHttp {
+ protected:
+  ConnectionLimits Limits() override { return {.per_client = 4, .client_key = ClientKey}; }
+};
+
+TEST_F(GatewayConnectionCap, OneAddressHoldsNoMoreThanItsConnections) {
+  // Each connection holds one of the gateway's threads while it sends its request; one address
+  // must not be able to take them all.
+  std::vector<std::unique_ptr<RawConnection>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(std::make_unique<RawConnection>(port_));
+    ASSERT_TRUE(held.back()->connected());
+    ASSERT_TRUE(held.back()->Send("GET /heal"));
+  }
+  absl::SleepFor(absl::Milliseconds(200));  // all four are being served
+  RawConnection extra(port_);
+  ASSERT_TRUE(extra.connected());
+  extra.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(extra.Receive(absl::Seconds(2)), "");
+  // One of them finishes its request: its answer comes, and its place is free again.
+  ASSERT_TRUE(held[0]->Send("thz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  EXPECT_NE(held[0]->Receive(absl::Seconds(2)).find("200 OK"), std::string::npos);
+  held[0].reset();
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_EQ(Client().Get("/healthz")->status, 200);
+}
+
+// Behind a proxy that appends to X-Forwarded-For (as nginx's $proxy_add_x_forwarded_for does).
+class GatewayBehindProxy : public GatewayHttp {
+ protected:
+  GatewayOptions Options() override {
+    return {.client_rps = 1,
+            .client_burst = 5,
+            .max_streams = 0,
+            .max_body = 1024,
+            .trust_forwarded_for = true};
+  }
+  // How many of 20 requests are refused, the i-th carrying `forwarded(i)`.
+  int Refused(const std::function<std::string(int)>& forwarded) {
+    httplib::Client c = Client();
+    int refused = 0;
+    for (int i = 0; i < 20; ++i) {
+      httplib::Result r = c.Get("/api/matches?status=lost", {{"X-Forwarded-For", forwarded(i)}});
+      EXPECT_TRUE(r);
+      if (r && r->status == 429) ++refused;
+    }
+    return refused;
+  }
+};
+
+TEST_F(GatewayBehindProxy, AMadeUpForwardedForDoesNotBuyANewAllowance) {
+  // The client sends its own X-Forwarded-For, a new address each time; the proxy appends the
+  // address it really came from.
+  EXPECT_GE(Refused([](int i) { return absl::StrCat("10.9.", i, ".1, 203.0.113.7"); }), 10);
+  // Another client behind the same proxy is served (its burst at least).
+  const int other = Refused([](int) { return "203.0.113.8"; });
+  EXPECT_GE(other, 10);
+  EXPECT_LE(other, 15);
+}
+
+TEST_F(GatewayBehindProxy, AnIpv6ClientIsOneClientAcrossItsSlash64) {
+  EXPECT_GE(Refused([](int i) { return absl::StrCat("2001:db8:1:2::", i + 1); }), 10);
+  // The ::ffff: form of an IPv4 address is that address.
+  EXPECT_GE(Refused([](int i) { return i % 2 ? "::ffff:198.51.100.1" : "198.51.100.1"; }), 10);
+}
+
+TEST(ClientKey, CountsIpv6ByItsSlash64AndMappedIpv4AsItself) {
+  EXPECT_EQ(ClientKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(ClientKey("::ffff:192.0.2.9"), "192.0.2.9");
+  EXPECT_EQ(ClientKey("192.0.2.9"), "192.0.2.9");
+  EXPECT_EQ(ClientKey("not an address"), "not an address");
 }
 
 }  // namespace

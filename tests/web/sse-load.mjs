@@ -8,7 +8,7 @@
 //
 // Loopback only, bounded in time (about steps x (seconds + 5) seconds). ply-web needs
 // --threads above the largest step (each open stream holds a connection thread) and
-// --client_streams=0 (the streams all come from one address).
+// --client_streams=0 and --client_connections=0 (the streams all come from one address).
 import http from 'node:http';
 
 const opts = { web: 'http://127.0.0.1:8080', steps: '250,500,1000,2000', seconds: '10', 'limit-ms': '100' };

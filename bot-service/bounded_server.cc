@@ -1,0 +1,181 @@
+#include "bot-service/bounded_server.h"
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "absl/time/clock.h"
+
+namespace ply {
+namespace {
+
+// Waits up to `ms` for `events` on `fd`; true when they came.
+bool Wait(int fd, short events, int ms) {
+  pollfd p{.fd = fd, .events = events, .revents = 0};
+  int n;
+  do {
+    n = poll(&p, 1, ms);
+  } while (n < 0 && errno == EINTR);
+  return n > 0 && (p.revents & (events | POLLHUP | POLLERR)) != 0;
+}
+
+int Millis(time_t s, time_t us) { return static_cast<int>(s * 1000 + us / 1000); }
+
+bool Address(int fd, bool peer, std::string& ip, int& port) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof(address);
+  const int got = peer ? getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length)
+                       : getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  if (got != 0) return false;
+  char host[NI_MAXHOST];
+  char service[NI_MAXSERV];
+  if (getnameinfo(reinterpret_cast<sockaddr*>(&address), length, host, sizeof(host), service,
+                  sizeof(service), NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+    return false;
+  }
+  ip = host;
+  port = std::atoi(service);
+  return true;
+}
+
+// A socket stream (buffered reads, like httplib's own) whose reads stop once the current request
+// has spent its byte budget or passed its deadline.
+class BoundedStream : public httplib::Stream {
+ public:
+  BoundedStream(int fd, int read_ms, int write_ms)
+      : fd_(fd), read_ms_(read_ms), write_ms_(write_ms) {}
+
+  void StartRequest(size_t budget, absl::Time deadline) {
+    budget_ = budget;
+    deadline_ = deadline;
+  }
+  bool Buffered() const { return pos_ < end_; }
+  // Whether a read was refused for the budget or the deadline (the connection is then done).
+  bool Cut() const { return cut_; }
+
+  bool is_readable() const override { return Buffered() || Wait(fd_, POLLIN, read_ms_); }
+  bool is_writable() const override {
+    if (!Wait(fd_, POLLOUT, write_ms_)) return false;
+    // A peer that closed its end is gone even while the socket still takes writes.
+    char byte;
+    const ssize_t n = recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+  }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (budget_ == 0) {
+      cut_ = true;
+      return -1;
+    }
+    size = std::min(size, budget_);
+    if (!Buffered()) {
+      const absl::Duration left = deadline_ - absl::Now();
+      if (left <= absl::ZeroDuration()) {
+        cut_ = true;
+        return -1;
+      }
+      const int ms = std::min<int64_t>(read_ms_, absl::ToInt64Milliseconds(left) + 1);
+      if (!Wait(fd_, POLLIN, ms)) {
+        cut_ = true;  // a request that stalls, or runs out of time while waiting, ends here
+        return -1;
+      }
+      ssize_t n;
+      do {
+        n = recv(fd_, buffer_, sizeof(buffer_), 0);
+      } while (n < 0 && errno == EINTR);
+      if (n <= 0) return n;
+      pos_ = 0;
+      end_ = static_cast<size_t>(n);
+    }
+    const size_t n = std::min(size, end_ - pos_);
+    std::copy(buffer_ + pos_, buffer_ + pos_ + n, ptr);
+    pos_ += n;
+    budget_ -= n;
+    return static_cast<ssize_t>(n);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!Wait(fd_, POLLOUT, write_ms_)) return -1;
+    ssize_t n;
+    do {
+      n = send(fd_, ptr, size, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    Address(fd_, true, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    Address(fd_, false, ip, port);
+  }
+  socket_t socket() const override { return fd_; }
+
+ private:
+  const int fd_;
+  const int read_ms_;
+  const int write_ms_;
+  size_t budget_ = 0;
+  absl::Time deadline_;
+  char buffer_[4096];
+  size_t pos_ = 0;
+  size_t end_ = 0;
+  bool cut_ = false;
+};
+
+}  // namespace
+
+bool BoundedServer::Admit(const std::string& address) {
+  if (limits_.per_client <= 0) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  int& open = open_[address];
+  if (open >= limits_.per_client) return false;
+  ++open;
+  return true;
+}
+
+void BoundedServer::Release(const std::string& address) {
+  if (limits_.per_client <= 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = open_.find(address);
+  if (it != open_.end() && --it->second <= 0) open_.erase(it);
+}
+
+// httplib's own loop (keep-alive requests on one connection, until the client stops, the count
+// is spent or the server stops), over a BoundedStream.
+bool BoundedServer::process_and_close_socket(socket_t sock) {
+  BoundedStream stream(sock, Millis(read_timeout_sec_, read_timeout_usec_),
+                       Millis(write_timeout_sec_, write_timeout_usec_));
+  std::string ip;
+  int port = 0;
+  Address(sock, true, ip, port);
+  if (limits_.client_key) ip = limits_.client_key(ip);
+  bool ok = false;
+  if (Admit(ip)) {
+    const size_t budget = limits_.max_head + std::min(payload_max_length_, size_t{1} << 30);
+    for (size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
+      // Waits for the next request, a slice at a time so that a stopping server is seen.
+      bool ready = stream.Buffered();
+      for (int waited = 0; !ready && waited < keep_alive_timeout_sec_ * 1000; waited += 100) {
+        if (svr_sock_ == INVALID_SOCKET) break;
+        ready = Wait(sock, POLLIN, 100);
+      }
+      if (!ready) break;
+      stream.StartRequest(budget, absl::Now() + limits_.request_deadline);
+      bool closed = false;
+      ok = process_request(stream, count == 1, closed, nullptr);
+      if (!ok || closed || stream.Cut()) break;
+    }
+    Release(ip);
+  }
+  shutdown(sock, SHUT_RDWR);
+  close(sock);
+  return ok;
+}
+
+}  // namespace ply
