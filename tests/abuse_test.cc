@@ -24,6 +24,7 @@ using ::ply::testing::GetMatch;
 using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
 using ::ply::testing::ServerProcess;
+using ::ply::testing::TakingSeat;
 using ::ply::testing::Watch;
 
 class AbuseTest : public ::ply::testing::StackFixture {
@@ -122,10 +123,7 @@ TEST_F(AbuseTest, OpenMatchesArePerClientAndExpireWhenNobodyJoins) {
   auto open_one = [&](v1::LobbyService::Stub* stub) {
     v1::CreateMatchResponse created;
     grpc::Status s = Create(stub, "tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
-                            &created, [](v1::CreateMatchRequest& r) {
-                              r.set_take_seat(0);
-                              r.set_display_name("opener");
-                            });
+                            &created, TakingSeat(0, "opener"));
     if (s.ok()) open.push_back(created.match().id());
     return s;
   };

@@ -30,6 +30,7 @@ using ::ply::testing::HumanMatch;
 using ::ply::testing::HumanSeats;
 using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
+using ::ply::testing::TakingSeat;
 
 // Red, winning, leaves Yellow's three in column 1 open (7); Yellow wins with 1.
 constexpr char kBlunderGame[] = "4 1 4 1 3 1 7 1";
@@ -53,6 +54,11 @@ class AnalysisTest : public ::ply::testing::StackFixture {
     EXPECT_EQ(Get(seats.id).status(), v1::MATCH_STATUS_FINISHED);
     return seats.id;
   }
+
+  // FinishedReversiGame judged with `nodes` a position (at depth 4; the clock, 30 s, the bots'
+  // largest budget, never runs out first, so the verdicts do not depend on the machine's load):
+  // the analysis as made (`first`) and as stored.
+  void JudgeReversiGameOnNodes(int64_t nodes, Analysed* first, Analysed* stored);
 };
 
 TEST_F(AnalysisTest, FinishedMatchIsAnalysedOverEveryBotAndStoredOnce) {
@@ -116,21 +122,24 @@ int64_t FinishedReversiGame(v1::LobbyService::Stub* stub) {
   return seats.id;
 }
 
-TEST_F(AnalysisTest, AReversiWinProvenByTheWinLossDrawSolveIsShownAsAProvenWin) {
-  // 4,500,000 nodes a position: the judge's solver has three fifths of them, 2,700,000
-  // (Reversi::PlanSolve), exact up to 16 empty cells and win/loss/draw at 17. The clock (30 s,
-  // the bots' largest budget) never runs out first, so the solve does not depend on how loaded
-  // the machine is. Before move 44 ply-bot proves the outcome only, and the lobby must keep it a
-  // proven win (ChooseMoveResponse.outcome_only), not a "+1" margin.
-  StartLobby({"--analysis_ms=30000", "--analysis_nodes=4500000", "--analysis_depth=4",
+void AnalysisTest::JudgeReversiGameOnNodes(int64_t nodes, Analysed* first, Analysed* stored) {
+  StartLobby({"--analysis_ms=30000", absl::StrCat("--analysis_nodes=", nodes), "--analysis_depth=4",
               "--analysis_parallel=4"});
   const int64_t id = FinishedReversiGame(stub_.get());
   ASSERT_EQ(Get(id).status(), v1::MATCH_STATUS_FINISHED);
+  *first = Analyze(stub_.get(), id);
+  ASSERT_TRUE(first->status.ok()) << first->status.error_message();
+  *stored = Analyze(stub_.get(), id, /*stored_only=*/true);
+  ASSERT_TRUE(stored->status.ok()) << stored->status.error_message();
+}
 
-  Analysed first = Analyze(stub_.get(), id);
-  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
-  Analysed stored = Analyze(stub_.get(), id, /*stored_only=*/true);
-  ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
+TEST_F(AnalysisTest, AReversiWinProvenByTheWinLossDrawSolveIsShownAsAProvenWin) {
+  // 4,500,000 nodes a position: the judge's solver has three fifths of them, 2,700,000
+  // (Reversi::PlanSolve), exact up to 16 empty cells and win/loss/draw at 17. Before move 44
+  // ply-bot proves the outcome only, and the lobby must keep it a proven win
+  // (ChooseMoveResponse.outcome_only), not a "+1" margin.
+  Analysed first, stored;
+  ASSERT_NO_FATAL_FAILURE(JudgeReversiGameOnNodes(4500000, &first, &stored));
   for (const Analysed* a : {&first, &stored}) {
     ASSERT_EQ(a->analysis.moves_size(), 60);
     const v1::MoveAnalysis& white = a->analysis.moves(43);
@@ -146,20 +155,14 @@ TEST_F(AnalysisTest, TheNodeBudgetLimitsTheJudgeWhateverTheClock) {
   // at 13, where the 30 s clock alone would solve exactly up to 22. The position before move 44
   // (17 empty) is then judged by the depth-4 search, not proven; move 49's, from 12 empty to 11,
   // still both are.
-  StartLobby({"--analysis_ms=30000", "--analysis_nodes=100000", "--analysis_depth=4",
-              "--analysis_parallel=4"});
-  const int64_t id = FinishedReversiGame(stub_.get());
-  ASSERT_EQ(Get(id).status(), v1::MATCH_STATUS_FINISHED);
-  Analysed first = Analyze(stub_.get(), id);
-  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
+  Analysed first, stored;
+  ASSERT_NO_FATAL_FAILURE(JudgeReversiGameOnNodes(100000, &first, &stored));
   ASSERT_EQ(first.analysis.moves_size(), 60);
   EXPECT_FALSE(first.analysis.moves(43).exact_verdict());
   EXPECT_EQ(first.analysis.moves(43).score_before_text().find("proven"), std::string::npos)
       << first.analysis.moves(43).score_before_text();
   EXPECT_TRUE(first.analysis.moves(48).exact_verdict());
-  // The budget is part of the analysis, stored with it, and shown.
-  Analysed stored = Analyze(stub_.get(), id, /*stored_only=*/true);
-  ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
+  // The budget is part of the analysis, stored with it.
   EXPECT_EQ(first.analysis.max_nodes(), 100000);
   EXPECT_EQ(stored.analysis.max_nodes(), 100000);
 }
@@ -211,11 +214,7 @@ TEST_F(AnalysisTest, PlayersCannotAnalyseTheirMatchWhileItRuns) {
   // A person against a bot, under way: refused to everyone, the player included.
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(stub_.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT},
-                     {"", "easy"}, &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("alice");
-                     })
+                     {"", "easy"}, &created, TakingSeat(0, "alice"))
                   .ok());
   ASSERT_TRUE(Move(stub_.get(), created.match().id(), 0, "4", created.seat_token()).ok());
   Analysed refused = Analyze(stub_.get(), created.match().id());

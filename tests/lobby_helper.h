@@ -121,6 +121,14 @@ inline grpc::Status Create(v1::LobbyService::Stub* stub, const std::string& game
   return stub->CreateMatch(&context, request, out);
 }
 
+// For Create's `more`: the creator takes `seat` under `name`.
+inline std::function<void(v1::CreateMatchRequest&)> TakingSeat(int seat, std::string name) {
+  return [seat, name = std::move(name)](v1::CreateMatchRequest& r) {
+    r.set_take_seat(seat);
+    r.set_display_name(name);
+  };
+}
+
 inline grpc::Status Join(v1::LobbyService::Stub* stub, int64_t id, int seat,
                          const std::string& name, v1::JoinMatchResponse* out) {
   v1::JoinMatchRequest request;

@@ -35,6 +35,7 @@ using ::ply::testing::Move;
 using ::ply::testing::Race;
 using ::ply::testing::RaceCount;
 using ::ply::testing::ServerProcess;
+using ::ply::testing::TakingSeat;
 using ::ply::testing::WaitMatch;
 using ::ply::testing::Watch;
 
@@ -96,11 +97,7 @@ TEST_F(LobbyScaleTest, PlayersOnTwoInstancesPlayToAWinAndASpectatorSeesEveryMove
   LobbyInstance b = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
-                     &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("alice");
-                     })
+                     &created, TakingSeat(0, "alice"))
                   .ok());
   const int64_t id = created.match().id();
   // The spectator watches through B, on a connection of its own, before anyone has joined.
@@ -141,11 +138,7 @@ TEST_F(LobbyScaleTest, WatchersThatLeftAQuietMatchAreNotKept) {
   LobbyInstance a = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
-                     &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("alice");
-                     })
+                     &created, TakingSeat(0, "alice"))
                   .ok());
   const int64_t id = created.match().id();
   for (int i = 0; i < 30; ++i) {
@@ -249,11 +242,7 @@ TEST_F(LobbyScaleTest, RefusedMovesWhileABotThinksDoNotAskTheBotAgain) {
   LobbyInstance b = StartInstance();
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(a.stub.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT},
-                     {"", "hard"}, &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("alice");
-                     })
+                     {"", "hard"}, &created, TakingSeat(0, "alice"))
                   .ok());
   const int64_t id = created.match().id();
   ASSERT_TRUE(Move(a.stub.get(), id, 0, "4", created.seat_token()).ok());
@@ -303,11 +292,7 @@ TEST_F(LobbyScaleTest, ARollingRestartOfBothInstancesLosesNothing) {
       v1::JoinMatchResponse joined;
       if (all.empty() ||
           !Create(all[0].get(), "tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
-                  &created,
-                  [](v1::CreateMatchRequest& r) {
-                    r.set_take_seat(0);
-                    r.set_display_name("alice");
-                  })
+                  &created, TakingSeat(0, "alice"))
                .ok() ||
           !Join(all.back().get(), created.match().id(), 1, "bob", &joined).ok()) {
         absl::SleepFor(absl::Milliseconds(50));

@@ -41,6 +41,7 @@ using ::ply::testing::HasGameOver;
 using ::ply::testing::MovesSeen;
 using ::ply::testing::Race;
 using ::ply::testing::RaceCount;
+using ::ply::testing::TakingSeat;
 using ::ply::testing::Watch;
 
 class LobbyTest : public ::ply::testing::StackFixture {
@@ -208,10 +209,7 @@ TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
   for (const Case& c : {Case{"connect4", "beginner"}, Case{"tictactoe", "hard"}}) {
     v1::CreateMatchResponse created;
     ASSERT_TRUE(Create(c.game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", c.level}, &created,
-                       [](v1::CreateMatchRequest& r) {
-                         r.set_take_seat(0);
-                         r.set_display_name("carol");
-                       })
+                       TakingSeat(0, "carol"))
                     .ok());
     EXPECT_EQ(created.match().status(), v1::MATCH_STATUS_ACTIVE);
     const int64_t id = created.match().id();
@@ -330,10 +328,7 @@ TEST_F(LobbyTest, RejectsBadRequestsWithTheirCodes) {
 
   // A match still waiting for its second player takes no moves.
   ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("dave");
-                     })
+                     TakingSeat(0, "dave"))
                   .ok());
   EXPECT_EQ(code(Move(created.match().id(), 0, "a1", created.seat_token())),
             grpc::StatusCode::FAILED_PRECONDITION);
@@ -607,10 +602,7 @@ TEST_F(LobbyTest, DeadBotInstancesShowAsBotTroubleNotAHang) {
       {absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()), "--bot_give_up_s=2"});
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""}, &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(1);
-                       r.set_display_name("frank");
-                     })
+                     TakingSeat(1, "frank"))
                   .ok());
   Watch w(stub_.get(), created.match().id());
   ASSERT_TRUE(w.WaitDone(absl::Seconds(30)));

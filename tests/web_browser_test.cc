@@ -204,10 +204,7 @@ TEST_F(WebTest, AQuietStreamGetsKeepAlivesNotTheMatchAgain) {
   web_ = *std::move(web);
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(stub_.get(), "connect4", {SEAT_KIND_HUMAN, SEAT_KIND_HUMAN}, {}, &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("ann");
-                     })
+                     TakingSeat(0, "ann"))
                   .ok());
   const std::string text = Stream(created.match().id(), {}, "", [](const std::string& t) {
     return absl::StrContains(t, ": keep-alive\n\n: keep-alive\n\n");
@@ -218,11 +215,7 @@ TEST_F(WebTest, AQuietStreamGetsKeepAlivesNotTheMatchAgain) {
 TEST_F(WebTest, PlayersDoNotSeeTheBotsThinkingWhileTheMatchIsOn) {
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create(stub_.get(), "connect4", {SEAT_KIND_HUMAN, SEAT_KIND_BOT}, {"", "easy"},
-                     &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("ann");
-                     })
+                     &created, TakingSeat(0, "ann"))
                   .ok());
   const int64_t id = created.match().id();
   ASSERT_TRUE(Move(stub_.get(), id, 0, "4", created.seat_token()).ok());
@@ -751,10 +744,7 @@ TEST_F(WebTest, BrowserClicksAMorrisCaptureAndADraughtsMultiJump) {
     ASSERT_FALSE(move.empty());
     v1::CreateMatchResponse created;
     ASSERT_TRUE(Create(stub_.get(), game, {SEAT_KIND_HUMAN, SEAT_KIND_HUMAN}, {}, &created,
-                       [](v1::CreateMatchRequest& r) {
-                         r.set_take_seat(0);
-                         r.set_display_name("one");
-                       })
+                       TakingSeat(0, "one"))
                     .ok());
     const int64_t id = created.match().id();
     v1::JoinMatchResponse joined;
