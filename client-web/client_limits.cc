@@ -1,25 +1,8 @@
 #include "client-web/client_limits.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
-#include <cstring>
 
 namespace ply::web {
-
-std::string ClientKey(const std::string& address) {
-  unsigned char bytes[16];
-  if (inet_pton(AF_INET6, address.c_str(), bytes) != 1) return address;
-  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  char text[INET6_ADDRSTRLEN] = {};
-  if (std::memcmp(bytes, kMapped, sizeof(kMapped)) == 0) {
-    inet_ntop(AF_INET, bytes + 12, text, sizeof(text));
-    return text;
-  }
-  std::fill(bytes + 8, bytes + 16, 0);
-  inet_ntop(AF_INET6, bytes, text, sizeof(text));
-  return std::string(text) + "/64";
-}
 
 bool ClientLimits::Admit(const std::string& client, absl::Time now) {
   if (per_s_ <= 0) return true;

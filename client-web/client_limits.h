@@ -15,11 +15,6 @@
 
 namespace ply::web {
 
-// The client an address stands for, as the lobby counts them: an IPv6 address by its /64 (one
-// host holds a whole /64 and may send from any address in it), an IPv4 address (also in its
-// ::ffff: form) as itself; anything else unchanged.
-std::string ClientKey(const std::string& address);
-
 class ClientLimits {
  public:
   // `per_s` <= 0 turns the rate off; `streams` <= 0 the stream cap.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "bot-service/client_address.h"
 #include "bot-service/proto_convert.h"
 #include "client-web/assets.h"
 #include "client-web/board_model.h"
@@ -143,9 +144,9 @@ std::string Gateway::ClientOf(const httplib::Request& req) const {
     // client (a proxy appends to what it was sent), so any of them could be made up to get a
     // fresh allowance each request.
     std::vector<std::string> hops = absl::StrSplit(req.get_header_value("X-Forwarded-For"), ',');
-    return ClientKey(std::string(absl::StripAsciiWhitespace(hops.back())));
+    return ClientAddressKey(std::string(absl::StripAsciiWhitespace(hops.back())));
   }
-  return ClientKey(req.remote_addr);
+  return ClientAddressKey(req.remote_addr);
 }
 
 void Gateway::Install(httplib::Server& server) {

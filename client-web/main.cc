@@ -15,9 +15,9 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "bot-service/bounded_server.h"
+#include "bot-service/client_address.h"
 #include "bot-service/credentials.h"
 #include "client-cli/lobby_link.h"
-#include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
       .per_client = absl::GetFlag(FLAGS_trust_forwarded_for)
                         ? 0
                         : std::max(0, absl::GetFlag(FLAGS_client_connections)),
-      .client_key = ply::web::ClientKey,
+      .client_key = ply::ClientAddressKey,
   });
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   gateway.Install(server);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bot-service/client_address.h"
 
 namespace ply::lobby {
 namespace {
@@ -71,22 +72,7 @@ std::string ClientLimits::Check(const ClientLimitOptions& options) {
   return "";
 }
 
-std::string ClientLimits::KeyOf(std::string_view address) {
-  std::array<unsigned char, 16> bytes;
-  if (ParseAddress(address, &bytes) != AF_INET6) return std::string(address);
-  // An IPv4 address in IPv6 form (::ffff:a.b.c.d, as dual-stack proxies forward them) is that
-  // IPv4 client, not the /64 every such address shares.
-  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if (std::memcmp(bytes.data(), kMapped, sizeof(kMapped)) == 0) {
-    char text[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, bytes.data() + 12, text, sizeof(text));
-    return text;
-  }
-  std::fill(bytes.begin() + 8, bytes.end(), 0);
-  char text[INET6_ADDRSTRLEN] = {};
-  inet_ntop(AF_INET6, bytes.data(), text, sizeof(text));
-  return absl::StrCat(text, "/64");
-}
+std::string ClientLimits::KeyOf(std::string_view address) { return ClientAddressKey(address); }
 
 std::string ClientLimits::ClientOf(std::string_view peer, std::string_view forwarded) const {
   std::string address = AddressOf(peer);

@@ -59,7 +59,8 @@ class ClientLimits {
   // "ipv4:10.1.2.3:5678" -> "10.1.2.3", "ipv6:[::1]:5678" -> "::1"; IPv4 clients reaching an
   // IPv6 socket ("ipv6:[::ffff:10.1.2.3]:5678") count as their IPv4 address.
   static std::string AddressOf(std::string_view peer);
-  // The key a client address is limited by: IPv4 as it is, IPv6 as its /64 ("2001:db8:1:2::/64").
+  // The key a client address is limited by: IPv4 as it is, IPv6 as its /64 ("2001:db8:1:2::/64";
+  // ClientAddressKey, shared with ply-web).
   static std::string KeyOf(std::string_view address);
   // The client of a call from `peer` with the x-forwarded-for metadata `forwarded` ("" when
   // absent), keyed as KeyOf.

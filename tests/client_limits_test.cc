@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bot-service/client_address.h"
+
 namespace ply::lobby {
 namespace {
 
@@ -67,6 +69,14 @@ TEST(ClientLimitsTest, BucketsAndStreams) {
   EXPECT_TRUE(limits.OpenStream("a"));
   const std::string local = limits.ClientOf("ipv6:[::1]:9");
   for (int i = 0; i < 10; ++i) EXPECT_TRUE(limits.AllowCall(local, t)) << "exempt";
+}
+
+// The key both ply-lobby and ply-web count a client by.
+TEST(ClientAddressKey, CountsIpv6ByItsSlash64AndMappedIpv4AsItself) {
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(ClientAddressKey("::ffff:192.0.2.9"), "192.0.2.9");
+  EXPECT_EQ(ClientAddressKey("192.0.2.9"), "192.0.2.9");
+  EXPECT_EQ(ClientAddressKey("not an address"), "not an address");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bot-service/bounded_server.h"
+#include "bot-service/client_address.h"
 #include "client-web/board_model.h"
 #include "client-web/client_limits.h"
 #include "client-web/gateway.h"
@@ -293,7 +294,7 @@ class GatewayHttp : public ::testing::Test {
     return {.client_rps = 5, .client_burst = 20, .max_streams = 0, .max_body = 1024};
   }
   virtual ConnectionLimits Limits() {
-    return {.request_deadline = absl::Seconds(2), .client_key = ClientKey};
+    return {.request_deadline = absl::Seconds(2), .client_key = ClientAddressKey};
   }
 
   void SetUp() override {
@@ -833,7 +834,7 @@ TEST_F(GatewayHttp, ARequestSentAByteAtATimeIsCutAtItsDeadline) {
 
 class GatewayConnectionCap : public GatewayHttp {
  protected:
-  ConnectionLimits Limits() override { return {.per_client = 4, .client_key = ClientKey}; }
+  ConnectionLimits Limits() override { return {.per_client = 4, .client_key = ClientAddressKey}; }
 };
 
 TEST_F(GatewayConnectionCap, OneAddressHoldsNoMoreThanItsConnections) {
@@ -895,13 +896,6 @@ TEST_F(GatewayBehindProxy, AnIpv6ClientIsOneClientAcrossItsSlash64) {
   EXPECT_GE(Refused([](int i) { return absl::StrCat("2001:db8:1:2::", i + 1); }), 10);
   // The ::ffff: form of an IPv4 address is that address.
   EXPECT_GE(Refused([](int i) { return i % 2 ? "::ffff:198.51.100.1" : "198.51.100.1"; }), 10);
-}
-
-TEST(ClientKey, CountsIpv6ByItsSlash64AndMappedIpv4AsItself) {
-  EXPECT_EQ(ClientKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
-  EXPECT_EQ(ClientKey("::ffff:192.0.2.9"), "192.0.2.9");
-  EXPECT_EQ(ClientKey("192.0.2.9"), "192.0.2.9");
-  EXPECT_EQ(ClientKey("not an address"), "not an address");
 }
 
 }  // namespace

@@ -1,0 +1,20 @@
+// The client an address stands for, shared by every per-client limit in ply (ply-lobby's
+// ClientLimits, ply-web's gateway and HTTP connection caps), so that all of them count one
+// client the same way.
+#ifndef PLY_BOT_SERVICE_CLIENT_ADDRESS_H_
+#define PLY_BOT_SERVICE_CLIENT_ADDRESS_H_
+
+#include <string>
+#include <string_view>
+
+namespace ply {
+
+// IPv4 as it is; an IPv4 address in IPv6 form (::ffff:a.b.c.d, as dual-stack sockets and
+// proxies give them) as that IPv4 address; any other IPv6 address as its /64
+// ("2001:db8:1:2::/64": one subscriber usually holds a whole /64 and may send from any address
+// in it); anything that is no address unchanged.
+std::string ClientAddressKey(std::string_view address);
+
+}  // namespace ply
+
+#endif  // PLY_BOT_SERVICE_CLIENT_ADDRESS_H_
