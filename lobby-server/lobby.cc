@@ -824,12 +824,7 @@ absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
         absl::StatusOr<bool> stays = Greet(live, after_ply, *sink, NowMs());
         if (!stays.ok()) return stays.status();
         if (*stays) {
-          // A quiet match (waiting, or over) tells nobody that its watchers left until it next
-          // has news: the streams that are over go as each new one comes, so that a client that
-          // opens and cancels watches cannot grow the list without bound.
-          std::erase_if(live.watchers,
-                        [](const std::shared_ptr<EventSink>& w) { return w->Closed(); });
-          live.watchers.push_back(std::move(sink));
+          AddWatcher(live, std::move(sink));
           StartClockTicks(live);
         } else {
           held = -1;

@@ -416,6 +416,15 @@ class PairStream final : public grpc::ServerWriteReactor<v1::PairEvent> {
 
 }  // namespace
 
+bool LobbyServiceImpl::TakeStreamSlot(const grpc::CallbackServerContext& context,
+                                      std::function<void()>* release) {
+  if (limits_ == nullptr) return true;
+  std::string client = ClientOf(context);
+  if (!limits_->OpenStream(client)) return false;
+  *release = [limits = limits_, client = std::move(client)] { limits->CloseStream(client); };
+  return true;
+}
+
 grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
     grpc::CallbackServerContext* context, const v1::PairRequest* request) {
   auto* stream = new PairStream(&lobby_->metrics());
@@ -426,15 +435,13 @@ grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
   }
   // A Pair stream is held open as long as a watch and counts against the same cap, whichever
   // player key it carries (one address may hold many keys).
-  if (limits_ != nullptr) {
-    const std::string client = ClientOf(*context);
-    if (!limits_->OpenStream(client)) {
-      sink->Finish(
-          absl::ResourceExhaustedError("this client has too many streams open: close some first"));
-      return stream;
-    }
-    stream->set_on_done([limits = limits_, client] { limits->CloseStream(client); });
+  std::function<void()> release;
+  if (!TakeStreamSlot(*context, &release)) {
+    sink->Finish(
+        absl::ResourceExhaustedError("this client has too many streams open: close some first"));
+    return stream;
   }
+  stream->set_on_done(std::move(release));
   const std::string player = PlayerKey(*context);
   v1::PairRequest copy = *request;
   if (!executor_->Post([this, sink, player, copy] {
@@ -448,12 +455,9 @@ grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
 
 grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
     grpc::CallbackServerContext* context, const v1::WatchMatchRequest* request) {
-  const std::string client = ClientOf(*context);
   const bool admitted = Admit(context);
-  const bool slot = admitted && (limits_ == nullptr || limits_->OpenStream(client));
   std::function<void()> release;
-  if (slot && limits_ != nullptr)
-    release = [limits = limits_, client] { limits->CloseStream(client); };
+  const bool slot = admitted && TakeStreamSlot(*context, &release);
   auto* stream = new WatchStream(watcher_queue_, &lobby_->metrics(), std::move(release));
   std::shared_ptr<Watcher> watcher = stream->watcher();
   watcher->set_follows_rematch(request->follow_rematch());

@@ -84,6 +84,10 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   std::string ClientOf(const grpc::CallbackServerContext& context) const;
   // Whether the calling client is within its rate.
   bool Admit(grpc::CallbackServerContext* context);
+  // Takes one of the calling client's stream slots (WatchMatch and Pair share its cap): false
+  // when it holds them all; else `release` receives what gives the slot back when the stream
+  // ends (nothing without limits).
+  bool TakeStreamSlot(const grpc::CallbackServerContext& context, std::function<void()>* release);
   // The same for a unary call, finishing it with RESOURCE_EXHAUSTED when refused.
   bool Admit(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
              Method method);

@@ -75,6 +75,11 @@ void Broadcast(LiveMatch& live, const v1::MatchEvent& event) {
                 [&](const std::shared_ptr<EventSink>& w) { return !w->Push(event); });
 }
 
+void AddWatcher(LiveMatch& live, std::shared_ptr<EventSink> sink) {
+  std::erase_if(live.watchers, [](const std::shared_ptr<EventSink>& w) { return w->Closed(); });
+  live.watchers.push_back(std::move(sink));
+}
+
 void CloseWatchers(LiveMatch& live, const absl::Status& status) {
   for (auto& w : live.watchers) w->Close(status);
   live.watchers.clear();

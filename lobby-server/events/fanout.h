@@ -31,6 +31,10 @@ v1::MatchEvent ClockUpdateEvent(const LiveMatch& live, int64_t now_ms);
 
 // Pushes `event` to every watcher; one that refuses it (closed, or too far behind) is forgotten.
 void Broadcast(LiveMatch& live, const v1::MatchEvent& event);
+// Adds a watcher, dropping those whose streams are over: a quiet match (waiting, or over) has no
+// news to tell them by, so a client that opens and cancels watches would grow the list without
+// bound.
+void AddWatcher(LiveMatch& live, std::shared_ptr<EventSink> sink);
 // Ends every watcher's stream with `status` and forgets them.
 void CloseWatchers(LiveMatch& live, const absl::Status& status);
 // The move just applied to `live` (its last move), to every watcher.
