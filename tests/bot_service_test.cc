@@ -6,11 +6,8 @@
 #include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,9 +27,12 @@
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
 #include "tests/process_helper.h"
+#include "tests/raw_http.h"
 
 namespace ply {
 namespace {
+
+using ::ply::testing::RawConnection;
 
 using testing::ServerProcess;
 using Clock = std::chrono::steady_clock;
@@ -432,30 +432,6 @@ TEST(BotService, ServesPrometheusTextOverHttp) {
   EXPECT_NE(result->body.find("ply_bot_search_ms{quantile=\"0.99\"}"), std::string::npos);
 }
 
-// Sends header lines of one request to 127.0.0.1:port until the server closes the connection or
-// `limit` bytes have gone; the bytes sent. cpp-httplib alone keeps every line (its count is not
-// bounded): 200 MB of them grew ply-lobby and ply-bot by over 300 MB each.
-size_t FloodHeaders(int port, size_t limit) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  size_t sent = 0;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
-    std::string chunk = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
-    while (sent < limit) {
-      const ssize_t n = send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
-      if (n <= 0) break;
-      sent += static_cast<size_t>(n);
-      chunk.clear();
-      for (int i = 0; i < 64; ++i) chunk += "X-Filler: " + std::string(1000, 'a') + "\r\n";
-    }
-  }
-  close(fd);
-  return sent;
-}
-
 int MetricsPort(const std::string& ready_line) {
   const size_t at = ready_line.find("http://");
   if (at == std::string::npos) return -1;
@@ -470,7 +446,9 @@ TEST(BotService, AnEndlessHeaderOnTheMetricsPortIsCutOff) {
   const int port = MetricsPort(bot->ready_line());
   ASSERT_GT(port, 0) << bot->ready_line();
   constexpr size_t kFlood = 64 << 20;
-  EXPECT_LT(FloodHeaders(port, kFlood), kFlood) << "ply-bot read every header line";
+  RawConnection flood(port);
+  ASSERT_TRUE(flood.connected());
+  EXPECT_LT(flood.FloodHeaders("/metrics", kFlood), kFlood) << "ply-bot read every header line";
   httplib::Client http("127.0.0.1", port);
   httplib::Result result = http.Get("/metrics");
   ASSERT_TRUE(result) << httplib::to_string(result.error());
@@ -485,7 +463,9 @@ TEST(MetricsEndpoint, AnEndlessHeaderIsCutOff) {
       MetricsEndpoint::Start("127.0.0.1", 0, [] { return std::string("up 1\n"); });
   ASSERT_TRUE(endpoint.ok()) << endpoint.status();
   constexpr size_t kFlood = 64 << 20;
-  EXPECT_LT(FloodHeaders((*endpoint)->port(), kFlood), kFlood);
+  RawConnection flood((*endpoint)->port());
+  ASSERT_TRUE(flood.connected());
+  EXPECT_LT(flood.FloodHeaders("/metrics", kFlood), kFlood);
   httplib::Client http("127.0.0.1", (*endpoint)->port());
   httplib::Result result = http.Get("/metrics");
   ASSERT_TRUE(result) << httplib::to_string(result.error());

@@ -5,10 +5,6 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <functional>
@@ -26,11 +22,13 @@
 #include "client-web/presence_hold.h"
 #include "client-web/watch_hub.h"
 #include "nlohmann/json.hpp"
+#include "tests/raw_http.h"
 
 namespace ply::web {
 namespace {
 
 using nlohmann::json;
+using ::ply::testing::RawConnection;
 
 // A gateway in this process, in front of a lobby that is not there: everything here must be
 // answered before any lobby call.
@@ -494,72 +492,13 @@ TEST_F(GatewayHttp, AnUnreachableLobbyIsA503WithASentence) {
   EXPECT_NE(json::parse(r->body)["error"].get<std::string>().find("lobby"), std::string::npos);
 }
 
-// A raw connection to the gateway, for what no well-behaved HTTP client sends.
-class RawConnection {
- public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  }
-  ~RawConnection() { close(fd_); }
-  bool connected() const { return connected_; }
-  // False once the gateway has closed its end (or reset it).
-  bool Send(const std::string& data) {
-    size_t sent = 0;
-    while (sent < data.size()) {
-      const ssize_t n = send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
-  // What the gateway sends within `wait`, until it closes; "" when nothing came.
-  std::string Receive(absl::Duration wait) {
-    std::string out;
-    const absl::Time end = absl::Now() + wait;
-    char buffer[4096];
-    while (absl::Now() < end) {
-      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-      if (poll(&p, 1, 50) <= 0) continue;
-      const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
-      if (n <= 0) break;
-      out.append(buffer, static_cast<size_t>(n));
-    }
-    return out;
-  }
-  // True when the gateway has closed the connection (EOF or reset) within `wait`.
-  bool ClosedWithin(absl::Duration wait) {
-    const absl::Time end = absl::Now() + wait;
-    char buffer[4096];
-    while (absl::Now() < end) {
-      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-      if (poll(&p, 1, 50) <= 0) continue;
-      if (recv(fd_, buffer, sizeof(buffer), 0) <= 0) return true;
-    }
-    return false;
-  }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
-
 TEST_F(GatewayHttp, AnEndlessHeaderIsCutOffWithoutAnAnswer) {
   // cpp-httplib bounds each header line, not their number: a client could make the gateway keep
   // any amount (300 MB of lines held 470 MB). Here the request is cut at its byte budget.
   RawConnection flood(port_);
   ASSERT_TRUE(flood.connected());
-  ASSERT_TRUE(flood.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
-  const std::string line = "X-Filler: " + std::string(1000, 'a') + "\r\n";
-  std::string chunk;
-  for (int i = 0; i < 64; ++i) chunk += line;
-  size_t sent = 0;
   constexpr size_t kFlood = 64 << 20;
-  while (sent < kFlood && flood.Send(chunk)) sent += chunk.size();
-  EXPECT_LT(sent, kFlood) << "the gateway read every header line";
+  EXPECT_LT(flood.FloodHeaders("/healthz", kFlood), kFlood) << "the gateway read every header line";
   flood.Send("\r\n");
   EXPECT_EQ(flood.Receive(absl::Seconds(2)).find("200 OK"), std::string::npos);
   EXPECT_EQ(Client().Get("/healthz")->status, 200);
