@@ -51,6 +51,10 @@ ABSL_FLAG(int64_t, deadline_margin_ms, 20,
 ABSL_FLAG(int64_t, max_connection_age_ms, 60000,
           "Connections are closed gracefully after this long, so that round-robin clients "
           "re-resolve and find new instances.");
+ABSL_FLAG(int64_t, max_connection_idle_ms, 30000,
+          "Connections with no call for this long are closed (a client reconnects on its next "
+          "call), so connections left open and unused, or opened and never used, do not hold "
+          "memory and file descriptors; 0: never.");
 ABSL_FLAG(int, metrics_port, -1,
           "Port of the Prometheus text endpoint (GET /metrics); 0 picks a free one, -1 turns it "
           "off. The same numbers are always available through the GetMetrics RPC.");
@@ -155,6 +159,9 @@ int Main() {
   // Searches in flight on an aged connection may use their whole budget.
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                              static_cast<int>(max_budget_ms + 5000));
+  if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, static_cast<int>(idle));
+  }
   // A position is a few kilobytes at most; anything much larger is refused by gRPC itself.
   builder.SetMaxReceiveMessageSize(1 << 20);
 

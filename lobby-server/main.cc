@@ -98,6 +98,10 @@ ABSL_FLAG(int, drain_s, 5, "On SIGTERM, how long calls in flight may take to fin
 ABSL_FLAG(int64_t, max_connection_age_ms, 120000,
           "Client connections are recycled after this long (streams on them go on), so that "
           "round-robin clients spread over new lobby instances; 0: never.");
+ABSL_FLAG(int64_t, max_connection_idle_ms, 30000,
+          "Client connections with no call (no stream) for this long are closed (a client "
+          "reconnects on its next call), so connections left open and unused, or opened and "
+          "never used, do not hold memory and file descriptors; 0: never.");
 ABSL_FLAG(int, max_bot_seats, 256,
           "Bot seats in play at once over all clients; a new match past it is refused "
           "(RESOURCE_EXHAUSTED). Size it to the bots' cores (deploy/README.md). 0: no limit.");
@@ -288,6 +292,9 @@ int Main() {
   if (const int64_t age = absl::GetFlag(FLAGS_max_connection_age_ms); age > 0) {
     // No grace limit: a WatchMatch stream on an aged connection is not cut.
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, static_cast<int>(age));
+  }
+  if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, static_cast<int>(idle));
   }
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -12,8 +12,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "ply/v1/bot.grpc.pb.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
+#include "tests/raw_http.h"
 #include "tests/stack_helper.h"
 
 namespace ply {
@@ -21,8 +23,11 @@ namespace {
 
 using ::ply::testing::Create;
 using ::ply::testing::GetMatch;
+using ::ply::testing::Join;
 using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
+using ::ply::testing::MovesSeen;
+using ::ply::testing::RawConnection;
 using ::ply::testing::ServerProcess;
 using ::ply::testing::TakingSeat;
 using ::ply::testing::Watch;
@@ -155,6 +160,60 @@ TEST_F(AbuseTest, OpenMatchesArePerClientAndExpireWhenNobodyJoins) {
   }
   // Their quota is free again.
   EXPECT_TRUE(open_one(v4_.get()).ok());
+}
+
+TEST_F(AbuseTest, ConnectionsWithNoCallAreClosedOnceIdleButStreamsAndReturningClientsGoOn) {
+  // Connections opened and never used held memory and a file descriptor each until their age
+  // ran out (5,000 of them took ply-lobby from 27 MB to 125 MB for two minutes).
+  Start({"--max_connection_idle_ms=1000"}, "--bot_target=");
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(v4_.get(), "tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
+                     &created, TakingSeat(0, "alice"))
+                  .ok());
+  const int64_t id = created.match().id();
+  v1::JoinMatchResponse joined;
+  ASSERT_TRUE(Join(v6_.get(), id, 1, "bob", &joined).ok());
+  // A watcher's stream is a call in progress: its connection is not idle however quiet it is.
+  Watch watcher(v6_.get(), id);
+  RawConnection silent(lobby_->port());
+  RawConnection preface_only(lobby_->port());
+  ASSERT_TRUE(silent.connected() && preface_only.connected());
+  // HTTP/2's client preface and an empty SETTINGS frame, and then nothing.
+  ASSERT_TRUE(preface_only.Send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
+                                std::string("\0\0\0\x04\0\0\0\0\0", 9)));
+  EXPECT_TRUE(silent.ClosedWithin(absl::Seconds(10)));
+  EXPECT_TRUE(preface_only.ClosedWithin(absl::Seconds(10)));
+  // The creator's connection went idle too; its next call reconnects and lands, and the
+  // watcher, still there, sees the move.
+  absl::SleepFor(absl::Milliseconds(1500));
+  const grpc::Status moved = Move(v4_.get(), id, 0, "b2", created.seat_token());
+  EXPECT_TRUE(moved.ok()) << moved.error_message();
+  EXPECT_TRUE(watcher.WaitFor(
+      [](const std::vector<v1::MatchEvent>& events) { return MovesSeen(events).size() == 1; },
+      absl::Seconds(10)));
+  EXPECT_FALSE(watcher.WaitDone(absl::Milliseconds(1)));
+}
+
+TEST_F(AbuseTest, BotConnectionsWithNoCallAreClosedOnceIdleAndItsClientsReconnect) {
+  auto bot = ServerProcess::Start(PLY_BOT_BINARY,
+                                  {"--port=0", "--host=127.0.0.1", "--workers=1", "--tt_mb=4",
+                                   "--log_level=error", "--max_connection_idle_ms=1000"});
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  auto stub = v1::BotService::NewStub(
+      grpc::CreateChannel((*bot)->address(), grpc::InsecureChannelCredentials()));
+  auto list_games = [&] {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    v1::ListGamesResponse games;
+    return stub->ListGames(&context, v1::ListGamesRequest(), &games);
+  };
+  ASSERT_TRUE(list_games().ok());
+  RawConnection silent((*bot)->port());
+  ASSERT_TRUE(silent.connected());
+  EXPECT_TRUE(silent.ClosedWithin(absl::Seconds(10)));
+  // The client's own connection was closed while idle as well; its next call reconnects.
+  const grpc::Status again = list_games();
+  EXPECT_TRUE(again.ok()) << again.error_message();
 }
 
 }  // namespace
