@@ -28,9 +28,11 @@ namespace pg {
 // Statements by name. Parameters are $n: no SQL is built from values.
 using StatementList = std::vector<std::pair<std::string, std::string>>;
 
-// Each feature's statements, defined in its file (postgres_store.cc: matches, seats, moves,
-// quotas and sweeps).
+// Each feature's statements, defined in its file (matches.cc: matches, seats, quotas and
+// sweeps, and ListMatches' one statement per combination of filters; moves.cc: moves).
 const StatementList& MatchStatements();
+const StatementList& ListStatements();
+const StatementList& MoveStatements();
 const StatementList& PlayerStatements();
 const StatementList& QueueStatements();
 const StatementList& PresenceStatements();
