@@ -52,6 +52,9 @@ std::string Dump(const nlohmann::json& j);
 
 int64_t NowMs();
 
+// NOT_FOUND: "there is no match <id>".
+absl::Status NoMatch(int64_t match_id);
+
 // A match (without seats and moves) from a row of kMatchColumns.
 MatchRecord MatchFromRow(const pqxx::row& r);
 
@@ -83,12 +86,12 @@ absl::StatusOr<std::optional<T>> PostgresStore::QueryFirst(const std::string& st
   return out;
 }
 
-template <typename T, typename Parse, typename... Args>
-absl::StatusOr<T> PostgresStore::QueryOne(const std::string& statement, absl::Status none,
-                                          Parse parse, const Args&... args) {
+template <typename T, typename None, typename Parse, typename... Args>
+absl::StatusOr<T> PostgresStore::QueryOne(const std::string& statement, None none, Parse parse,
+                                          const Args&... args) {
   absl::StatusOr<std::optional<T>> first = QueryFirst<T>(statement, std::move(parse), args...);
   if (!first.ok()) return first.status();
-  if (!first->has_value()) return none;
+  if (!first->has_value()) return absl::Status(none());
   return std::move(**first);
 }
 

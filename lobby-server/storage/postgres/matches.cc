@@ -79,6 +79,10 @@ MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
 
 namespace pg {
 
+absl::Status NoMatch(int64_t match_id) {
+  return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+}
+
 MatchRecord MatchFromRow(const pqxx::row& r) {
   MatchRecord m;
   m.id = r[0].as<int64_t>();
@@ -325,7 +329,7 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
     pqxx::nontransaction tx(conn.c);
     pqxx::row r =
         tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms, player_id);
-    if (r[1].is_null()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+    if (r[1].is_null()) return pg::NoMatch(match_id);
     // Not taken: the match is over (cancelled, say), or someone holds that seat (a match
     // starts only once every seat is held).
     if (r[0].as<int>() == 0 && r[1].as<int>() == static_cast<int>(MatchStatus::kFinished)) {
@@ -388,9 +392,9 @@ absl::StatusOr<MatchRecord> PostgresStore::LoadMatch(int64_t match_id) {
 }
 
 absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int after_ply) {
-  return QueryOne<MatchRecord>("load_match_after",
-                               absl::NotFoundError(absl::StrCat("there is no match ", match_id)),
-                               LoadedMatchFromRow, match_id, after_ply);
+  return QueryOne<MatchRecord>(
+      "load_match_after", [match_id] { return pg::NoMatch(match_id); }, LoadedMatchFromRow,
+      match_id, after_ply);
 }
 
 absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchFilter& f) {
@@ -442,7 +446,7 @@ absl::StatusOr<std::optional<std::pair<int64_t, int>>> PostgresStore::FindToken(
 
 absl::StatusOr<MatchVersion> PostgresStore::LoadVersion(int64_t match_id) {
   return QueryOne<MatchVersion>(
-      "load_version", absl::NotFoundError(absl::StrCat("there is no match ", match_id)),
+      "load_version", [match_id] { return pg::NoMatch(match_id); },
       [](const pqxx::row& r) {
         MatchVersion v;
         v.ply = r[0].as<int>();

@@ -147,8 +147,9 @@ absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name
 
 absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,
                                                         int64_t now_ms) {
-  return QueryOne<PlayerRecord>("player_by_key", absl::NotFoundError("no player has that key"),
-                                PlayerFromRow, key_hash, now_ms);
+  return QueryOne<PlayerRecord>(
+      "player_by_key", [] { return absl::NotFoundError("no player has that key"); }, PlayerFromRow,
+      key_hash, now_ms);
 }
 
 absl::StatusOr<PlayerRecord> PostgresStore::LoadPlayer(const std::string& name) {

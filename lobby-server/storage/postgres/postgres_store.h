@@ -156,9 +156,10 @@ class PostgresStore final : public MatchStore {
   template <typename T, typename Parse, typename... Args>
   absl::StatusOr<std::optional<T>> QueryFirst(const std::string& statement, Parse parse,
                                               const Args&... args);
-  // The first row; `none` (an error) when there is none.
-  template <typename T, typename Parse, typename... Args>
-  absl::StatusOr<T> QueryOne(const std::string& statement, absl::Status none, Parse parse,
+  // The first row; `none()` (an error) when there is none. A callable, so that a read that
+  // finds its row builds no error (a status with a message is an allocation).
+  template <typename T, typename None, typename Parse, typename... Args>
+  absl::StatusOr<T> QueryOne(const std::string& statement, None none, Parse parse,
                              const Args&... args);
   // Every row, in order.
   template <typename T, typename Parse, typename... Args>
