@@ -72,6 +72,19 @@ inline int64_t IdFromRow(const pqxx::row& r) { return r[0].as<int64_t>(); }
 
 }  // namespace pg
 
+template <typename T, typename Work>
+absl::StatusOr<T> PostgresStore::WithConnection(Work work) {
+  std::optional<T> out;
+  absl::Status status = WithConnection([&](Connection& conn) -> absl::Status {
+    absl::StatusOr<T> answer = work(conn);
+    if (!answer.ok()) return answer.status();
+    out.emplace(*std::move(answer));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return *std::move(out);
+}
+
 template <typename T, typename Parse, typename... Args>
 absl::StatusOr<std::optional<T>> PostgresStore::QueryFirst(const std::string& statement,
                                                            Parse parse, const Args&... args) {

@@ -42,6 +42,11 @@ std::string ListStatement(int filters) {
                       absl::StrJoin(where, " AND "), " ORDER BY id DESC LIMIT $", ++n, "::integer");
 }
 
+// A creator's holdings from a row of "holdings".
+Holdings HoldingsFromRow(const pqxx::row& r) {
+  return {.waiting = r[0].as<int>(), .bot_seats = r[1].as<int>(), .bot_matches = r[2].as<int>()};
+}
+
 // A match with its seats and moves from a row of "load_match_after".
 MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
   MatchRecord match = pg::MatchFromRow(r);
@@ -301,50 +306,45 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
 
 absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
     const MatchRecord& m, const std::function<absl::Status(const Holdings&)>& check) {
-  int64_t id = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
+  return WithConnection<int64_t>([&](Connection& conn) -> absl::StatusOr<int64_t> {
     pqxx::work tx(conn.c);
     if (check) {
       // One create at a time per creator (over every instance), so that creates at once cannot
       // all pass a quota that only one of them fits.
       tx.exec_prepared("lock_creator", m.creator);
-      pqxx::row r = tx.exec_prepared1("holdings", m.creator);
-      const Holdings held{
-          .waiting = r[0].as<int>(), .bot_seats = r[1].as<int>(), .bot_matches = r[2].as<int>()};
-      if (absl::Status s = check(held); !s.ok()) return s;
+      if (absl::Status s = check(HoldingsFromRow(tx.exec_prepared1("holdings", m.creator)));
+          !s.ok()) {
+        return s;
+      }
     }
-    id = pg::InsertMatch(tx, m);
+    const int64_t id = pg::InsertMatch(tx, m);
     tx.commit();
-    return absl::OkStatus();
+    return id;
   });
-  if (!status.ok()) return status;
-  return id;
 }
 
 absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
                                              const std::string& token_hash, int64_t now_ms,
                                              int64_t player_id) {
-  bool started = false;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::nontransaction tx(conn.c);
-    pqxx::row r =
-        tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms, player_id);
-    if (r[1].is_null()) return pg::NoMatch(match_id);
-    // Not taken: the match is over (cancelled, say), or someone holds that seat (a match
-    // starts only once every seat is held).
-    if (r[0].as<int>() == 0 && r[1].as<int>() == static_cast<int>(MatchStatus::kFinished)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("match ", match_id, " is over: nobody can join it"));
-    }
-    if (r[0].as<int>() == 0) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
-    }
-    started = r[1].as<int>() == static_cast<int>(MatchStatus::kActive);
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  Announce({{.match_id = match_id, .ply = 0, .time_ms = pg::NowMs()}});
+  absl::StatusOr<bool> started =
+      WithConnection<bool>([&](Connection& conn) -> absl::StatusOr<bool> {
+        pqxx::nontransaction tx(conn.c);
+        pqxx::row r =
+            tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms, player_id);
+        if (r[1].is_null()) return pg::NoMatch(match_id);
+        // Not taken: the match is over (cancelled, say), or someone holds that seat (a match
+        // starts only once every seat is held).
+        if (r[0].as<int>() == 0 && r[1].as<int>() == static_cast<int>(MatchStatus::kFinished)) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("match ", match_id, " is over: nobody can join it"));
+        }
+        if (r[0].as<int>() == 0) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
+        }
+        return r[1].as<int>() == static_cast<int>(MatchStatus::kActive);
+      });
+  if (started.ok()) Announce({{.match_id = match_id, .ply = 0, .time_ms = pg::NowMs()}});
   return started;
 }
 
@@ -398,10 +398,9 @@ absl::StatusOr<MatchRecord> PostgresStore::LoadMatchAfter(int64_t match_id, int 
 }
 
 absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchFilter& f) {
-  std::vector<MatchRecord> matches;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::connection& c = conn.c;
-    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
+  using Matches = std::vector<MatchRecord>;
+  return WithConnection<Matches>([&](Connection& conn) -> absl::StatusOr<Matches> {
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
     tx.exec_prepared("custom_plans");
     int filters = 0;
     std::vector<std::string> params;
@@ -420,16 +419,15 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::ListMatches(const MatchF
       params.push_back(absl::StrCat(f.before_id));
     }
     params.push_back(absl::StrCat(f.limit));
+    Matches matches;
     for (const pqxx::row& r :
          tx.exec_prepared(ListStatementName(filters), pqxx::prepare::make_dynamic_params(params))) {
       matches.push_back(pg::MatchFromRow(r));
     }
     pg::LoadSeats(tx, matches);
     tx.commit();
-    return absl::OkStatus();
+    return matches;
   });
-  if (!status.ok()) return status;
-  return matches;
 }
 
 absl::StatusOr<std::vector<int64_t>> PostgresStore::MatchesToResume() {
@@ -461,28 +459,17 @@ absl::StatusOr<MatchVersion> PostgresStore::LoadVersion(int64_t match_id) {
 }
 
 absl::StatusOr<Holdings> PostgresStore::HoldingsOf(const std::string& creator) {
-  Holdings h;
-  absl::Status status = WithConnection([&](Connection& conn) {
+  return WithConnection<Holdings>([&](Connection& conn) -> absl::StatusOr<Holdings> {
     pqxx::nontransaction tx(conn.c);
-    pqxx::row r = tx.exec_prepared1("holdings", creator);
-    h.waiting = r[0].as<int>();
-    h.bot_seats = r[1].as<int>();
-    h.bot_matches = r[2].as<int>();
-    return absl::OkStatus();
+    return HoldingsFromRow(tx.exec_prepared1("holdings", creator));
   });
-  if (!status.ok()) return status;
-  return h;
 }
 
 absl::StatusOr<int> PostgresStore::BotSeatsInPlay() {
-  int seats = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
+  return WithConnection<int>([](Connection& conn) -> absl::StatusOr<int> {
     pqxx::nontransaction tx(conn.c);
-    seats = tx.exec_prepared1("bot_seats_in_play")[0].as<int>();
-    return absl::OkStatus();
+    return tx.exec_prepared1("bot_seats_in_play")[0].as<int>();
   });
-  if (!status.ok()) return status;
-  return seats;
 }
 
 absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t created_before_ms,

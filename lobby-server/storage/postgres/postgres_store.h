@@ -150,6 +150,10 @@ class PostgresStore final : public MatchStore {
   class Lease;
   // Runs `work` on a pooled connection, turning libpqxx exceptions into statuses.
   absl::Status WithConnection(const std::function<absl::Status(Connection&)>& work);
+  // The same for work that answers a value: `work` returns absl::StatusOr<T> (defined in
+  // internal.h).
+  template <typename T, typename Work>
+  absl::StatusOr<T> WithConnection(Work work);
   // Reads of one prepared statement outside a transaction (defined in internal.h, as they
   // need libpqxx). `parse` turns a row into a T, within WithConnection's error handling.
   // The first row, or nullopt when there is none.
