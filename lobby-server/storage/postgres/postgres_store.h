@@ -145,7 +145,7 @@ class PostgresStore final : public MatchStore {
   }
 
  private:
-  // A libpqxx connection (defined in the .cc file, the only one that includes libpqxx).
+  // A libpqxx connection (defined in internal.h: only storage/postgres/ includes libpqxx).
   struct Connection;
   class Lease;
   // Runs `work` on a pooled connection, turning libpqxx exceptions into statuses.
