@@ -1,11 +1,11 @@
 // ply-bot as its users see it: real ply-bot processes on free loopback ports, driven over gRPC.
 // Moves for every game, deadlines shorter than the budget, cancellation, a full queue, bad
-// input, draining on SIGTERM, and two instances behind one BotClient (one of them killed).
+// input, draining on SIGTERM, and two instances behind one BotClient (one of them killed). The
+// /metrics HTTP port is bot_metrics_test's.
 #include "bot-service/bot_service.h"
 
 #include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -23,50 +23,22 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "bot-service/bot_client.h"
-#include "bot-service/metrics_http.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
+#include "tests/bot_helper.h"
 #include "tests/process_helper.h"
-#include "tests/raw_http.h"
 
 namespace ply {
 namespace {
 
-using ::ply::testing::RawConnection;
-
+using testing::Call;
+using testing::Request;
 using testing::ServerProcess;
+using testing::StartBot;
 using Clock = std::chrono::steady_clock;
-
-std::unique_ptr<ServerProcess> StartBot(std::vector<std::string> flags = {}) {
-  std::vector<std::string> args = {"--host=127.0.0.1", "--port=0", "--log_level=warning",
-                                   "--tt_mb=4"};
-  args.insert(args.end(), flags.begin(), flags.end());
-  absl::StatusOr<std::unique_ptr<ServerProcess>> bot = ServerProcess::Start(PLY_BOT_BINARY, args);
-  EXPECT_TRUE(bot.ok()) << bot.status();
-  return bot.ok() ? *std::move(bot) : nullptr;
-}
-
-v1::ChooseMoveRequest Request(const std::string& game, const std::vector<std::string>& moves,
-                              const std::string& level, int64_t budget_ms = 0) {
-  v1::ChooseMoveRequest r;
-  r.mutable_position()->mutable_spec()->set_name(game);
-  for (const std::string& m : moves) r.mutable_position()->add_moves(m);
-  r.set_difficulty(level);
-  r.set_budget_ms(budget_ms);
-  return r;
-}
 
 double MsSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-// One call straight to one instance, no retries.
-grpc::Status Call(ServerProcess& bot, const v1::ChooseMoveRequest& request, int64_t deadline_ms,
-                  v1::ChooseMoveResponse* response) {
-  auto stub = v1::BotService::NewStub(bot.channel());
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
-  return stub->ChooseMove(&context, request, response);
 }
 
 v1::GetMetricsResponse Metrics(ServerProcess& bot) {
@@ -412,64 +384,6 @@ TEST(BotService, RejectsBadInputWithItsCodeAndASentence) {
   EXPECT_EQ(huge.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << huge.error_message();
   EXPECT_TRUE(Call(*bot, Request("connect4", {}, "easy", 20), 3000, &response).ok());
   EXPECT_EQ(Metrics(*bot).invalid(), static_cast<int64_t>(cases.size()));
-}
-
-TEST(BotService, ServesPrometheusTextOverHttp) {
-  auto bot = StartBot({"--metrics_port=0"});
-  ASSERT_NE(bot, nullptr);
-  v1::ChooseMoveResponse response;
-  ASSERT_TRUE(Call(*bot, Request("tictactoe", {}, "easy", 20), 3000, &response).ok());
-  const std::string& line = bot->ready_line();
-  size_t at = line.find("http://");
-  ASSERT_NE(at, std::string::npos) << line;
-  std::string url = line.substr(at + 7);
-  url = url.substr(0, url.find('/'));
-  httplib::Client http(url.substr(0, url.rfind(':')), std::stoi(url.substr(url.rfind(':') + 1)));
-  httplib::Result result = http.Get("/metrics");
-  ASSERT_TRUE(result) << httplib::to_string(result.error());
-  EXPECT_EQ(result->status, 200);
-  EXPECT_NE(result->body.find("ply_bot_requests_total 1\n"), std::string::npos) << result->body;
-  EXPECT_NE(result->body.find("ply_bot_search_ms{quantile=\"0.99\"}"), std::string::npos);
-}
-
-int MetricsPort(const std::string& ready_line) {
-  const size_t at = ready_line.find("http://");
-  if (at == std::string::npos) return -1;
-  std::string url = ready_line.substr(at + 7);
-  url = url.substr(0, url.find('/'));
-  return std::stoi(url.substr(url.rfind(':') + 1));
-}
-
-TEST(BotService, AnEndlessHeaderOnTheMetricsPortIsCutOff) {
-  auto bot = StartBot({"--metrics_port=0"});
-  ASSERT_NE(bot, nullptr);
-  const int port = MetricsPort(bot->ready_line());
-  ASSERT_GT(port, 0) << bot->ready_line();
-  constexpr size_t kFlood = 64 << 20;
-  RawConnection flood(port);
-  ASSERT_TRUE(flood.connected());
-  EXPECT_LT(flood.FloodHeaders("/metrics", kFlood), kFlood) << "ply-bot read every header line";
-  httplib::Client http("127.0.0.1", port);
-  httplib::Result result = http.Get("/metrics");
-  ASSERT_TRUE(result) << httplib::to_string(result.error());
-  EXPECT_EQ(result->status, 200);
-  v1::ChooseMoveResponse response;
-  EXPECT_TRUE(Call(*bot, Request("tictactoe", {}, "easy", 20), 3000, &response).ok());
-}
-
-TEST(MetricsEndpoint, AnEndlessHeaderIsCutOff) {
-  // The lobby's GET /metrics.
-  absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
-      MetricsEndpoint::Start("127.0.0.1", 0, [] { return std::string("up 1\n"); });
-  ASSERT_TRUE(endpoint.ok()) << endpoint.status();
-  constexpr size_t kFlood = 64 << 20;
-  RawConnection flood((*endpoint)->port());
-  ASSERT_TRUE(flood.connected());
-  EXPECT_LT(flood.FloodHeaders("/metrics", kFlood), kFlood);
-  httplib::Client http("127.0.0.1", (*endpoint)->port());
-  httplib::Result result = http.Get("/metrics");
-  ASSERT_TRUE(result) << httplib::to_string(result.error());
-  EXPECT_EQ(result->body, "up 1\n");
 }
 
 TEST(BotService, SigtermDrainsInFlightSearchesThenExits) {

@@ -111,4 +111,15 @@ TEST(EngineTool, MatchReportsAnEloDifference) {
   EXPECT_EQ(j["wins"].get<int>() + j["draws"].get<int>() + j["losses"].get<int>(), 4);
 }
 
+TEST(EngineTool, AOneGameMatchPrintsAFiniteEloLine) {
+  // The Elo line is pbrain-match's (EloSummary): no "+- inf" however few the games.
+  ToolRun r = RunTool("match tictactoe --a hard --b beginner --games 1 --time-ms 50");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("score "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  Elo"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(95%: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Elo Elo"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -24,13 +24,26 @@ TEST(Elo, ErrorBarShrinksWithMoreGames) {
   EXPECT_GT(few.EloErrorBar(), many.EloErrorBar());
 }
 
-TEST(Elo, ASweepGivesAOneSidedBound) {
+TEST(Elo, MatchTextIsTheSummarysForSweepsSmallMatchesAndOrdinaryOnes) {
+  // ply-engine match prints EloText, pbrain-match EloSummary: one formatting of every case.
   MatchResult sweep{.wins = 20};
-  EXPECT_EQ(sweep.EloText(), "> +317 (95%)");
+  EXPECT_EQ(sweep.EloText(), "Elo: no estimate, all 20 games won (95%: at least +317)");
   MatchResult lost{.losses = 20};
-  EXPECT_EQ(lost.EloText(), "< -317 (95%)");
+  EXPECT_EQ(lost.EloText(), "Elo: no estimate, all 20 games lost (95%: at most -317)");
   MatchResult mixed{.wins = 12, .draws = 2, .losses = 6};
-  EXPECT_EQ(mixed.EloText().substr(0, 4), "+108");
+  EXPECT_EQ(mixed.EloText(), "Elo +108 (95%: -33 .. +298)");
+  // A one-game match once printed "+- inf"; Wilson at 0.5 and one game: 0.0546 .. 0.9454.
+  MatchResult one{.draws = 1};
+  EXPECT_EQ(one.EloText(), "Elo +0, the one game drawn (95%: -495 .. +495, Wilson's interval)");
+  MatchResult none;
+  EXPECT_EQ(none.EloText(), "Elo: no estimate, no games played");
+  for (int w = 0; w <= 3; ++w) {
+    for (int d = 0; d <= 3; ++d) {
+      for (int l = 0; l <= 3; ++l) {
+        EXPECT_EQ((MatchResult{.wins = w, .draws = d, .losses = l}.EloText()), EloSummary(w, d, l));
+      }
+    }
+  }
 }
 
 TEST(EloSummary, AnOrdinaryMatchGivesTheEstimateAndItsNormalInterval) {
@@ -47,7 +60,6 @@ TEST(EloSummary, ASweepGivesNoEstimateButTheExactOneSidedBound) {
   EXPECT_EQ(EloSummary(2, 0, 0), "Elo: no estimate, all 2 games won (95%: at least -216)");
   EXPECT_EQ(EloSummary(0, 0, 2), "Elo: no estimate, all 2 games lost (95%: at most +216)");
   EXPECT_EQ(EloSummary(1, 0, 0), "Elo: no estimate, the one game won (95%: at least -512)");
-  // The same bound as MatchResult::EloText's for a 20-0 sweep.
   EXPECT_EQ(EloSummary(20, 0, 0), "Elo: no estimate, all 20 games won (95%: at least +317)");
 }
 

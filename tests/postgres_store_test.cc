@@ -172,7 +172,8 @@ TEST_F(PostgresStoreTest, CreateAndJoinInOneStatementEach) {
   EXPECT_EQ(m->seats[0].display_name, "ann");
   EXPECT_EQ(m->seats[1].token_hash, "hash-bob");
 
-  EXPECT_TRUE(absl::IsNotFound(store->TakeSeat(*id + 1000000, 0, "x", "hash-x", 8).status()));
+  EXPECT_EQ(store->TakeSeat(*id + 1000000, 0, "x", "hash-x", 8).status(),
+            absl::NotFoundError(absl::StrCat("there is no match ", *id + 1000000)));
   // A bot seat is never taken by a person.
   MatchRecord bots = TwoSeats(1);
   bots.seats[0].kind = SeatKind::kBot;
@@ -230,6 +231,26 @@ TEST_F(PostgresStoreTest, OneStatementReadsAnswerAMissingRowEachInItsOwnWay) {
   EXPECT_FALSE(pairing->has_value());
   EXPECT_EQ(store->QueueResult(*entry + 1000).status(),
             absl::AbortedError("this player queued again from another connection"));
+  // Joining again once paired (before reading the pairing) writes no row.
+  absl::StatusOr<PlayerRecord> other = store->CreatePlayer("Opponent", "key-opponent", 10);
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE(store->JoinQueue({.player_id = other->id, .pool = "connect4", .joined_ms = 10}).ok());
+  absl::StatusOr<std::optional<Pairing>> paired = store->TryPair(
+      {.id = *entry,
+       .player_id = created->id,
+       .name = "Reader",
+       .pool = "connect4",
+       .joined_ms = 8},
+      /*now_ms=*/11, /*base_gap=*/100, /*gap_per_s=*/0, /*max_gap=*/100,
+      [](const QueueEntry&, const QueueEntry&) -> absl::StatusOr<PairedMatch> {
+        return PairedMatch{.match = TwoSeats(0), .tokens = {"t0", "t1"}, .my_seat = 0};
+      });
+  ASSERT_TRUE(paired.ok()) << paired.status();
+  ASSERT_TRUE(paired->has_value());
+  EXPECT_EQ(
+      store->JoinQueue({.player_id = other->id, .pool = "connect4", .joined_ms = 12}).status(),
+      absl::FailedPreconditionError(
+          "you were paired a moment ago from another connection: see `ply history`"));
 
   ASSERT_TRUE(store->AddPresence(*id, 1, 1, 9).ok());
   absl::StatusOr<std::vector<SeatPresence>> presence = store->LoadPresence({*id, absent}, 0, 0);

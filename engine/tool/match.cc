@@ -27,6 +27,12 @@ double ScoreVariance(int wins, int draws, int losses, double p) {
          (wins + draws + losses);
 }
 
+// Elo for a score fraction strictly inside (0, 1), unclamped; never "-0".
+std::string EloNumber(double p) {
+  const double elo = std::round(-400.0 * std::log10(1.0 / p - 1.0));
+  return absl::StrFormat("%+.0f", elo == 0 ? 0.0 : elo);  // -0.4 and -0 both print +0
+}
+
 }  // namespace
 
 double MatchResult::EloErrorBar() const {
@@ -38,26 +44,6 @@ double MatchResult::EloErrorBar() const {
   double lo = EloFromScore(p - 1.96 * se), hi = EloFromScore(p + 1.96 * se);
   return (hi - lo) / 2;
 }
-
-std::string MatchResult::EloText() const {
-  int n = games();
-  if (n > 0 && (wins == n || losses == n)) {
-    // All n games went one way: the score fraction is at least 0.05^(1/n) with 95% confidence.
-    double bound = EloFromScore(std::pow(0.05, 1.0 / n));
-    return absl::StrFormat("%s %+.0f (95%%)", wins == n ? ">" : "<", wins == n ? bound : -bound);
-  }
-  return absl::StrFormat("%+.0f +- %.0f (95%%)", EloDifference(), EloErrorBar());
-}
-
-namespace {
-
-// Elo for a score fraction strictly inside (0, 1), unclamped; never "-0".
-std::string EloNumber(double p) {
-  const double elo = std::round(-400.0 * std::log10(1.0 / p - 1.0));
-  return absl::StrFormat("%+.0f", elo == 0 ? 0.0 : elo);  // -0.4 and -0 both print +0
-}
-
-}  // namespace
 
 std::string EloSummary(int wins, int draws, int losses) {
   const int n = wins + draws + losses;
@@ -90,6 +76,8 @@ std::string EloSummary(int wins, int draws, int losses) {
   return absl::StrFormat("Elo %s (95%%: %s, Wilson's interval: too few games for the normal one)",
                          EloNumber(p), interval);
 }
+
+std::string MatchResult::EloText() const { return EloSummary(wins, draws, losses); }
 
 absl::StatusOr<MatchResult> RunMatch(const MatchConfig& config,
                                      const std::function<void(const GameRecord&)>& on_game) {

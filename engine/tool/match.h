@@ -59,8 +59,8 @@ struct MatchResult {
   // Elo difference of A over B and the half-width of its 95% confidence interval.
   double EloDifference() const;
   double EloErrorBar() const;
-  // "+108 +- 165 (95%)"; for a clean sweep, where the score says only that A is stronger, the
-  // one-sided 95% bound instead: "> +318 (95%)".
+  // The Elo line, EloSummary's (below): one formatting of sweeps, draws and small matches for
+  // ply-engine match and pbrain-match alike.
   std::string EloText() const;
 };
 

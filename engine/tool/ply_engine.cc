@@ -373,10 +373,9 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
                      .dump()
               << "\n";
   } else {
-    std::cout << absl::StrFormat("%s vs %s in %s: +%d =%d -%d  score %.1f%%  Elo %s\n",
-                                 config.level_a, config.level_b, config.game, result->wins,
-                                 result->draws, result->losses, 100 * result->Score(),
-                                 result->EloText());
+    std::cout << absl::StrFormat("%s vs %s in %s: +%d =%d -%d  score %.1f%%  %s\n", config.level_a,
+                                 config.level_b, config.game, result->wins, result->draws,
+                                 result->losses, 100 * result->Score(), result->EloText());
   }
   return 0;
 }

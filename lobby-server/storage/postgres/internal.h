@@ -28,9 +28,11 @@ namespace pg {
 // Statements by name. Parameters are $n: no SQL is built from values.
 using StatementList = std::vector<std::pair<std::string, std::string>>;
 
-// Each feature's statements, defined in its file (postgres_store.cc: matches, seats, moves,
-// quotas and sweeps).
+// Each feature's statements, defined in its file (matches.cc: matches, seats, quotas and
+// sweeps, and ListMatches' one statement per combination of filters; moves.cc: moves).
 const StatementList& MatchStatements();
+const StatementList& ListStatements();
+const StatementList& MoveStatements();
 const StatementList& PlayerStatements();
 const StatementList& QueueStatements();
 const StatementList& PresenceStatements();
@@ -50,6 +52,9 @@ std::string Dump(const nlohmann::json& j);
 
 int64_t NowMs();
 
+// NOT_FOUND: "there is no match <id>".
+absl::Status NoMatch(int64_t match_id);
+
 // A match (without seats and moves) from a row of kMatchColumns.
 MatchRecord MatchFromRow(const pqxx::row& r);
 
@@ -67,6 +72,19 @@ inline int64_t IdFromRow(const pqxx::row& r) { return r[0].as<int64_t>(); }
 
 }  // namespace pg
 
+template <typename T, typename Work>
+absl::StatusOr<T> PostgresStore::WithConnection(Work work) {
+  std::optional<T> out;
+  absl::Status status = WithConnection([&](Connection& conn) -> absl::Status {
+    absl::StatusOr<T> answer = work(conn);
+    if (!answer.ok()) return answer.status();
+    out.emplace(*std::move(answer));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return *std::move(out);
+}
+
 template <typename T, typename Parse, typename... Args>
 absl::StatusOr<std::optional<T>> PostgresStore::QueryFirst(const std::string& statement,
                                                            Parse parse, const Args&... args) {
@@ -81,12 +99,12 @@ absl::StatusOr<std::optional<T>> PostgresStore::QueryFirst(const std::string& st
   return out;
 }
 
-template <typename T, typename Parse, typename... Args>
-absl::StatusOr<T> PostgresStore::QueryOne(const std::string& statement, absl::Status none,
-                                          Parse parse, const Args&... args) {
+template <typename T, typename None, typename Parse, typename... Args>
+absl::StatusOr<T> PostgresStore::QueryOne(const std::string& statement, None none, Parse parse,
+                                          const Args&... args) {
   absl::StatusOr<std::optional<T>> first = QueryFirst<T>(statement, std::move(parse), args...);
   if (!first.ok()) return first.status();
-  if (!first->has_value()) return none;
+  if (!first->has_value()) return absl::Status(none());
   return std::move(**first);
 }
 

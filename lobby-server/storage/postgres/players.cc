@@ -123,81 +123,75 @@ GameRatingRecord RatingFromRow(const pqxx::row& r, int first) {
 absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name,
                                                          const std::string& key_hash,
                                                          int64_t now_ms) {
-  PlayerRecord p;
-  absl::Status status = WithConnection([&](Connection& conn) {
-    pqxx::work tx(conn.c);
-    // Taken (ignoring case): a unique index says so; the caller learns it as ALREADY_EXISTS.
-    if (!tx.exec_prepared("player_by_name", name).empty()) {
-      return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
-    }
-    p = {.id = tx.exec_prepared1("create_player", name, key_hash, now_ms)[0].as<int64_t>(),
-         .name = name,
-         .created_ms = now_ms,
-         .last_seen_ms = now_ms};
-    tx.commit();
-    return absl::OkStatus();
-  });
+  absl::StatusOr<PlayerRecord> p =
+      WithConnection<PlayerRecord>([&](Connection& conn) -> absl::StatusOr<PlayerRecord> {
+        pqxx::work tx(conn.c);
+        // Taken (ignoring case): a unique index says so; the caller learns it as ALREADY_EXISTS.
+        if (!tx.exec_prepared("player_by_name", name).empty()) {
+          return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
+        }
+        PlayerRecord created{
+            .id = tx.exec_prepared1("create_player", name, key_hash, now_ms)[0].as<int64_t>(),
+            .name = name,
+            .created_ms = now_ms,
+            .last_seen_ms = now_ms};
+        tx.commit();
+        return created;
+      });
   // Two registering the same name at once: the index refused the second.
-  if (absl::IsAborted(status)) {
+  if (absl::IsAborted(p.status())) {
     return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
   }
-  if (!status.ok()) return status;
   return p;
 }
 
 absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,
                                                         int64_t now_ms) {
-  return QueryOne<PlayerRecord>("player_by_key", absl::NotFoundError("no player has that key"),
-                                PlayerFromRow, key_hash, now_ms);
+  return QueryOne<PlayerRecord>(
+      "player_by_key", [] { return absl::NotFoundError("no player has that key"); }, PlayerFromRow,
+      key_hash, now_ms);
 }
 
 absl::StatusOr<PlayerRecord> PostgresStore::LoadPlayer(const std::string& name) {
-  PlayerRecord p;
-  absl::Status status = WithConnection([&](Connection& conn) {
+  return WithConnection<PlayerRecord>([&](Connection& conn) -> absl::StatusOr<PlayerRecord> {
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
     pqxx::result r = tx.exec_prepared("player_by_name", name);
     if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no player ", name));
-    p = PlayerFromRow(r[0]);
+    PlayerRecord p = PlayerFromRow(r[0]);
     for (const pqxx::row& row : tx.exec_prepared("player_ratings", p.id)) {
       GameRatingRecord g = RatingFromRow(row, 1);
       g.game = row[0].as<std::string>();
       p.ratings.push_back(std::move(g));
     }
     tx.commit();
-    return absl::OkStatus();
+    return p;
   });
-  if (!status.ok()) return status;
-  return p;
 }
 
 absl::StatusOr<int64_t> PostgresStore::BotPlayer(const std::string& level) {
-  int64_t id = 0;
-  absl::Status status = WithConnection([&](Connection& conn) {
+  return WithConnection<int64_t>([&](Connection& conn) -> absl::StatusOr<int64_t> {
     pqxx::nontransaction tx(conn.c);
-    id = tx.exec_prepared1("bot_player", absl::StrCat("bot:", level), pg::NowMs())[0].as<int64_t>();
-    return absl::OkStatus();
+    return tx.exec_prepared1("bot_player", absl::StrCat("bot:", level), pg::NowMs())[0]
+        .as<int64_t>();
   });
-  if (!status.ok()) return status;
-  return id;
 }
 
 absl::StatusOr<std::vector<MatchRecord>> PostgresStore::PlayerMatches(int64_t player_id,
                                                                       const std::string& game,
                                                                       int64_t before_id,
                                                                       int limit) {
-  std::vector<MatchRecord> matches;
-  absl::Status status = WithConnection([&](Connection& conn) {
+  using Matches = std::vector<MatchRecord>;
+  return WithConnection<Matches>([&](Connection& conn) -> absl::StatusOr<Matches> {
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
+    Matches matches;
     for (const pqxx::row& r :
          tx.exec_prepared("player_matches", player_id, game, before_id, limit)) {
       matches.push_back(pg::MatchFromRow(r));
     }
     pg::LoadSeats(tx, matches);
     tx.commit();
-    return absl::OkStatus();
+    return matches;
   });
-  if (!status.ok()) return status;
-  return matches;
 }
 
 absl::StatusOr<std::vector<LeaderboardRow>> PostgresStore::Leaderboard(const std::string& game,

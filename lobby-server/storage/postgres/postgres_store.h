@@ -145,20 +145,25 @@ class PostgresStore final : public MatchStore {
   }
 
  private:
-  // A libpqxx connection (defined in the .cc file, the only one that includes libpqxx).
+  // A libpqxx connection (defined in internal.h: only storage/postgres/ includes libpqxx).
   struct Connection;
   class Lease;
   // Runs `work` on a pooled connection, turning libpqxx exceptions into statuses.
   absl::Status WithConnection(const std::function<absl::Status(Connection&)>& work);
+  // The same for work that answers a value: `work` returns absl::StatusOr<T> (defined in
+  // internal.h).
+  template <typename T, typename Work>
+  absl::StatusOr<T> WithConnection(Work work);
   // Reads of one prepared statement outside a transaction (defined in internal.h, as they
   // need libpqxx). `parse` turns a row into a T, within WithConnection's error handling.
   // The first row, or nullopt when there is none.
   template <typename T, typename Parse, typename... Args>
   absl::StatusOr<std::optional<T>> QueryFirst(const std::string& statement, Parse parse,
                                               const Args&... args);
-  // The first row; `none` (an error) when there is none.
-  template <typename T, typename Parse, typename... Args>
-  absl::StatusOr<T> QueryOne(const std::string& statement, absl::Status none, Parse parse,
+  // The first row; `none()` (an error) when there is none. A callable, so that a read that
+  // finds its row builds no error (a status with a message is an allocation).
+  template <typename T, typename None, typename Parse, typename... Args>
+  absl::StatusOr<T> QueryOne(const std::string& statement, None none, Parse parse,
                              const Args&... args);
   // Every row, in order.
   template <typename T, typename Parse, typename... Args>

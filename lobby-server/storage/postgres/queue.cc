@@ -42,8 +42,10 @@ absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
   // finds its row gone), unless the row was just paired.
   return QueryOne<int64_t>(
       "join_queue",
-      absl::FailedPreconditionError(
-          "you were paired a moment ago from another connection: see `ply history`"),
+      [] {
+        return absl::FailedPreconditionError(
+            "you were paired a moment ago from another connection: see `ply history`");
+      },
       pg::IdFromRow, e.player_id, e.pool, e.rating, e.joined_ms);
 }
 
@@ -57,7 +59,8 @@ void PostgresStore::LeaveQueue(int64_t entry_id) {
 
 absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id) {
   return QueryOne<std::optional<Pairing>>(
-      "queue_result", absl::AbortedError("this player queued again from another connection"),
+      "queue_result",
+      [] { return absl::AbortedError("this player queued again from another connection"); },
       [](const pqxx::row& r) -> std::optional<Pairing> {
         if (r[0].is_null()) return std::nullopt;
         return Pairing{.match_id = r[0].as<int64_t>(),

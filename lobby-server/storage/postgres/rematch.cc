@@ -30,7 +30,7 @@ absl::StatusOr<RematchState> PostgresStore::OfferRematch(const RematchOffer& off
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::work tx(conn.c);
     pqxx::result r = tx.exec_prepared("lock_rematch", offer.match_id);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", offer.match_id));
+    if (r.empty()) return pg::NoMatch(offer.match_id);
     if (r[0][0].as<int>() != static_cast<int>(MatchStatus::kFinished)) {
       return absl::FailedPreconditionError(
           absl::StrCat("match ", offer.match_id, " is not over: a rematch comes after the game"));
@@ -68,7 +68,7 @@ absl::StatusOr<RematchState> PostgresStore::WithdrawRematch(int64_t match_id) {
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::work tx(conn.c);
     pqxx::result r = tx.exec_prepared("lock_rematch", match_id);
-    if (r.empty()) return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
+    if (r.empty()) return pg::NoMatch(match_id);
     state = {.offer = r[0][1].as<int>(), .rematch_id = r[0][3].as<int64_t>()};
     ply = r[0][5].as<int>();
     if (state.rematch_id == 0 && state.offer >= 0) {

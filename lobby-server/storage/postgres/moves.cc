@@ -1,0 +1,242 @@
+// PostgresStore's moves, group-committed: AppendMove and AppendMoveAsync queue a move, and
+// writer threads commit the queued moves of distinct matches in one statement; a move that ends
+// a match (it moves the ratings too), or a batch one bad move failed, commits on its own.
+#include <algorithm>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lobby-server/storage/postgres/internal.h"
+
+namespace ply::lobby {
+namespace pg {
+
+// The statements that append moves.
+const StatementList& MoveStatements() {
+  static const StatementList statements = {
+      // A move in one statement (one round trip, atomic on its own): the match advances only
+      // if it is still active at the previous ply, and the move row and the mover's clock are
+      // written only if it did.
+      {"append_move",
+       "WITH advanced AS ("
+       "  UPDATE matches SET ply = $2, turn_started_ms = $3, draw_offer = $4, status = $5,"
+       "    winner = $6, end_reason = $7, result_text = $8"
+       "  WHERE id = $1 AND status = 2 AND ply = $2 - 1 RETURNING id),"
+       " inserted AS ("
+       "  INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot)"
+       "  SELECT id, $2, $9, $10, $11, $12, $13, NULLIF($14, '')::jsonb FROM advanced"
+       "  RETURNING 1),"
+       " clocked AS ("
+       "  UPDATE seats SET clock_ms = $15 WHERE $16 AND match_id = $1 AND seat = $9"
+       "  AND EXISTS (SELECT 1 FROM advanced) RETURNING 1)"
+       " SELECT (SELECT count(*) FROM advanced), (SELECT count(*) FROM inserted),"
+       "  (SELECT count(*) FROM clocked)"},
+      // append_move for many matches at once, from a JSON array of moves; returns the ids of
+      // the matches that advanced (the others were no longer active at the previous ply).
+      {"append_moves",
+       "WITH batch AS ("
+       "  SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(m bigint, p integer, ts bigint,"
+       "    d integer, st integer, w integer, r integer, rt text, s integer, mv text, th bigint,"
+       "    cl bigint, t bigint, bot text, mc bigint, c boolean)),"
+       " advanced AS ("
+       "  UPDATE matches SET ply = b.p, turn_started_ms = b.ts, draw_offer = b.d, status = b.st,"
+       "    winner = b.w, end_reason = b.r, result_text = b.rt"
+       "  FROM batch b WHERE matches.id = b.m AND matches.status = 2 AND matches.ply = b.p - 1"
+       "  RETURNING matches.id),"
+       " inserted AS ("
+       "  INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot)"
+       "  SELECT b.m, b.p, b.s, b.mv, b.th, b.cl, b.t, NULLIF(b.bot, '')::jsonb"
+       "  FROM batch b JOIN advanced a ON a.id = b.m),"
+       " clocked AS ("
+       "  UPDATE seats SET clock_ms = b.mc FROM batch b JOIN advanced a ON a.id = b.m"
+       "  WHERE b.c AND seats.match_id = b.m AND seats.seat = b.s)"
+       " SELECT id FROM advanced"},
+  };
+  return statements;
+}
+
+}  // namespace pg
+
+absl::Status PostgresStore::AppendMove(int64_t match_id, const MoveCommit& commit) {
+  std::promise<absl::Status> result;
+  std::future<absl::Status> landed = result.get_future();
+  AppendMoveAsync(match_id, commit, [&result](absl::Status s) { result.set_value(std::move(s)); });
+  return landed.get();
+}
+
+void PostgresStore::AppendMoveAsync(int64_t match_id, MoveCommit commit,
+                                    std::function<void(absl::Status)> done) {
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    if (!closing_) {
+      appends_.push_back({match_id, std::move(commit), std::move(done)});
+      append_ready_.notify_one();
+      return;
+    }
+  }
+  done(absl::UnavailableError("the lobby's database writer is shutting down"));
+}
+
+void PostgresStore::WriteAppends() {
+  const size_t most = static_cast<size_t>(std::max(1, options_.max_append_batch));
+  std::vector<PendingAppend> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(append_mu_);
+      for (;;) {
+        // Closing still commits what was queued: those callers are waiting for an answer.
+        if (closing_ && appends_.empty()) return;
+        // A match has one move in flight at a time, whatever the writer: should a second one
+        // be queued, it waits until the first has landed, so that it is checked against it.
+        for (auto it = appends_.begin(); it != appends_.end() && batch.size() < most;) {
+          if (!in_flight_.insert(it->match_id).second) {
+            ++it;
+            continue;
+          }
+          batch.push_back(std::move(*it));
+          it = appends_.erase(it);
+        }
+        if (!batch.empty()) break;
+        // Nothing to take (or only moves of matches in flight): wait for more, or a landing.
+        append_ready_.wait(lock);
+      }
+      // Another writer can start on what is left while this one commits.
+      if (!appends_.empty()) append_ready_.notify_one();
+    }
+    // In id order: PostgreSQL's plan (a nested loop over the batch, then the primary key) locks
+    // the match rows in that order, so two lobbies' batches over the same matches do not
+    // deadlock (should they, PostgreSQL aborts one, which then commits its moves one by one).
+    std::sort(batch.begin(), batch.end(), [](const PendingAppend& a, const PendingAppend& b) {
+      return a.match_id < b.match_id;
+    });
+    std::vector<absl::Status> results = AppendBatch(batch);
+    append_batches_.fetch_add(1, std::memory_order_relaxed);
+    appended_moves_.fetch_add(
+        static_cast<int64_t>(std::count_if(results.begin(), results.end(),
+                                           [](const absl::Status& r) { return r.ok(); })),
+        std::memory_order_relaxed);
+    bool waiting = false;
+    {
+      std::lock_guard<std::mutex> lock(append_mu_);
+      for (const PendingAppend& p : batch) in_flight_.erase(p.match_id);
+      waiting = !appends_.empty();
+    }
+    // A writer may be waiting for one of these matches.
+    if (waiting) append_ready_.notify_all();
+    std::vector<MatchChange> changes;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (results[i].ok()) {
+        changes.push_back({.match_id = batch[i].match_id,
+                           .ply = batch[i].commit.move.ply,
+                           .time_ms = batch[i].commit.move.time_ms});
+      }
+      batch[i].done(std::move(results[i]));
+    }
+    // After the answers: the players hear first; the other instances within a round trip.
+    if (!changes.empty()) Announce(changes);
+    batch.clear();
+  }
+}
+
+std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAppend>& batch) {
+  std::vector<absl::Status> results(batch.size());
+  // A move that ends a match commits alone, in a transaction that also moves the ratings.
+  std::vector<PendingAppend> plain;
+  std::vector<size_t> plain_index;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].commit.result.has_value()) {
+      results[i] = AppendOne(batch[i].match_id, batch[i].commit);
+    } else {
+      plain.push_back(batch[i]);
+      plain_index.push_back(i);
+    }
+  }
+  if (plain.size() < batch.size()) {
+    std::vector<absl::Status> rest =
+        plain.empty() ? std::vector<absl::Status>{} : AppendBatch(plain);
+    for (size_t k = 0; k < rest.size(); ++k) results[plain_index[k]] = std::move(rest[k]);
+    return results;
+  }
+  if (batch.size() == 1) {
+    results[0] = AppendOne(batch[0].match_id, batch[0].commit);
+    return results;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const PendingAppend& p : batch) {
+    const MoveCommit& c = p.commit;
+    const MatchResult result = c.result.value_or(MatchResult{});
+    rows.push_back({{"m", p.match_id},
+                    {"p", c.move.ply},
+                    {"ts", c.turn_started_ms},
+                    {"d", c.draw_offer},
+                    {"st", static_cast<int>(c.result.has_value() ? MatchStatus::kFinished
+                                                                 : MatchStatus::kActive)},
+                    {"w", result.winner},
+                    {"r", static_cast<int>(result.reason)},
+                    {"rt", result.text},
+                    {"s", c.move.seat},
+                    {"mv", c.move.move},
+                    {"th", c.move.think_ms},
+                    {"cl", c.move.clock_ms},
+                    {"t", c.move.time_ms},
+                    {"bot", c.move.bot_json},
+                    {"mc", c.mover_clock_ms},
+                    {"c", c.clocked}});
+  }
+  const std::string json = pg::Dump(rows);
+  std::vector<char> advanced(batch.size(), 0);
+  absl::Status s = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    pqxx::result r = tx.exec_prepared("append_moves", json);
+    for (const pqxx::row& row : r) {
+      const int64_t id = row[0].as<int64_t>();
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (batch[i].match_id == id) advanced[i] = 1;
+      }
+    }
+    return absl::OkStatus();
+  });
+  if (absl::IsInternal(s) || absl::IsAborted(s)) {
+    // One bad move (or one lost race on a move row) fails the whole statement: commit each
+    // on its own instead, so that only that one fails.
+    for (size_t i = 0; i < batch.size(); ++i) {
+      results[i] = AppendOne(batch[i].match_id, batch[i].commit);
+    }
+    return results;
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!s.ok()) {
+      results[i] = s;
+    } else if (!advanced[i]) {
+      results[i] = absl::AbortedError(
+          absl::StrCat("match ", batch[i].match_id, " is no longer active at ply ",
+                       batch[i].commit.move.ply - 1, ": another move or result came first"));
+    }
+  }
+  return results;
+}
+
+absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    const MoveRecord& mv = commit.move;
+    const MatchResult result = commit.result.value_or(MatchResult{});
+    const int status =
+        static_cast<int>(commit.result.has_value() ? MatchStatus::kFinished : MatchStatus::kActive);
+    pqxx::row r = tx.exec_prepared1(
+        "append_move", match_id, mv.ply, commit.turn_started_ms, commit.draw_offer, status,
+        result.winner, static_cast<int>(result.reason), result.text, mv.seat, mv.move, mv.think_ms,
+        mv.clock_ms, mv.time_ms, mv.bot_json, commit.mover_clock_ms, commit.clocked);
+    if (r[0].as<int>() == 0) {
+      return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
+                                             mv.ply - 1, ": another move or result came first"));
+    }
+    if (commit.result) pg::RateMatch(tx, match_id, *commit.result);
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace ply::lobby
