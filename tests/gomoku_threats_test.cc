@@ -3,6 +3,7 @@
 // checks SearchRoot makes around the search at the hard level's root.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -439,7 +440,8 @@ TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
   // With no budget left after the search, the search's move stands (nothing over budget).
   auto spends_all = [&](const SearchLimits& l) {
     auto r = plays_far(l);
-    r.nodes = budget;
+    // Everything left: its own share and the tenth kept for the checks after it.
+    r.nodes = l.max_nodes + budget / 10;
     return r;
   };
   auto kept = Gomoku::SearchRoot(white, {.max_nodes = budget}, spends_all);
@@ -462,6 +464,66 @@ TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
     return r;
   });
   EXPECT_EQ(proven.best_move, far);
+}
+
+TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
+  // White to move against black stones that make threes: most of White's candidates let Black
+  // win by threats (9 of 10 with 100,000 positions a check). The search sees only those the
+  // root's checks did not prove lost, and the game is as it was afterwards (the exclusion is
+  // part of its state).
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  const Gomoku before = white;
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+  white.GenerateSearchMoves(all);
+  auto black_wins_after = [&](Gomoku::Move m) {
+    Gomoku after = before;
+    Gomoku::UndoInfo u;
+    after.Make(m, u);
+    return after.FindVcf(Gomoku::kMaxVcfDepth, 100000) != Gomoku::kNoMove ||
+           after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
+  };
+  std::vector<Gomoku::Move> searched;
+  auto search = [&](const SearchLimits&) {
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
+    white.GenerateSearchMoves(seen);
+    searched.assign(seen.begin(), seen.end());
+    SearchResult<Gomoku::Move> r;
+    r.best_move = seen[0];
+    r.has_move = true;
+    r.depth = 1;
+    r.pv = {seen[0]};
+    return r;
+  };
+  std::string note;
+  auto result = Gomoku::SearchRoot(white, {.max_nodes = 200000}, search, &note);
+  EXPECT_TRUE(white == before);
+  ASSERT_TRUE(result.has_move);
+  // Its checks are bounded (here 5,000 positions by fours and 2,500 by threats a candidate), so
+  // it need not find every lost one, but what it leaves out is lost.
+  ASSERT_GT(searched.size(), 0u);
+  ASSERT_LT(searched.size(), static_cast<size_t>(all.size()));
+  for (Gomoku::Move m : all) {
+    if (std::find(searched.begin(), searched.end(), m) == searched.end()) {
+      EXPECT_TRUE(black_wins_after(m)) << white.MoveToText(m);
+    }
+  }
+  EXPECT_NE(std::find(searched.begin(), searched.end(), result.best_move), searched.end());
+  EXPECT_EQ(note, absl::StrCat(all.size() - searched.size(), " of ", all.size(),
+                               " candidates lose to a forced line and were not searched"));
+  // Not below the root: a position with one more stone generates its candidates in full.
+  Gomoku::UndoInfo u;
+  white.ExcludeAtRoot(MoveList<Gomoku::Move, Gomoku::kMaxMoves>(all));
+  white.Make(searched[0], u);
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> child;
+  white.GenerateSearchMoves(child);
+  EXPECT_GT(child.size(), 0);
+  white.Unmake(searched[0], u);
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> none;
+  white.GenerateSearchMoves(none);
+  // Every candidate excluded: the search still gets them all rather than none.
+  EXPECT_EQ(none.size(), all.size());
+  white.ClearRootExclusions();
+  EXPECT_TRUE(white == before);
 }
 
 TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {

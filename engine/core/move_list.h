@@ -16,6 +16,11 @@ class MoveList {
     moves_[size_++] = m;
   }
   void clear() { size_ = 0; }
+  // Keeps the first `n` moves (n <= size()).
+  void truncate(int n) {
+    assert(n >= 0 && n <= size_);
+    size_ = n;
+  }
   int size() const { return size_; }
   bool empty() const { return size_ == 0; }
   M& operator[](int i) { return moves_[i]; }

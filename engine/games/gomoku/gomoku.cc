@@ -503,7 +503,24 @@ void Gomoku::GenerateMoves(MoveList<Move, kMaxMoves>& moves) const {
   }
 }
 
+void Gomoku::ExcludeAtRoot(const MoveList<Move, kMaxMoves>& moves) {
+  ClearRootExclusions();
+  for (Move m : moves) SetBit(excluded_, m);
+  excluded_stones_ = stones_;
+}
+
 void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
+  GenerateCandidates(moves);
+  if (excluded_stones_ != stones_) return;
+  int kept = 0;
+  for (Move m : moves) {
+    if ((excluded_[m >> 6] >> (m & 63) & 1) == 0) moves[kept++] = m;
+  }
+  // Never none: when every candidate is lost the search still picks among them.
+  if (kept > 0) moves.truncate(kept);
+}
+
+void Gomoku::GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const {
   if (stones_ == 0) {
     moves.push_back(CellAt(size_ / 2, size_ / 2));
     return;

@@ -109,6 +109,8 @@ class Gomoku {
   GameOptions EffectiveOptions() const;
 
   void GenerateMoves(MoveList<Move, kMaxMoves>& moves) const;
+  // The AI's candidates (threat-narrowed, then the best quiet cells), less the root moves
+  // SearchRoot found lost (ExcludeAtRoot) when this is the position it was asked about.
   void GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const;
 
   void Make(Move cell, UndoInfo&);
@@ -188,6 +190,23 @@ class Gomoku {
   }
   static constexpr int kRootVctDepth = 10;
   static constexpr int kRootAlternatives = 8;
+  // SearchRoot's checks of the candidates before the search: the first pass's size in
+  // positions, the share of the budget (in hundredths) they may spend, and what the budget's
+  // time is taken to be worth in positions (the threat search's speed: 1.3-1.9 M a second on
+  // this machine, less a margin for a loaded one). Candidates a pass does not reach stay in.
+  static constexpr int kRootFilterFirstNodes = 1000;
+  static constexpr int kMaxRootFilterNodes = 256000;
+  static constexpr int kRootFilterPercent = 30;
+  static constexpr int kVctNodesPerMs = 1000;
+
+  // Until cleared, GenerateSearchMoves leaves out `moves` in this position (identified by its
+  // stone count, which only grows along a search line): the search does not spend its time on
+  // root moves already proved lost. Part of the game's state (copies and == see it).
+  void ExcludeAtRoot(const MoveList<Move, kMaxMoves>& moves);
+  void ClearRootExclusions() {
+    excluded_stones_ = -1;
+    std::fill(std::begin(excluded_), std::end(excluded_), 0);
+  }
 
   // Recomputes every incrementally kept table (line keys, shape sums, classes, values, class
   // counts, the cell sets, the near counts, the hash) from the stones alone and names the first
@@ -284,6 +303,8 @@ class Gomoku {
     }
     return kNoMove;
   }
+  // GenerateSearchMoves before ExcludeAtRoot's cells are taken out.
+  void GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const;
   // How far the AI's VCF look-up (ProbeVcf) reaches at every searched node, and its positions.
   static constexpr int kVcfDepth = 16;
   static_assert(kVcfDepth <= kMaxVcfDepth);
@@ -319,6 +340,9 @@ class Gomoku {
 
   uint64_t hash_ = 0;
   int stones_ = 0;
+  // ExcludeAtRoot's cells, and the stone count of the position they belong to (-1: none).
+  uint64_t excluded_[kWords] = {};
+  int excluded_stones_ = -1;
   bool last_move_won_ = false;
 };
 

@@ -435,18 +435,8 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
   used += n;
   if (vct != kNoMove) return solved(vct, "threats");
 
-  // The search runs on what is left, less a tenth kept for the checks after it.
-  SearchLimits inner = limits;
-  const int64_t spent = MsSince(start);
-  if (time_ms > 0) inner.time_ms = std::max<int64_t>(1, time_ms * 9 / 10 - spent);
-  if (inner.soft_time_ms > 0) inner.soft_time_ms = std::max<int64_t>(1, inner.soft_time_ms - spent);
-  if (max_nodes > 0) inner.max_nodes = std::max<int64_t>(1, max_nodes - max_nodes / 10 - used);
-  SearchResult<Move> result = search(inner);
-  used += result.nodes;
-  if (!result.has_move || result.exact) return finish(std::move(result));
-
   // Whether the opponent wins by fours, or by threats, once `m` is played. Each check takes at
-  // most what is left of the budget; false when none is left (the search's move stands).
+  // most what is left of the budget; false when none is left.
   auto out_of_budget = [&] {
     return (max_nodes > 0 && used >= max_nodes) || (time_ms > 0 && MsSince(start) >= time_ms) ||
            (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed));
@@ -469,20 +459,95 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
     game.Unmake(m, undo);
     return lost;
   };
-  const Move chosen = result.best_move;
-  if (out_of_budget() || !loses(chosen)) return finish(std::move(result));
-  MoveList<Move, kMaxMoves> candidates;
+
+  // Before the search: every candidate after which the opponent wins by fours or threats is
+  // left out of it (unless all are), so the search spends its time on moves not already lost,
+  // and the line it likes best is not one the threat searches refute beyond its horizon. The
+  // checks run in passes, each twice the size of the one before over the candidates not
+  // yet proved lost (most lost ones fall in the first, small pass; some take tens of thousands
+  // of positions), until one candidate is left or kRootFilterPercent of the budget is spent.
+  // `safe`: candidates that came through a check at least as large as the one after the search.
+  MoveList<Move, kMaxMoves> candidates, lost;
+  uint64_t safe[kWords] = {};
   game.GenerateSearchMoves(candidates);
+  auto filter_left_ms = [&] {
+    return time_ms > 0 ? time_ms * kRootFilterPercent / 100 - MsSince(start) : int64_t{1} << 40;
+  };
+  auto filter_left_nodes = [&] {
+    return max_nodes > 0 ? max_nodes * kRootFilterPercent / 100 - used : int64_t{1} << 40;
+  };
+  auto lost_within = [&](Move m, int64_t size) {
+    UndoInfo undo;
+    game.Make(m, undo);
+    // FindVct looks for a win by fours first (its own size again).
+    const bool won = game.GetOutcome() == Outcome::kOngoing &&
+                     game.FindVct(kRootVctDepth, static_cast<int>(size), &n) != kNoMove;
+    used += n;
+    game.Unmake(m, undo);
+    return won;
+  };
+  MoveList<Move, kMaxMoves> open = candidates;
+  for (int64_t size = kRootFilterFirstNodes; open.size() > 1 && size <= kMaxRootFilterNodes;
+       size *= 2) {
+    MoveList<Move, kMaxMoves> survivors;
+    bool complete = true;
+    for (Move c : open) {
+      // A check may take twice its size in positions, at about kVctNodesPerMs a millisecond.
+      const int64_t room = std::min(filter_left_nodes() / 2, filter_left_ms() * kVctNodesPerMs / 2);
+      if (!complete || room < size || out_of_budget()) {
+        complete = false;
+        survivors.push_back(c);
+        continue;
+      }
+      if (lost_within(c, size)) {
+        lost.push_back(c);
+      } else {
+        survivors.push_back(c);
+        if (size >= vct_nodes) SetBit(safe, c);
+      }
+    }
+    open = survivors;
+    if (!complete) break;
+  }
+  const bool excluding = !lost.empty() && lost.size() < candidates.size();
+  if (excluding) game.ExcludeAtRoot(lost);
+  struct Unexclude {
+    Gomoku& game;
+    ~Unexclude() { game.ClearRootExclusions(); }
+  } unexclude{game};
+  auto known_safe = [&](Move m) { return (safe[m >> 6] >> (m & 63) & 1) != 0; };
+
+  // The search runs on what is left, less a tenth kept for the checks after it.
+  SearchLimits inner = limits;
+  const int64_t spent = MsSince(start);
+  if (time_ms > 0) inner.time_ms = std::max<int64_t>(1, time_ms * 9 / 10 - spent);
+  if (inner.soft_time_ms > 0) inner.soft_time_ms = std::max<int64_t>(1, inner.soft_time_ms - spent);
+  if (max_nodes > 0) inner.max_nodes = std::max<int64_t>(1, max_nodes - max_nodes / 10 - used);
+  SearchResult<Move> result = search(inner);
+  used += result.nodes;
+  if (note && excluding) {
+    *note = absl::StrCat(lost.size(), " of ", candidates.size(),
+                         " candidates lose to a forced line and were not searched");
+  }
+  if (!result.has_move || result.exact) return finish(std::move(result));
+
+  // After the search: when its move (not checked before it) lets the opponent win by fours or
+  // threats, the first of the other candidates in move order that does not is played instead;
+  // when none does, or the budget runs out first, the search's move stands.
+  const Move chosen = result.best_move;
+  if (known_safe(chosen) || out_of_budget() || lost.contains(chosen) || !loses(chosen)) {
+    return finish(std::move(result));
+  }
   std::array<std::pair<int, Move>, kMaxMoves> ranked;
   int count = 0;
   for (Move c : candidates) {
-    if (c != chosen) ranked[count++] = {game.MoveOrderScore(c), c};
+    if (c != chosen && !lost.contains(c)) ranked[count++] = {game.MoveOrderScore(c), c};
   }
   std::sort(ranked.begin(), ranked.begin() + count,
             [](const auto& a, const auto& b) { return a > b; });
   for (int i = 0; i < count && i < kRootAlternatives; ++i) {
     if (out_of_budget()) break;
-    if (!loses(ranked[i].second)) {
+    if (known_safe(ranked[i].second) || !loses(ranked[i].second)) {
       if (note) {
         *note = absl::StrCat(game.MoveToText(chosen), " loses to a forced line; ",
                              game.MoveToText(ranked[i].second), " does not");
