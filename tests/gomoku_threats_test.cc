@@ -483,7 +483,8 @@ TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
            after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
   };
   std::vector<Gomoku::Move> searched;
-  auto search = [&](const SearchLimits&) {
+  const int64_t budget = 200000;
+  auto search = [&](const SearchLimits& l) {
     MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
     white.GenerateSearchMoves(seen);
     searched.assign(seen.begin(), seen.end());
@@ -492,14 +493,16 @@ TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
     r.has_move = true;
     r.depth = 1;
     r.pv = {seen[0]};
+    r.nodes = l.max_nodes;  // it spends all it is given
     return r;
   };
   std::string note;
-  auto result = Gomoku::SearchRoot(white, {.max_nodes = 200000}, search, &note);
+  auto result = Gomoku::SearchRoot(white, {.max_nodes = budget}, search, &note);
   EXPECT_TRUE(white == before);
   ASSERT_TRUE(result.has_move);
-  // Its checks are bounded (here 5,000 positions by fours and 2,500 by threats a candidate), so
-  // it need not find every lost one, but what it leaves out is lost.
+  EXPECT_LE(result.nodes, budget);
+  // Its checks are bounded (here within 30% of the budget, in passes of 1,000, 2,000, ...
+  // positions a candidate), so it need not find every lost one, but what it leaves out is lost.
   ASSERT_GT(searched.size(), 0u);
   ASSERT_LT(searched.size(), static_cast<size_t>(all.size()));
   for (Gomoku::Move m : all) {
@@ -510,18 +513,40 @@ TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
   EXPECT_NE(std::find(searched.begin(), searched.end(), result.best_move), searched.end());
   EXPECT_EQ(note, absl::StrCat(all.size() - searched.size(), " of ", all.size(),
                                " candidates lose to a forced line and were not searched"));
-  // Not below the root: a position with one more stone generates its candidates in full.
+
+  // The exclusion holds in its own position only. With all but one candidate excluded, the
+  // root generates that one; a position one stone deeper, and another position with as many
+  // stones, generate what a game without the exclusion does.
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> all_but_first;
+  for (int i = 1; i < all.size(); ++i) all_but_first.push_back(all[i]);
+  white.ExcludeAtRoot(all_but_first);
+  auto generated = [](const Gomoku& g) {
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+    g.GenerateSearchMoves(moves);
+    return std::vector<Gomoku::Move>(moves.begin(), moves.end());
+  };
+  EXPECT_EQ(generated(white), std::vector<Gomoku::Move>{all[0]});
+  auto without_exclusion = [](Gomoku g) {
+    g.ClearRootExclusions();
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+    g.GenerateSearchMoves(moves);
+    return std::vector<Gomoku::Move>(moves.begin(), moves.end());
+  };
   Gomoku::UndoInfo u;
-  white.ExcludeAtRoot(MoveList<Gomoku::Move, Gomoku::kMaxMoves>(all));
-  white.Make(searched[0], u);
-  MoveList<Gomoku::Move, Gomoku::kMaxMoves> child;
-  white.GenerateSearchMoves(child);
-  EXPECT_GT(child.size(), 0);
-  white.Unmake(searched[0], u);
-  MoveList<Gomoku::Move, Gomoku::kMaxMoves> none;
-  white.GenerateSearchMoves(none);
+  white.Make(all[1], u);
+  EXPECT_EQ(generated(white), without_exclusion(white));
+  white.Unmake(all[1], u);
+  // Black's last stone (k9) taken back and played elsewhere: seven stones again.
+  const Gomoku::Move k9 = *Position({}).ParseMove("k9"), j10 = *white.ParseMove("j10");
+  white.Unmake(k9, u);
+  white.Make(j10, u);
+  EXPECT_EQ(generated(white), without_exclusion(white));
+  EXPECT_GT(generated(white).size(), 1u);
+  white.Unmake(j10, u);
+  white.Make(k9, u);
   // Every candidate excluded: the search still gets them all rather than none.
-  EXPECT_EQ(none.size(), all.size());
+  white.ExcludeAtRoot(MoveList<Gomoku::Move, Gomoku::kMaxMoves>(all));
+  EXPECT_EQ(generated(white).size(), static_cast<size_t>(all.size()));
   white.ClearRootExclusions();
   EXPECT_TRUE(white == before);
 }

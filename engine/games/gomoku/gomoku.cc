@@ -507,14 +507,15 @@ void Gomoku::ExcludeAtRoot(const MoveList<Move, kMaxMoves>& moves) {
   ClearRootExclusions();
   for (Move m : moves) SetBit(excluded_, m);
   excluded_stones_ = stones_;
+  excluded_hash_ = hash_;
 }
 
 void Gomoku::GenerateSearchMoves(MoveList<Move, kMaxMoves>& moves) const {
   GenerateCandidates(moves);
-  if (excluded_stones_ != stones_) return;
+  if (excluded_stones_ != stones_ || excluded_hash_ != hash_) return;
   int kept = 0;
   for (Move m : moves) {
-    if ((excluded_[m >> 6] >> (m & 63) & 1) == 0) moves[kept++] = m;
+    if (!HasBit(excluded_, m)) moves[kept++] = m;
   }
   // Never none: when every candidate is lost the search still picks among them.
   if (kept > 0) moves.truncate(kept);

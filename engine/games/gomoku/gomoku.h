@@ -172,13 +172,18 @@ class Gomoku {
   // The alpha-beta search with threat checks around it at the root, for full strength (limits
   // without a depth cap, noise or random moves; any other limits run `search` alone). Before the
   // search: a win by continuous fours (up to kMaxVcfDepth attacks), then one by continuous
-  // threats (kRootVctDepth), is played at once. After it: when the search's move (not a proven
-  // result) lets the opponent win by fours or threats, the first of the other candidates (move
-  // order, at most kRootAlternatives) that does not is played instead; when none does, or the
-  // budget runs out first, the search's move stands. The solvers' positions
-  // count as nodes and their time as time: all of it comes out of `limits` (the search runs on
-  // what the checks before it left, less a tenth of the budget kept for the checks after it),
-  // so the result's nodes and time never exceed the budget by more than the search itself can.
+  // threats (kRootVctDepth), is played at once; then every candidate is checked for a win of
+  // the opponent's by fours or threats after it (passes of doubling size from
+  // kRootFilterFirstNodes, within kRootFilterPercent of the budget), and those proved lost are
+  // left out of the search (ExcludeAtRoot; all of them stay when all are lost). After it: when
+  // the search's move (not a proven result, nor checked safe before) lets the opponent win by
+  // fours or threats, the first of the other candidates (move order, at most kRootAlternatives)
+  // that does not is played instead; when none does, or the budget runs out first, the
+  // search's move stands. The solvers' positions count as nodes and their time as time: all of
+  // it comes out of `limits` (the search runs on what the checks before it left, less a tenth
+  // of the budget kept for the checks after it), so the result's nodes never exceed a node
+  // budget and its time passes the budget only by one threats search's overrun (they cannot be
+  // stopped midway; the checks before the search size theirs to the time left).
   // `search` runs the alpha-beta search (the caller's searcher and reports); `note`, when
   // given, receives a line saying what the checks changed (empty when nothing). The registry's
   // search (GameAdapter) goes through it for every Gomoku level that searches, pbrain-ply too.
@@ -199,12 +204,14 @@ class Gomoku {
   static constexpr int kRootFilterPercent = 30;
   static constexpr int kVctNodesPerMs = 1000;
 
-  // Until cleared, GenerateSearchMoves leaves out `moves` in this position (identified by its
-  // stone count, which only grows along a search line): the search does not spend its time on
-  // root moves already proved lost. Part of the game's state (copies and == see it).
+  // Until cleared, GenerateSearchMoves leaves out `moves` in this position (the same hash and
+  // stone count; the count only grows along a search line, so no other position of a search
+  // from here matches): the search does not spend its time on root moves already proved lost.
+  // Part of the game's state (copies and == see it).
   void ExcludeAtRoot(const MoveList<Move, kMaxMoves>& moves);
   void ClearRootExclusions() {
     excluded_stones_ = -1;
+    excluded_hash_ = 0;
     std::fill(std::begin(excluded_), std::end(excluded_), 0);
   }
 
@@ -236,6 +243,9 @@ class Gomoku {
   // reading order (the order of a scan of the board) at the cost of its members only.
   static constexpr int kWords = (kCells + 63) / 64;
   static void SetBit(uint64_t* bits, int cell) { bits[cell >> 6] |= uint64_t{1} << (cell & 63); }
+  static bool HasBit(const uint64_t* bits, int cell) {
+    return (bits[cell >> 6] >> (cell & 63) & 1) != 0;
+  }
   static void ClearBit(uint64_t* bits, int cell) {
     bits[cell >> 6] &= ~(uint64_t{1} << (cell & 63));
   }
@@ -340,8 +350,10 @@ class Gomoku {
 
   uint64_t hash_ = 0;
   int stones_ = 0;
-  // ExcludeAtRoot's cells, and the stone count of the position they belong to (-1: none).
+  // ExcludeAtRoot's cells, and the hash and stone count of the position they belong to (-1:
+  // none).
   uint64_t excluded_[kWords] = {};
+  uint64_t excluded_hash_ = 0;
   int excluded_stones_ = -1;
   bool last_move_won_ = false;
 };

@@ -394,25 +394,148 @@ int64_t MsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// The budget SearchRoot's threat checks share with its search: the positions they visit count as
+// nodes, and the time runs from the call's start.
+class RootChecks {
+ public:
+  using Move = Gomoku::Move;
+  using Candidates = MoveList<Move, Gomoku::kMaxMoves>;
+
+  RootChecks(Gomoku& game, const SearchLimits& limits)
+      : game_(game),
+        limits_(limits),
+        max_nodes_(limits.max_nodes),
+        time_ms_(limits.time_ms),
+        start_(std::chrono::steady_clock::now()) {
+    // The solvers' size: what pbrain-ply gave them (40 positions a millisecond, 2000..400000),
+    // and no more than a tenth of a node budget.
+    vcf_nodes_ = 400000;
+    if (time_ms_ > 0) vcf_nodes_ = std::clamp<int64_t>(time_ms_ * 40, 2000, vcf_nodes_);
+    if (max_nodes_ > 0) vcf_nodes_ = std::clamp<int64_t>(max_nodes_ / 10, 1, vcf_nodes_);
+    // A node of the threats search answers a three with every reply on its lines: a smaller one.
+    vct_nodes_ = std::max<int64_t>(1, vcf_nodes_ / 4);
+  }
+
+  int64_t vcf_nodes() const { return vcf_nodes_; }
+  int64_t vct_nodes() const { return vct_nodes_; }
+  int64_t used() const { return used_; }
+  void Spent(int64_t nodes) { used_ += nodes; }
+  int64_t ElapsedMs() const { return MsSince(start_); }
+  bool OutOfBudget() const {
+    return (max_nodes_ > 0 && used_ >= max_nodes_) || (time_ms_ > 0 && ElapsedMs() >= time_ms_) ||
+           (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed));
+  }
+
+  // Whether the opponent wins by fours (up to kMaxVcfDepth attacks) or by threats once `m` is
+  // played: each search at most `size` positions and what is left of a node budget (the threats
+  // search, which looks for fours first, gets half, as it may spend twice that), the threats
+  // only while 95% of the time is not spent; false when no budget is left.
+  bool OpponentWinsAfter(Move m, int64_t size) {
+    Gomoku::UndoInfo undo;
+    game_.Make(m, undo);
+    int64_t n = 0;
+    bool won = game_.GetOutcome() == Outcome::kOngoing &&
+               game_.FindVcf(Gomoku::kMaxVcfDepth, Share(size), &n) != Gomoku::kNoMove;
+    used_ += n;
+    const int threats_size = Share(size) / 2;
+    if (!won && threats_size > 0 && !OutOfBudget() &&
+        (time_ms_ <= 0 || ElapsedMs() < time_ms_ * 95 / 100) &&
+        game_.GetOutcome() == Outcome::kOngoing) {
+      won = game_.FindVct(Gomoku::kRootVctDepth, threats_size, &n) != Gomoku::kNoMove;
+      used_ += n;
+    }
+    game_.Unmake(m, undo);
+    return won;
+  }
+
+  // Before the search: checks the candidates in passes, each twice the size of the one before,
+  // over those not yet proved lost (most lost ones fall in the first, small pass; some take tens
+  // of thousands of positions), until one is left or kRootFilterPercent of the budget is spent.
+  // `lost` receives the proved-lost ones, `safe` those that came through a check at least as
+  // large as the one after the search (which they then skip).
+  void Filter(const Candidates& candidates, Candidates& lost, Candidates& safe) {
+    Candidates open = candidates;
+    for (int64_t size = Gomoku::kRootFilterFirstNodes;
+         open.size() > 1 && size <= Gomoku::kMaxRootFilterNodes; size *= 2) {
+      Candidates survivors;
+      bool complete = true;
+      for (Move c : open) {
+        // A check may take twice its size in positions, at about kVctNodesPerMs a millisecond.
+        const int64_t room = std::min(FilterLeftNodes(), FilterLeftMs() * Gomoku::kVctNodesPerMs);
+        if (!complete || room < 2 * size || OutOfBudget()) {
+          complete = false;
+          survivors.push_back(c);
+        } else if (OpponentWinsAfter(c, size)) {
+          lost.push_back(c);
+        } else {
+          survivors.push_back(c);
+          if (size >= vct_nodes_ && !safe.contains(c)) safe.push_back(c);
+        }
+      }
+      open = survivors;
+      if (!complete) break;
+    }
+  }
+
+  // After the search: when its move (not found safe before it) lets the opponent win by fours or
+  // threats, the first other candidate in move order, among at most kRootAlternatives not proved
+  // lost, that does not; kNoMove when none does or the budget runs out first.
+  Move Replacement(Move chosen, const Candidates& candidates, const Candidates& lost,
+                   const Candidates& safe) {
+    // Every candidate proved lost: none of the others would do better.
+    if (safe.contains(chosen) || lost.contains(chosen) || OutOfBudget() ||
+        !OpponentWinsAfter(chosen, vct_nodes_)) {
+      return Gomoku::kNoMove;
+    }
+    std::array<std::pair<int, Move>, Gomoku::kMaxMoves> ranked;
+    int count = 0;
+    for (Move c : candidates) {
+      if (c != chosen && !lost.contains(c)) ranked[count++] = {game_.MoveOrderScore(c), c};
+    }
+    std::sort(ranked.begin(), ranked.begin() + count,
+              [](const auto& a, const auto& b) { return a > b; });
+    for (int i = 0; i < count && i < Gomoku::kRootAlternatives; ++i) {
+      if (OutOfBudget()) break;
+      const Move m = ranked[i].second;
+      if (safe.contains(m) || !OpponentWinsAfter(m, vct_nodes_)) return m;
+    }
+    return Gomoku::kNoMove;
+  }
+
+ private:
+  int Share(int64_t want) const {
+    return static_cast<int>(
+        max_nodes_ > 0 ? std::max<int64_t>(0, std::min(want, max_nodes_ - used_)) : want);
+  }
+  int64_t FilterLeftNodes() const {
+    return max_nodes_ > 0 ? max_nodes_ * Gomoku::kRootFilterPercent / 100 - used_
+                          : int64_t{1} << 40;
+  }
+  int64_t FilterLeftMs() const {
+    return time_ms_ > 0 ? time_ms_ * Gomoku::kRootFilterPercent / 100 - ElapsedMs()
+                        : int64_t{1} << 30;
+  }
+
+  Gomoku& game_;
+  const SearchLimits& limits_;
+  const int64_t max_nodes_;  // 0: none
+  const int64_t time_ms_;    // 0: none
+  const std::chrono::steady_clock::time_point start_;
+  int64_t vcf_nodes_ = 0;
+  int64_t vct_nodes_ = 0;
+  int64_t used_ = 0;
+};
+
 }  // namespace
 
 SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& limits,
                                               RootSearch search, std::string* note) {
   if (note) note->clear();
   if (!WantsRootChecks(limits) || game.GetOutcome() != Outcome::kOngoing) return search(limits);
-  const auto start = std::chrono::steady_clock::now();
-  const int64_t max_nodes = limits.max_nodes;  // 0: none
-  const int64_t time_ms = limits.time_ms;      // 0: none
-  // The solvers' size: what pbrain-ply gave them (40 positions a millisecond, 2000..400000),
-  // and no more than a tenth of a node budget.
-  int64_t vcf_nodes = 400000;
-  if (time_ms > 0) vcf_nodes = std::clamp<int64_t>(time_ms * 40, 2000, vcf_nodes);
-  if (max_nodes > 0) vcf_nodes = std::clamp<int64_t>(max_nodes / 10, 1, vcf_nodes);
-  const int vct_nodes = static_cast<int>(std::max<int64_t>(1, vcf_nodes / 4));
-  int64_t used = 0;
+  RootChecks checks(game, limits);
   auto finish = [&](SearchResult<Move> r) {
-    r.nodes = used;
-    r.elapsed_ms = static_cast<double>(MsSince(start));
+    r.nodes = checks.used();
+    r.elapsed_ms = static_cast<double>(checks.ElapsedMs());
     return r;
   };
   auto solved = [&](Move m, const char* how) {
@@ -427,135 +550,50 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
   };
 
   int64_t n = 0;
-  const Move vcf = game.FindVcf(kMaxVcfDepth, static_cast<int>(vcf_nodes), &n);
-  used += n;
+  const Move vcf = game.FindVcf(kMaxVcfDepth, static_cast<int>(checks.vcf_nodes()), &n);
+  checks.Spent(n);
   if (vcf != kNoMove) return solved(vcf, "fours");
-  // A node of the threats search answers a three with every reply on its lines: a smaller one.
-  const Move vct = game.FindVct(kRootVctDepth, vct_nodes, &n);
-  used += n;
+  const Move vct = game.FindVct(kRootVctDepth, static_cast<int>(checks.vct_nodes()), &n);
+  checks.Spent(n);
   if (vct != kNoMove) return solved(vct, "threats");
 
-  // Whether the opponent wins by fours, or by threats, once `m` is played. Each check takes at
-  // most what is left of the budget; false when none is left.
-  auto out_of_budget = [&] {
-    return (max_nodes > 0 && used >= max_nodes) || (time_ms > 0 && MsSince(start) >= time_ms) ||
-           (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed));
-  };
-  auto share = [&](int64_t want) {
-    return static_cast<int>(max_nodes > 0 ? std::min(want, max_nodes - used) : want);
-  };
-  auto loses = [&](Move m) {
-    UndoInfo undo;
-    game.Make(m, undo);
-    bool lost = game.GetOutcome() == Outcome::kOngoing &&
-                game.FindVcf(kMaxVcfDepth, share(vct_nodes), &n) != kNoMove;
-    used += n;
-    // Threats only until 95% of the time (the checks by fours until all of it).
-    if (!lost && !out_of_budget() && (time_ms <= 0 || MsSince(start) < time_ms * 95 / 100) &&
-        game.GetOutcome() == Outcome::kOngoing) {
-      lost = game.FindVct(kRootVctDepth, share(std::max(1, vct_nodes / 2)), &n) != kNoMove;
-      used += n;
-    }
-    game.Unmake(m, undo);
-    return lost;
-  };
-
-  // Before the search: every candidate after which the opponent wins by fours or threats is
-  // left out of it (unless all are), so the search spends its time on moves not already lost,
-  // and the line it likes best is not one the threat searches refute beyond its horizon. The
-  // checks run in passes, each twice the size of the one before over the candidates not
-  // yet proved lost (most lost ones fall in the first, small pass; some take tens of thousands
-  // of positions), until one candidate is left or kRootFilterPercent of the budget is spent.
-  // `safe`: candidates that came through a check at least as large as the one after the search.
-  MoveList<Move, kMaxMoves> candidates, lost;
-  uint64_t safe[kWords] = {};
+  // The candidates after which the opponent wins by fours or threats are left out of the search
+  // (unless all are): it spends its time on moves not already lost, and the line it likes best
+  // is not one the threat searches refute beyond its horizon.
+  RootChecks::Candidates candidates, lost, safe;
   game.GenerateSearchMoves(candidates);
-  auto filter_left_ms = [&] {
-    return time_ms > 0 ? time_ms * kRootFilterPercent / 100 - MsSince(start) : int64_t{1} << 40;
-  };
-  auto filter_left_nodes = [&] {
-    return max_nodes > 0 ? max_nodes * kRootFilterPercent / 100 - used : int64_t{1} << 40;
-  };
-  auto lost_within = [&](Move m, int64_t size) {
-    UndoInfo undo;
-    game.Make(m, undo);
-    // FindVct looks for a win by fours first (its own size again).
-    const bool won = game.GetOutcome() == Outcome::kOngoing &&
-                     game.FindVct(kRootVctDepth, static_cast<int>(size), &n) != kNoMove;
-    used += n;
-    game.Unmake(m, undo);
-    return won;
-  };
-  MoveList<Move, kMaxMoves> open = candidates;
-  for (int64_t size = kRootFilterFirstNodes; open.size() > 1 && size <= kMaxRootFilterNodes;
-       size *= 2) {
-    MoveList<Move, kMaxMoves> survivors;
-    bool complete = true;
-    for (Move c : open) {
-      // A check may take twice its size in positions, at about kVctNodesPerMs a millisecond.
-      const int64_t room = std::min(filter_left_nodes() / 2, filter_left_ms() * kVctNodesPerMs / 2);
-      if (!complete || room < size || out_of_budget()) {
-        complete = false;
-        survivors.push_back(c);
-        continue;
-      }
-      if (lost_within(c, size)) {
-        lost.push_back(c);
-      } else {
-        survivors.push_back(c);
-        if (size >= vct_nodes) SetBit(safe, c);
-      }
-    }
-    open = survivors;
-    if (!complete) break;
-  }
+  if (candidates.size() > 1) checks.Filter(candidates, lost, safe);
   const bool excluding = !lost.empty() && lost.size() < candidates.size();
   if (excluding) game.ExcludeAtRoot(lost);
   struct Unexclude {
     Gomoku& game;
     ~Unexclude() { game.ClearRootExclusions(); }
   } unexclude{game};
-  auto known_safe = [&](Move m) { return (safe[m >> 6] >> (m & 63) & 1) != 0; };
 
   // The search runs on what is left, less a tenth kept for the checks after it.
   SearchLimits inner = limits;
-  const int64_t spent = MsSince(start);
-  if (time_ms > 0) inner.time_ms = std::max<int64_t>(1, time_ms * 9 / 10 - spent);
+  const int64_t spent = checks.ElapsedMs();
+  if (limits.time_ms > 0) inner.time_ms = std::max<int64_t>(1, limits.time_ms * 9 / 10 - spent);
   if (inner.soft_time_ms > 0) inner.soft_time_ms = std::max<int64_t>(1, inner.soft_time_ms - spent);
-  if (max_nodes > 0) inner.max_nodes = std::max<int64_t>(1, max_nodes - max_nodes / 10 - used);
+  if (limits.max_nodes > 0) {
+    inner.max_nodes =
+        std::max<int64_t>(1, limits.max_nodes - limits.max_nodes / 10 - checks.used());
+  }
   SearchResult<Move> result = search(inner);
-  used += result.nodes;
+  checks.Spent(result.nodes);
   if (note && excluding) {
     *note = absl::StrCat(lost.size(), " of ", candidates.size(),
                          " candidates lose to a forced line and were not searched");
   }
   if (!result.has_move || result.exact) return finish(std::move(result));
-
-  // After the search: when its move (not checked before it) lets the opponent win by fours or
-  // threats, the first of the other candidates in move order that does not is played instead;
-  // when none does, or the budget runs out first, the search's move stands.
-  const Move chosen = result.best_move;
-  if (known_safe(chosen) || out_of_budget() || lost.contains(chosen) || !loses(chosen)) {
-    return finish(std::move(result));
-  }
-  std::array<std::pair<int, Move>, kMaxMoves> ranked;
-  int count = 0;
-  for (Move c : candidates) {
-    if (c != chosen && !lost.contains(c)) ranked[count++] = {game.MoveOrderScore(c), c};
-  }
-  std::sort(ranked.begin(), ranked.begin() + count,
-            [](const auto& a, const auto& b) { return a > b; });
-  for (int i = 0; i < count && i < kRootAlternatives; ++i) {
-    if (out_of_budget()) break;
-    if (known_safe(ranked[i].second) || !loses(ranked[i].second)) {
-      if (note) {
-        *note = absl::StrCat(game.MoveToText(chosen), " loses to a forced line; ",
-                             game.MoveToText(ranked[i].second), " does not");
-      }
-      result.best_move = ranked[i].second;
-      result.pv = {result.best_move};
-      return finish(std::move(result));
+  const Move replacement = checks.Replacement(result.best_move, candidates, lost, safe);
+  if (replacement != kNoMove) {
+    if (note) {
+      *note = absl::StrCat(game.MoveToText(result.best_move), " loses to a forced line; ",
+                           game.MoveToText(replacement), " does not");
     }
+    result.best_move = replacement;
+    result.pv = {replacement};
   }
   return finish(std::move(result));
 }

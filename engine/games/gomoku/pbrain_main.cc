@@ -256,10 +256,11 @@ class Brain {
     }
     const auto start = std::chrono::steady_clock::now();
     const int64_t budget = MoveBudgetMs();
-    // Iterations go on while 60% of the budget is left; the one running at the deadline still
-    // counts for the root moves it finished. At full strength Gomoku::SearchRoot wraps the
-    // search in the root's threat checks (the same as the registry's levels get), which keep a
-    // tenth of the budget for the checks after it.
+    // No iteration starts once 60% of the budget is spent; the one running at the deadline
+    // still counts for the root moves it finished. At full strength Gomoku::SearchRoot wraps
+    // the search in the root's threat checks (the same as the registry's levels get): a win of
+    // ours played at once, the candidates that lose to the opponent's threats left out (within
+    // 30% of the budget), and a tenth of the budget kept for the check after the search.
     SearchLimits limits{.time_ms = budget,
                         .soft_time_ms = budget * 6 / 10,
                         .keep_partial_iteration = true,
@@ -300,7 +301,7 @@ class Brain {
     std::string note;
     auto result = Gomoku::SearchRoot(*game_, limits, search, &note);
     const Gomoku::Move m = result.best_move;
-    if (result.depth == 0 && !note.empty()) {
+    if (result.depth == 0 && result.score >= kMateThreshold && !note.empty()) {
       // "CELL wins by continuous fours|threats": played before any search.
       Say(absl::StrCat("MESSAGE played ", note, ", after ", SinceMs(start), " of ", budget, " ms"));
     } else {
