@@ -19,6 +19,22 @@
 namespace ply {
 namespace {
 
+// Plays the attacker's `first` on `g` (left played) and every empty cell as the defender's
+// reply in turn: `wins(g)` must hold for the attacker after each; a reply that saves the
+// defender is named in the failure.
+template <class Wins>
+void ExpectWinAgainstEveryReply(Gomoku& g, Gomoku::Move first, Wins wins) {
+  Gomoku::UndoInfo u;
+  g.Make(first, u);
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> replies;
+  g.GenerateMoves(replies);
+  for (Gomoku::Move reply : replies) {
+    g.Make(reply, u);
+    EXPECT_TRUE(wins(g)) << "the defender holds with " << g.MoveToText(reply);
+    g.Unmake(reply, u);
+  }
+}
+
 using gomoku_test::ForEachFourPlayed;
 using gomoku_test::ForEachRandomPosition;
 using gomoku_test::FromMoves;
@@ -188,15 +204,9 @@ TEST(Gomoku, FindsAWinByContinuousThreats) {
   EXPECT_EQ(copy.CheckIncrementalState(), "");
   // Checked another way: whatever White answers, Black then wins by fours (an open four is a
   // line of fours of length one).
-  Gomoku::UndoInfo u;
-  g.Make(win, u);
-  MoveList<Gomoku::Move, Gomoku::kMaxMoves> replies;
-  g.GenerateMoves(replies);
-  for (Gomoku::Move reply : replies) {
-    g.Make(reply, u);
-    EXPECT_NE(g.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << g.MoveToText(reply);
-    g.Unmake(reply, u);
-  }
+  ExpectWinAgainstEveryReply(g, win, [](Gomoku& after) {
+    return after.FindVcf(Gomoku::kMaxVcfDepth, 100000) != Gomoku::kNoMove;
+  });
   // Without a threat to make there is none: the opening, and a position already won by fours
   // is found by both.
   Gomoku opening = Position({"h8", "h9"});
@@ -671,15 +681,9 @@ TEST(Gomoku, ThreatWinsFromRandomGamesHoldAgainstEveryReply) {
     EXPECT_TRUE(copy == g);
     if (first == Gomoku::kNoMove) continue;
     // Whatever the defender answers (every empty cell), the attacker still wins by threats.
-    Gomoku::UndoInfo u;
-    g.Make(first, u);
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> replies;
-    g.GenerateMoves(replies);
-    for (Gomoku::Move reply : replies) {
-      g.Make(reply, u);
-      EXPECT_NE(g.FindVct(/*max_depth=*/6, 100000), Gomoku::kNoMove) << g.MoveToText(reply);
-      g.Unmake(reply, u);
-    }
+    ExpectWinAgainstEveryReply(g, first, [](Gomoku& after) {
+      return after.FindVct(/*max_depth=*/6, 100000) != Gomoku::kNoMove;
+    });
     EXPECT_EQ(g.CheckIncrementalState(), "");
   }
 }
