@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -109,6 +110,19 @@ TEST(EngineTool, MatchReportsAnEloDifference) {
   EXPECT_EQ(j["games"], 4);
   EXPECT_TRUE(j.contains("elo"));
   EXPECT_EQ(j["wins"].get<int>() + j["draws"].get<int>() + j["losses"].get<int>(), 4);
+  // The numbers are those of the line: for a sweep no estimate and only the bound it gives.
+  const int wins = j["wins"].get<int>(), draws = j["draws"].get<int>();
+  const std::string text = j["elo_text"].get<std::string>();
+  if (wins == 4) {
+    EXPECT_TRUE(j["elo"].is_null()) << j.dump();
+    EXPECT_TRUE(j["elo_high"].is_null()) << j.dump();
+    EXPECT_NE(text.find(absl::StrFormat("at least %+.0f", j["elo_low"].get<double>())),
+              std::string::npos)
+        << j.dump();
+  } else if (wins + draws > 0) {
+    EXPECT_NE(text.find(absl::StrFormat("Elo %+.0f", j["elo"].get<double>())), std::string::npos)
+        << j.dump();
+  }
 }
 
 TEST(EngineTool, AOneGameMatchPrintsAFiniteEloLine) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "absl/strings/str_format.h"
 #include "engine/tool/ladder.h"
 
 namespace ply {
@@ -17,11 +18,27 @@ TEST(Elo, IsZeroForAnEvenScoreAndSymmetric) {
   EXPECT_NEAR(EloFromScore(0.64), 100, 1.0);
 }
 
-TEST(Elo, ErrorBarShrinksWithMoreGames) {
-  MatchResult few{.wins = 6, .draws = 2, .losses = 2};
-  MatchResult many{.wins = 60, .draws = 20, .losses = 20};
-  EXPECT_NEAR(few.Score(), many.Score(), 1e-12);
-  EXPECT_GT(few.EloErrorBar(), many.EloErrorBar());
+TEST(Elo, IntervalShrinksWithMoreGamesAndMatchesTheLine) {
+  const EloRange few = EloEstimate(6, 2, 2), many = EloEstimate(60, 20, 20);
+  ASSERT_TRUE(few.estimate && few.low && few.high && many.estimate && many.low && many.high);
+  EXPECT_EQ(*few.estimate, *many.estimate);
+  EXPECT_GT(*few.high - *few.low, *many.high - *many.low);
+  EXPECT_LT(*many.low, *many.estimate);
+  EXPECT_GT(*many.high, *many.estimate);
+  // The numbers are the line's.
+  EXPECT_EQ(EloSummary(60, 20, 20), absl::StrFormat("Elo %+.0f (95%%: %+.0f .. %+.0f)",
+                                                    *many.estimate, *many.low, *many.high));
+  // A sweep: no estimate, one bound, as worded.
+  const EloRange sweep = EloEstimate(20, 0, 0);
+  EXPECT_FALSE(sweep.estimate);
+  EXPECT_FALSE(sweep.high);
+  ASSERT_TRUE(sweep.low);
+  EXPECT_EQ(*sweep.low, 317);
+  const EloRange lost = EloEstimate(0, 0, 20);
+  EXPECT_FALSE(lost.estimate || lost.low);
+  ASSERT_TRUE(lost.high);
+  EXPECT_EQ(*lost.high, -317);
+  EXPECT_FALSE(EloEstimate(0, 0, 0).estimate);
 }
 
 TEST(Elo, MatchTextIsTheSummarysForSweepsSmallMatchesAndOrdinaryOnes) {

@@ -27,54 +27,67 @@ double ScoreVariance(int wins, int draws, int losses, double p) {
          (wins + draws + losses);
 }
 
-// Elo for a score fraction strictly inside (0, 1), unclamped; never "-0".
-std::string EloNumber(double p) {
+// Elo for a score fraction strictly inside (0, 1), unclamped and rounded as printed; never -0.
+double EloValue(double p) {
   const double elo = std::round(-400.0 * std::log10(1.0 / p - 1.0));
-  return absl::StrFormat("%+.0f", elo == 0 ? 0.0 : elo);  // -0.4 and -0 both print +0
+  return elo == 0 ? 0.0 : elo;
 }
 
-}  // namespace
+std::string EloNumber(double p) { return absl::StrFormat("%+.0f", EloValue(p)); }
 
-double MatchResult::EloErrorBar() const {
-  int n = games();
-  if (n < 2) return INFINITY;
-  double p = Score();
-  double var = ScoreVariance(wins, draws, losses, p);
-  double se = std::sqrt(var / n);
-  double lo = EloFromScore(p - 1.96 * se), hi = EloFromScore(p + 1.96 * se);
-  return (hi - lo) / 2;
-}
+// The estimate, the 95% interval and the line that words them, computed once for both.
+struct EloWords {
+  EloRange range;
+  std::string text;
+};
 
-std::string EloSummary(int wins, int draws, int losses) {
+EloWords DescribeElo(int wins, int draws, int losses) {
   const int n = wins + draws + losses;
-  if (n <= 0) return "Elo: no estimate, no games played";
+  if (n <= 0) return {{}, "Elo: no estimate, no games played"};
   const std::string games = n == 1 ? "the one game" : absl::StrCat("all ", n, " games");
   if (wins == n || losses == n) {
     const double bound = std::pow(0.05, 1.0 / n);  // of the winner's score
-    return wins == n ? absl::StrFormat("Elo: no estimate, %s won (95%%: at least %s)", games,
-                                       EloNumber(bound))
-                     : absl::StrFormat("Elo: no estimate, %s lost (95%%: at most %s)", games,
-                                       EloNumber(1 - bound));
+    if (wins == n) {
+      return {
+          {.low = EloValue(bound)},
+          absl::StrFormat("Elo: no estimate, %s won (95%%: at least %s)", games, EloNumber(bound))};
+    }
+    return {{.high = EloValue(1 - bound)},
+            absl::StrFormat("Elo: no estimate, %s lost (95%%: at most %s)", games,
+                            EloNumber(1 - bound))};
   }
   const double p = (wins + 0.5 * draws) / n;
   constexpr double kZ = 1.96;
   const double variance = ScoreVariance(wins, draws, losses, p);
   const double half = kZ * std::sqrt(variance / n);
   if (draws < n && p - half > 0 && p + half < 1) {
-    return absl::StrFormat("Elo %s (95%%: %s .. %s)", EloNumber(p), EloNumber(p - half),
-                           EloNumber(p + half));
+    return {{EloValue(p), EloValue(p - half), EloValue(p + half)},
+            absl::StrFormat("Elo %s (95%%: %s .. %s)", EloNumber(p), EloNumber(p - half),
+                            EloNumber(p + half))};
   }
   const double z2n = kZ * kZ / n;
   const double centre = (p + z2n / 2) / (1 + z2n);
   const double wilson = kZ * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+  const EloRange range{EloValue(p), EloValue(centre - wilson), EloValue(centre + wilson)};
   const std::string interval =
       absl::StrCat(EloNumber(centre - wilson), " .. ", EloNumber(centre + wilson));
   if (draws == n) {
-    return absl::StrFormat("Elo %s, %s drawn (95%%: %s, Wilson's interval)", EloNumber(p), games,
-                           interval);
+    return {range, absl::StrFormat("Elo %s, %s drawn (95%%: %s, Wilson's interval)", EloNumber(p),
+                                   games, interval)};
   }
-  return absl::StrFormat("Elo %s (95%%: %s, Wilson's interval: too few games for the normal one)",
-                         EloNumber(p), interval);
+  return {range,
+          absl::StrFormat("Elo %s (95%%: %s, Wilson's interval: too few games for the normal one)",
+                          EloNumber(p), interval)};
+}
+
+}  // namespace
+
+EloRange EloEstimate(int wins, int draws, int losses) {
+  return DescribeElo(wins, draws, losses).range;
+}
+
+std::string EloSummary(int wins, int draws, int losses) {
+  return DescribeElo(wins, draws, losses).text;
 }
 
 std::string MatchResult::EloText() const { return EloSummary(wins, draws, losses); }

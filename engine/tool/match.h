@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,9 @@ struct MatchResult {
   int games() const { return wins + draws + losses; }
   // A's score fraction in [0, 1].
   double Score() const;
-  // Elo difference of A over B and the half-width of its 95% confidence interval.
+  // Elo difference of A over B from the score, clamped at 0.1% and 99.9% (for fitting ladders;
+  // EloEstimate below gives none for a sweep).
   double EloDifference() const;
-  double EloErrorBar() const;
   // The Elo line, EloSummary's (below): one formatting of sweeps, draws and small matches for
   // ply-engine match and pbrain-match alike.
   std::string EloText() const;
@@ -86,6 +87,16 @@ double EloFromScore(double p);
 // Wilson's score interval takes a game's variance at its most for the mean, p(1 - p), so with
 // draws it is on the wide side; it lies inside (0, 1) when 0 < p < 1.
 std::string EloSummary(int wins, int draws, int losses);
+
+// EloSummary's numbers, rounded as it prints them: the estimate and the 95% interval's ends;
+// for a sweep no estimate and only the one-sided bound (`low` when all were won, `high` when
+// all were lost); nothing without games.
+struct EloRange {
+  std::optional<double> estimate;
+  std::optional<double> low;
+  std::optional<double> high;
+};
+EloRange EloEstimate(int wins, int draws, int losses);
 
 }  // namespace ply
 

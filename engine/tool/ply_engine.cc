@@ -359,17 +359,15 @@ int Match(const std::vector<std::string>& args, const GameOptions& options) {
   });
   if (!result.ok()) return Fail(result.status());
   if (json) {
-    std::cout << Json{{"game", config.game},
-                      {"a", config.level_a},
-                      {"b", config.level_b},
-                      {"games", result->games()},
-                      {"wins", result->wins},
-                      {"draws", result->draws},
-                      {"losses", result->losses},
-                      {"score", result->Score()},
-                      {"elo", result->EloDifference()},
-                      {"elo_error", result->EloErrorBar()},
-                      {"elo_text", result->EloText()}}
+    // The same numbers as the line: none that the line does not give.
+    const EloRange elo = EloEstimate(result->wins, result->draws, result->losses);
+    auto OrNull = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+    std::cout << Json{{"game", config.game},          {"a", config.level_a},
+                      {"b", config.level_b},          {"games", result->games()},
+                      {"wins", result->wins},         {"draws", result->draws},
+                      {"losses", result->losses},     {"score", result->Score()},
+                      {"elo", OrNull(elo.estimate)},  {"elo_low", OrNull(elo.low)},
+                      {"elo_high", OrNull(elo.high)}, {"elo_text", result->EloText()}}
                      .dump()
               << "\n";
   } else {
