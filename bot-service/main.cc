@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -155,12 +157,14 @@ int Main() {
     return 2;
   }
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
-                             static_cast<int>(absl::GetFlag(FLAGS_max_connection_age_ms)));
+                             static_cast<int>(std::clamp<int64_t>(
+                                 absl::GetFlag(FLAGS_max_connection_age_ms), 1, INT_MAX)));
   // Searches in flight on an aged connection may use their whole budget.
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                              static_cast<int>(max_budget_ms + 5000));
   if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, static_cast<int>(idle));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               static_cast<int>(std::min<int64_t>(idle, INT_MAX)));
   }
   // A position is a few kilobytes at most; anything much larger is refused by gRPC itself.
   builder.SetMaxReceiveMessageSize(1 << 20);

@@ -10,7 +10,9 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -291,10 +293,12 @@ int Main() {
   builder.SetMaxReceiveMessageSize(64 << 10);
   if (const int64_t age = absl::GetFlag(FLAGS_max_connection_age_ms); age > 0) {
     // No grace limit: a WatchMatch stream on an aged connection is not cut.
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, static_cast<int>(age));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               static_cast<int>(std::min<int64_t>(age, INT_MAX)));
   }
   if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, static_cast<int>(idle));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               static_cast<int>(std::min<int64_t>(idle, INT_MAX)));
   }
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

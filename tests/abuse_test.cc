@@ -32,6 +32,19 @@ using ::ply::testing::ServerProcess;
 using ::ply::testing::TakingSeat;
 using ::ply::testing::Watch;
 
+// Whether `channel`, connected now, goes back to idle (the server closed its connection)
+// within `wait`.
+bool WentIdle(grpc::Channel& channel, absl::Duration wait) {
+  const absl::Time end = absl::Now() + wait;
+  grpc_connectivity_state state = channel.GetState(false);
+  while (state != GRPC_CHANNEL_IDLE) {
+    if (absl::Now() >= end) return false;
+    channel.WaitForStateChange(state, absl::ToChronoTime(end));
+    state = channel.GetState(false);
+  }
+  return true;
+}
+
 class AbuseTest : public ::ply::testing::StackFixture {
  protected:
   void SetUp() override { UseNewDatabase("abuse"); }
@@ -183,10 +196,15 @@ TEST_F(AbuseTest, ConnectionsWithNoCallAreClosedOnceIdleButStreamsAndReturningCl
                                 std::string("\0\0\0\x04\0\0\0\0\0", 9)));
   EXPECT_TRUE(silent.ClosedWithin(absl::Seconds(10)));
   EXPECT_TRUE(preface_only.ClosedWithin(absl::Seconds(10)));
-  // The creator's connection went idle too; its next call reconnects and lands, and the
-  // watcher, still there, sees the move.
-  absl::SleepFor(absl::Milliseconds(1500));
-  const grpc::Status moved = Move(v4_.get(), id, 0, "b2", created.seat_token());
+  // A client of its own that made one call and then waited: its connection was closed too
+  // (its channel went back to idle), and its next call reconnects and lands; the watcher,
+  // still there, sees the move.
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", lobby_->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto creator = v1::LobbyService::NewStub(channel);
+  ASSERT_TRUE(GetMatch(creator.get(), id).ok());
+  EXPECT_TRUE(WentIdle(*channel, absl::Seconds(10)));
+  const grpc::Status moved = Move(creator.get(), id, 0, "b2", created.seat_token());
   EXPECT_TRUE(moved.ok()) << moved.error_message();
   EXPECT_TRUE(watcher.WaitFor(
       [](const std::vector<v1::MatchEvent>& events) { return MovesSeen(events).size() == 1; },
@@ -199,8 +217,8 @@ TEST_F(AbuseTest, BotConnectionsWithNoCallAreClosedOnceIdleAndItsClientsReconnec
                                   {"--port=0", "--host=127.0.0.1", "--workers=1", "--tt_mb=4",
                                    "--log_level=error", "--max_connection_idle_ms=1000"});
   ASSERT_TRUE(bot.ok()) << bot.status();
-  auto stub = v1::BotService::NewStub(
-      grpc::CreateChannel((*bot)->address(), grpc::InsecureChannelCredentials()));
+  auto channel = grpc::CreateChannel((*bot)->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::BotService::NewStub(channel);
   auto list_games = [&] {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
@@ -212,6 +230,7 @@ TEST_F(AbuseTest, BotConnectionsWithNoCallAreClosedOnceIdleAndItsClientsReconnec
   ASSERT_TRUE(silent.connected());
   EXPECT_TRUE(silent.ClosedWithin(absl::Seconds(10)));
   // The client's own connection was closed while idle as well; its next call reconnects.
+  EXPECT_TRUE(WentIdle(*channel, absl::Seconds(10)));
   const grpc::Status again = list_games();
   EXPECT_TRUE(again.ok()) << again.error_message();
 }
