@@ -127,4 +127,8 @@ absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::strin
   return absl::OkStatus();
 }
 
+void LimitConcurrentStreams(grpc::ServerBuilder& builder, int streams) {
+  if (streams > 0) builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, streams);
+}
+
 }  // namespace ply

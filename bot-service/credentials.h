@@ -60,6 +60,11 @@ bool IsLoopbackHost(const std::string& host);
 absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::string& address,
                                   const ServerTls& tls, int* port);
 
+// At most `streams` streams open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS;
+// gRPC 1.51's default is unbounded, and each open stream holds a call of about 12 KB until it
+// ends). gRPC enforces it only on a peer that acknowledged the server's SETTINGS; 0: no bound.
+void LimitConcurrentStreams(grpc::ServerBuilder& builder, int streams);
+
 }  // namespace ply
 
 #endif  // PLY_BOT_SERVICE_CREDENTIALS_H_

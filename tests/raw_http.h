@@ -80,7 +80,7 @@ class RawConnection {
   bool SendHttp2Preface() {
     return Send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + Http2Frame(kSettings, 0, 0, ""));
   }
-  static constexpr uint8_t kSettings = 4, kPing = 6;
+  static constexpr uint8_t kHeaders = 1, kSettings = 4, kPing = 6;
   static std::string Http2Frame(uint8_t type, uint8_t flags, uint32_t stream,
                                 const std::string& payload) {
     const size_t n = payload.size();
@@ -94,6 +94,17 @@ class RawConnection {
                          static_cast<char>(stream >> 8),
                          static_cast<char>(stream)};
     return frame + payload;
+  }
+  // One HPACK "literal without indexing, new name" field; name and value under 127 bytes.
+  static std::string HpackLiteral(const std::string& name, const std::string& value) {
+    return std::string(1, '\0') + static_cast<char>(name.size()) + name +
+           static_cast<char>(value.size()) + value;
+  }
+  // The request headers of a gRPC call to `path`, for a HEADERS frame.
+  static std::string GrpcRequestHeaders(const std::string& path) {
+    return HpackLiteral(":method", "POST") + HpackLiteral(":scheme", "http") +
+           HpackLiteral(":path", path) + HpackLiteral(":authority", "localhost") +
+           HpackLiteral("content-type", "application/grpc") + HpackLiteral("te", "trailers");
   }
 
  private:
