@@ -55,9 +55,15 @@ bool IsLoopbackHost(const std::string& host);
 // What every ply server does before registering its services: listen on `address` (TLS when
 // `tls` says so; the bound port lands in *port once the server starts), refuse to share the port
 // with another process, and keep idle connections alive with pings (a client's watch stream may
-// be quiet for minutes) while telling a dead peer from a quiet one.
+// be quiet for minutes) while telling a dead peer from a quiet one, and close a connection that
+// pings more often than every 5 s with nothing else to say (a ping flood).
 absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::string& address,
                                   const ServerTls& tls, int* port);
+
+// At most `streams` streams open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS;
+// gRPC 1.51's default is unbounded, and each open stream holds a call of about 12 KB until it
+// ends). gRPC enforces it only on a peer that acknowledged the server's SETTINGS; 0: no bound.
+void LimitConcurrentStreams(grpc::ServerBuilder& builder, int streams);
 
 }  // namespace ply
 

@@ -57,6 +57,11 @@ ABSL_FLAG(int64_t, max_connection_idle_ms, 30000,
           "Connections with no call for this long are closed (a client reconnects on its next "
           "call), so connections left open and unused, or opened and never used, do not hold "
           "memory and file descriptors; 0: never.");
+ABSL_FLAG(int, max_concurrent_streams, 1000,
+          "Calls open at once on one client connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); "
+          "a gRPC client waits for a free one, a peer that ignores it loses the connection, so "
+          "one connection cannot hold "
+          "unbounded memory (about 12 KB a call); 0: no bound.");
 ABSL_FLAG(int, metrics_port, -1,
           "Port of the Prometheus text endpoint (GET /metrics); 0 picks a free one, -1 turns it "
           "off. The same numbers are always available through the GetMetrics RPC.");
@@ -162,6 +167,7 @@ int Main() {
   // Searches in flight on an aged connection may use their whole budget.
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                              static_cast<int>(max_budget_ms + 5000));
+  LimitConcurrentStreams(builder, absl::GetFlag(FLAGS_max_concurrent_streams));
   if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
                                static_cast<int>(std::min<int64_t>(idle, INT_MAX)));

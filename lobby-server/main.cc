@@ -104,6 +104,11 @@ ABSL_FLAG(int64_t, max_connection_idle_ms, 30000,
           "Client connections with no call (no stream) for this long are closed (a client "
           "reconnects on its next call), so connections left open and unused, or opened and "
           "never used, do not hold memory and file descriptors; 0: never.");
+ABSL_FLAG(int, max_concurrent_streams, 1000,
+          "Calls open at once on one client connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); "
+          "a gRPC client waits for a free one, a peer that ignores it loses the connection, so "
+          "one connection cannot hold "
+          "unbounded memory (about 12 KB a call); 0: no bound.");
 ABSL_FLAG(int, max_bot_seats, 256,
           "Bot seats in play at once over all clients; a new match past it is refused "
           "(RESOURCE_EXHAUSTED). Size it to the bots' cores (deploy/README.md). 0: no limit.");
@@ -296,6 +301,7 @@ int Main() {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
                                static_cast<int>(std::min<int64_t>(age, INT_MAX)));
   }
+  LimitConcurrentStreams(builder, absl::GetFlag(FLAGS_max_concurrent_streams));
   if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
                                static_cast<int>(std::min<int64_t>(idle, INT_MAX)));

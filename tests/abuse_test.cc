@@ -235,5 +235,76 @@ TEST_F(AbuseTest, BotConnectionsWithNoCallAreClosedOnceIdleAndItsClientsReconnec
   EXPECT_TRUE(again.ok()) << again.error_message();
 }
 
+// HTTP/2 frame floods, from a raw socket (tests/raw_http.h): what no gRPC client sends.
+std::unique_ptr<ServerProcess> StartPlainBot() {
+  auto bot = ServerProcess::Start(PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=1",
+                                                   "--tt_mb=4", "--log_level=error"});
+  EXPECT_TRUE(bot.ok()) << bot.status();
+  return bot.ok() ? *std::move(bot) : nullptr;
+}
+
+bool BotAnswers(ServerProcess& bot) {
+  auto stub = v1::BotService::NewStub(
+      grpc::CreateChannel(bot.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListGamesResponse games;
+  return stub->ListGames(&context, v1::ListGamesRequest(), &games).ok();
+}
+
+// Opens `streams` calls to `path` on a fresh connection that acknowledged the server's
+// SETTINGS, sends none of their messages, and says whether the server closed the connection
+// within `wait`.
+bool ClosedAfterOpeningStreams(int port, const std::string& path, int streams,
+                               absl::Duration wait) {
+  RawConnection connection(port);
+  if (!connection.connected() || !connection.SendHttp2Preface()) return true;
+  connection.Receive(absl::Milliseconds(300));  // the server's SETTINGS
+  connection.Send(RawConnection::Http2Frame(RawConnection::kSettings, 1, 0, ""));  // ACK
+  const std::string headers = RawConnection::GrpcRequestHeaders(path);
+  std::string batch;
+  for (int i = 0; i < streams; ++i) {
+    batch += RawConnection::Http2Frame(RawConnection::kHeaders, 4 /* END_HEADERS */,
+                                       static_cast<uint32_t>(2 * i + 1), headers);
+  }
+  connection.Send(batch);
+  return connection.ClosedWithin(wait);
+}
+
+TEST(Http2AbuseTest, APingFloodLosesItsConnection) {
+  // With ping strikes off, one connection sending PINGs as fast as loopback goes took ply-bot
+  // from 51 MB to 365 MB and a health check from 1 ms to 2.3 s while it lasted.
+  std::unique_ptr<ServerProcess> bot = StartPlainBot();
+  ASSERT_NE(bot, nullptr);
+  RawConnection flood(bot->port());
+  ASSERT_TRUE(flood.SendHttp2Preface());
+  for (int i = 0; i < 200; ++i) {
+    if (!flood.Send(RawConnection::Http2Frame(RawConnection::kPing, 0, 0, "12345678"))) break;
+  }
+  EXPECT_TRUE(flood.ClosedWithin(absl::Seconds(3)));
+  // A client that pings every 20 s (ply's) is never near the limit; calls go on.
+  EXPECT_TRUE(BotAnswers(*bot));
+}
+
+TEST(Http2AbuseTest, StreamsOpenAtOnceOnOneConnectionAreBounded) {
+  // Unbounded before: 206,000 streams opened in 5 s on two connections took ply-bot to 3 GB,
+  // growing after the attacker left, and no health check was answered for 5 s after.
+  std::unique_ptr<ServerProcess> bot = StartPlainBot();
+  ASSERT_NE(bot, nullptr);
+  EXPECT_FALSE(ClosedAfterOpeningStreams(bot->port(), "/ply.v1.BotService/ListGames", 900,
+                                         absl::Seconds(1)));
+  EXPECT_TRUE(ClosedAfterOpeningStreams(bot->port(), "/ply.v1.BotService/ListGames", 1100,
+                                        absl::Seconds(5)));
+  EXPECT_TRUE(BotAnswers(*bot));
+}
+
+TEST_F(AbuseTest, LobbyStreamsOpenAtOnceOnOneConnectionAreBounded) {
+  Start({"--max_concurrent_streams=50"}, "--bot_target=");
+  EXPECT_FALSE(ClosedAfterOpeningStreams(lobby_->port(), "/ply.v1.LobbyService/ListGames", 40,
+                                         absl::Seconds(1)));
+  EXPECT_TRUE(ClosedAfterOpeningStreams(lobby_->port(), "/ply.v1.LobbyService/ListGames", 60,
+                                        absl::Seconds(5)));
+}
+
 }  // namespace
 }  // namespace ply

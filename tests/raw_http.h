@@ -1,5 +1,6 @@
 // Raw TCP connections to the HTTP ports the tests start (ply-web, the /metrics ports), for what
-// no well-behaved HTTP client sends: floods of header lines, requests a byte at a time.
+// no well-behaved HTTP client sends: floods of header lines, requests a byte at a time; and
+// HTTP/2 frames to the gRPC ports, for floods of frames no gRPC client sends.
 #ifndef PLY_TESTS_RAW_HTTP_H_
 #define PLY_TESTS_RAW_HTTP_H_
 
@@ -73,6 +74,37 @@ class RawConnection {
       if (recv(fd_, buffer, sizeof(buffer), 0) <= 0) return true;
     }
     return false;
+  }
+
+  // HTTP/2 with prior knowledge (gRPC's cleartext): the preface and an empty SETTINGS.
+  bool SendHttp2Preface() {
+    return Send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + Http2Frame(kSettings, 0, 0, ""));
+  }
+  static constexpr uint8_t kHeaders = 1, kSettings = 4, kPing = 6;
+  static std::string Http2Frame(uint8_t type, uint8_t flags, uint32_t stream,
+                                const std::string& payload) {
+    const size_t n = payload.size();
+    std::string frame = {static_cast<char>((n >> 16) & 0xff),
+                         static_cast<char>((n >> 8) & 0xff),
+                         static_cast<char>(n & 0xff),
+                         static_cast<char>(type),
+                         static_cast<char>(flags),
+                         static_cast<char>(stream >> 24),
+                         static_cast<char>(stream >> 16),
+                         static_cast<char>(stream >> 8),
+                         static_cast<char>(stream)};
+    return frame + payload;
+  }
+  // One HPACK "literal without indexing, new name" field; name and value under 127 bytes.
+  static std::string HpackLiteral(const std::string& name, const std::string& value) {
+    return std::string(1, '\0') + static_cast<char>(name.size()) + name +
+           static_cast<char>(value.size()) + value;
+  }
+  // The request headers of a gRPC call to `path`, for a HEADERS frame.
+  static std::string GrpcRequestHeaders(const std::string& path) {
+    return HpackLiteral(":method", "POST") + HpackLiteral(":scheme", "http") +
+           HpackLiteral(":path", path) + HpackLiteral(":authority", "localhost") +
+           HpackLiteral("content-type", "application/grpc") + HpackLiteral("te", "trailers");
   }
 
  private:
