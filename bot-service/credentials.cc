@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <climits>
 #include <fstream>
 #include <sstream>
 
@@ -127,8 +129,16 @@ absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::strin
   return absl::OkStatus();
 }
 
-void LimitConcurrentStreams(grpc::ServerBuilder& builder, int streams) {
-  if (streams > 0) builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, streams);
+void LimitGrpcConnections(grpc::ServerBuilder& builder, const GrpcConnectionLimits& limits) {
+  auto set = [&builder](const char* argument, int64_t value) {
+    if (value > 0) {
+      builder.AddChannelArgument(argument, static_cast<int>(std::min<int64_t>(value, INT_MAX)));
+    }
+  };
+  set(GRPC_ARG_MAX_CONNECTION_AGE_MS, limits.max_age_ms);
+  set(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, limits.max_age_grace_ms);
+  set(GRPC_ARG_MAX_CONNECTION_IDLE_MS, limits.max_idle_ms);
+  set(GRPC_ARG_MAX_CONCURRENT_STREAMS, limits.max_concurrent_streams);
 }
 
 }  // namespace ply

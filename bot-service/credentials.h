@@ -60,10 +60,21 @@ bool IsLoopbackHost(const std::string& host);
 absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::string& address,
                                   const ServerTls& tls, int* port);
 
-// At most `streams` streams open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS;
-// gRPC 1.51's default is unbounded, and each open stream holds a call of about 12 KB until it
-// ends). gRPC enforces it only on a peer that acknowledged the server's SETTINGS; 0: no bound.
-void LimitConcurrentStreams(grpc::ServerBuilder& builder, int streams);
+// How long, how idle and how busy one client connection may be; 0 sets no limit (gRPC's
+// default). Values past gRPC's int are taken as its largest.
+struct GrpcConnectionLimits {
+  // Connections are closed gracefully after this long (so round-robin clients find new
+  // instances), calls still open on one after a further `max_age_grace_ms` (0: never cut).
+  int64_t max_age_ms = 0;
+  int64_t max_age_grace_ms = 0;
+  // A connection with no call for this long is closed; the client reconnects on its next call.
+  int64_t max_idle_ms = 0;
+  // Streams open at once on one connection (SETTINGS_MAX_CONCURRENT_STREAMS; gRPC 1.51's
+  // default is unbounded, and each open stream holds a call of about 12 KB until it ends).
+  // gRPC enforces it only on a peer that acknowledged the server's SETTINGS.
+  int64_t max_concurrent_streams = 0;
+};
+void LimitGrpcConnections(grpc::ServerBuilder& builder, const GrpcConnectionLimits& limits);
 
 }  // namespace ply
 

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -161,17 +160,12 @@ int Main() {
     std::fprintf(stderr, "ply-bot: TLS: %s\n", std::string(listen.message()).c_str());
     return 2;
   }
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
-                             static_cast<int>(std::clamp<int64_t>(
-                                 absl::GetFlag(FLAGS_max_connection_age_ms), 1, INT_MAX)));
-  // Searches in flight on an aged connection may use their whole budget.
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
-                             static_cast<int>(max_budget_ms + 5000));
-  LimitConcurrentStreams(builder, absl::GetFlag(FLAGS_max_concurrent_streams));
-  if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
-                               static_cast<int>(std::min<int64_t>(idle, INT_MAX)));
-  }
+  LimitGrpcConnections(builder,
+                       {.max_age_ms = absl::GetFlag(FLAGS_max_connection_age_ms),
+                        // Searches in flight on an aged connection may use their whole budget.
+                        .max_age_grace_ms = max_budget_ms + 5000,
+                        .max_idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms),
+                        .max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams)});
   // A position is a few kilobytes at most; anything much larger is refused by gRPC itself.
   builder.SetMaxReceiveMessageSize(1 << 20);
 

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -296,16 +295,11 @@ int Main() {
     return 2;
   }
   builder.SetMaxReceiveMessageSize(64 << 10);
-  if (const int64_t age = absl::GetFlag(FLAGS_max_connection_age_ms); age > 0) {
-    // No grace limit: a WatchMatch stream on an aged connection is not cut.
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
-                               static_cast<int>(std::min<int64_t>(age, INT_MAX)));
-  }
-  LimitConcurrentStreams(builder, absl::GetFlag(FLAGS_max_concurrent_streams));
-  if (const int64_t idle = absl::GetFlag(FLAGS_max_connection_idle_ms); idle > 0) {
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
-                               static_cast<int>(std::min<int64_t>(idle, INT_MAX)));
-  }
+  // No grace limit: a WatchMatch stream on an aged connection is not cut.
+  LimitGrpcConnections(builder,
+                       {.max_age_ms = absl::GetFlag(FLAGS_max_connection_age_ms),
+                        .max_idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms),
+                        .max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams)});
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

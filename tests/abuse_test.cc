@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "ply/v1/bot.grpc.pb.h"
 #include "ply/v1/lobby.grpc.pb.h"
+#include "tests/bot_helper.h"
 #include "tests/lobby_helper.h"
 #include "tests/raw_http.h"
 #include "tests/stack_helper.h"
@@ -29,6 +30,7 @@ using ::ply::testing::Move;
 using ::ply::testing::MovesSeen;
 using ::ply::testing::RawConnection;
 using ::ply::testing::ServerProcess;
+using ::ply::testing::StartBot;
 using ::ply::testing::TakingSeat;
 using ::ply::testing::Watch;
 
@@ -43,6 +45,17 @@ bool WentIdle(grpc::Channel& channel, absl::Duration wait) {
     state = channel.GetState(false);
   }
   return true;
+}
+
+// Whether ply-bot answers a ListGames call on `channel` within 10 s.
+bool ListGamesAnswers(const std::shared_ptr<grpc::Channel>& channel) {
+  auto stub = v1::BotService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListGamesResponse games;
+  const grpc::Status s = stub->ListGames(&context, v1::ListGamesRequest(), &games);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return s.ok();
 }
 
 class AbuseTest : public ::ply::testing::StackFixture {
@@ -192,8 +205,7 @@ TEST_F(AbuseTest, ConnectionsWithNoCallAreClosedOnceIdleButStreamsAndReturningCl
   RawConnection preface_only(lobby_->port());
   ASSERT_TRUE(silent.connected() && preface_only.connected());
   // HTTP/2's client preface and an empty SETTINGS frame, and then nothing.
-  ASSERT_TRUE(preface_only.Send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
-                                std::string("\0\0\0\x04\0\0\0\0\0", 9)));
+  ASSERT_TRUE(preface_only.SendHttp2Preface());
   EXPECT_TRUE(silent.ClosedWithin(absl::Seconds(10)));
   EXPECT_TRUE(preface_only.ClosedWithin(absl::Seconds(10)));
   // A client of its own that made one call and then waited: its connection was closed too
@@ -213,43 +225,21 @@ TEST_F(AbuseTest, ConnectionsWithNoCallAreClosedOnceIdleButStreamsAndReturningCl
 }
 
 TEST_F(AbuseTest, BotConnectionsWithNoCallAreClosedOnceIdleAndItsClientsReconnect) {
-  auto bot = ServerProcess::Start(PLY_BOT_BINARY,
-                                  {"--port=0", "--host=127.0.0.1", "--workers=1", "--tt_mb=4",
-                                   "--log_level=error", "--max_connection_idle_ms=1000"});
-  ASSERT_TRUE(bot.ok()) << bot.status();
-  auto channel = grpc::CreateChannel((*bot)->address(), grpc::InsecureChannelCredentials());
-  auto stub = v1::BotService::NewStub(channel);
-  auto list_games = [&] {
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    v1::ListGamesResponse games;
-    return stub->ListGames(&context, v1::ListGamesRequest(), &games);
-  };
-  ASSERT_TRUE(list_games().ok());
-  RawConnection silent((*bot)->port());
+  std::unique_ptr<ServerProcess> bot = StartBot({"--workers=1", "--max_connection_idle_ms=1000"});
+  ASSERT_NE(bot, nullptr);
+  auto channel = grpc::CreateChannel(bot->address(), grpc::InsecureChannelCredentials());
+  ASSERT_TRUE(ListGamesAnswers(channel));
+  RawConnection silent(bot->port());
   ASSERT_TRUE(silent.connected());
   EXPECT_TRUE(silent.ClosedWithin(absl::Seconds(10)));
   // The client's own connection was closed while idle as well; its next call reconnects.
   EXPECT_TRUE(WentIdle(*channel, absl::Seconds(10)));
-  const grpc::Status again = list_games();
-  EXPECT_TRUE(again.ok()) << again.error_message();
+  EXPECT_TRUE(ListGamesAnswers(channel));
 }
 
 // HTTP/2 frame floods, from a raw socket (tests/raw_http.h): what no gRPC client sends.
-std::unique_ptr<ServerProcess> StartPlainBot() {
-  auto bot = ServerProcess::Start(PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=1",
-                                                   "--tt_mb=4", "--log_level=error"});
-  EXPECT_TRUE(bot.ok()) << bot.status();
-  return bot.ok() ? *std::move(bot) : nullptr;
-}
-
 bool BotAnswers(ServerProcess& bot) {
-  auto stub = v1::BotService::NewStub(
-      grpc::CreateChannel(bot.address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  v1::ListGamesResponse games;
-  return stub->ListGames(&context, v1::ListGamesRequest(), &games).ok();
+  return ListGamesAnswers(grpc::CreateChannel(bot.address(), grpc::InsecureChannelCredentials()));
 }
 
 // Opens `streams` calls to `path` on a fresh connection that acknowledged the server's
@@ -274,7 +264,7 @@ bool ClosedAfterOpeningStreams(int port, const std::string& path, int streams,
 TEST(Http2AbuseTest, APingFloodLosesItsConnection) {
   // With ping strikes off, one connection sending PINGs as fast as loopback goes took ply-bot
   // from 51 MB to 365 MB and a health check from 1 ms to 2.3 s while it lasted.
-  std::unique_ptr<ServerProcess> bot = StartPlainBot();
+  std::unique_ptr<ServerProcess> bot = StartBot({"--workers=1"});
   ASSERT_NE(bot, nullptr);
   RawConnection flood(bot->port());
   ASSERT_TRUE(flood.SendHttp2Preface());
@@ -289,7 +279,7 @@ TEST(Http2AbuseTest, APingFloodLosesItsConnection) {
 TEST(Http2AbuseTest, StreamsOpenAtOnceOnOneConnectionAreBounded) {
   // Unbounded before: 206,000 streams opened in 5 s on two connections took ply-bot to 3 GB,
   // growing after the attacker left, and no health check was answered for 5 s after.
-  std::unique_ptr<ServerProcess> bot = StartPlainBot();
+  std::unique_ptr<ServerProcess> bot = StartBot({"--workers=1"});
   ASSERT_NE(bot, nullptr);
   EXPECT_FALSE(ClosedAfterOpeningStreams(bot->port(), "/ply.v1.BotService/ListGames", 900,
                                          absl::Seconds(1)));

@@ -17,8 +17,6 @@ double EloFromScore(double p) {
 
 double MatchResult::Score() const { return games() == 0 ? 0.5 : (wins + 0.5 * draws) / games(); }
 
-double MatchResult::EloDifference() const { return EloFromScore(Score()); }
-
 namespace {
 
 // The variance of one game's score (1, 1/2 or 0) about the mean score p, over the games played.

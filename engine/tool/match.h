@@ -57,9 +57,6 @@ struct MatchResult {
   int games() const { return wins + draws + losses; }
   // A's score fraction in [0, 1].
   double Score() const;
-  // Elo difference of A over B from the score, clamped at 0.1% and 99.9% (for fitting ladders;
-  // EloEstimate below gives none for a sweep).
-  double EloDifference() const;
   // The Elo line, EloSummary's (below): one formatting of sweeps, draws and small matches for
   // ply-engine match and pbrain-match alike.
   std::string EloText() const;
