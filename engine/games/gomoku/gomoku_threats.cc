@@ -1,7 +1,8 @@
 // Gomoku's threat searches: wins by continuous fours (VCF: FindVcf, and the cheap probe the
 // search's move generation and evaluation run at every node) and by continuous threats (VCT:
-// FindVct), and SearchRoot, which runs both around the alpha-beta search at the root. The board,
-// its incremental tables and the search's move generation are in gomoku.cc.
+// FindVct), and SearchRoot, which runs both around the alpha-beta search at the root. The board and
+// its incremental tables are in gomoku.cc, the search's move generation and evaluation in
+// gomoku_search.cc.
 #include <algorithm>
 #include <array>
 #include <chrono>
