@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,32 @@ inline grpc::Status Call(ServerProcess& bot, const v1::ChooseMoveRequest& reques
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
   return stub->ChooseMove(&context, request, response);
+}
+
+// Milliseconds since `t`.
+inline double MsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The instance's GetMetrics answer (a failed expectation when the call fails).
+inline v1::GetMetricsResponse Metrics(ServerProcess& bot) {
+  auto stub = v1::BotService::NewStub(bot.channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  v1::GetMetricsResponse response;
+  EXPECT_TRUE(stub->GetMetrics(&context, v1::GetMetricsRequest(), &response).ok());
+  return response;
+}
+
+// Polls the instance's metrics until `ready` holds (searching/queued counts settle a little
+// after the calls are sent).
+template <class Pred>
+bool WaitForMetrics(ServerProcess& bot, Pred ready) {
+  for (int i = 0; i < 200; ++i) {
+    if (ready(Metrics(bot))) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 }  // namespace ply::testing
