@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "absl/strings/str_format.h"
@@ -134,6 +135,77 @@ TEST(EngineTool, AOneGameMatchPrintsAFiniteEloLine) {
   EXPECT_NE(r.out.find("(95%: "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Elo Elo"), std::string::npos) << r.out;
+}
+
+// The edge reply to the centre loses Tic-Tac-Toe: the solver proves it, so the judgement is exact.
+TEST(EngineTool, AnalyzeGameMarksAProvenLossABlunder) {
+  ToolRun r = RunTool("analyze-game tictactoe --moves \"b2 b1 a1\" --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["moves"].size(), 3u) << r.out;
+  const auto& edge = j["moves"][1];
+  EXPECT_EQ(edge["ply"], 2);
+  EXPECT_EQ(edge["move"], "b1");
+  EXPECT_EQ(edge["mark"], "blunder");
+  EXPECT_TRUE(edge["exact_verdict"].get<bool>());
+  EXPECT_EQ(edge["after_text"], "loss in 6");
+  ASSERT_EQ(j["players"].size(), 2u);
+  EXPECT_EQ(j["players"][0]["blunders"], 0);
+  EXPECT_EQ(j["players"][1]["blunders"], 1);
+  EXPECT_EQ(j["players"][1]["moves"], 1);
+
+  ToolRun text = RunTool("analyze-game tictactoe --moves \"b2 b1 a1\"");
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("2. b1     ??"), std::string::npos) << text.out;
+  EXPECT_NE(LastLine(text.out).find("1 blunders in 1 moves"), std::string::npos) << text.out;
+
+  ToolRun bad = RunTool("analyze-game tictactoe --moves \"b2 z9\" --json");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(nlohmann::json::parse(bad.out)["error"].get<std::string>().find("move 2"),
+            std::string::npos)
+      << bad.out;
+}
+
+TEST(EngineTool, ErrorRatesGivesEachLevelItsOwnRow) {
+  ToolRun r = RunTool(
+      "error-rates tictactoe --levels beginner,hard --b medium --games 2 --nodes 5000 "
+      "--judge-depth 4 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["opponent"], "medium");
+  ASSERT_EQ(j["levels"].size(), 2u) << r.out;
+  EXPECT_EQ(j["levels"][0]["level"], "beginner");
+  EXPECT_EQ(j["levels"][1]["level"], "hard");
+  for (const auto& row : j["levels"]) {
+    EXPECT_EQ(row["games"], 2);
+    EXPECT_GT(row["moves"].get<int>(), 0);
+    EXPECT_GE(row["accuracy"].get<double>(), 0);
+    EXPECT_LE(row["accuracy"].get<double>(), 100);
+  }
+}
+
+// Without --out (or with the book's default) the header is printed; with one it is written there.
+TEST(EngineTool, FitWinChanceWritesTheGameHeaderToOut) {
+  const std::string flags =
+      "fit-winchance connect4 --a beginner --b medium --games 2 --nodes 2000 --judge-depth 3 "
+      "--judge-ms 50";
+  ToolRun json = RunTool(flags + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["games"], 2);
+  EXPECT_GT(j["samples"].get<int>(), 0);
+  EXPECT_GT(j["scale"].get<double>(), 0);
+
+  const std::string path = ::testing::TempDir() + "engine_tool_win_chance.h";
+  std::remove(path.c_str());
+  ToolRun written = RunTool(flags + " --out " + path);
+  ASSERT_EQ(written.exit_code, 0) << written.out;
+  EXPECT_NE(written.out.find("written to " + path), std::string::npos) << written.out;
+  std::ifstream in(path);
+  std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(header.find("inline constexpr WinChanceCurve kConnect4WinChance"), std::string::npos)
+      << header;
+  std::remove(path.c_str());
 }
 
 }  // namespace
