@@ -14,6 +14,8 @@
 //   ply-engine fit-winchance GAME [--games N --a LEVEL --b LEVEL --time-ms T] [--out FILE]
 //   ply-engine error-rates GAME [--levels L1,L2 --b LEVEL --games N --time-ms T]
 //   ply-engine demo [GAME] [--a LEVEL --b LEVEL]
+// analyze-game, fit-winchance and error-rates are in ply_engine_analysis.cc. Every flag is defined
+// here, beside main; ply_engine_flags.h declares the ones read in other files.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -33,9 +35,10 @@
 #include "engine/core/text.h"
 #include "engine/games/connect4/book.h"
 #include "engine/registry/registry.h"
-#include "engine/tool/analysis_tool.h"
 #include "engine/tool/ladder.h"
 #include "engine/tool/match.h"
+#include "engine/tool/ply_engine_analysis.h"
+#include "engine/tool/ply_engine_flags.h"
 #include "engine/tool/solve.h"
 #include "nlohmann/json.hpp"
 
@@ -72,6 +75,49 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+}  // namespace
+
+// The helpers ply_engine_flags.h shares with the other subcommand files.
+int Fail(const absl::Status& status) {
+  if (absl::GetFlag(FLAGS_json)) {
+    std::cout << Json{{"error", std::string(status.message())},
+                      {"code", absl::StatusCodeToString(status.code())}}
+                     .dump()
+              << "\n";
+  } else {
+    std::cerr << "ply-engine: " << status.message() << "\n";
+  }
+  return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+int Usage(const std::string& why) {
+  std::cerr << "ply-engine: " << why << "\n\n" << absl::ProgramUsageMessage() << "\n";
+  return 2;
+}
+
+std::vector<std::string> SplitMoves(std::string_view text) {
+  std::vector<std::string> moves;
+  for (absl::string_view m : absl::StrSplit(Absl(text), absl::ByAnyChar(" ,"), absl::SkipEmpty())) {
+    moves.emplace_back(m);
+  }
+  return moves;
+}
+
+MatchConfig MatchConfigFromFlags(const std::string& game, const GameOptions& options) {
+  return MatchConfig{.game = game,
+                     .options = options,
+                     .level_a = absl::GetFlag(FLAGS_a),
+                     .level_b = absl::GetFlag(FLAGS_b),
+                     .games = absl::GetFlag(FLAGS_games),
+                     .seed = absl::GetFlag(FLAGS_seed),
+                     .opening_plies = absl::GetFlag(FLAGS_opening_plies),
+                     .time_ms = absl::GetFlag(FLAGS_time_ms),
+                     .max_nodes = absl::GetFlag(FLAGS_nodes),
+                     .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
+}
+
+namespace {
+
 // --opt may repeat (`--opt width=6 --opt height=5`) and each may hold several
 // (`--opt width=6,height=5`); absl flags keep only the last, so they are taken out first.
 // Flag names may be spelled with dashes (`--time-ms`) as well as underscores.
@@ -102,31 +148,6 @@ std::vector<std::string> TakeOptFlags(int& argc, char** argv, std::vector<std::s
   }
   argc = out;
   return opts;
-}
-
-int Fail(const absl::Status& status) {
-  if (absl::GetFlag(FLAGS_json)) {
-    std::cout << Json{{"error", std::string(status.message())},
-                      {"code", absl::StatusCodeToString(status.code())}}
-                     .dump()
-              << "\n";
-  } else {
-    std::cerr << "ply-engine: " << status.message() << "\n";
-  }
-  return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
-}
-
-int Usage(const std::string& why) {
-  std::cerr << "ply-engine: " << why << "\n\n" << absl::ProgramUsageMessage() << "\n";
-  return 2;
-}
-
-std::vector<std::string> SplitMoves(std::string_view text) {
-  std::vector<std::string> moves;
-  for (absl::string_view m : absl::StrSplit(Absl(text), absl::ByAnyChar(" ,"), absl::SkipEmpty())) {
-    moves.emplace_back(m);
-  }
-  return moves;
 }
 
 absl::StatusOr<GameOptions> CollectOptions(const std::vector<std::string>& opt_flags) {
@@ -325,19 +346,6 @@ int Book(const std::vector<std::string>& args) {
   if (!written.ok()) return Fail(written);
   std::cout << path << "\n";
   return 0;
-}
-
-MatchConfig MatchConfigFromFlags(const std::string& game, const GameOptions& options) {
-  return MatchConfig{.game = game,
-                     .options = options,
-                     .level_a = absl::GetFlag(FLAGS_a),
-                     .level_b = absl::GetFlag(FLAGS_b),
-                     .games = absl::GetFlag(FLAGS_games),
-                     .seed = absl::GetFlag(FLAGS_seed),
-                     .opening_plies = absl::GetFlag(FLAGS_opening_plies),
-                     .time_ms = absl::GetFlag(FLAGS_time_ms),
-                     .max_nodes = absl::GetFlag(FLAGS_nodes),
-                     .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))};
 }
 
 int Match(const std::vector<std::string>& args, const GameOptions& options) {
@@ -581,143 +589,6 @@ int Demo(const std::vector<std::string>& args, const GameOptions& options) {
   } else {
     std::cout << "Result: " << result << " (" << status.reason << ")\n";
     std::cout << "Record: " << absl::StrJoin((*game)->History(), " ") << "\n";
-  }
-  return 0;
-}
-
-AnalysisLimits JudgeLimitsFromFlags() {
-  return {.time_ms = absl::GetFlag(FLAGS_judge_ms), .max_depth = absl::GetFlag(FLAGS_judge_depth)};
-}
-
-// One game's moves judged here, move by move (what `ply analyze` gets from the lobby).
-int AnalyzeGameCommand(const std::vector<std::string>& args, const GameOptions& options) {
-  if (args.size() != 1) return Usage("analyze-game needs GAME and --moves");
-  SearchCache cache(absl::GetFlag(FLAGS_tt_mb));
-  auto analysis = AnalyzeGame(args[0], options, SplitMoves(absl::GetFlag(FLAGS_moves)),
-                              JudgeLimitsFromFlags(), &cache);
-  if (!analysis.ok()) return Fail(analysis.status());
-  Json moves = Json::array();
-  for (const MoveVerdict& v : analysis->moves) {
-    moves.push_back({{"ply", v.ply + 1},
-                     {"player", v.player},
-                     {"move", v.move},
-                     {"before", v.before},
-                     {"before_exact", v.before_exact},
-                     {"before_text", v.before_text},
-                     {"after", v.after},
-                     {"after_exact", v.after_exact},
-                     {"after_text", v.after_text},
-                     {"win_before", v.win_before},
-                     {"win_after", v.win_after},
-                     {"best", v.best_move},
-                     {"line", v.best_line},
-                     {"mark", MarkName(v.mark)},
-                     {"exact_verdict", v.exact_verdict},
-                     {"accuracy", v.accuracy}});
-  }
-  Json players = Json::array();
-  for (const PlayerSummary& p : analysis->players) {
-    players.push_back({{"moves", p.moves},
-                       {"accuracy", p.accuracy},
-                       {"inaccuracies", p.inaccuracies},
-                       {"mistakes", p.mistakes},
-                       {"blunders", p.blunders}});
-  }
-  if (absl::GetFlag(FLAGS_json)) {
-    std::cout << Json{{"game", args[0]}, {"moves", moves}, {"players", players}}.dump() << "\n";
-    return 0;
-  }
-  for (const MoveVerdict& v : analysis->moves) {
-    std::cout << absl::StrFormat(
-        "%3d. %-6s %-3s before %12s (%3.0f%%)%s  after %12s (%3.0f%%)%s  "
-        "best %-6s %s\n",
-        v.ply + 1, v.move, MarkSymbol(v.mark), v.before_text, 100 * v.win_before,
-        v.before_exact ? "!" : " ", v.after_text, 100 * v.win_after, v.after_exact ? "!" : " ",
-        v.best_move, v.exact_verdict ? "exact" : "");
-  }
-  for (int p = 0; p < 2; ++p) {
-    const PlayerSummary& s = analysis->players[p];
-    std::cout << absl::StrFormat(
-        "player %d: accuracy %.1f%%  %d inaccuracies, %d mistakes, %d "
-        "blunders in %d moves\n",
-        p + 1, s.accuracy, s.inaccuracies, s.mistakes, s.blunders, s.moves);
-  }
-  return 0;
-}
-
-// Plays self-play games, judges their positions and fits the game's win-chance curve.
-int FitWinChanceCommand(const std::vector<std::string>& args, const GameOptions& options,
-                        const std::string& command_line) {
-  if (args.size() != 1) return Usage("fit-winchance needs GAME");
-  const bool json = absl::GetFlag(FLAGS_json);
-  auto data = CollectWinChanceSamples(
-      MatchConfigFromFlags(args[0], options), JudgeLimitsFromFlags(), [json](int game, int games) {
-        if (!json) std::cerr << "game " << game << "/" << games << " judged\n";
-      });
-  if (!data.ok()) return Fail(data.status());
-  auto curve = FitWinChance(data->samples, data->games);
-  if (!curve.ok()) return Fail(curve.status());
-  if (json) {
-    std::cout << Json{{"game", args[0]},
-                      {"scale", curve->scale},
-                      {"games", curve->games},
-                      {"samples", curve->samples}}
-                     .dump()
-              << "\n";
-    return 0;
-  }
-  std::string header =
-      WinChanceHeader(args[0], WinChanceConstantName(args[0]), *curve, command_line);
-  const std::string out = absl::GetFlag(FLAGS_out);
-  // --out's default names the book (its other user): only a file named here is written.
-  if (out.empty() || out == "-" || out == "engine/games/connect4/book_7x6.txt") {
-    std::cout << header;
-  } else {
-    std::ofstream file(out, std::ios::trunc);
-    file << header;
-    if (!file) return Fail(absl::UnavailableError(absl::StrCat("cannot write ", out)));
-    std::cout << absl::StrFormat("scale %.6g from %d scores of %d games, written to %s\n",
-                                 curve->scale, curve->samples, curve->games, out);
-  }
-  return 0;
-}
-
-// Each level against --b, every game analysed: the levels' errors per 100 moves.
-int ErrorRatesCommand(const std::vector<std::string>& args, const GameOptions& options) {
-  if (args.size() != 1) return Usage("error-rates needs GAME");
-  const bool json = absl::GetFlag(FLAGS_json);
-  std::vector<std::string> levels =
-      absl::StrSplit(absl::GetFlag(FLAGS_levels), ',', absl::SkipEmpty());
-  MatchConfig config = MatchConfigFromFlags(args[0], options);
-  auto rates = MeasureErrorRates(config, levels, JudgeLimitsFromFlags(),
-                                 [json](const std::string& level, int game) {
-                                   if (!json)
-                                     std::cerr << level << ": game " << game << " analysed\n";
-                                 });
-  if (!rates.ok()) return Fail(rates.status());
-  if (json) {
-    Json rows = Json::array();
-    for (const LevelErrors& e : *rates) {
-      rows.push_back({{"level", e.level},
-                      {"games", e.games},
-                      {"moves", e.moves},
-                      {"inaccuracies_per_100", e.Per100(e.inaccuracies)},
-                      {"mistakes_per_100", e.Per100(e.mistakes)},
-                      {"blunders_per_100", e.Per100(e.blunders)},
-                      {"accuracy", e.Accuracy()}});
-    }
-    std::cout << Json{{"game", args[0]}, {"opponent", config.level_b}, {"levels", rows}}.dump()
-              << "\n";
-    return 0;
-  }
-  std::cout << absl::StrFormat("%s, each level against %s, %d games each; per 100 of its moves:\n",
-                               args[0], config.level_b, config.games);
-  std::cout
-      << "| level | games | moves | ?! | ? | ?? | accuracy |\n|---|---|---|---|---|---|---|\n";
-  for (const LevelErrors& e : *rates) {
-    std::cout << absl::StrFormat("| %s | %d | %d | %.1f | %.1f | %.1f | %.1f%% |\n", e.level,
-                                 e.games, e.moves, e.Per100(e.inaccuracies), e.Per100(e.mistakes),
-                                 e.Per100(e.blunders), e.Accuracy());
   }
   return 0;
 }
