@@ -1,6 +1,7 @@
 // ply-lobby end to end: a real PostgreSQL cluster (throwaway, started here), real ply-bot
 // processes and a real ply-lobby process, talked to over gRPC on loopback. Each test gets its
-// own database and its own lobby.
+// own database and its own lobby (stack_helper.h's LobbyFixture). The clocks, draws by agreement
+// and resignation are in lobby_clock_test.cc, on the same fixture.
 #include "lobby-server/lobby.h"
 
 #include <grpcpp/grpcpp.h>
@@ -44,74 +45,7 @@ using ::ply::testing::RaceCount;
 using ::ply::testing::TakingSeat;
 using ::ply::testing::Watch;
 
-class LobbyTest : public ::ply::testing::StackFixture {
- protected:
-  void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(UseNewDatabase("lobby"));
-    StartLobby();
-  }
-
-  grpc::Status Create(const std::string& game, std::vector<v1::SeatKind> kinds,
-                      std::vector<std::string> levels, v1::CreateMatchResponse* out,
-                      std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
-    return ::ply::testing::Create(stub_.get(), game, std::move(kinds), std::move(levels), out,
-                                  std::move(more));
-  }
-
-  // A human-vs-human match with both seats taken: the two tokens.
-  std::pair<int64_t, std::pair<std::string, std::string>> HumanMatch(
-      const std::string& game, std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
-    v1::CreateMatchResponse created;
-    grpc::Status s = Create(game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
-                            [&](v1::CreateMatchRequest& r) {
-                              r.set_take_seat(0);
-                              r.set_display_name("alice");
-                              if (more) more(r);
-                            });
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    v1::JoinMatchResponse joined;
-    s = Join(created.match().id(), 1, "bob", &joined);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
-    return {created.match().id(), {created.seat_token(), joined.seat_token()}};
-  }
-
-  grpc::Status Join(int64_t id, int seat, const std::string& name, v1::JoinMatchResponse* out) {
-    return ::ply::testing::Join(stub_.get(), id, seat, name, out);
-  }
-
-  grpc::Status Move(int64_t id, int ply, const std::string& move, const std::string& token,
-                    v1::MakeMoveResponse* out = nullptr) {
-    return ::ply::testing::Move(stub_.get(), id, ply, move, token, out);
-  }
-
-  // Polls GetMatch until `done` holds.
-  // A person holding `seat` (playing the first legal move each turn) against a bot, to the end.
-  v1::Match PlayAgainstBot(int64_t id, const std::string& token, int seat) {
-    for (;;) {
-      v1::Match m = WaitMatch(id, [seat](const v1::Match& m) {
-        return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == seat;
-      });
-      if (m.status() == v1::MATCH_STATUS_FINISHED) return m;
-      EXPECT_EQ(m.to_move(), seat);
-      EXPECT_GT(m.legal_moves_size(), 0);
-      grpc::Status s = Move(id, m.moves_size(), m.legal_moves(0), token);
-      EXPECT_TRUE(s.ok()) << s.error_message();
-      if (!s.ok()) return m;
-    }
-  }
-
-  v1::Match WaitMatch(int64_t id, const std::function<bool(const v1::Match&)>& done,
-                      absl::Duration timeout = absl::Seconds(60)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    v1::Match m = Get(id);
-    while (!done(m) && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(20));
-      m = Get(id);
-    }
-    return m;
-  }
-};
+using LobbyTest = ::ply::testing::LobbyFixture;
 
 TEST_F(LobbyTest, ListsEveryGameWithLevels) {
   v1::ListGamesResponse games;
@@ -168,38 +102,6 @@ TEST_F(LobbyTest, HumanVsHumanPlaysToADraw) {
   EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
   EXPECT_EQ(m.result().winner(), -1);
   EXPECT_EQ(m.result().reason(), v1::END_REASON_RULES);
-}
-
-TEST_F(LobbyTest, DrawByAgreementAndResignation) {
-  auto [id, tokens] = HumanMatch("connect4");
-  ASSERT_TRUE(Move(id, 0, "4", tokens.first).ok());
-  v1::OfferDrawRequest offer;
-  offer.set_match_id(id);
-  {
-    grpc::ClientContext c;
-    c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens.first));
-    v1::Match m;
-    ASSERT_TRUE(stub_->OfferDraw(&c, offer, &m).ok());
-    EXPECT_EQ(m.draw_offer(), 0);
-  }
-  {
-    grpc::ClientContext c;
-    c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens.second));
-    v1::Match m;
-    ASSERT_TRUE(stub_->OfferDraw(&c, offer, &m).ok());
-    EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
-    EXPECT_EQ(m.result().winner(), -1);
-    EXPECT_EQ(m.result().reason(), v1::END_REASON_AGREEMENT);
-  }
-  auto [id2, tokens2] = HumanMatch("connect4");
-  v1::ResignRequest resign;
-  resign.set_match_id(id2);
-  grpc::ClientContext c;
-  c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens2.first));
-  v1::Match m;
-  ASSERT_TRUE(stub_->Resign(&c, resign, &m).ok());
-  EXPECT_EQ(m.result().winner(), 1);
-  EXPECT_EQ(m.result().reason(), v1::END_REASON_RESIGNATION);
 }
 
 TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
@@ -359,65 +261,6 @@ TEST_F(LobbyTest, ConcurrentMovesForOnePlyStoreExactlyOne) {
     EXPECT_EQ(Sql(absl::StrCat("SELECT count(*) FROM moves WHERE match_id = ", id)), "1");
     EXPECT_EQ(Get(id).moves_size(), 1);
   }
-}
-
-TEST_F(LobbyTest, ClockRunsOutAndTheFlagLoses) {
-  auto [id, tokens] = HumanMatch("tictactoe", [](v1::CreateMatchRequest& r) {
-    r.mutable_time_control()->set_initial_ms(400);
-    r.mutable_time_control()->set_increment_ms(0);
-  });
-  Watch w(stub_.get(), id);
-  ASSERT_TRUE(Move(id, 0, "b2", tokens.first).ok());
-  // Seat 1 never moves: its flag falls on its own, without any call.
-  ASSERT_TRUE(w.WaitDone(absl::Seconds(5)));
-  v1::Match m = Get(id);
-  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
-  EXPECT_EQ(m.result().reason(), v1::END_REASON_TIMEOUT);
-  EXPECT_EQ(m.result().winner(), 0);
-  EXPECT_EQ(m.seats(1).clock_ms(), 0);
-  EXPECT_GT(m.seats(0).clock_ms(), 0);
-  ASSERT_TRUE(HasGameOver(w.events()));
-  // The watchers get the final clocks with the result.
-  const v1::GameOver over = w.events().back().game_over();
-  ASSERT_EQ(over.clocks_ms_size(), 2);
-  EXPECT_EQ(over.clocks_ms(0), m.seats(0).clock_ms());
-  EXPECT_EQ(over.clocks_ms(1), 0);
-  EXPECT_EQ(Move(id, 1, "a1", tokens.second).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-}
-
-TEST_F(LobbyTest, IncrementsAddUpButNotOnTheMoveThatEndsTheMatch) {
-  auto [id, tokens] = HumanMatch("tictactoe", [](v1::CreateMatchRequest& r) {
-    r.mutable_time_control()->set_initial_ms(60000);
-    r.mutable_time_control()->set_increment_ms(5000);
-  });
-  v1::MakeMoveResponse r;
-  ASSERT_TRUE(Move(id, 0, "b2", tokens.first, &r).ok());
-  // X's clock after its move: what was left plus the increment.
-  EXPECT_GT(r.match().seats(0).clock_ms(), 60000);
-  ASSERT_TRUE(Move(id, 1, "a1", tokens.second).ok());
-  ASSERT_TRUE(Move(id, 2, "a2", tokens.first, &r).ok());
-  const int64_t before_last = r.match().seats(0).clock_ms();
-  ASSERT_TRUE(Move(id, 3, "c3", tokens.second).ok());
-  ASSERT_TRUE(Move(id, 4, "c2", tokens.first, &r).ok());
-  ASSERT_EQ(r.match().status(), v1::MATCH_STATUS_FINISHED);
-  EXPECT_EQ(r.match().result().winner(), 0);
-  // The winning move earns no increment: X's clock only went down since its previous move.
-  EXPECT_LE(Get(id).seats(0).clock_ms(), before_last);
-}
-
-TEST_F(LobbyTest, BotsWithClocksDoNotLoseOnTime) {
-  v1::CreateMatchResponse created;
-  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"hard", "hard"}, &created,
-                     [](v1::CreateMatchRequest& r) {
-                       r.mutable_time_control()->set_initial_ms(3000);
-                       r.mutable_time_control()->set_increment_ms(20);
-                     })
-                  .ok());
-  v1::Match end = WaitMatch(created.match().id(), [](const v1::Match& m) {
-    return m.status() == v1::MATCH_STATUS_FINISHED;
-  });
-  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
-  EXPECT_NE(end.result().reason(), v1::END_REASON_TIMEOUT) << end.result().text();
 }
 
 TEST_F(LobbyTest, WatcherResumesAfterTheLastPlyItSaw) {
@@ -763,30 +606,6 @@ TEST_F(LobbyTest, AWatcherThatCannotKeepUpIsDroppedAndOthersAreNot) {
   EXPECT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << end.error_message();
   EXPECT_LT(read, ply + 1);
   EXPECT_NE(end.error_message().find("after_ply"), std::string::npos) << end.error_message();
-}
-
-TEST_F(LobbyTest, WatchersOfAClockedMatchGetClockUpdates) {
-  lobby_.reset();
-  StartLobby({"--clock_event_ms=150"});
-  auto [id, tokens] = HumanMatch("connect4", [](v1::CreateMatchRequest& r) {
-    r.mutable_time_control()->set_initial_ms(60000);
-  });
-  ASSERT_TRUE(Move(id, 0, "4", tokens.first).ok());
-  Watch w(stub_.get(), id);
-  auto updates = [](const std::vector<v1::MatchEvent>& events) {
-    std::vector<v1::MatchEvent> out;
-    for (const auto& e : events) {
-      if (e.has_clock_update()) out.push_back(e);
-    }
-    return out;
-  };
-  ASSERT_TRUE(w.WaitFor([&](const auto& e) { return updates(e).size() >= 3; }, absl::Seconds(10)));
-  std::vector<v1::MatchEvent> u = updates(w.events());
-  // Yellow's clock runs, Red's stands.
-  EXPECT_EQ(u[0].clock_update().to_move(), 1);
-  EXPECT_LT(u[2].clock_update().clocks_ms(1), u[0].clock_update().clocks_ms(1));
-  EXPECT_EQ(u[2].clock_update().clocks_ms(0), u[0].clock_update().clocks_ms(0));
-  EXPECT_GT(u[2].clock_update().clocks_ms(1), 50000);
 }
 
 }  // namespace

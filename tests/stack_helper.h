@@ -1,20 +1,24 @@
 // A test fixture for suites that need the system's back end: one throwaway PostgreSQL cluster
 // and two ply-bot processes for the whole suite (bots are stateless), a fresh database per test
 // (NewDatabase, or UseNewDatabase with Sql to query it), and a ply-lobby on it with a stub to
-// call it (StartLobby), or as many as a test likes (StartLobbyInstance).
+// call it (StartLobby), or as many as a test likes (StartLobbyInstance); and LobbyFixture, the
+// lobby suites' fixture over it.
 #ifndef PLY_TESTS_STACK_HELPER_H_
 #define PLY_TESTS_STACK_HELPER_H_
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"
 
@@ -128,6 +132,77 @@ class StackFixture : public ::testing::Test {
   inline static PostgresCluster* cluster_ = nullptr;
   inline static ServerProcess* bots_[2] = {nullptr, nullptr};
   inline static int databases_ = 0;
+};
+
+// The fixture of the lobby's end-to-end suites (lobby_test, lobby_clock_test): a database and a
+// ply-lobby of its own for each test, and the calls they make on `stub_`.
+class LobbyFixture : public StackFixture {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(UseNewDatabase("lobby"));
+    StartLobby();
+  }
+
+  grpc::Status Create(const std::string& game, std::vector<v1::SeatKind> kinds,
+                      std::vector<std::string> levels, v1::CreateMatchResponse* out,
+                      std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
+    return ::ply::testing::Create(stub_.get(), game, std::move(kinds), std::move(levels), out,
+                                  std::move(more));
+  }
+
+  // A human-vs-human match with both seats taken: the two tokens.
+  std::pair<int64_t, std::pair<std::string, std::string>> HumanMatch(
+      const std::string& game, std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
+    v1::CreateMatchResponse created;
+    grpc::Status s = Create(game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                            [&](v1::CreateMatchRequest& r) {
+                              r.set_take_seat(0);
+                              r.set_display_name("alice");
+                              if (more) more(r);
+                            });
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    v1::JoinMatchResponse joined;
+    s = Join(created.match().id(), 1, "bob", &joined);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
+    return {created.match().id(), {created.seat_token(), joined.seat_token()}};
+  }
+
+  grpc::Status Join(int64_t id, int seat, const std::string& name, v1::JoinMatchResponse* out) {
+    return ::ply::testing::Join(stub_.get(), id, seat, name, out);
+  }
+
+  grpc::Status Move(int64_t id, int ply, const std::string& move, const std::string& token,
+                    v1::MakeMoveResponse* out = nullptr) {
+    return ::ply::testing::Move(stub_.get(), id, ply, move, token, out);
+  }
+
+  // A person holding `seat` (playing the first legal move each turn) against a bot, to the end.
+  v1::Match PlayAgainstBot(int64_t id, const std::string& token, int seat) {
+    for (;;) {
+      v1::Match m = WaitMatch(id, [seat](const v1::Match& m) {
+        return m.status() == v1::MATCH_STATUS_FINISHED || m.to_move() == seat;
+      });
+      if (m.status() == v1::MATCH_STATUS_FINISHED) return m;
+      EXPECT_EQ(m.to_move(), seat);
+      EXPECT_GT(m.legal_moves_size(), 0);
+      grpc::Status s = Move(id, m.moves_size(), m.legal_moves(0), token);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+      if (!s.ok()) return m;
+    }
+  }
+
+  // Polls GetMatch until `done` holds (or `timeout` passes).
+  v1::Match WaitMatch(int64_t id, const std::function<bool(const v1::Match&)>& done,
+                      absl::Duration timeout = absl::Seconds(60)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    v1::Match m = Get(id);
+    while (!done(m) && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+      m = Get(id);
+    }
+    return m;
+  }
 };
 
 }  // namespace ply::testing
