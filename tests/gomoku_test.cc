@@ -301,26 +301,32 @@ TEST(Gomoku, SearchCutMidIterationKeepsARootMoveThatScoredBetter) {
   // keep_partial_iteration it may play another root move than the last finished iteration's,
   // but only one that the cut iteration searched to the end with a higher score: checked here
   // by searching both replies, fresh, to the cut iteration's depth less one.
-  Gomoku g = Position({"h8", "h9"});
   int switched = 0;
-  for (int64_t budget = 2500; budget <= 12500; budget += 1000) {
-    auto plain = std::make_unique<Searcher<Gomoku>>(8);
-    auto partial = std::make_unique<Searcher<Gomoku>>(8);
-    auto a = plain->Search(g, {.max_nodes = budget});
-    auto b = partial->Search(g, {.max_nodes = budget, .keep_partial_iteration = true});
-    ASSERT_EQ(a.depth, b.depth);
-    if (a.best_move == b.best_move || !a.stopped) continue;
-    ++switched;
-    auto reply_score = [&](Gomoku::Move m) {
-      Gomoku child = g;
-      Gomoku::UndoInfo u;
-      child.Make(m, u);
-      auto fresh = std::make_unique<Searcher<Gomoku>>(8);
-      return -fresh->Search(child, {.max_depth = a.depth}).score;
-    };
-    EXPECT_GT(reply_score(b.best_move), reply_score(a.best_move))
-        << "budget " << budget << ": " << g.MoveToText(a.best_move) << " -> "
-        << g.MoveToText(b.best_move);
+  // Two openings where some budget cuts an iteration after a better root move (with the
+  // stone-centred evaluation: the budgets that switch move with the evaluation).
+  const std::vector<std::vector<std::string>> openings = {
+      {"h6", "g9", "e9", "f8", "e7", "f10"}, {"h8", "f8", "h9", "g8", "j10", "i7", "g7", "i9"}};
+  for (const std::vector<std::string>& opening : openings) {
+    for (int64_t budget = 2500; budget <= 12500; budget += 1000) {
+      Gomoku g = gomoku_test::FromMoves(opening);
+      auto plain = std::make_unique<Searcher<Gomoku>>(8);
+      auto partial = std::make_unique<Searcher<Gomoku>>(8);
+      auto a = plain->Search(g, {.max_nodes = budget});
+      auto b = partial->Search(g, {.max_nodes = budget, .keep_partial_iteration = true});
+      ASSERT_EQ(a.depth, b.depth);
+      if (a.best_move == b.best_move || !a.stopped) continue;
+      ++switched;
+      auto reply_score = [&](Gomoku::Move m) {
+        Gomoku child = g;
+        Gomoku::UndoInfo u;
+        child.Make(m, u);
+        auto fresh = std::make_unique<Searcher<Gomoku>>(8);
+        return -fresh->Search(child, {.max_depth = a.depth}).score;
+      };
+      EXPECT_GT(reply_score(b.best_move), reply_score(a.best_move))
+          << "budget " << budget << ": " << g.MoveToText(a.best_move) << " -> "
+          << g.MoveToText(b.best_move);
+    }
   }
   EXPECT_GT(switched, 0);
 }

@@ -589,31 +589,29 @@ TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
 }
 
 TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
-  // White to move (from a game between noisy searches). On this budget the search alone plays
-  // d8, after which Black wins by threats (checked against every reply); the root's check, on
-  // its small share of the budget, proves that and plays a move it finds no such loss after.
-  // (Read deeper, every candidate of White's here loses to threats, through blocks that are
-  // threats; what the check can promise within its budget is to avoid the loss it can prove.)
+  // White to move (from a game between random candidates, found by scanning such games for
+  // this). On this budget the search alone plays e4, after which Black wins by threats (checked
+  // against every reply); the root's check, on its small share of the budget, proves that and
+  // plays a move it finds no such loss after.
   const int64_t budget = 3000;
-  const std::vector<std::string> moves = {
-      "h6",  "g9", "e9", "f8",  "e7",  "f10", "e8",  "e6",  "f9", "e11", "h8", "c13", "d12",
-      "g10", "h7", "h5", "g7",  "f7",  "g8",  "e10", "h10", "h9", "i6",  "j5", "j6",  "g6",
-      "k6",  "l6", "f6", "d10", "c10", "i4",  "j3",  "i9",  "g5", "k9",  "j9"};
+  const std::vector<std::string> moves = {"h8", "g8", "f7", "f6",  "g9", "e7", "e6", "i7",
+                                          "h4", "g5", "i9", "j9",  "g6", "h5", "d8", "f4",
+                                          "h6", "j5", "f5", "j10", "h7", "k5", "i5"};
   Gomoku g = FromMoves(moves);
   ASSERT_EQ(g.SideToMove(), 1);
   ASSERT_EQ(g.FindVct(Gomoku::kRootVctDepth, 100000), Gomoku::kNoMove);  // White has none
-  const Gomoku::Move d8 = *g.ParseMove("d8");
-  EXPECT_EQ(PlainSearchMove(g, budget), d8);
+  const Gomoku::Move e4 = *g.ParseMove("e4");
+  EXPECT_EQ(PlainSearchMove(g, budget), e4);
   Gomoku after = g;
   Gomoku::UndoInfo u;
-  after.Make(d8, u);
+  after.Make(e4, u);
   std::string line;
   EXPECT_TRUE(ThreatWinHolds(after, Gomoku::kRootVctDepth, &line)) << line;
   std::optional<SearchReport> report = HardLevelMove(moves, budget);
   ASSERT_TRUE(report.has_value());
   absl::StatusOr<Gomoku::Move> chosen = g.ParseMove(report->move);
   ASSERT_TRUE(chosen.ok()) << report->move;
-  EXPECT_NE(*chosen, d8);
+  EXPECT_NE(*chosen, e4);
   Gomoku other = g;
   other.Make(*chosen, u);
   EXPECT_EQ(other.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << report->move;

@@ -166,6 +166,57 @@ constexpr int PairDigit(int offset, int reach) {
   return offset < 0 ? offset + reach : offset + reach - 1;
 }
 
+// What a stone is worth along one line, for the evaluation: over the windows of five cells
+// through it that hold no opponent stone and no off-board cell (the fives it can still be part
+// of), a weight by the number of own stones in the window, so that a window holding k stones
+// is worth k times its weight in all; windows blocked for good add nothing. (The evaluation
+// used to sum the empty cells' shape values instead: gomoku_search.cc says how they compared.)
+constexpr int kWindowWeight[6] = {0, 1, 3, 7, 12, 12};
+
+// Per line key's middle eight cells (four each side: a freestyle key, or an exact one less its
+// outermost digits), both players' rank of a stone there: Black's in the low byte, White's in
+// the high one.
+struct StoneRankTable {
+  StoneRankTable() : rank(1 << 16) {
+    for (uint32_t key = 0; key < rank.size(); ++key) {
+      int cells[9];  // offsets -4..4, the stone at 4: 0 empty, 1 Black, 2 White, 3 off the board
+      for (int i = 0; i < 8; ++i) cells[i < 4 ? i : i + 1] = (key >> (2 * i)) & 3;
+      uint16_t packed = 0;
+      for (int p = 0; p < 2; ++p) {
+        cells[4] = 1 + p;
+        int sum = 0;
+        for (int start = 0; start <= 4; ++start) {
+          int own = 0;
+          bool open = true;
+          for (int i = start; i < start + 5; ++i) {
+            if (cells[i] == 1 + p) {
+              ++own;
+            } else if (cells[i] != 0) {
+              open = false;
+            }
+          }
+          if (open) sum += kWindowWeight[own];
+        }
+        packed |= static_cast<uint16_t>(sum << (8 * p));  // at most 5 * 12
+      }
+      rank[key] = packed;
+    }
+  }
+  std::vector<uint16_t> rank;
+};
+
+const uint16_t* StoneRanks() {
+  static const StoneRankTable* table = new StoneRankTable();
+  return table->rank.data();
+}
+
+// The rank of a stone of `p` whose line key (kReach cells each side) is `key`.
+template <int kReach>
+inline int StoneRank(const uint16_t* ranks, uint32_t key, int p) {
+  const uint32_t middle = kReach == 4 ? key : (key >> 2) & 0xffff;
+  return (ranks[middle] >> (8 * p)) & 0xff;
+}
+
 // A cell's class from the low 16 bits of its summed line info (its shape counts). A few
 // compares: a 64 K-entry table would cost a cache miss on every call.
 inline uint8_t ClassOfCounts(uint32_t counts) {
@@ -191,6 +242,7 @@ constexpr int64_t kGreedyDefence[Gomoku::kShapeCount] = {0, 1, 6, 12, 60, 120, 6
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
   pairs_ = TablesFor(exact).pairs.data();
+  stone_ranks_ = StoneRanks();
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
@@ -302,7 +354,6 @@ inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
     if (c != kQuiet) SetBit(class_bits_[p][c], cell);
     class_[p][cell] = c;
   }
-  total_value_[p] += value - value_[p][cell];
   value_[p][cell] = static_cast<int16_t>(value);
 }
 
@@ -312,7 +363,6 @@ void Gomoku::Retire(int cell) {
     --class_count_[p][old];
     ++class_count_[p][kQuiet];
     if (old != kQuiet) ClearBit(class_bits_[p][old], cell);
-    total_value_[p] -= value_[p][cell];
     class_[p][cell] = kQuiet;
     value_[p][cell] = 0;
   }
@@ -323,7 +373,7 @@ void Gomoku::UpdateLines(int cell, int p) {
   // Members read through locals: the stores below could otherwise alias them for the compiler.
   const uint8_t* const board = board_;
   const uint8_t* const pairs = pairs_;
-  int dtotal0 = 0, dtotal1 = 0;
+  int dstone0 = 0, dstone1 = 0;
   // The stone's digit is 1 + p; a cell after `cell` sees it at offset -k, one before at +k.
   const uint32_t digit = static_cast<uint32_t>(1 + p);
   for (int d = 0; d < 4; ++d) {
@@ -336,9 +386,16 @@ void Gomoku::UpdateLines(int cell, int p) {
         if (stone == kWall) break;
         const uint32_t delta = digit << (2 * PairDigit(-dir * k, kReach));
         const uint32_t key = kSign > 0 ? key_[other][d] + delta : key_[other][d] - delta;
+        // An occupied cell keeps its keys and its stone's rank; Remove brings its shapes up to
+        // date.
+        if (stone != kEmptyCell) {
+          const int q = stone - 1;
+          (q == 0 ? dstone0 : dstone1) += StoneRank<kReach>(stone_ranks_, key, q) -
+                                          StoneRank<kReach>(stone_ranks_, key_[other][d], q);
+          key_[other][d] = key;
+          continue;
+        }
         key_[other][d] = key;
-        // An occupied cell only keeps its keys; Remove brings its shapes up to date.
-        if (stone != kEmptyCell) continue;
         const uint8_t before = shape_[other][d], after = pairs[key];
         // Sometimes neither player's shape moves: nothing to redo.
         if (before == after) continue;
@@ -354,14 +411,16 @@ void Gomoku::UpdateLines(int cell, int p) {
             // The shape counts, so the class, stay: only the value moves (often by nothing).
             const int dv = static_cast<int>(ia >> 16) - static_cast<int>(ib >> 16);
             value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
-            (q == 0 ? dtotal0 : dtotal1) += dv;
           }
         }
       }
     }
   }
-  total_value_[0] += dtotal0;
-  total_value_[1] += dtotal1;
+  // The stone's own rank: its keys do not change with it.
+  int own = 0;
+  for (int d = 0; d < 4; ++d) own += StoneRank<kReach>(stone_ranks_, key_[cell][d], p);
+  stone_score_[0] += dstone0 + (p == 0 ? kSign * own : 0);
+  stone_score_[1] += dstone1 + (p == 1 ? kSign * own : 0);
 }
 
 template <int kSign>
@@ -484,7 +543,7 @@ std::string Gomoku::CheckIncrementalState() const {
   static constexpr int kDx[4] = {1, 0, 1, -1};
   static constexpr int kDy[4] = {0, 1, 1, 1};
   int class_count[2][kClassCount] = {};
-  int64_t total_value[2] = {0, 0};
+  int64_t stone_score[2] = {0, 0};
   uint64_t class_bits[2][kClassCount][kWords] = {};
   uint64_t near_bits[kWords] = {};
   for (int y = 0; y < size_; ++y) {
@@ -513,6 +572,13 @@ std::string Gomoku::CheckIncrementalState() const {
         }
         keys[d] = key;
       }
+      if (board_[cell] == 1 || board_[cell] == 2) {
+        const int p = board_[cell] - 1;
+        for (int d = 0; d < 4; ++d) {
+          stone_score[p] += reach_ == 4 ? StoneRank<4>(stone_ranks_, keys[d], p)
+                                        : StoneRank<5>(stone_ranks_, keys[d], p);
+        }
+      }
       for (int p = 0; p < 2; ++p) {
         uint32_t sum = 0;
         for (int d = 0; d < 4; ++d) sum += kLineInfo[kPairs.shape[p][pairs_[keys[d]]]];
@@ -530,13 +596,12 @@ std::string Gomoku::CheckIncrementalState() const {
           return absl::StrCat("value of player ", p, where);
         }
         ++class_count[p][c];
-        total_value[p] += value_[p][cell];
         if (c != kQuiet) SetBit(class_bits[p][c], cell);
       }
     }
   }
   for (int p = 0; p < 2; ++p) {
-    if (total_value[p] != total_value_[p]) return absl::StrCat("total value of player ", p);
+    if (stone_score[p] != stone_score_[p]) return absl::StrCat("stone score of player ", p);
     for (int c = 1; c < kClassCount; ++c) {
       if (class_count[p][c] != class_count_[p][c]) {
         return absl::StrCat("count of class ", c, " for player ", p);

@@ -26,11 +26,13 @@
 // exact rule) as one key for both players (empty / Black / White / off the board, two bits a
 // cell), updated incrementally by Make/Unmake; a table turns a key into the shapes both players
 // make by playing there (five, open four, four, open three, three, open two, two). Per cell and
-// player these four shapes fold into a class (win, winning four, four-three, ...) and a value; sums
-// of both are kept incrementally for the evaluation, which is the side to move's total minus 0.7
-// times the opponent's (the side to move plays first), overridden by the threats that decide the
-// game: a five to play, two to block, a winning four, and a VCF the side to move has, or the
-// opponent has once a four is blocked. The evaluation runs that VCF search itself, so a line of
+// player these four shapes fold into a class (win, winning four, four-three, ...) and a value
+// (move generation and order); the class counts are kept incrementally. The evaluation is
+// stone-centred: every stone is ranked along its four lines by the windows of five it can still
+// complete (a table on the same keys, so each rank is kept incrementally too), the side to move's
+// sum less the opponent's, overridden by the threats that decide the game: a five to play, two
+// to block, a winning four, and a VCF the side to move has, or the opponent has once a four is
+// blocked. The evaluation runs that VCF search itself, so a line of
 // fours cut off by the depth still counts as won. The threat searches (VCF, VCT, the root checks)
 // are in gomoku_threats.cc.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
@@ -328,7 +330,8 @@ class Gomoku {
   // 5 (a 1 M-entry table, built when the first exact game is created).
   int reach_ = 5;
   uint64_t salt_ = 0;
-  const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku.cc) per line key
+  const uint8_t* pairs_ = nullptr;         // both players' shapes (a pair, gomoku.cc) per line key
+  const uint16_t* stone_ranks_ = nullptr;  // both players' stone ranks per line key (gomoku.cc)
 
   // Both have a few bytes to spare after the last cell: the near-stone upkeep reads and writes
   // eight bytes at a time (AddNear).
@@ -342,7 +345,8 @@ class Gomoku {
   uint8_t class_[2][kCells];  // CellClass per player, kQuiet for occupied cells
   int16_t value_[2][kCells];  // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};
-  int32_t total_value_[2] = {0, 0};
+  // The stones' ranks summed, per player: the evaluation's measure of what is on the board.
+  int32_t stone_score_[2] = {0, 0};
   // The empty cells of each class per player (kQuiet's set is left empty), and the empty cells
   // within distance 2 of a stone: what move generation and the VCF search walk.
   uint64_t class_bits_[2][kClassCount][kWords] = {};

@@ -26,11 +26,12 @@ constexpr Score kEvalCap = 10000;
 constexpr int kLeafVcfNodes = 40;
 // Candidates kept in a quiet position (no four or open three to answer).
 constexpr int kMaxQuietMoves = 10;
-// The evaluation counts the opponent's shapes at this many tenths of the side to move's: the
-// side to move plays first, so its shapes are closer to becoming threats. Tuned against the
-// greedy baseline (hard at 200 ms a move, 100 games each: 6/10 98.0%, 7/10 100%, 8/10 99.0%,
-// 10/10 98.0%, 11/10 97.0%, draws making up the rest; medium 7/10 95.0%, 8/10 91.5%).
-constexpr int kDefenceTenths = 7;
+// The stones' ranks (gomoku.cc) in evaluation points. Against AIWine at 300 ms a move, 60 games
+// at each of seeds 53 and 55 (README, "Gomoku's evaluation"): the ranks times 4, 52.5 of 120;
+// times 8, 23 of 60 (seed 53 only); times 2 plus the old evaluation (the empty cells' values,
+// the side to move's less 0.7 of the opponent's), 25 of 60 (seed 53); the old one alone, 49 of
+// 120. All within the noise of such matches.
+constexpr int kStoneWeight = 4;
 
 }  // namespace
 
@@ -155,7 +156,7 @@ Score Gomoku::Evaluate() const {
     self.Remove(block, me);
     if (lost) return -kVcfWin;
   }
-  int score = threat + total_value_[me] - total_value_[op] * kDefenceTenths / 10;
+  int score = threat + kStoneWeight * (stone_score_[me] - stone_score_[op]);
   return static_cast<Score>(std::clamp(score, -kEvalCap, kEvalCap));
 }
 
