@@ -11,225 +11,20 @@
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
+#include "engine/games/gomoku/gomoku_tables.h"
 
 namespace ply {
+
+using gomoku_tables::ClassOfCounts;
+using gomoku_tables::kClassBonus;
+using gomoku_tables::kLineInfo;
+using gomoku_tables::kPairs;
+using gomoku_tables::PairDigit;
+using gomoku_tables::ShapePairs;
+using gomoku_tables::StoneRank;
+using gomoku_tables::StoneRanks;
+
 namespace {
-
-// A line key holds the ten cells around a cell in one direction, five on each side, as base-3
-// digits: 0 empty, 1 own stone, 2 blocked (opponent stone or off the board). Digit i is the
-// cell at offset i - 5 for i < 5 and i - 4 for i >= 5.
-constexpr int kKeyDigits = 10;
-constexpr int kKeyCount = 59049;  // 3^10
-constexpr std::array<int, kKeyDigits> kPow3 = {1, 3, 9, 27, 81, 243, 729, 2187, 6561, 19683};
-
-constexpr int DigitOfOffset(int offset) { return offset < 0 ? offset + 5 : offset + 4; }
-
-// The shape a player makes along one line by playing its centre, for every key. Built once per
-// rule: a shape is five, or else it is classified by the shapes one more own stone can reach
-// (a four has one cell that makes five, an open four two; a three can become a four, an open
-// three an open four; and so on down). Only fives through the centre count, so the table says
-// what this move makes. The overline rule is applied here and nowhere else.
-class ShapeTable {
- public:
-  explicit ShapeTable(bool exact) : exact_(exact) {
-    memo_.fill(0xff);
-    for (int key = 0; key < kKeyCount; ++key) Compute(key);
-  }
-  const uint8_t* data() const { return memo_.data(); }
-
- private:
-  bool IsFive(const int* line) const {
-    int run = 1;
-    for (int i = 4; i >= 0 && line[i] == 1; --i) ++run;
-    for (int i = 6; i <= 10 && line[i] == 1; ++i) ++run;
-    return exact_ ? run == 5 : run >= 5;
-  }
-
-  uint8_t Compute(int key) {
-    if (memo_[key] != 0xff) return memo_[key];
-    int line[11];
-    for (int i = 0, k = key; i < kKeyDigits; ++i, k /= 3) line[i < 5 ? i : i + 1] = k % 3;
-    line[5] = 1;
-    uint8_t result;
-    if (IsFive(line)) {
-      result = Gomoku::kFive;
-    } else {
-      int fives = 0;
-      uint8_t best = Gomoku::kDead;
-      for (int pos = 0; pos <= 10; ++pos) {
-        if (pos == 5 || line[pos] != 0) continue;
-        uint8_t child = Compute(key + kPow3[pos < 5 ? pos : pos - 1]);
-        if (child == Gomoku::kFive) {
-          ++fives;
-        } else {
-          best = std::max(best, child);
-        }
-      }
-      if (fives >= 2) {
-        result = Gomoku::kOpenFour;
-      } else if (fives == 1) {
-        result = Gomoku::kFour;
-      } else {
-        static constexpr uint8_t kOneLess[Gomoku::kShapeCount] = {
-            Gomoku::kDead,    Gomoku::kOne,   Gomoku::kOne,       Gomoku::kOne, Gomoku::kTwo,
-            Gomoku::kOpenTwo, Gomoku::kThree, Gomoku::kOpenThree, Gomoku::kFour};
-        result = kOneLess[best];
-      }
-    }
-    memo_[key] = result;
-    return result;
-  }
-
-  bool exact_;
-  std::array<uint8_t, kKeyCount> memo_;
-};
-
-// What one direction's shape is worth for the evaluation and move order, and what the cell's
-// class adds on top (combinations that win by force are worth far more than their parts).
-constexpr int16_t kShapeValue[Gomoku::kShapeCount] = {0, 1, 3, 10, 10, 40, 45, 250, 1000};
-constexpr int16_t kClassBonus[Gomoku::kClassCount] = {0, 0, 0, 150, 500, 800, 2000};
-
-// A line's contribution to its cell, packed so that the four directions add up in one integer:
-// bits 0-3 count fives, 4-7 open fours, 8-11 fours, 12-15 open threes, 16-31 hold the value.
-constexpr uint32_t LineInfo(uint8_t shape) {
-  uint32_t counts = shape == Gomoku::kFive        ? 1u
-                    : shape == Gomoku::kOpenFour  ? 1u << 4
-                    : shape == Gomoku::kFour      ? 1u << 8
-                    : shape == Gomoku::kOpenThree ? 1u << 12
-                                                  : 0u;
-  return counts | static_cast<uint32_t>(kShapeValue[shape]) << 16;
-}
-
-constexpr uint32_t kLineInfo[Gomoku::kShapeCount] = {LineInfo(0), LineInfo(1), LineInfo(2),
-                                                     LineInfo(3), LineInfo(4), LineInfo(5),
-                                                     LineInfo(6), LineInfo(7), LineInfo(8)};
-
-// Both players' shapes in one direction as one number, Black's + kShapeCount * White's.
-constexpr int kPairCount = Gomoku::kShapeCount * Gomoku::kShapeCount;
-constexpr uint8_t PairOf(uint8_t black, uint8_t white) {
-  return static_cast<uint8_t>(black + Gomoku::kShapeCount * white);
-}
-
-// Per pair, each player's shape, and both players' LineInfo in one word (Black's in the low
-// half): a cell's two line sums are kept as one 64-bit sum, so one addition moves both (the
-// halves never leave 0..2^32 once a sum is complete, so borrows between them cancel out).
-struct PairTables {
-  constexpr PairTables() {
-    for (int pair = 0; pair < kPairCount; ++pair) {
-      shape[0][pair] = static_cast<uint8_t>(pair % Gomoku::kShapeCount);
-      shape[1][pair] = static_cast<uint8_t>(pair / Gomoku::kShapeCount);
-      info[pair] = kLineInfo[shape[0][pair]] | uint64_t{kLineInfo[shape[1][pair]]} << 32;
-    }
-  }
-  uint8_t shape[2][kPairCount] = {};
-  uint64_t info[kPairCount] = {};
-};
-constexpr PairTables kPairs;
-
-// The shapes both players make by playing a cell, for every combined line key: a key holds the
-// 2 * reach cells around the cell in one direction, two bits each (0 empty, 1 Black, 2 White,
-// 3 off the board), cell i (from 0) at offset i - reach below the cell's digits and
-// i - reach + 1 above them. Entry: the pair of shapes as one byte, PairOf(Black's, White's). One
-// key per cell and direction serves both players, so a stone costs one key update and one
-// look-up per cell it reaches instead of two. Freestyle keys reach 4 cells (64 K entries);
-// exact ones 5, to tell an overline (1 M entries, built on the first exact game).
-struct RuleTables {
-  explicit RuleTables(bool exact) : reach(exact ? 5 : 4), pairs(size_t{1} << (4 * reach)) {
-    ShapeTable table(exact);
-    const uint8_t* shapes = table.data();
-    for (uint32_t key = 0; key < pairs.size(); ++key) {
-      int base3[2] = {0, 0};
-      for (int i = 0; i < 2 * reach; ++i) {
-        const uint32_t v = (key >> (2 * i)) & 3;
-        const int offset = i < reach ? i - reach : i - reach + 1;
-        const int pow = kPow3[DigitOfOffset(offset)];
-        for (uint32_t p = 0; p < 2; ++p) base3[p] += (v == 0 ? 0 : v == p + 1 ? 1 : 2) * pow;
-      }
-      pairs[key] = PairOf(shapes[base3[0]], shapes[base3[1]]);
-    }
-  }
-  int reach;
-  std::vector<uint8_t> pairs;
-};
-
-const RuleTables& TablesFor(bool exact) {
-  if (exact) {
-    static const RuleTables* exact_five = new RuleTables(true);
-    return *exact_five;
-  }
-  static const RuleTables* freestyle = new RuleTables(false);
-  return *freestyle;
-}
-
-// The combined key digit of the cell at `offset` (nonzero, |offset| <= reach) from a cell.
-constexpr int PairDigit(int offset, int reach) {
-  return offset < 0 ? offset + reach : offset + reach - 1;
-}
-
-// What a stone is worth along one line, for the evaluation: over the windows of five cells
-// through it that hold no opponent stone and no off-board cell (the fives it can still be part
-// of), a weight by the number of own stones in the window, so that a window holding k stones
-// is worth k times its weight in all; windows blocked for good add nothing. (The evaluation
-// used to sum the empty cells' shape values instead: gomoku_search.cc says how they compared.)
-constexpr int kWindowWeight[6] = {0, 1, 3, 7, 12, 12};
-
-// Per line key's middle eight cells (four each side: a freestyle key, or an exact one less its
-// outermost digits), both players' rank of a stone there: Black's in the low byte, White's in
-// the high one.
-struct StoneRankTable {
-  StoneRankTable() : rank(1 << 16) {
-    for (uint32_t key = 0; key < rank.size(); ++key) {
-      int cells[9];  // offsets -4..4, the stone at 4: 0 empty, 1 Black, 2 White, 3 off the board
-      for (int i = 0; i < 8; ++i) cells[i < 4 ? i : i + 1] = (key >> (2 * i)) & 3;
-      uint16_t packed = 0;
-      for (int p = 0; p < 2; ++p) {
-        cells[4] = 1 + p;
-        int sum = 0;
-        for (int start = 0; start <= 4; ++start) {
-          int own = 0;
-          bool open = true;
-          for (int i = start; i < start + 5; ++i) {
-            if (cells[i] == 1 + p) {
-              ++own;
-            } else if (cells[i] != 0) {
-              open = false;
-            }
-          }
-          if (open) sum += kWindowWeight[own];
-        }
-        packed |= static_cast<uint16_t>(sum << (8 * p));  // at most 5 * 12
-      }
-      rank[key] = packed;
-    }
-  }
-  std::vector<uint16_t> rank;
-};
-
-const uint16_t* StoneRanks() {
-  static const StoneRankTable* table = new StoneRankTable();
-  return table->rank.data();
-}
-
-// The rank of a stone of `p` whose line key (kReach cells each side) is `key`.
-template <int kReach>
-inline int StoneRank(const uint16_t* ranks, uint32_t key, int p) {
-  const uint32_t middle = kReach == 4 ? key : (key >> 2) & 0xffff;
-  return (ranks[middle] >> (8 * p)) & 0xff;
-}
-
-// A cell's class from the low 16 bits of its summed line info (its shape counts). A few
-// compares: a 64 K-entry table would cost a cache miss on every call.
-inline uint8_t ClassOfCounts(uint32_t counts) {
-  const uint32_t fives = counts & 15, open_fours = (counts >> 4) & 15, fours = (counts >> 8) & 15,
-                 open_threes = (counts >> 12) & 15;
-  return fives                      ? Gomoku::kMakesFive
-         : open_fours || fours >= 2 ? Gomoku::kMakesWinningFour
-         : fours && open_threes     ? Gomoku::kMakesFourThree
-         : open_threes >= 2         ? Gomoku::kMakesDoubleThree
-         : fours                    ? Gomoku::kMakesFour
-         : open_threes              ? Gomoku::kMakesOpenThree
-                                    : Gomoku::kQuiet;
-}
 
 // The greedy baseline's pattern weights, growing about x5-x10 a stone. Blocking weighs a little
 // more than building, except that winning beats blocking and an open four beats blocking a
@@ -241,7 +36,7 @@ constexpr int64_t kGreedyDefence[Gomoku::kShapeCount] = {0, 1, 6, 12, 60, 120, 6
 
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
-  pairs_ = TablesFor(exact).pairs.data();
+  pairs_ = ShapePairs(exact);
   stone_ranks_ = StoneRanks();
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);

@@ -6,7 +6,7 @@
 // Options: `size` (default 15, any size 5..20; 20 is the Gomocup free-style board) and
 // `rule`: `freestyle` (default: five or more in a row wins) or `exact` (exactly five wins; an
 // overline of six or more does not, and a four that can only grow into an overline is no
-// threat). The overline rule lives in one place: IsFive in the line-shape table (gomoku.cc).
+// threat). The overline rule lives in one place: IsFive in the line-shape table (gomoku_tables.cc).
 //
 // Notation: column letter and row number, `h8` (the centre of 15x15): columns a.. from the
 // left, rows 1.. from the bottom, as Gomoku records are written.
@@ -330,14 +330,15 @@ class Gomoku {
   // 5 (a 1 M-entry table, built when the first exact game is created).
   int reach_ = 5;
   uint64_t salt_ = 0;
-  const uint8_t* pairs_ = nullptr;         // both players' shapes (a pair, gomoku.cc) per line key
-  const uint16_t* stone_ranks_ = nullptr;  // both players' stone ranks per line key (gomoku.cc)
+  const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku_tables.h) per line key
+  const uint16_t* stone_ranks_ =
+      nullptr;  // both players' stone ranks per line key (gomoku_tables.h)
 
   // Both have a few bytes to spare after the last cell: the near-stone upkeep reads and writes
   // eight bytes at a time (AddNear).
   uint8_t board_[kCells + 8];  // kEmptyCell, 1 + player, or kWall
   uint8_t near_[kCells + 8];   // stones within distance 2 (Chebyshev)
-  uint32_t key_[kCells][4];    // line key per cell and direction, both players (gomoku.cc)
+  uint32_t key_[kCells][4];    // line key per cell and direction, both players (gomoku_tables.h)
   // For empty cells (occupied ones only keep their keys): pairs_[key_] per direction, and the
   // shapes' LineInfo summed over the four directions (Black's in the low half, White's high).
   uint8_t shape_[kCells][4];

@@ -1,6 +1,6 @@
 // What the alpha-beta search asks of a Gomoku position: its candidate moves (narrowed by the
 // threats on the board, less the root moves SearchRoot proved lost), its evaluation and its
-// move order. The board and its incremental tables are in gomoku.cc, the threat searches in
+// move order. The board is in gomoku.cc and its tables in gomoku_tables.cc, the threat searches in
 // gomoku_threats.cc.
 #include <algorithm>
 
@@ -26,8 +26,8 @@ constexpr Score kEvalCap = 10000;
 constexpr int kLeafVcfNodes = 40;
 // Candidates kept in a quiet position (no four or open three to answer).
 constexpr int kMaxQuietMoves = 10;
-// The stones' ranks (gomoku.cc) in evaluation points. Against AIWine at 300 ms a move, 60 games
-// at each of seeds 53 and 55 (README, "Gomoku's evaluation"): the ranks times 4, 52.5 of 120;
+// The stones' ranks (gomoku_tables.h) in evaluation points. Against AIWine at 300 ms a move, 60
+// games at each of seeds 53 and 55 (README, "Gomoku's evaluation"): the ranks times 4, 52.5 of 120;
 // times 8, 23 of 60 (seed 53 only); times 2 plus the old evaluation (the empty cells' values,
 // the side to move's less 0.7 of the opponent's), 25 of 60 (seed 53); the old one alone, 49 of
 // 120. All within the noise of such matches.
