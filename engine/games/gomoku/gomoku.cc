@@ -163,7 +163,7 @@ void Gomoku::Retire(int cell) {
   }
 }
 
-template <int kReach, int kSign>
+template <int kReach, int kSign, bool kRanks>
 void Gomoku::UpdateLines(int cell, int p) {
   // Members read through locals: the stores below could otherwise alias them for the compiler.
   const uint8_t* const board = board_;
@@ -184,6 +184,10 @@ void Gomoku::UpdateLines(int cell, int p) {
         // An occupied cell keeps its keys and its stone's rank; Remove brings its shapes up to
         // date.
         if (stone != kEmptyCell) {
+          if (!kRanks) {
+            key_[other][d] = key;
+            continue;
+          }
           const int q = stone - 1;
           (q == 0 ? dstone0 : dstone1) += StoneRank<kReach>(stone_ranks_, key, q) -
                                           StoneRank<kReach>(stone_ranks_, key_[other][d], q);
@@ -211,6 +215,7 @@ void Gomoku::UpdateLines(int cell, int p) {
       }
     }
   }
+  if (!kRanks) return;
   // The stone's own rank: its keys do not change with it.
   int own = 0;
   for (int d = 0; d < 4; ++d) own += StoneRank<kReach>(stone_ranks_, key_[cell][d], p);
@@ -218,12 +223,12 @@ void Gomoku::UpdateLines(int cell, int p) {
   stone_score_[1] += dstone1 + (p == 1 ? kSign * own : 0);
 }
 
-template <int kSign>
+template <int kSign, bool kRanks>
 void Gomoku::UpdateLines(int cell, int p) {
   if (exact_) {
-    UpdateLines<5, kSign>(cell, p);
+    UpdateLines<5, kSign, kRanks>(cell, p);
   } else {
-    UpdateLines<4, kSign>(cell, p);
+    UpdateLines<4, kSign, kRanks>(cell, p);
   }
 }
 
@@ -237,19 +242,25 @@ void Gomoku::RefreshShapes(int cell) {
   line_sum_[cell] = sum;
 }
 
+template <bool kRanks>
 void Gomoku::PlaceLines(int cell, int p) {
   Retire(cell);
   board_[cell] = static_cast<uint8_t>(1 + p);
-  UpdateLines<+1>(cell, p);
+  UpdateLines<+1, kRanks>(cell, p);
 }
 
+template <bool kRanks>
 void Gomoku::RemoveLines(int cell, int p) {
   board_[cell] = kEmptyCell;
-  UpdateLines<-1>(cell, p);
+  UpdateLines<-1, kRanks>(cell, p);
   RefreshShapes(cell);
   Classify(cell, 0);
   Classify(cell, 1);
 }
+
+// The VCF search's (gomoku_threats.cc).
+template void Gomoku::PlaceLines<false>(int cell, int p);
+template void Gomoku::RemoveLines<false>(int cell, int p);
 
 namespace {
 // Five bytes of a row at once: the near counts are below 26 and board bytes below 4, so a byte
@@ -297,7 +308,7 @@ void Gomoku::SubtractNear(int cell) {
 }
 
 void Gomoku::Place(int cell, int p) {
-  PlaceLines(cell, p);
+  PlaceLines<true>(cell, p);
   ClearBit(near_bits_, cell);
   AddNear(cell);
   hash_ ^= CellKey(p, cell);
@@ -306,7 +317,7 @@ void Gomoku::Place(int cell, int p) {
 void Gomoku::Remove(int cell, int p) {
   hash_ ^= CellKey(p, cell);
   SubtractNear(cell);
-  RemoveLines(cell, p);
+  RemoveLines<true>(cell, p);
   if (near_[cell] > 0) SetBit(near_bits_, cell);
 }
 

@@ -167,8 +167,10 @@ class Gomoku {
   // search of the same size (a win by fours is one by threats, found sooner); returns the first
   // attacking move or kNoMove; the game is unchanged. Like the VCF, an open four counts as won when
   // the defender has no five to play. `nodes_used` as for FindVcf (both searches together: at most
-  // 2 * max_nodes).
-  Move FindVct(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
+  // 2 * max_nodes). `fours_searched`: the caller has just run FindVcf on this position, at least
+  // as deep and as large, and it found nothing; the VCF search is not repeated.
+  Move FindVct(int max_depth, int max_nodes, int64_t* nodes_used = nullptr,
+               bool fours_searched = false);
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
 
   // The alpha-beta search with threat checks around it at the root, for full strength (limits
@@ -196,6 +198,7 @@ class Gomoku {
     return limits.max_depth == 0 && limits.eval_noise == 0 && limits.random_move_chance <= 0;
   }
   static constexpr int kRootVctDepth = 10;
+  static_assert(kRootVctDepth <= kMaxVcfDepth);  // the fours searched first reach as far
   static constexpr int kRootAlternatives = 8;
   // SearchRoot's checks of the candidates before the search: the first pass's size in
   // positions, the share of the budget (in hundredths) they may spend, and what the budget's
@@ -264,10 +267,11 @@ class Gomoku {
   bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
   uint64_t CellKey(int player, int cell) const;
   // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
-  // recomputes the class and value of the empty cells whose lines changed (kReach: reach_).
-  template <int kSign>
+  // recomputes the class and value of the empty cells whose lines changed (kReach: reach_);
+  // with kRanks, the stones' ranks too (the evaluation's; the VCF search never reads them).
+  template <int kSign, bool kRanks>
   void UpdateLines(int cell, int p);
-  template <int kReach, int kSign>
+  template <int kReach, int kSign, bool kRanks>
   void UpdateLines(int cell, int p);
   // The shape `p` makes at `cell` in direction `d`, from the cell's key.
   uint8_t ShapeOf(int cell, int d, int p) const;
@@ -282,8 +286,12 @@ class Gomoku {
   void Place(int cell, int p);
   void Remove(int cell, int p);
   // Place and Remove less the hash and the cells near the stones, which the VCF search never
-  // reads: for its own attacks and blocks, always taken back in reverse order before it returns.
+  // reads, and without kRanks less the stones' ranks, which it does not read either: for its own
+  // attacks and blocks, always taken back in reverse order before it returns (so the ranks are
+  // right again once it has).
+  template <bool kRanks>
   void PlaceLines(int cell, int p);
+  template <bool kRanks>
   void RemoveLines(int cell, int p);
   // Counts a stone at `cell` in (out of) the near counts of the 5x5 square around it and
   // updates the set of empty cells near a stone.

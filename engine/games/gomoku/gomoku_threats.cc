@@ -46,7 +46,7 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
     const Move attack = fours[i];
-    PlaceLines(attack, attacker);
+    PlaceLines<false>(attack, attacker);
     // The one cell where the new four becomes five: the defender must take it.
     const Move block = FiveCellNear(attack, attacker);
     bool won = false;
@@ -57,15 +57,15 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     const bool more = HasFours(attacker) || class_count_[attacker][kMakesWinningFour] > 0 ||
                       class_count_[attacker][kMakesFive] >= 2;
     if (block != kNoMove && more) {
-      PlaceLines(block, defender);
+      PlaceLines<false>(block, defender);
       path[len] = attack;
       path[len + 1] = block;
       int end = len + 2;
       won = VcfSearch(attacker, depth - 1, nodes_left, path, end);
-      RemoveLines(block, defender);
+      RemoveLines<false>(block, defender);
       if (won) len = end;
     }
-    RemoveLines(attack, attacker);
+    RemoveLines<false>(attack, attacker);
     if (won) return true;
   }
   return false;
@@ -363,10 +363,15 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
   return !refuted;
 }
 
-Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used) {
+Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used,
+                             bool fours_searched) {
   // A win by fours first, then the threats search, each with the whole budget.
-  const Move vcf = FindVcf(max_depth, max_nodes, nodes_used);
-  if (vcf != kNoMove || GetOutcome() != Outcome::kOngoing) return vcf;
+  if (nodes_used) *nodes_used = 0;
+  if (GetOutcome() != Outcome::kOngoing) return kNoMove;
+  if (!fours_searched) {
+    const Move vcf = FindVcf(max_depth, max_nodes, nodes_used);
+    if (vcf != kNoMove) return vcf;
+  }
   int nodes_left = max_nodes;
   NewVctGeneration();
   Move first = kNoMove;
@@ -442,7 +447,9 @@ class RootChecks {
     if (!won && threats_size > 0 && !OutOfBudget() &&
         (time_ms_ <= 0 || ElapsedMs() < time_ms_ * 95 / 100) &&
         game_.GetOutcome() == Outcome::kOngoing) {
-      won = game_.FindVct(Gomoku::kRootVctDepth, threats_size, &n) != Gomoku::kNoMove;
+      // The fours were searched just above, deeper and with at least as many positions.
+      won = game_.FindVct(Gomoku::kRootVctDepth, threats_size, &n, /*fours_searched=*/true) !=
+            Gomoku::kNoMove;
       used_ += n;
     }
     game_.Unmake(m, undo);
@@ -554,7 +561,9 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
   const Move vcf = game.FindVcf(kMaxVcfDepth, static_cast<int>(checks.vcf_nodes()), &n);
   checks.Spent(n);
   if (vcf != kNoMove) return solved(vcf, "fours");
-  const Move vct = game.FindVct(kRootVctDepth, static_cast<int>(checks.vct_nodes()), &n);
+  // The fours were searched just above, deeper and with more positions.
+  const Move vct = game.FindVct(kRootVctDepth, static_cast<int>(checks.vct_nodes()), &n,
+                                /*fours_searched=*/true);
   checks.Spent(n);
   if (vct != kNoMove) return solved(vct, "threats");
 
