@@ -216,6 +216,31 @@ TEST(Gomoku, FindsAWinByContinuousThreats) {
   EXPECT_EQ(fours.MoveToText(fours.FindVct(Gomoku::kMaxVcfDepth, 100000)), "i12");
 }
 
+TEST(Gomoku, FindVctAfterAFailedFindVcfSkipsItWithTheSameAnswer) {
+  // SearchRoot's checks run FindVcf and then FindVct with fours_searched: the VCF search is not
+  // repeated (fewer positions), and the answer is the one FindVct gives on its own.
+  int positions = 0, threats = 0, saved = 0;
+  ForEachRandomPosition(/*size=*/11, /*seed=*/7, /*games=*/8, /*first_ply=*/8, [&](Gomoku& g) {
+    Gomoku copy = g;
+    int64_t vcf_nodes = 0, full_nodes = 0, skipped_nodes = 0;
+    if (copy.FindVcf(Gomoku::kMaxVcfDepth, 4000, &vcf_nodes) != Gomoku::kNoMove) return;
+    const Gomoku::Move full = copy.FindVct(/*max_depth=*/6, 2000, &full_nodes);
+    const Gomoku::Move skipped =
+        copy.FindVct(/*max_depth=*/6, 2000, &skipped_nodes, /*fours_searched=*/true);
+    ASSERT_EQ(full, skipped) << g.Render();
+    EXPECT_LE(skipped_nodes, full_nodes);
+    EXPECT_TRUE(copy == g);
+    ++positions;
+    threats += full != Gomoku::kNoMove;
+    saved += skipped_nodes < full_nodes;
+  });
+  // Both answers occur, and the skip saves work somewhere (216 positions, 30 won by threats,
+  // 55 with fewer positions visited).
+  EXPECT_GE(threats, 5) << positions;
+  EXPECT_GE(positions - threats, 20) << positions;
+  EXPECT_GE(saved, 5) << positions;
+}
+
 TEST(Gomoku, ACounterFourRefutesTheThreats) {
   // The same Black stones, but White (c2 d2 e2 blocked by Black's b2, and f3 f4) makes a four
   // and an open three at f2: against any three of Black's, White wins by fours first.
