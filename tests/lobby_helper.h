@@ -207,25 +207,29 @@ inline Analysed Analyze(v1::LobbyService::Stub* stub, int64_t id, bool stored_on
   return out;
 }
 
-// A human-vs-human match: created with seat 0 taken ("alice") through `creator`, seat 1 taken
-// ("bob") through `joiner`. A failed call fails the test.
+// A human-vs-human match: created with seat 0 taken ("alice") through `creator` (`more` may
+// add to the request), seat 1 taken ("bob") through `joiner`, after which it is active. A failed
+// call fails the test.
 struct HumanSeats {
   int64_t id = 0;
   std::string tokens[2];
 };
 inline HumanSeats HumanMatch(v1::LobbyService::Stub* creator, v1::LobbyService::Stub* joiner,
-                             const std::string& game) {
+                             const std::string& game,
+                             const std::function<void(v1::CreateMatchRequest&)>& more = nullptr) {
   HumanSeats seats;
   v1::CreateMatchResponse created;
   grpc::Status s = Create(creator, game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
-                          [](v1::CreateMatchRequest& r) {
+                          [&](v1::CreateMatchRequest& r) {
                             r.set_take_seat(0);
                             r.set_display_name("alice");
+                            if (more) more(r);
                           });
   EXPECT_TRUE(s.ok()) << s.error_message();
   v1::JoinMatchResponse joined;
   s = Join(joiner, created.match().id(), 1, "bob", &joined);
   EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
   seats.id = created.match().id();
   seats.tokens[0] = created.seat_token();
   seats.tokens[1] = joined.seat_token();

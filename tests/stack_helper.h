@@ -150,22 +150,11 @@ class LobbyFixture : public StackFixture {
                                   std::move(more));
   }
 
-  // A human-vs-human match with both seats taken: the two tokens.
+  // A human-vs-human match with both seats taken (lobby_helper.h's): the two tokens.
   std::pair<int64_t, std::pair<std::string, std::string>> HumanMatch(
       const std::string& game, std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
-    v1::CreateMatchResponse created;
-    grpc::Status s = Create(game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
-                            [&](v1::CreateMatchRequest& r) {
-                              r.set_take_seat(0);
-                              r.set_display_name("alice");
-                              if (more) more(r);
-                            });
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    v1::JoinMatchResponse joined;
-    s = Join(created.match().id(), 1, "bob", &joined);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
-    return {created.match().id(), {created.seat_token(), joined.seat_token()}};
+    HumanSeats seats = ::ply::testing::HumanMatch(stub_.get(), stub_.get(), game, more);
+    return {seats.id, {seats.tokens[0], seats.tokens[1]}};
   }
 
   grpc::Status Join(int64_t id, int seat, const std::string& name, v1::JoinMatchResponse* out) {
@@ -192,16 +181,10 @@ class LobbyFixture : public StackFixture {
     }
   }
 
-  // Polls GetMatch until `done` holds (or `timeout` passes).
+  // Polls GetMatch until `done` holds (or `timeout` passes): lobby_helper.h's, on this lobby.
   v1::Match WaitMatch(int64_t id, const std::function<bool(const v1::Match&)>& done,
                       absl::Duration timeout = absl::Seconds(60)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    v1::Match m = Get(id);
-    while (!done(m) && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(20));
-      m = Get(id);
-    }
-    return m;
+    return ::ply::testing::WaitMatch(stub_.get(), id, done, timeout);
   }
 };
 
