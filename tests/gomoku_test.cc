@@ -262,7 +262,7 @@ TEST(Gomoku, EvaluationSeesWinsByFoursBeyondTheHorizon) {
 TEST(Gomoku, IncrementalPatternStateMatchesARecomputation) {
   // Random games with take-backs, on both rules, an edge-heavy small board and the largest
   // board under both rules; the threat searches inside Evaluate and GenerateSearchMoves place
-  // and lift stones too.
+  // and lift stones too. HashAfter (the search's table prefetch) predicts every Make's hash.
   for (const GameOptions& options : std::vector<GameOptions>{{},
                                                              {{"rule", "exact"}},
                                                              {{"size", "7"}},
@@ -286,8 +286,10 @@ TEST(Gomoku, IncrementalPatternStateMatchesARecomputation) {
           g.GenerateSearchMoves(moves);
         }
         Gomoku::Move m = moves[static_cast<int>(rng.Below(moves.size()))];
+        const uint64_t predicted = g.HashAfter(m);
         Gomoku::UndoInfo u;
         g.Make(m, u);
+        ASSERT_EQ(g.Hash(), predicted) << "HashAfter at step " << step;
         played.push_back(m);
         (void)g.Evaluate();
       }

@@ -284,6 +284,11 @@ class Searcher {
     for (int i = 0; i < moves.size(); ++i) {
       PickNext(moves, i, ply);
       Move m = moves[i];
+      // A game that knows the position's key before the move is made lets the table's bucket
+      // load while Make runs; the child probes it only above the leaves.
+      if constexpr (requires { game.HashAfter(m); }) {
+        if (depth > 1) tt_.Prefetch(game.HashAfter(m) ^ key_salt_);
+      }
       game.Make(m, undo);
       bool child_heuristic = false;
       Score score;

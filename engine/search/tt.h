@@ -76,6 +76,9 @@ class TranspositionTable {
     return nullptr;
   }
 
+  // Starts loading the bucket of `key` into the cache, for a Probe or Store soon after.
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&buckets_[key & mask_]); }
+
   void Store(uint64_t key, Move move, Score score, int ply, int depth, Bound bound, bool heuristic,
              Move no_move) {
     Bucket& b = buckets_[key & mask_];

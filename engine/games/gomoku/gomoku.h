@@ -127,6 +127,8 @@ class Gomoku {
 
   Score Evaluate() const;
   uint64_t Hash() const { return hash_; }
+  // Hash() once `m` is played (the search loads its table entry while Make runs).
+  uint64_t HashAfter(Move m) const { return hash_ ^ CellKey(SideToMove(), m); }
   uint64_t ComputeHash() const;
   // Winning and forcing cells first, then by attack plus (slightly more) defence value.
   int MoveOrderScore(Move cell) const;
