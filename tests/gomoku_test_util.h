@@ -1,6 +1,6 @@
-// Positions the Gomoku tests share: gomoku_test.cc (rules, evaluation, search, levels, the
-// pbrain programs) and gomoku_threats_test.cc (the threat searches: FindVcf, FindVct and the
-// checks SearchRoot makes around the search).
+// Positions and checks the Gomoku tests share: gomoku_test.cc (rules, evaluation, search, levels,
+// the pbrain programs), gomoku_threats_test.cc (the threat searches: FindVcf and FindVct) and
+// gomoku_root_test.cc (the checks SearchRoot makes around the search at the hard level's root).
 #ifndef PLY_TESTS_GOMOKU_TEST_UTIL_H_
 #define PLY_TESTS_GOMOKU_TEST_UTIL_H_
 
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
 
@@ -102,6 +103,50 @@ inline const std::vector<std::string>& SevenFoursMoves() {
 }
 
 inline Gomoku SevenFoursPosition() { return FromMoves(SevenFoursMoves()); }
+
+// Black to move with two open twos that cross at k8: playing there makes two open threes (no
+// four anywhere, so no win by fours), and White, its stones in the corners, has no threat.
+inline Gomoku DoubleThreePosition() {
+  return Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"});
+}
+
+// Whether the side to move wins by the threats FindVct finds, checked against every reply and
+// not only those FindVct tried: the attacker plays what FindVct gives, the defender every empty
+// cell (counter-fours too), down to a win by fours (FindVcf, itself checked against a plain
+// search in gomoku_threats_test) within `levels` threats. On a failure `line` receives the moves
+// that refute it.
+inline bool ThreatWinHolds(Gomoku& g, int levels, std::string* line) {
+  if (g.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove) return true;
+  if (levels == 0) return false;
+  const Gomoku::Move win = g.FindVct(levels, 1 << 16);
+  if (win == Gomoku::kNoMove) return false;
+  Gomoku::UndoInfo u;
+  g.Make(win, u);
+  bool holds = true;
+  if (g.GetOutcome() == Outcome::kOngoing) {
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+    g.GenerateMoves(all);
+    for (Gomoku::Move reply : all) {
+      g.Make(reply, u);
+      // A counter-four is answered by the forced block at no cost in levels (the threat it
+      // answered may still stand); there are only so many of them.
+      bool counter_four = false;
+      for (Gomoku::Move c : all) {
+        counter_four |= g.IsEmpty(c) && g.ClassAt(1 - g.SideToMove(), c) == Gomoku::kMakesFive;
+      }
+      holds = g.GetOutcome() == Outcome::kOngoing &&
+              ThreatWinHolds(g, counter_four ? levels : levels - 1, line);
+      g.Unmake(reply, u);
+      if (!holds) {
+        *line = absl::StrCat(g.MoveToText(reply), " ", *line);
+        break;
+      }
+    }
+  }
+  g.Unmake(win, u);
+  if (!holds) *line = absl::StrCat(g.MoveToText(win), " ", *line);
+  return holds;
+}
 
 }  // namespace ply::gomoku_test
 

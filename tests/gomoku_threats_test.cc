@@ -1,18 +1,15 @@
 // The threat searches of gomoku_threats.cc: wins by continuous fours (FindVcf, checked against
-// a plain search) and by continuous threats (FindVct, checked against every reply), and the
-// checks SearchRoot makes around the search at the hard level's root.
+// a plain search) and by continuous threats (FindVct, checked against every reply). The checks
+// SearchRoot makes around the search at the hard level's root are gomoku_root_test.cc's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
-#include "engine/registry/registry.h"
 #include "engine/search/search.h"
 #include "tests/gomoku_test_util.h"
 
@@ -35,6 +32,7 @@ void ExpectWinAgainstEveryReply(Gomoku& g, Gomoku::Move first, Wins wins) {
   }
 }
 
+using gomoku_test::DoubleThreePosition;
 using gomoku_test::ForEachFourPlayed;
 using gomoku_test::ForEachRandomPosition;
 using gomoku_test::FromMoves;
@@ -43,6 +41,7 @@ using gomoku_test::PlayMoves;
 using gomoku_test::Position;
 using gomoku_test::SevenFoursMoves;
 using gomoku_test::SevenFoursPosition;
+using gomoku_test::ThreatWinHolds;
 
 // A win by continuous fours checked the plain way, for comparison with the engine's pattern
 // tables: stones on a grid, fives found by walking the lines. The same rules as FindVcf: a
@@ -188,12 +187,6 @@ TEST(Gomoku, FindsAWinByContinuousFours) {
   EXPECT_EQ(r.score, WinIn(17)) << g.Render();
 }
 
-// Black to move with two open twos that cross at k8: playing there makes two open threes (no
-// four anywhere, so no win by fours), and White, its stones in the corners, has no threat.
-Gomoku DoubleThreePosition() {
-  return Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"});
-}
-
 TEST(Gomoku, FindsAWinByContinuousThreats) {
   Gomoku g = DoubleThreePosition();
   Gomoku copy = g;
@@ -290,43 +283,6 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyOnRandomPositions) {
   EXPECT_GE(found, 10) << replies;
 }
 
-// Whether the side to move wins by the threats FindVct finds, checked against every reply and
-// not only those FindVct tried: the attacker plays what FindVct gives, the defender every empty
-// cell (counter-fours too), down to a win by fours (FindVcf, itself checked against a plain
-// search above) within `levels` threats. On a failure `line` receives the moves that refute it.
-bool ThreatWinHolds(Gomoku& g, int levels, std::string* line) {
-  if (g.FindVcf(Gomoku::kMaxVcfDepth, 1 << 16) != Gomoku::kNoMove) return true;
-  if (levels == 0) return false;
-  const Gomoku::Move win = g.FindVct(levels, 1 << 16);
-  if (win == Gomoku::kNoMove) return false;
-  Gomoku::UndoInfo u;
-  g.Make(win, u);
-  bool holds = true;
-  if (g.GetOutcome() == Outcome::kOngoing) {
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
-    g.GenerateMoves(all);
-    for (Gomoku::Move reply : all) {
-      g.Make(reply, u);
-      // A counter-four is answered by the forced block at no cost in levels (the threat it
-      // answered may still stand); there are only so many of them.
-      bool counter_four = false;
-      for (Gomoku::Move c : all) {
-        counter_four |= g.IsEmpty(c) && g.ClassAt(1 - g.SideToMove(), c) == Gomoku::kMakesFive;
-      }
-      holds = g.GetOutcome() == Outcome::kOngoing &&
-              ThreatWinHolds(g, counter_four ? levels : levels - 1, line);
-      g.Unmake(reply, u);
-      if (!holds) {
-        *line = absl::StrCat(g.MoveToText(reply), " ", *line);
-        break;
-      }
-    }
-  }
-  g.Unmake(win, u);
-  if (!holds) *line = absl::StrCat(g.MoveToText(win), " ", *line);
-  return holds;
-}
-
 // Black to move against White's four (g4 h5 i6 j7, closed at f3): the block at k8 is also
 // Black's double three (h8 i8 . k8 and k8 k9 k10), which wins. The threats search used to give
 // up whenever the defender had a five to play.
@@ -390,258 +346,6 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyAtEveryLevel) {
   });
   EXPECT_GE(found, 10) << blocks;
   EXPECT_GE(blocks, 3) << found;
-}
-
-// The hard level as ply-bot and the lobby reach it: through the registry, with a search cache
-// and a node budget (`max_nodes`). Empty when the registry refuses.
-std::optional<SearchReport> HardLevelMove(const std::vector<std::string>& moves,
-                                          int64_t max_nodes) {
-  const Difficulty* hard = FindLevel(FindGame("gomoku")->levels, "hard");
-  EXPECT_NE(hard, nullptr);
-  if (hard == nullptr) return std::nullopt;
-  auto game = ReplayGame("gomoku", {}, moves);
-  EXPECT_TRUE(game.ok()) << game.status();
-  if (!game.ok()) return std::nullopt;
-  SearchCache cache(8);
-  auto report = (*game)->ChooseMove({.level = *hard, .max_nodes = max_nodes, .seed = 3}, &cache);
-  EXPECT_TRUE(report.ok()) << report.status();
-  if (!report.ok()) return std::nullopt;
-  return *report;
-}
-
-// The plain search's move (no root checks) with a node budget.
-Gomoku::Move PlainSearchMove(Gomoku g, int64_t max_nodes) {
-  auto searcher = std::make_unique<Searcher<Gomoku>>(8);
-  return searcher->Search(g, {.max_nodes = max_nodes, .seed = 3}).best_move;
-}
-
-TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
-  // Black to move wins by threats (k8 makes two open threes): played without a search.
-  Gomoku g = DoubleThreePosition();
-  int searches = 0;
-  auto never = [&](const SearchLimits&) {
-    ++searches;
-    return SearchResult<Gomoku::Move>{};
-  };
-  std::string note;
-  auto win = Gomoku::SearchRoot(g, {.max_nodes = 10000}, never, &note);
-  EXPECT_EQ(searches, 0);
-  ASSERT_TRUE(win.has_move);
-  EXPECT_EQ(g.MoveToText(win.best_move), "k8");
-  EXPECT_EQ(win.depth, 0);
-  EXPECT_GT(win.nodes, 0);
-  EXPECT_LE(win.nodes, 10000);
-  EXPECT_EQ(note, "k8 wins by continuous threats");
-
-  // White to move against the same stones: a search that plays far away (a2) lets Black win by
-  // threats; the check after the search plays a move that does not, and every node the search
-  // was allowed (it spends them all here) and the checks took stays within the budget.
-  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
-  const Gomoku before = white;
-  auto black_wins_after = [&](Gomoku::Move m) {
-    Gomoku after = before;
-    Gomoku::UndoInfo u;
-    after.Make(m, u);
-    return after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
-  };
-  const Gomoku::Move far = *white.ParseMove("a2");
-  ASSERT_TRUE(black_wins_after(far));
-  const int64_t budget = 10000;
-  int64_t search_nodes = 0;
-  auto plays_far = [&](const SearchLimits& l) {
-    ++searches;
-    search_nodes = l.max_nodes;
-    SearchResult<Gomoku::Move> r;
-    r.best_move = far;
-    r.has_move = true;
-    r.depth = 3;
-    r.nodes = l.max_nodes;
-    r.pv = {far};
-    return r;
-  };
-  auto saved = Gomoku::SearchRoot(white, {.max_nodes = budget}, plays_far, &note);
-  EXPECT_EQ(searches, 1);
-  EXPECT_TRUE(white == before);
-  ASSERT_TRUE(saved.has_move);
-  EXPECT_NE(saved.best_move, far);
-  EXPECT_FALSE(black_wins_after(saved.best_move)) << white.MoveToText(saved.best_move);
-  EXPECT_EQ(note.rfind("a2 loses to a forced line; ", 0), 0u) << note;
-  // A tenth of the budget is kept from the search for the checks after it.
-  EXPECT_GT(search_nodes, 0);
-  EXPECT_LE(search_nodes, budget - budget / 10);
-  EXPECT_GT(saved.nodes, search_nodes);
-  EXPECT_LE(saved.nodes, budget);
-  EXPECT_EQ(saved.depth, 3);
-
-  // With no budget left after the search, the search's move stands (nothing over budget).
-  auto spends_all = [&](const SearchLimits& l) {
-    auto r = plays_far(l);
-    // Everything left: its own share and the tenth kept for the checks after it.
-    r.nodes = l.max_nodes + budget / 10;
-    return r;
-  };
-  auto kept = Gomoku::SearchRoot(white, {.max_nodes = budget}, spends_all);
-  EXPECT_EQ(kept.best_move, far);
-  EXPECT_EQ(kept.nodes, budget);
-
-  // Weaker levels (a depth cap, noise or random moves) run the search alone, on their limits.
-  for (SearchLimits weaker : {SearchLimits{.max_depth = 5, .max_nodes = budget},
-                              SearchLimits{.max_nodes = budget, .eval_noise = 30},
-                              SearchLimits{.max_nodes = budget, .random_move_chance = 0.1}}) {
-    auto plain = Gomoku::SearchRoot(white, weaker, plays_far, &note);
-    EXPECT_EQ(plain.best_move, far);
-    EXPECT_EQ(search_nodes, budget);
-    EXPECT_EQ(note, "");
-  }
-  // Nor does a proven result get second-guessed.
-  auto proven = Gomoku::SearchRoot(white, {.max_nodes = budget}, [&](const SearchLimits& l) {
-    auto r = plays_far(l);
-    r.exact = true;
-    return r;
-  });
-  EXPECT_EQ(proven.best_move, far);
-}
-
-TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
-  // White to move against black stones that make threes: most of White's candidates let Black
-  // win by threats (9 of 10 with 100,000 positions a check). The search sees only those the
-  // root's checks did not prove lost, and the game is as it was afterwards (the exclusion is
-  // part of its state).
-  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
-  const Gomoku before = white;
-  MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
-  white.GenerateSearchMoves(all);
-  auto black_wins_after = [&](Gomoku::Move m) {
-    Gomoku after = before;
-    Gomoku::UndoInfo u;
-    after.Make(m, u);
-    return after.FindVcf(Gomoku::kMaxVcfDepth, 100000) != Gomoku::kNoMove ||
-           after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
-  };
-  std::vector<Gomoku::Move> searched;
-  const int64_t budget = 200000;
-  auto search = [&](const SearchLimits& l) {
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
-    white.GenerateSearchMoves(seen);
-    searched.assign(seen.begin(), seen.end());
-    SearchResult<Gomoku::Move> r;
-    r.best_move = seen[0];
-    r.has_move = true;
-    r.depth = 1;
-    r.pv = {seen[0]};
-    r.nodes = l.max_nodes;  // it spends all it is given
-    return r;
-  };
-  std::string note;
-  auto result = Gomoku::SearchRoot(white, {.max_nodes = budget}, search, &note);
-  EXPECT_TRUE(white == before);
-  ASSERT_TRUE(result.has_move);
-  EXPECT_LE(result.nodes, budget);
-  // Its checks are bounded (here within 30% of the budget, in passes of 1,000, 2,000, ...
-  // positions a candidate), so it need not find every lost one, but what it leaves out is lost.
-  ASSERT_GT(searched.size(), 0u);
-  ASSERT_LT(searched.size(), static_cast<size_t>(all.size()));
-  for (Gomoku::Move m : all) {
-    if (std::find(searched.begin(), searched.end(), m) == searched.end()) {
-      EXPECT_TRUE(black_wins_after(m)) << white.MoveToText(m);
-    }
-  }
-  EXPECT_NE(std::find(searched.begin(), searched.end(), result.best_move), searched.end());
-  EXPECT_EQ(note, absl::StrCat(all.size() - searched.size(), " of ", all.size(),
-                               " candidates lose to a forced line and were not searched"));
-
-  // The exclusion holds in its own position only. With all but one candidate excluded, the
-  // root generates that one; a position one stone deeper, and another position with as many
-  // stones, generate what a game without the exclusion does.
-  MoveList<Gomoku::Move, Gomoku::kMaxMoves> all_but_first;
-  for (int i = 1; i < all.size(); ++i) all_but_first.push_back(all[i]);
-  white.ExcludeAtRoot(all_but_first);
-  auto generated = [](const Gomoku& g) {
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-    g.GenerateSearchMoves(moves);
-    return std::vector<Gomoku::Move>(moves.begin(), moves.end());
-  };
-  EXPECT_EQ(generated(white), std::vector<Gomoku::Move>{all[0]});
-  auto without_exclusion = [](Gomoku g) {
-    g.ClearRootExclusions();
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-    g.GenerateSearchMoves(moves);
-    return std::vector<Gomoku::Move>(moves.begin(), moves.end());
-  };
-  Gomoku::UndoInfo u;
-  white.Make(all[1], u);
-  EXPECT_EQ(generated(white), without_exclusion(white));
-  white.Unmake(all[1], u);
-  // Black's last stone (k9) taken back and played elsewhere: seven stones again.
-  const Gomoku::Move k9 = *Position({}).ParseMove("k9"), j10 = *white.ParseMove("j10");
-  white.Unmake(k9, u);
-  white.Make(j10, u);
-  EXPECT_EQ(generated(white), without_exclusion(white));
-  EXPECT_GT(generated(white).size(), 1u);
-  white.Unmake(j10, u);
-  white.Make(k9, u);
-  // Every candidate excluded: the search still gets them all rather than none.
-  white.ExcludeAtRoot(MoveList<Gomoku::Move, Gomoku::kMaxMoves>(all));
-  EXPECT_EQ(generated(white).size(), static_cast<size_t>(all.size()));
-  white.ClearRootExclusions();
-  EXPECT_TRUE(white == before);
-}
-
-TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
-  const int64_t budget = 3000;
-  // A win by eight fours in a row: longer than the search's own probes, and more than it proves
-  // on this budget; the root's solver plays it.
-  std::optional<SearchReport> report = HardLevelMove(SevenFoursMoves(), budget);
-  ASSERT_TRUE(report.has_value());
-  EXPECT_EQ(report->move, "i12");
-  EXPECT_EQ(report->depth, 0);  // no search ran: the root's solver played it
-  EXPECT_GT(report->nodes, 0);
-  EXPECT_LE(report->nodes, budget);
-  // A win by threats (a double three, then fours), played at once.
-  const std::vector<std::string> threes = {"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"};
-  report = HardLevelMove(threes, budget);
-  ASSERT_TRUE(report.has_value());
-  EXPECT_EQ(report->move, "k8");
-  EXPECT_EQ(report->depth, 0);
-  EXPECT_LE(report->nodes, budget);
-  // medium keeps the plain search (a depth cap and noise): no root checks.
-  const Difficulty* medium = FindLevel(FindGame("gomoku")->levels, "medium");
-  auto game = ReplayGame("gomoku", {}, threes);
-  ASSERT_TRUE(game.ok());
-  auto plain = (*game)->ChooseMove({.level = *medium, .max_nodes = budget, .seed = 3});
-  ASSERT_TRUE(plain.ok());
-  EXPECT_GT(plain->depth, 0);
-  // The other levels keep their plain search (no checks): same move as the search alone.
-}
-
-TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
-  // White to move (from a game between random candidates, found by scanning such games for
-  // this). On this budget the search alone plays e4, after which Black wins by threats (checked
-  // against every reply); the root's check, on its small share of the budget, proves that and
-  // plays a move it finds no such loss after.
-  const int64_t budget = 3000;
-  const std::vector<std::string> moves = {"h8", "g8", "f7", "f6",  "g9", "e7", "e6", "i7",
-                                          "h4", "g5", "i9", "j9",  "g6", "h5", "d8", "f4",
-                                          "h6", "j5", "f5", "j10", "h7", "k5", "i5"};
-  Gomoku g = FromMoves(moves);
-  ASSERT_EQ(g.SideToMove(), 1);
-  ASSERT_EQ(g.FindVct(Gomoku::kRootVctDepth, 100000), Gomoku::kNoMove);  // White has none
-  const Gomoku::Move e4 = *g.ParseMove("e4");
-  EXPECT_EQ(PlainSearchMove(g, budget), e4);
-  Gomoku after = g;
-  Gomoku::UndoInfo u;
-  after.Make(e4, u);
-  std::string line;
-  EXPECT_TRUE(ThreatWinHolds(after, Gomoku::kRootVctDepth, &line)) << line;
-  std::optional<SearchReport> report = HardLevelMove(moves, budget);
-  ASSERT_TRUE(report.has_value());
-  absl::StatusOr<Gomoku::Move> chosen = g.ParseMove(report->move);
-  ASSERT_TRUE(chosen.ok()) << report->move;
-  EXPECT_NE(*chosen, e4);
-  Gomoku other = g;
-  other.Make(*chosen, u);
-  EXPECT_EQ(other.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << report->move;
-  EXPECT_LE(report->nodes, budget);
 }
 
 TEST(Gomoku, ThreatSearchRemembersWhatItProvedWithinOneCall) {
