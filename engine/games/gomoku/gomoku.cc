@@ -181,16 +181,14 @@ void Gomoku::UpdateLines(int cell, int p) {
         if (stone == kWall) break;
         const uint32_t delta = digit << (2 * PairDigit(-dir * k, kReach));
         const uint32_t key = kSign > 0 ? key_[other][d] + delta : key_[other][d] - delta;
-        // An occupied cell keeps its keys and its stone's rank; Remove brings its shapes up to
-        // date.
+        // An occupied cell keeps only its keys (Remove brings its shapes up to date) and, with
+        // kRanks, its stone's rank.
         if (stone != kEmptyCell) {
-          if (!kRanks) {
-            key_[other][d] = key;
-            continue;
+          if (kRanks) {
+            const int q = stone - 1;
+            (q == 0 ? dstone0 : dstone1) += StoneRank<kReach>(stone_ranks_, key, q) -
+                                            StoneRank<kReach>(stone_ranks_, key_[other][d], q);
           }
-          const int q = stone - 1;
-          (q == 0 ? dstone0 : dstone1) += StoneRank<kReach>(stone_ranks_, key, q) -
-                                          StoneRank<kReach>(stone_ranks_, key_[other][d], q);
           key_[other][d] = key;
           continue;
         }

@@ -96,12 +96,8 @@ struct RuleTables {
   std::vector<uint8_t> pairs;
 };
 
-// The stone ranks' weights: what a stone is worth along one line, for the evaluation: over the
-// windows of five cells through it that hold no opponent stone and no off-board cell (the fives
-// it can still be part of), a weight by the number of own stones in the window, so that a
-// window holding k stones is worth k times its weight in all; windows blocked for good add
-// nothing. (The evaluation used to sum the empty cells' shape values instead: gomoku_search.cc
-// says how they compared.)
+// A window of five's weight by the own stones in it, for the stone ranks (StoneRanks in
+// gomoku_tables.h says what a rank is).
 constexpr int kWindowWeight[6] = {0, 1, 3, 7, 12, 12};
 
 struct StoneRankTable {
