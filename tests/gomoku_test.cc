@@ -4,12 +4,16 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/pbrain_pipe.h"
 #include "engine/registry/registry.h"
@@ -618,6 +622,38 @@ TEST(PbrainMatch, PlaysBothColoursAndPrintsTheScoreWithAnInterval) {
   EXPECT_NE(out.find("game   2: A White, "), std::string::npos) << out;
   EXPECT_NE(out.find("2 games at 50 ms a move, freestyle 15x15: A +"), std::string::npos) << out;
   EXPECT_NE(out.find("(95%: "), std::string::npos) << out;
+}
+
+TEST(PbrainMatch, OpensWithSharedRandomStonesNearTheCentre) {
+  // Six games of two greedy players: three openings of four stones, each played with both
+  // colours, every stone within three cells of the centre (h8), and the openings told apart.
+  std::string out = RunMatch(absl::StrCat("--games 6 --turn_ms 20 --seed 5 --show '",
+                                          PBRAIN_GREEDY_PATH, "' '", PBRAIN_GREEDY_PATH, "'"));
+  std::vector<std::vector<std::string>> openings;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    if (!absl::StartsWith(line, "  ")) continue;
+    std::vector<std::string> moves = absl::StrSplit(absl::StripLeadingAsciiWhitespace(line), ' ');
+    ASSERT_GE(moves.size(), 5u) << line;
+    moves.resize(4);
+    for (const std::string& m : moves) {
+      const int x = m[0] - 'a', y = std::stoi(m.substr(1)) - 1;
+      EXPECT_LE(std::abs(x - 7), 3) << m;
+      EXPECT_LE(std::abs(y - 7), 3) << m;
+    }
+    openings.push_back(moves);
+  }
+  ASSERT_EQ(openings.size(), 6u) << out;
+  for (int pair = 0; pair < 3; ++pair) EXPECT_EQ(openings[2 * pair], openings[2 * pair + 1]);
+  EXPECT_NE(openings[0], openings[2]);
+  EXPECT_NE(openings[2], openings[4]);
+  EXPECT_NE(out.find("openings: 3 distinct (up to symmetry) of 3, 4 stones each"),
+            std::string::npos)
+      << out;
+  // Two stones as before: only some 30 openings exist up to symmetry, and 120 games show it.
+  out = RunMatch(absl::StrCat("--games 240 --turn_ms 1 --seed 53 --opening_stones 2 '",
+                              PBRAIN_GREEDY_PATH, "' '", PBRAIN_GREEDY_PATH, "'"));
+  EXPECT_NE(out.find("of 120, 2 stones each"), std::string::npos) << out;
+  EXPECT_EQ(out.find("openings: 120 distinct"), std::string::npos) << out;
 }
 
 TEST(PbrainMatch, AnIllegalAnswerLosesTheGame) {

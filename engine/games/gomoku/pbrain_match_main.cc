@@ -5,12 +5,12 @@
 // interval says so (EloSummary in engine/tool/match.h) rather than print infinities.
 //
 //   pbrain-match [--games N] [--turn_ms T] [--size S] [--rule freestyle|exact] [--seed N]
-//                [--show] "COMMAND A" "COMMAND B"
+//                [--opening_stones K] [--show] "COMMAND A" "COMMAND B"
 //
 // Every game starts fresh processes (START, INFO timeout_turn/timeout_match/time_left/rule),
-// opens with two random stones, Black's next to the centre and White's touching it (games 2k and
-// 2k+1 share an opening with the colours swapped), gives each engine the position with BOARD on
-// its first turn and TURN after that, and judges the moves itself: a five (or, under `exact`,
+// opens with K random stones (RandomOpening below; games 2k and 2k+1 share an opening with the
+// colours swapped), gives each engine the position with BOARD on its first turn and TURN after
+// that, and judges the moves itself: a five (or, under `exact`,
 // exactly five) wins, a full board is a draw, and an illegal or unreadable move, a crash, or an
 // answer later than the turn limit plus a grace (max(1 s, T)) loses. Each game prints one line;
 // --show adds its moves. Stopped by SIGINT, SIGTERM or SIGHUP, it kills the engines first.
@@ -18,7 +18,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +43,8 @@ ABSL_FLAG(int, turn_ms, 1000, "time per move in milliseconds (INFO timeout_turn)
 ABSL_FLAG(int, size, 15, "board size");
 ABSL_FLAG(std::string, rule, "freestyle", "freestyle or exact (five, not six, wins)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the openings");
+ABSL_FLAG(int, opening_stones, 4,
+          "stones in each random opening, 1..8 (Black first; 2 gives the openings of before)");
 ABSL_FLAG(bool, show, false, "print every game's moves");
 
 namespace ply {
@@ -64,7 +68,77 @@ struct Settings {
   int turn_ms;
   int size;
   bool exact;
+  int opening_stones;
 };
+
+using Stones = std::vector<std::pair<int, int>>;  // (x, y), Black's first, then alternating
+
+// `count` stones for the start of a game, Black and White in turn: the first within one cell of
+// the centre, every other one within two of a stone already placed and within three of the
+// centre, so the stones meet (as in a real opening) but are not a formation. Two stones give
+// only some 70 openings (fewer up to symmetry), so a match of more than a few dozen games
+// repeats them and its games are not independent; four give thousands. An opening where
+// either side could already make a four (or two open threes) is drawn again: it would be
+// decided before it starts (after 1000 such draws, on a board too small to avoid it, the last
+// one stands).
+Stones RandomOpening(const Settings& settings, uint64_t seed) {
+  const int centre = settings.size / 2;
+  const int reach = std::min(3, centre);
+  Rng rng(seed);
+  for (int draw = 1;; ++draw) {
+    Gomoku game = *Gomoku::Create({{"size", std::to_string(settings.size)},
+                                   {"rule", settings.exact ? "exact" : "freestyle"}});
+    Stones stones;
+    for (int tries = 0; static_cast<int>(stones.size()) < settings.opening_stones && tries < 1000;
+         ++tries) {
+      const auto [ax, ay] =
+          stones.empty() ? std::pair{centre, centre} : stones[rng.Below(stones.size())];
+      const int spread = stones.empty() ? 1 : 2;
+      const int x = ax - spread + static_cast<int>(rng.Below(2 * spread + 1));
+      const int y = ay - spread + static_cast<int>(rng.Below(2 * spread + 1));
+      if (std::abs(x - centre) > reach || std::abs(y - centre) > reach) continue;
+      const Gomoku::Move m = Gomoku::CellAt(x, y);
+      if (!game.IsEmpty(m)) continue;
+      Gomoku::UndoInfo undo;
+      game.Make(m, undo);
+      stones.push_back({x, y});
+    }
+    bool decided = static_cast<int>(stones.size()) < settings.opening_stones;
+    for (int y = 0; y < settings.size && !decided; ++y) {
+      for (int x = 0; x < settings.size && !decided; ++x) {
+        const Gomoku::Move m = Gomoku::CellAt(x, y);
+        for (Player p = 0; p < 2; ++p) {
+          if (game.IsEmpty(m) && game.ClassAt(p, m) >= Gomoku::kMakesFour) decided = true;
+        }
+      }
+    }
+    if (!decided || draw == 1000) return stones;
+  }
+}
+
+// An opening up to the board's eight symmetries: its stones, mapped so that the smallest of
+// the eight images (as a sorted list per colour) stands for all of them.
+std::vector<int> CanonicalOpening(const Stones& stones, int size) {
+  std::vector<int> best;
+  for (int t = 0; t < 8; ++t) {
+    std::vector<int> image[2];
+    for (size_t i = 0; i < stones.size(); ++i) {
+      int x = stones[i].first, y = stones[i].second;
+      if (t & 1) x = size - 1 - x;
+      if (t & 2) y = size - 1 - y;
+      if (t & 4) std::swap(x, y);
+      image[i % 2].push_back(y * size + x);
+    }
+    std::vector<int> key;
+    for (std::vector<int>& colour : image) {
+      std::sort(colour.begin(), colour.end());
+      key.insert(key.end(), colour.begin(), colour.end());
+      key.push_back(-1);
+    }
+    if (best.empty() || key < best) best = std::move(key);
+  }
+  return best;
+}
 
 // The deepest "depth N" in one move's MESSAGE lines.
 void NoteDepth(const std::string& line, int* deepest) {
@@ -76,7 +150,7 @@ void NoteDepth(const std::string& line, int* deepest) {
 }
 
 GameRecord PlayGame(const std::string& black_command, const std::string& white_command,
-                    const Settings& settings, uint64_t opening_seed) {
+                    const Settings& settings, const Stones& opening) {
   GameRecord record;
   Gomoku game = *Gomoku::Create(
       {{"size", std::to_string(settings.size)}, {"rule", settings.exact ? "exact" : "freestyle"}});
@@ -106,19 +180,10 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
     engines[side]->Send("INFO max_memory 0").IgnoreError();
     engines[side]->Send(absl::StrCat("INFO rule ", settings.exact ? 1 : 0)).IgnoreError();
   }
-  // The opening: a Black stone within one cell of the centre and a White stone touching it (as
-  // White usually answers), so that neither side starts with a lost game. `stones` keeps every
-  // stone's coordinates in order (Black first), for BOARD.
-  std::vector<std::pair<int, int>> stones;
-  Rng rng(opening_seed);
-  const int centre = settings.size / 2;
-  while (game.stones() < 2) {
-    const int near_x = stones.empty() ? centre : stones[0].first;
-    const int near_y = stones.empty() ? centre : stones[0].second;
-    const int x = near_x - 1 + static_cast<int>(rng.Below(3));
-    const int y = near_y - 1 + static_cast<int>(rng.Below(3));
+  // `stones` keeps every stone's coordinates in order (Black first), for BOARD.
+  Stones stones;
+  for (const auto& [x, y] : opening) {
     const Gomoku::Move m = Gomoku::CellAt(x, y);
-    if (!game.IsEmpty(m)) continue;
     record.moves.push_back(game.MoveToText(m));
     stones.push_back({x, y});
     Gomoku::UndoInfo undo;
@@ -195,12 +260,19 @@ int Main(const std::string& a, const std::string& b) {
   }
   const Settings settings{.turn_ms = std::max(1, absl::GetFlag(FLAGS_turn_ms)),
                           .size = std::clamp(absl::GetFlag(FLAGS_size), 5, Gomoku::kMaxSize),
-                          .exact = rule == "exact"};
+                          .exact = rule == "exact",
+                          .opening_stones = std::clamp(absl::GetFlag(FLAGS_opening_stones), 1, 8)};
   int wins = 0, draws = 0, losses = 0;
   PerSide stats[2];  // A, B
+  std::set<std::vector<int>> distinct;
+  Stones opening;
   for (int i = 0; i < games; ++i) {
     const bool a_black = i % 2 == 0;
-    const uint64_t opening = Mix64(absl::GetFlag(FLAGS_seed) * 1000 + static_cast<uint64_t>(i / 2));
+    if (i % 2 == 0) {
+      opening = RandomOpening(
+          settings, Mix64(absl::GetFlag(FLAGS_seed) * 1000 + static_cast<uint64_t>(i / 2)));
+      distinct.insert(CanonicalOpening(opening, settings.size));
+    }
     GameRecord r = PlayGame(a_black ? a : b, a_black ? b : a, settings, opening);
     const int a_side = a_black ? 0 : 1;
     for (int side = 0; side < 2; ++side) {
@@ -230,6 +302,9 @@ int Main(const std::string& a, const std::string& b) {
   std::printf("%d games at %d ms a move, %s %dx%d: A +%d =%d -%d, score %.1f%%, %s\n", n,
               settings.turn_ms, rule.c_str(), settings.size, settings.size, wins, draws, losses,
               100 * score, EloSummary(wins, draws, losses).c_str());
+  // Games from the same opening are not independent: the interval above assumes they are.
+  std::printf("openings: %zu distinct (up to symmetry) of %d, %d stones each\n", distinct.size(),
+              (games + 1) / 2, settings.opening_stones);
   const char* names[2] = {"A", "B"};
   for (int k = 0; k < 2; ++k) {
     const PerSide& s = stats[k];
@@ -249,8 +324,8 @@ int Main(const std::string& a, const std::string& b) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "pbrain-match [--games N] [--turn_ms T] [--size S] [--rule R] [--seed N] [--show] "
-      "\"COMMAND A\" \"COMMAND B\"");
+      "pbrain-match [--games N] [--turn_ms T] [--size S] [--rule R] [--seed N] "
+      "[--opening_stones K] [--show] \"COMMAND A\" \"COMMAND B\"");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 3) {
     std::fprintf(stderr, "usage: %s\n", absl::ProgramUsageMessage().data());
