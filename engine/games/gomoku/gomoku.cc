@@ -16,7 +16,7 @@
 namespace ply {
 
 using gomoku_tables::ClassOfCounts;
-using gomoku_tables::kClassBonus;
+using gomoku_tables::kCountBits;
 using gomoku_tables::kLineInfo;
 using gomoku_tables::kPairs;
 using gomoku_tables::PairDigit;
@@ -41,7 +41,6 @@ Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact 
   std::fill(std::begin(board_), std::end(board_), kWall);
   std::fill(std::begin(near_), std::end(near_), 0);
   std::fill(&class_[0][0], &class_[0][0] + 2 * kCells, kQuiet);
-  std::fill(&value_[0][0], &value_[0][0] + 2 * kCells, 0);
   std::fill(&key_[0][0], &key_[0][0] + kCells * 4, 0);
   std::fill(std::begin(line_sum_), std::end(line_sum_), 0);
   std::fill(&shape_[0][0], &shape_[0][0] + kCells * 4, 0);
@@ -140,7 +139,6 @@ inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
 [[gnu::always_inline]] inline void Gomoku::Classify(int cell, int p) {
   const uint32_t sum = static_cast<uint32_t>(line_sum_[cell] >> (32 * p));
   const uint8_t c = ClassOfCounts(sum & 0xffff);
-  const int value = static_cast<int>(sum >> 16) + kClassBonus[c];
   const uint8_t old = class_[p][cell];
   if (c != old) {
     --class_count_[p][old];
@@ -149,7 +147,6 @@ inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
     if (c != kQuiet) SetBit(class_bits_[p][c], cell);
     class_[p][cell] = c;
   }
-  value_[p][cell] = static_cast<int16_t>(value);
 }
 
 void Gomoku::Retire(int cell) {
@@ -159,7 +156,6 @@ void Gomoku::Retire(int cell) {
     ++class_count_[p][kQuiet];
     if (old != kQuiet) ClearBit(class_bits_[p][old], cell);
     class_[p][cell] = kQuiet;
-    value_[p][cell] = 0;
   }
 }
 
@@ -199,17 +195,12 @@ void Gomoku::UpdateLines(int cell, int p) {
         shape_[other][d] = after;
         const uint64_t info_before = kPairs.info[before], info_after = kPairs.info[after];
         line_sum_[other] += info_after - info_before;
-        for (int q = 0; q < 2; ++q) {
-          const uint32_t ib = static_cast<uint32_t>(info_before >> (32 * q));
-          const uint32_t ia = static_cast<uint32_t>(info_after >> (32 * q));
-          if (((ia ^ ib) & 0xffff) != 0) {
-            Classify(other, q);
-          } else {
-            // The shape counts, so the class, stay: only the value moves (often by nothing).
-            const int dv = static_cast<int>(ia >> 16) - static_cast<int>(ib >> 16);
-            value_[q][other] = static_cast<int16_t>(value_[q][other] + dv);
-          }
-        }
+        // Most changes move only the values (in the sum, read by Value); the classes follow the
+        // shape counts.
+        const uint64_t counts_moved = (info_after ^ info_before) & kCountBits;
+        if (counts_moved == 0) continue;
+        if (static_cast<uint32_t>(counts_moved) != 0) Classify(other, 0);
+        if ((counts_moved >> 32) != 0) Classify(other, 1);
       }
     }
   }
@@ -387,7 +378,7 @@ std::string Gomoku::CheckIncrementalState() const {
         uint32_t sum = 0;
         for (int d = 0; d < 4; ++d) sum += kLineInfo[kPairs.shape[p][pairs_[keys[d]]]];
         if (board_[cell] != kEmptyCell) {
-          if (class_[p][cell] != kQuiet || value_[p][cell] != 0) {
+          if (class_[p][cell] != kQuiet) {
             return absl::StrCat("class of an occupied cell", where);
           }
           continue;
@@ -396,9 +387,6 @@ std::string Gomoku::CheckIncrementalState() const {
           return absl::StrCat("line sum of player ", p, where);
         const uint8_t c = ClassOfCounts(sum & 0xffff);
         if (c != class_[p][cell]) return absl::StrCat("class of player ", p, where);
-        if (static_cast<int>(sum >> 16) + kClassBonus[c] != value_[p][cell]) {
-          return absl::StrCat("value of player ", p, where);
-        }
         ++class_count[p][c];
         if (c != kQuiet) SetBit(class_bits[p][c], cell);
       }

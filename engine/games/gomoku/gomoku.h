@@ -222,7 +222,7 @@ class Gomoku {
     std::fill(std::begin(excluded_), std::end(excluded_), 0);
   }
 
-  // Recomputes every incrementally kept table (line keys, shape sums, classes, values, class
+  // Recomputes every incrementally kept table (line keys, shape sums, classes, class
   // counts, the cell sets, the near counts, the hash) from the stones alone and names the first
   // that differs; empty when all agree. For tests: it scans the whole board.
   std::string CheckIncrementalState() const;
@@ -269,7 +269,8 @@ class Gomoku {
   bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
   uint64_t CellKey(int player, int cell) const;
   // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
-  // recomputes the class and value of the empty cells whose lines changed (kReach: reach_);
+  // recomputes the shapes, line sums and classes of the empty cells whose lines changed (kReach:
+  // reach_);
   // with kRanks, the stones' ranks too (the evaluation's; the VCF search never reads them).
   template <int kSign, bool kRanks>
   void UpdateLines(int cell, int p);
@@ -279,9 +280,12 @@ class Gomoku {
   uint8_t ShapeOf(int cell, int d, int p) const;
   // Brings an empty cell's shapes and line sums up to date with its keys (kept while occupied).
   void RefreshShapes(int cell);
-  // Sets the class and value of an empty cell for player `p` from its line sum.
+  // Sets the class of an empty cell for player `p` from its line sum.
   void Classify(int cell, int p);
-  // Takes an occupied cell out of the class counts and value sums.
+  // An empty cell's value for `p` (move order): its shapes' values (in its line sum) and its
+  // class's bonus.
+  int Value(int cell, int p) const;
+  // Takes an occupied cell out of the class counts and cell sets.
   void Retire(int cell);
   // Puts a stone of `p` on / takes it off an empty cell: everything Make and Unmake do except
   // the move count and the win flag, so the VCF search can also play for the side not to move.
@@ -354,7 +358,6 @@ class Gomoku {
   uint8_t shape_[kCells][4];
   uint64_t line_sum_[kCells];
   uint8_t class_[2][kCells];  // CellClass per player, kQuiet for occupied cells
-  int16_t value_[2][kCells];  // value per player, 0 for occupied cells
   int16_t class_count_[2][kClassCount] = {};
   // The stones' ranks summed, per player: the evaluation's measure of what is on the board.
   int32_t stone_score_[2] = {0, 0};

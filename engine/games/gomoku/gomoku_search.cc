@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/games/gomoku/gomoku.h"
+#include "engine/games/gomoku/gomoku_tables.h"
 
 namespace ply {
 namespace {
@@ -164,10 +165,15 @@ Score Gomoku::Evaluate() const {
   return static_cast<Score>(std::clamp(score, -kEvalCap, kEvalCap));
 }
 
+inline int Gomoku::Value(int cell, int p) const {
+  return static_cast<int>(line_sum_[cell] >> (32 * p + 16) & 0xffff) +
+         gomoku_tables::kClassBonus[class_[p][cell]];
+}
+
 int Gomoku::MoveOrderScore(Move cell) const {
   const int me = SideToMove(), op = 1 - me;
-  return 100000 + kAttackRank[class_[me][cell]] + kDefenceRank[class_[op][cell]] +
-         value_[me][cell] + value_[op][cell] * 11 / 10;
+  return 100000 + kAttackRank[class_[me][cell]] + kDefenceRank[class_[op][cell]] + Value(cell, me) +
+         Value(cell, op) * 11 / 10;
 }
 
 }  // namespace ply

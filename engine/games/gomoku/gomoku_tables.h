@@ -54,6 +54,8 @@ struct PairTables {
   uint64_t info[kPairCount] = {};
 };
 inline constexpr PairTables kPairs;
+// The shape counts of both halves of a PairTables::info word (the values are the rest).
+inline constexpr uint64_t kCountBits = 0x0000ffff'0000ffffULL;
 
 // The shapes both players make by playing a cell, for every combined line key: a key holds the
 // 2 * reach cells around the cell in one direction, two bits each (0 empty, 1 Black, 2 White,
