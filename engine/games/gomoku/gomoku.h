@@ -282,9 +282,6 @@ class Gomoku {
   void RefreshShapes(int cell);
   // Sets the class of an empty cell for player `p` from its line sum.
   void Classify(int cell, int p);
-  // An empty cell's value for `p` (move order): its shapes' values (in its line sum) and its
-  // class's bonus.
-  int Value(int cell, int p) const;
   // Takes an occupied cell out of the class counts and cell sets.
   void Retire(int cell);
   // Puts a stone of `p` on / takes it off an empty cell: everything Make and Unmake do except
