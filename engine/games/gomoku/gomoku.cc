@@ -310,6 +310,16 @@ void Gomoku::Remove(int cell, int p) {
   if (near_[cell] > 0) SetBit(near_bits_, cell);
 }
 
+void Gomoku::PlaceThreat(int cell, int p) {
+  PlaceLines<false>(cell, p);
+  hash_ ^= CellKey(p, cell);
+}
+
+void Gomoku::RemoveThreat(int cell, int p) {
+  hash_ ^= CellKey(p, cell);
+  RemoveLines<false>(cell, p);
+}
+
 void Gomoku::Make(Move cell, UndoInfo&) {
   const int p = SideToMove();
   // An empty cell's class is kMakesFive exactly when one of its shapes is a five.

@@ -296,6 +296,11 @@ class Gomoku {
   void PlaceLines(int cell, int p);
   template <bool kRanks>
   void RemoveLines(int cell, int p);
+  // PlaceLines<false> and RemoveLines<false> with the hash: for the threat searches that key a
+  // memo by position (VCT, the evaluation's VCF probe after a forced block), taken back in
+  // reverse order like the VCF's.
+  void PlaceThreat(int cell, int p);
+  void RemoveThreat(int cell, int p);
   // Counts a stone at `cell` in (out of) the near counts of the 5x5 square around it and
   // updates the set of empty cells near a stone.
   void AddNear(int cell);

@@ -174,10 +174,10 @@ Score Gomoku::Evaluate() const {
     const Move block = FirstOfClass(op, kMakesFive);
     // Played and taken back on this game, as ProbeVcf does.
     Gomoku& self = const_cast<Gomoku&>(*this);
-    self.Place(block, me);
+    self.PlaceThreat(block, me);
     int len = 0;
     const bool lost = ProbeVcf(op, kLeafVcfNodes, path, len);
-    self.Remove(block, me);
+    self.RemoveThreat(block, me);
     if (lost) return -kVcfWin;
   }
   int score = threat + kStoneWeight * (stone_score_[me] - stone_score_[op]);

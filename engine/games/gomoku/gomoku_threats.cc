@@ -204,9 +204,9 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
     if (!wins && (depth <= 0 || --nodes_left < 0)) return false;
     bool won = wins;
     if (!wins) {
-      Place(block, attacker);
+      PlaceThreat(block, attacker);
       won = VctDefend(attacker, depth, nodes_left);
-      Remove(block, attacker);
+      RemoveThreat(block, attacker);
     }
     if (won && first) *first = block;
     return won;
@@ -259,19 +259,19 @@ bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* firs
     const Move attack = attacks[i];
     const bool four =
         class_[attacker][attack] >= kMakesFour && class_[attacker][attack] != kMakesDoubleThree;
-    Place(attack, attacker);
+    PlaceThreat(attack, attacker);
     bool won = false;
     if (four) {
       const Move block = FiveCellNear(attack, attacker);
       if (block != kNoMove) {
-        Place(block, defender);
+        PlaceThreat(block, defender);
         won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
-        Remove(block, defender);
+        RemoveThreat(block, defender);
       }
     } else {
       won = VctDefend(attacker, depth, nodes_left);
     }
-    Remove(attack, attacker);
+    RemoveThreat(attack, attacker);
     if (won) {
       if (first) *first = attack;
       return true;
@@ -287,9 +287,9 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
   if (class_count_[attacker][kMakesFive] == 1) {
     // A four made on the way (a forced block that was also a four): it must be blocked first.
     const Move block = FirstOfClass(attacker, kMakesFive);
-    Place(block, defender);
+    PlaceThreat(block, defender);
     const bool won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
-    Remove(block, defender);
+    RemoveThreat(block, defender);
     return won;
   }
   // Nothing left to threaten (a counter-four broke the three, or a block made none): the
@@ -339,7 +339,7 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
       refuted = true;
       return;
     }
-    Place(reply, defender);
+    PlaceThreat(reply, defender);
     bool won;
     if (class_count_[defender][kMakesFive] > 0) {
       // A counter-four: the attacker blocks it (or has a five first), then the defender is
@@ -350,14 +350,14 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
         won = false;
       } else {
         const Move block = FirstOfClass(defender, kMakesFive);
-        Place(block, attacker);
+        PlaceThreat(block, attacker);
         won = VctDefend(attacker, depth - 1, nodes_left);
-        Remove(block, attacker);
+        RemoveThreat(block, attacker);
       }
     } else {
       won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
     }
-    Remove(reply, defender);
+    RemoveThreat(reply, defender);
     refuted = !won;
   });
   return !refuted;
