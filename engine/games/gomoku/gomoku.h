@@ -331,6 +331,8 @@ class Gomoku {
     }
     return kNoMove;
   }
+  // MoveOrderScore of an empty cell of class kQuiet for both players (below that of every other).
+  int QuietOrderScore(Move cell) const;
   // GenerateSearchMoves before ExcludeAtRoot's cells are taken out.
   void GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const;
   // How far the AI's VCF look-up (ProbeVcf) reaches at every searched node, and its positions.

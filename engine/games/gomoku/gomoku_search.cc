@@ -26,6 +26,15 @@ struct ClassOrder {
   int defence[Gomoku::kClassCount] = {};
 };
 constexpr ClassOrder kClassOrder;
+// A cell of no class for either side has no shape above a three in any direction, so its order
+// (QuietOrderScore) stays below that of every cell of a class (GenerateCandidates relies on it).
+static_assert([] {
+  int most = 0;
+  for (int shape = Gomoku::kDead; shape < Gomoku::kOpenThree; ++shape) {
+    most = std::max<int>(most, gomoku_tables::kShapeValue[shape]);
+  }
+  return 4 * most + 4 * most * 11 / 10 < std::min(kAttackRank[1], kDefenceRank[1]);
+}());
 static_assert([] {
   for (int bonus : gomoku_tables::kClassBonus) {
     if (bonus % 10 != 0) return false;
@@ -141,13 +150,28 @@ void Gomoku::GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const {
   static_assert(kCells <= (1 << 16));
   uint64_t best[kMaxQuietMoves];
   int kept = 0;
-  ForEachCell(near_bits_, [&](Move c) {
-    const uint64_t key = static_cast<uint64_t>(MoveOrderScore(c)) << 16 | c;
+  auto consider = [&](uint64_t key) {
     if (kept == kMaxQuietMoves && key <= best[kept - 1]) return;
     int i = kept < kMaxQuietMoves ? kept++ : kept - 1;
     for (; i > 0 && best[i - 1] < key; --i) best[i] = best[i - 1];
     best[i] = key;
-  });
+  };
+  // Those of a class for either side first: their class ranks put them above every cell of
+  // none (QuietOrderScore), which are most of the cells and need only their line sums, and none
+  // of which can displace them once ten are kept.
+  uint64_t classed[kWords] = {};
+  for (int c = kMakesOpenThree; c < kClassCount; ++c) {
+    for (int w = 0; w < kWords; ++w) classed[w] |= class_bits_[me][c][w] | class_bits_[op][c][w];
+  }
+  for (int w = 0; w < kWords; ++w) classed[w] &= near_bits_[w];
+  ForEachCell(classed,
+              [&](Move c) { consider(static_cast<uint64_t>(MoveOrderScore(c)) << 16 | c); });
+  if (kept < kMaxQuietMoves) {
+    uint64_t quiet[kWords];
+    for (int w = 0; w < kWords; ++w) quiet[w] = near_bits_[w] & ~classed[w];
+    ForEachCell(quiet,
+                [&](Move c) { consider(static_cast<uint64_t>(QuietOrderScore(c)) << 16 | c); });
+  }
   for (int i = 0; i < kept; ++i) moves.push_back(static_cast<Move>(best[i] & 0xffff));
 }
 
@@ -182,6 +206,14 @@ Score Gomoku::Evaluate() const {
   }
   int score = threat + kStoneWeight * (stone_score_[me] - stone_score_[op]);
   return static_cast<Score>(std::clamp(score, -kEvalCap, kEvalCap));
+}
+
+inline int Gomoku::QuietOrderScore(Move cell) const {
+  const int me = SideToMove(), op = 1 - me;
+  const uint64_t sum = line_sum_[cell];
+  const int shapes_me = static_cast<int>(sum >> (32 * me + 16) & 0xffff);
+  const int shapes_op = static_cast<int>(sum >> (32 * op + 16) & 0xffff);
+  return 100000 + shapes_me + shapes_op * 11 / 10;
 }
 
 int Gomoku::MoveOrderScore(Move cell) const {
