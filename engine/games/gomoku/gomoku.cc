@@ -199,8 +199,8 @@ void Gomoku::UpdateLines(int cell, int p) {
         shape_[other][d] = after;
         const uint64_t info_before = kPairs.info[before], info_after = kPairs.info[after];
         line_sum_[other] += info_after - info_before;
-        // Most changes move only the values (in the sum, read by Value); the classes follow the
-        // shape counts.
+        // Most changes move only the shapes' values (in the sum, read by the move order); the
+        // classes follow the shape counts.
         const uint64_t counts_moved = (info_after ^ info_before) & kCountBits;
         if (counts_moved == 0) continue;
         if (static_cast<uint32_t>(counts_moved) != 0) Classify(other, 0);

@@ -270,8 +270,8 @@ class Gomoku {
   uint64_t CellKey(int player, int cell) const;
   // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
   // recomputes the shapes, line sums and classes of the empty cells whose lines changed (kReach:
-  // reach_);
-  // with kRanks, the stones' ranks too (the evaluation's; the VCF search never reads them).
+  // reach_); with kRanks, the stones' ranks too (the evaluation's; the threat searches never
+  // read them).
   template <int kSign, bool kRanks>
   void UpdateLines(int cell, int p);
   template <int kReach, int kSign, bool kRanks>
@@ -331,7 +331,8 @@ class Gomoku {
     }
     return kNoMove;
   }
-  // MoveOrderScore of an empty cell of class kQuiet for both players (below that of every other).
+  // MoveOrderScore less its class ranks: all of it for a cell of class kQuiet for both players
+  // (below that of every other).
   int QuietOrderScore(Move cell) const;
   // GenerateSearchMoves before ExcludeAtRoot's cells are taken out.
   void GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const;

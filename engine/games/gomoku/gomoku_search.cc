@@ -209,6 +209,8 @@ Score Gomoku::Evaluate() const {
 }
 
 inline int Gomoku::QuietOrderScore(Move cell) const {
+  // A cell's value for a player is its shapes' values (the upper half of its line sum) plus its
+  // class's bonus (in kClassOrder, MoveOrderScore's part); the defender's counts 1.1 times.
   const int me = SideToMove(), op = 1 - me;
   const uint64_t sum = line_sum_[cell];
   const int shapes_me = static_cast<int>(sum >> (32 * me + 16) & 0xffff);
@@ -218,13 +220,8 @@ inline int Gomoku::QuietOrderScore(Move cell) const {
 
 int Gomoku::MoveOrderScore(Move cell) const {
   const int me = SideToMove(), op = 1 - me;
-  // A cell's value for a player is its shapes' values (the upper half of its line sum) plus its
-  // class's bonus (in kClassOrder here); the defender's counts 1.1 times.
-  const uint64_t sum = line_sum_[cell];
-  const int shapes_me = static_cast<int>(sum >> (32 * me + 16) & 0xffff);
-  const int shapes_op = static_cast<int>(sum >> (32 * op + 16) & 0xffff);
-  return 100000 + kClassOrder.attack[class_[me][cell]] + kClassOrder.defence[class_[op][cell]] +
-         shapes_me + shapes_op * 11 / 10;
+  return QuietOrderScore(cell) + kClassOrder.attack[class_[me][cell]] +
+         kClassOrder.defence[class_[op][cell]];
 }
 
 }  // namespace ply
