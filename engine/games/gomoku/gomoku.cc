@@ -300,20 +300,6 @@ void Gomoku::SubtractNear(int cell) {
   }
 }
 
-void Gomoku::Place(int cell, int p) {
-  PlaceLines<true>(cell, p);
-  ClearBit(near_bits_, cell);
-  AddNear(cell);
-  hash_ ^= CellKey(p, cell);
-}
-
-void Gomoku::Remove(int cell, int p) {
-  hash_ ^= CellKey(p, cell);
-  SubtractNear(cell);
-  RemoveLines<true>(cell, p);
-  if (near_[cell] > 0) SetBit(near_bits_, cell);
-}
-
 void Gomoku::PlaceThreat(int cell, int p) {
   PlaceLines<false>(cell, p);
   hash_ ^= CellKey(p, cell);
@@ -328,14 +314,21 @@ void Gomoku::Make(Move cell, UndoInfo&) {
   const int p = SideToMove();
   // An empty cell's class is kMakesFive exactly when one of its shapes is a five.
   const bool five = class_[p][cell] == kMakesFive;
-  Place(cell, p);
+  PlaceLines<true>(cell, p);
+  ClearBit(near_bits_, cell);
+  AddNear(cell);
+  hash_ ^= CellKey(p, cell);
   ++stones_;
   last_move_won_ = five;
 }
 
 void Gomoku::Unmake(Move cell, const UndoInfo&) {
   --stones_;
-  Remove(cell, SideToMove());
+  const int p = SideToMove();
+  hash_ ^= CellKey(p, cell);
+  SubtractNear(cell);
+  RemoveLines<true>(cell, p);
+  if (near_[cell] > 0) SetBit(near_bits_, cell);
   last_move_won_ = false;
 }
 

@@ -284,14 +284,11 @@ class Gomoku {
   void Classify(int cell, int p);
   // Takes an occupied cell out of the class counts and cell sets.
   void Retire(int cell);
-  // Puts a stone of `p` on / takes it off an empty cell: everything Make and Unmake do except
-  // the move count and the win flag, so the VCF search can also play for the side not to move.
-  void Place(int cell, int p);
-  void Remove(int cell, int p);
-  // Place and Remove less the hash and the cells near the stones, which the VCF search never
-  // reads, and without kRanks less the stones' ranks, which it does not read either: for its own
-  // attacks and blocks, always taken back in reverse order before it returns (so the ranks are
-  // right again once it has).
+  // Puts a stone of `p` on / takes it off an empty cell, for either side: Make's and Unmake's
+  // placement less the hash and the cells near the stones, which the VCF search never reads, and
+  // without kRanks less the stones' ranks, which it does not read either: for its own attacks
+  // and blocks, always taken back in reverse order before it returns (so the ranks are right
+  // again once it has).
   template <bool kRanks>
   void PlaceLines(int cell, int p);
   template <bool kRanks>

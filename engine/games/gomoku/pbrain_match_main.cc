@@ -73,6 +73,20 @@ struct Settings {
 
 using Stones = std::vector<std::pair<int, int>>;  // (x, y), Black's first, then alternating
 
+// Whether either side has a cell that makes a four or two open threes (or more).
+bool HasThreat(const Gomoku& game, int size) {
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const Gomoku::Move m = Gomoku::CellAt(x, y);
+      if (!game.IsEmpty(m)) continue;
+      for (Player p = 0; p < 2; ++p) {
+        if (game.ClassAt(p, m) >= Gomoku::kMakesFour) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // `count` stones for the start of a game, Black and White in turn: the first within one cell of
 // the centre, every other one within two of a stone already placed and within three of the
 // centre, so the stones meet (as in a real opening) but are not a formation. Two stones give
@@ -103,16 +117,8 @@ Stones RandomOpening(const Settings& settings, uint64_t seed) {
       game.Make(m, undo);
       stones.push_back({x, y});
     }
-    bool decided = static_cast<int>(stones.size()) < settings.opening_stones;
-    for (int y = 0; y < settings.size && !decided; ++y) {
-      for (int x = 0; x < settings.size && !decided; ++x) {
-        const Gomoku::Move m = Gomoku::CellAt(x, y);
-        for (Player p = 0; p < 2; ++p) {
-          if (game.IsEmpty(m) && game.ClassAt(p, m) >= Gomoku::kMakesFour) decided = true;
-        }
-      }
-    }
-    if (!decided || draw == 1000) return stones;
+    const bool complete = static_cast<int>(stones.size()) == settings.opening_stones;
+    if ((complete && !HasThreat(game, settings.size)) || draw == 1000) return stones;
   }
 }
 
