@@ -242,10 +242,9 @@ void Gomoku::PlaceLines(int cell, int p) {
   UpdateLines<+1, kRanks>(cell, p);
 }
 
-template <bool kRanks>
 void Gomoku::RemoveLines(int cell, int p) {
   board_[cell] = kEmptyCell;
-  UpdateLines<-1, kRanks>(cell, p);
+  UpdateLines<-1, false>(cell, p);
   RefreshShapes(cell);
   Classify(cell, 0);
   Classify(cell, 1);
@@ -253,7 +252,6 @@ void Gomoku::RemoveLines(int cell, int p) {
 
 // The VCF search's (gomoku_threats.cc).
 template void Gomoku::PlaceLines<false>(int cell, int p);
-template void Gomoku::RemoveLines<false>(int cell, int p);
 
 namespace {
 // Five bytes of a row at once: the near counts are below 26 and board bytes below 4, so a byte
@@ -307,13 +305,15 @@ void Gomoku::PlaceThreat(int cell, int p) {
 
 void Gomoku::RemoveThreat(int cell, int p) {
   hash_ ^= CellKey(p, cell);
-  RemoveLines<false>(cell, p);
+  RemoveLines(cell, p);
 }
 
 void Gomoku::Make(Move cell, UndoInfo&) {
   const int p = SideToMove();
   // An empty cell's class is kMakesFive exactly when one of its shapes is a five.
   const bool five = class_[p][cell] == kMakesFive;
+  score_before_.before[stones_][0] = stone_score_[0];
+  score_before_.before[stones_][1] = stone_score_[1];
   PlaceLines<true>(cell, p);
   ClearBit(near_bits_, cell);
   AddNear(cell);
@@ -327,7 +327,9 @@ void Gomoku::Unmake(Move cell, const UndoInfo&) {
   const int p = SideToMove();
   hash_ ^= CellKey(p, cell);
   SubtractNear(cell);
-  RemoveLines<true>(cell, p);
+  RemoveLines(cell, p);
+  stone_score_[0] = score_before_.before[stones_][0];
+  stone_score_[1] = score_before_.before[stones_][1];
   if (near_[cell] > 0) SetBit(near_bits_, cell);
   last_move_won_ = false;
 }

@@ -288,12 +288,12 @@ class Gomoku {
   // placement less the hash and the cells near the stones, which the VCF search never reads, and
   // without kRanks less the stones' ranks, which it does not read either: for its own attacks
   // and blocks, always taken back in reverse order before it returns (so the ranks are right
-  // again once it has).
+  // again once it has). Taking a stone off never ranks: Unmake restores the ranks' sums from
+  // before the stone (score_before_).
   template <bool kRanks>
   void PlaceLines(int cell, int p);
-  template <bool kRanks>
   void RemoveLines(int cell, int p);
-  // PlaceLines<false> and RemoveLines<false> with the hash: for the threat searches that key a
+  // PlaceLines<false> and RemoveLines with the hash: for the threat searches that key a
   // memo by position (VCT, the evaluation's VCF probe after a forced block), taken back in
   // reverse order like the VCF's.
   void PlaceThreat(int cell, int p);
@@ -363,6 +363,15 @@ class Gomoku {
   int16_t class_count_[2][kClassCount] = {};
   // The stones' ranks summed, per player: the evaluation's measure of what is on the board.
   int32_t stone_score_[2] = {0, 0};
+  // stone_score_ before the stone numbered `i` (from 0) was placed: Unmake, which always takes
+  // back the last stone, restores it from here rather than ranking the stones again (3-4% of
+  // the search's time). A record of how the position was reached, not part of it: positions
+  // compare equal whatever it holds.
+  struct ScoreHistory {
+    int32_t before[kMaxSize * kMaxSize][2];
+    bool operator==(const ScoreHistory&) const { return true; }
+  };
+  ScoreHistory score_before_ = {};
   // The empty cells of each class per player (kQuiet's set is left empty), and the empty cells
   // within distance 2 of a stone: what move generation and the VCF search walk.
   uint64_t class_bits_[2][kClassCount][kWords] = {};

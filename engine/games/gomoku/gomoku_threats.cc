@@ -62,10 +62,10 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
       path[len + 1] = block;
       int end = len + 2;
       won = VcfSearch(attacker, depth - 1, nodes_left, path, end);
-      RemoveLines<false>(block, defender);
+      RemoveLines(block, defender);
       if (won) len = end;
     }
-    RemoveLines<false>(attack, attacker);
+    RemoveLines(attack, attacker);
     if (won) return true;
   }
   return false;
