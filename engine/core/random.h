@@ -36,8 +36,9 @@ class Rng {
 
 // Zobrist keys for a game: key(i) is a fixed pseudo-random 64-bit number for feature i.
 // Computed on the fly from the index so that tables of any size cost no memory and no set-up.
+inline constexpr uint64_t kZobristFeatureMultiplier = 0x2545f4914f6cdd1dULL;
 constexpr uint64_t ZobristKey(uint64_t game_salt, uint64_t feature) {
-  return Mix64(Mix64(game_salt) ^ (feature * 0x2545f4914f6cdd1dULL));
+  return Mix64(Mix64(game_salt) ^ (feature * kZobristFeatureMultiplier));
 }
 
 }  // namespace ply

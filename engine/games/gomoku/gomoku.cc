@@ -36,6 +36,7 @@ constexpr int64_t kGreedyDefence[Gomoku::kShapeCount] = {0, 1, 6, 12, 60, 120, 6
 
 Gomoku::Gomoku(int size, bool exact) : size_(size), exact_(exact), reach_(exact ? 5 : 4) {
   salt_ = Mix64(0x90'0000ULL ^ (static_cast<uint64_t>(size) << 8) ^ (exact ? 1 : 0));
+  mixed_salt_ = Mix64(salt_);
   pairs_ = ShapePairs(exact);
   stone_ranks_ = StoneRanks();
   std::fill(std::begin(board_), std::end(board_), kWall);
@@ -109,10 +110,6 @@ absl::StatusOr<Gomoku> Gomoku::Create(const GameOptions& options) {
 
 GameOptions Gomoku::EffectiveOptions() const {
   return {{"size", std::to_string(size_)}, {"rule", exact_ ? "exact" : "freestyle"}};
-}
-
-uint64_t Gomoku::CellKey(int player, int cell) const {
-  return ZobristKey(salt_, static_cast<uint64_t>(player * kCells + cell));
 }
 
 uint64_t Gomoku::ComputeHash() const {

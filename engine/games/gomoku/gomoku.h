@@ -48,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
+#include "engine/core/random.h"
 #include "engine/core/types.h"
 #include "engine/search/difficulty.h"
 #include "engine/search/search.h"
@@ -267,7 +268,11 @@ class Gomoku {
 
   Gomoku(int size, bool exact);
   bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
-  uint64_t CellKey(int player, int cell) const;
+  // ZobristKey(salt_, player * kCells + cell), with its mixed salt kept from the constructor.
+  uint64_t CellKey(int player, int cell) const {
+    return Mix64(mixed_salt_ ^
+                 (static_cast<uint64_t>(player * kCells + cell) * kZobristFeatureMultiplier));
+  }
   // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
   // recomputes the shapes, line sums and classes of the empty cells whose lines changed (kReach:
   // reach_); with kRanks, the stones' ranks too (the evaluation's; the threat searches never
@@ -346,6 +351,7 @@ class Gomoku {
   // 5 (a 1 M-entry table, built when the first exact game is created).
   int reach_ = 5;
   uint64_t salt_ = 0;
+  uint64_t mixed_salt_ = 0;         // Mix64(salt_), CellKey's
   const uint8_t* pairs_ = nullptr;  // both players' shapes (a pair, gomoku_tables.h) per line key
   const uint16_t* stone_ranks_ =
       nullptr;  // both players' stone ranks per line key (gomoku_tables.h)
