@@ -5,6 +5,7 @@
 // gomoku_threats_test.cc's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -218,6 +219,71 @@ TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
   EXPECT_EQ(generated(white).size(), static_cast<size_t>(all.size()));
   white.ClearRootExclusions();
   EXPECT_TRUE(white == before);
+}
+
+TEST(Gomoku, SearchRootOnAClockLeavesOutOnlyLostCandidatesWithinItsShare) {
+  // The same position with a time budget and no node budget, as pbrain-ply and the registry's
+  // clocked levels run it: the checks size themselves by the clock (kVctNodesPerMs) and stop at
+  // kRootFilterPercent of it, and the search gets what is left, less the tenth kept for the
+  // check after it.
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  const Gomoku before = white;
+  MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
+  white.GenerateSearchMoves(all);
+  const int64_t budget_ms = 400;
+  std::vector<Gomoku::Move> searched;
+  int64_t search_ms = 0, search_nodes = -1;
+  auto search = [&](const SearchLimits& l) {
+    search_ms = l.time_ms;
+    search_nodes = l.max_nodes;
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
+    white.GenerateSearchMoves(seen);
+    searched.assign(seen.begin(), seen.end());
+    SearchResult<Gomoku::Move> r;
+    r.best_move = seen[0];
+    r.has_move = true;
+    r.depth = 1;
+    r.pv = {seen[0]};
+    r.nodes = 1;
+    return r;
+  };
+  auto result = Gomoku::SearchRoot(white, {.time_ms = budget_ms}, search);
+  EXPECT_TRUE(white == before);
+  ASSERT_TRUE(result.has_move);
+  EXPECT_EQ(search_nodes, 0);  // still no node budget
+  EXPECT_GT(search_ms, 0);
+  EXPECT_LE(search_ms, budget_ms * 9 / 10);
+  // Its checks took about kRootFilterPercent of the clock (the search here takes none); without
+  // the clock they would run passes of up to kMaxRootFilterNodes positions a candidate.
+  EXPECT_LE(result.elapsed_ms, budget_ms);
+  // The first pass (1,000 positions a candidate, about a millisecond each) fits in the share
+  // on any machine this runs on, and it proves most of the lost ones.
+  ASSERT_GT(searched.size(), 0u);
+  ASSERT_LT(searched.size(), static_cast<size_t>(all.size()));
+  for (Gomoku::Move m : all) {
+    if (std::find(searched.begin(), searched.end(), m) != searched.end()) continue;
+    Gomoku after = before;
+    Gomoku::UndoInfo u;
+    after.Make(m, u);
+    EXPECT_TRUE(after.FindVcf(Gomoku::kMaxVcfDepth, 100000) != Gomoku::kNoMove ||
+                after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove)
+        << white.MoveToText(m);
+  }
+}
+
+TEST(Gomoku, SearchRootSaysWhenEveryCandidateLoses) {
+  // Black's open four: White's two blocks both lose, so the search picks among them and the
+  // note says why.
+  Gomoku white = Position({"h8", "a1", "i8", "a3", "j8", "a5", "k8"});
+  std::string note;
+  auto result = Gomoku::SearchRoot(
+      white, {.max_nodes = 20000},
+      [&](const SearchLimits& l) { return Searcher<Gomoku>(1).Search(white, l); }, &note);
+  ASSERT_TRUE(result.has_move);
+  EXPECT_TRUE(result.best_move == *white.ParseMove("g8") ||
+              result.best_move == *white.ParseMove("l8"))
+      << white.MoveToText(result.best_move);
+  EXPECT_EQ(note, "all 2 candidates lose to a forced line");
 }
 
 TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {

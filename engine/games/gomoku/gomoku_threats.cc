@@ -603,6 +603,8 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
   if (note && excluding) {
     *note = absl::StrCat(lost.size(), " of ", candidates.size(),
                          " candidates lose to a forced line and were not searched");
+  } else if (note && !lost.empty()) {
+    *note = absl::StrCat("all ", candidates.size(), " candidates lose to a forced line");
   }
   if (!result.has_move || result.exact) return finish(std::move(result));
   const Move replacement = checks.Replacement(result.best_move, candidates, lost, safe);
