@@ -377,7 +377,7 @@ TEST(Gomoku, ThreatSearchRemembersWhatItProvedWithinOneCall) {
 // (a proven win scores over 10000), and FindVct to the root's kRootVctDepth in one pass finds
 // none of the first two within 100000 positions (its budget goes into the long lines of its
 // first attacks) and the third after 58771. A first pass to six threats before the full depth
-// finds all three within a few thousand, but did not play stronger (README, Gomoku).
+// finds all three within a few thousand, but did not play stronger (docs/gomoku-engine.md).
 struct ThreatWin {
   std::vector<std::string> moves;
   const char* first;

@@ -56,10 +56,10 @@ constexpr int kLeafVcfNodes = 40;
 // Candidates kept in a quiet position (no four or open three to answer).
 constexpr int kMaxQuietMoves = 10;
 // The stones' ranks (gomoku_tables.h) in evaluation points. Against AIWine at 300 ms a move, 60
-// games at each of seeds 53 and 55 (README, "Gomoku's evaluation"): the ranks times 4, 52.5 of 120;
-// times 8, 23 of 60 (seed 53 only); times 2 plus the old evaluation (the empty cells' values,
-// the side to move's less 0.7 of the opponent's), 25 of 60 (seed 53); the old one alone, 49 of
-// 120. All within the noise of such matches.
+// games at each of seeds 53 and 55 (docs/gomoku-engine.md, "Gomoku's evaluation"): the ranks times
+// 4, 52.5 of 120; times 8, 23 of 60 (seed 53 only); times 2 plus the old evaluation (the empty
+// cells' values, the side to move's less 0.7 of the opponent's), 25 of 60 (seed 53); the old one
+// alone, 49 of 120. All within the noise of such matches.
 constexpr int kStoneWeight = 4;
 
 }  // namespace
