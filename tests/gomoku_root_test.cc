@@ -136,6 +136,31 @@ TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
   EXPECT_EQ(proven.best_move, far);
 }
 
+// A stand-in for the alpha-beta search at a root: plays the first candidate the game generates
+// (the root's exclusions applied), spending all of a node budget, and keeps what it saw and
+// the limits it was given.
+struct FirstCandidateSearch {
+  const Gomoku& game;
+  std::vector<Gomoku::Move> searched;
+  SearchLimits given;
+  SearchResult<Gomoku::Move> operator()(const SearchLimits& l) {
+    given = l;
+    MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
+    game.GenerateSearchMoves(seen);
+    searched.assign(seen.begin(), seen.end());
+    SearchResult<Gomoku::Move> r;
+    r.best_move = seen[0];
+    r.has_move = true;
+    r.depth = 1;
+    r.pv = {seen[0]};
+    r.nodes = l.max_nodes;
+    return r;
+  }
+  auto Ref() {
+    return [this](const SearchLimits& l) { return (*this)(l); };
+  }
+};
+
 TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
   // White to move against black stones that make threes: most of White's candidates let Black
   // win by threats (9 of 10 with 100,000 positions a check). The search sees only those the
@@ -152,22 +177,11 @@ TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
     return after.FindVcf(Gomoku::kMaxVcfDepth, 100000) != Gomoku::kNoMove ||
            after.FindVct(Gomoku::kRootVctDepth, 100000) != Gomoku::kNoMove;
   };
-  std::vector<Gomoku::Move> searched;
   const int64_t budget = 200000;
-  auto search = [&](const SearchLimits& l) {
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
-    white.GenerateSearchMoves(seen);
-    searched.assign(seen.begin(), seen.end());
-    SearchResult<Gomoku::Move> r;
-    r.best_move = seen[0];
-    r.has_move = true;
-    r.depth = 1;
-    r.pv = {seen[0]};
-    r.nodes = l.max_nodes;  // it spends all it is given
-    return r;
-  };
+  FirstCandidateSearch search{white};
   std::string note;
-  auto result = Gomoku::SearchRoot(white, {.max_nodes = budget}, search, &note);
+  auto result = Gomoku::SearchRoot(white, {.max_nodes = budget}, search.Ref(), &note);
+  const std::vector<Gomoku::Move>& searched = search.searched;
   EXPECT_TRUE(white == before);
   ASSERT_TRUE(result.has_move);
   EXPECT_LE(result.nodes, budget);
@@ -231,28 +245,14 @@ TEST(Gomoku, SearchRootOnAClockLeavesOutOnlyLostCandidatesWithinItsShare) {
   MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
   white.GenerateSearchMoves(all);
   const int64_t budget_ms = 400;
-  std::vector<Gomoku::Move> searched;
-  int64_t search_ms = 0, search_nodes = -1;
-  auto search = [&](const SearchLimits& l) {
-    search_ms = l.time_ms;
-    search_nodes = l.max_nodes;
-    MoveList<Gomoku::Move, Gomoku::kMaxMoves> seen;
-    white.GenerateSearchMoves(seen);
-    searched.assign(seen.begin(), seen.end());
-    SearchResult<Gomoku::Move> r;
-    r.best_move = seen[0];
-    r.has_move = true;
-    r.depth = 1;
-    r.pv = {seen[0]};
-    r.nodes = 1;
-    return r;
-  };
-  auto result = Gomoku::SearchRoot(white, {.time_ms = budget_ms}, search);
+  FirstCandidateSearch search{white};
+  auto result = Gomoku::SearchRoot(white, {.time_ms = budget_ms}, search.Ref());
+  const std::vector<Gomoku::Move>& searched = search.searched;
   EXPECT_TRUE(white == before);
   ASSERT_TRUE(result.has_move);
-  EXPECT_EQ(search_nodes, 0);  // still no node budget
-  EXPECT_GT(search_ms, 0);
-  EXPECT_LE(search_ms, budget_ms * 9 / 10);
+  EXPECT_EQ(search.given.max_nodes, 0);  // still no node budget
+  EXPECT_GT(search.given.time_ms, 0);
+  EXPECT_LE(search.given.time_ms, budget_ms * 9 / 10);
   // Its checks took about kRootFilterPercent of the clock (the search here takes none); without
   // the clock they would run passes of up to kMaxRootFilterNodes positions a candidate.
   EXPECT_LE(result.elapsed_ms, budget_ms);
