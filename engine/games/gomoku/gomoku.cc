@@ -129,10 +129,6 @@ Gomoku::Shape Gomoku::ShapeAt(Player p, Move cell, int direction) const {
   return static_cast<Shape>(ShapeOf(cell, direction, p));
 }
 
-inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
-  return kPairs.shape[p][pairs_[key_[cell][d]]];
-}
-
 [[gnu::always_inline]] inline void Gomoku::Classify(int cell, int p) {
   const uint32_t sum = static_cast<uint32_t>(line_sum_[cell] >> (32 * p));
   const uint8_t c = ClassOfCounts(sum & 0xffff);

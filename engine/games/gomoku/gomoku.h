@@ -227,6 +227,11 @@ class Gomoku {
   // counts, the cell sets, the near counts, the hash) from the stones alone and names the first
   // that differs; empty when all agree. For tests: it scans the whole board.
   std::string CheckIncrementalState() const;
+  // For tests: for every cell where a player makes a plain four in a position the VCF search
+  // would try it in (no five or winning four to make, none for the opponent either), checks that
+  // FourLeadsNowhere calls it a dead end only when playing it and its block on a copy shows one;
+  // names the first cell where it does not, empty when none. `dead_ends` counts those it called.
+  std::string CheckFourDeadEnds(int* dead_ends) const;
 
   int size() const { return size_; }
   bool exact_five() const { return exact_; }
@@ -319,6 +324,11 @@ class Gomoku {
   // VctAttack's search over the attacker's threats, once the position's memo has no answer.
   bool VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first);
   bool VctDefend(int attacker, int depth, int& nodes_left);
+  // Whether the four `attacker` makes at `cell` (of class kMakesFour; the defender has no five to
+  // make) ends the VCF search's line as soon as it is blocked: once both are played neither side
+  // has a five to make and the attacker no four. Read off the cell's shapes and line key, and
+  // true only when placing both would show it. Freestyle only (false for `exact`).
+  bool FourLeadsNowhere(Move cell, int attacker) const;
   // The empty cell within four of `cell` on its lines where `p` makes five, or kNoMove.
   Move FiveCellNear(int cell, int p) const;
   // Whether `p` has a cell that makes a four (not a winning one).

@@ -104,4 +104,11 @@ inline uint8_t ClassOfCounts(uint32_t counts) {
 
 }  // namespace ply::gomoku_tables
 
+namespace ply {
+// Here rather than in gomoku.cc: the threat searches (gomoku_threats.cc) read shapes too.
+inline uint8_t Gomoku::ShapeOf(int cell, int d, int p) const {
+  return gomoku_tables::kPairs.shape[p][pairs_[key_[cell][d]]];
+}
+}  // namespace ply
+
 #endif  // PLY_ENGINE_GAMES_GOMOKU_GOMOKU_TABLES_H_

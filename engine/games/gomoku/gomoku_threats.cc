@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
+#include "engine/games/gomoku/gomoku_tables.h"
 
 namespace ply {
 
@@ -27,7 +28,8 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   if (depth == 0) return false;
   Move fours[kMaxMoves];
   int n = 0;
-  if (class_count_[defender][kMakesFive] > 0) {
+  const bool forced = class_count_[defender][kMakesFive] > 0;
+  if (forced) {
     // The defender's block made a four: the attacker must take its five cell, and the line goes
     // on only if that block is a four of the attacker's own (an open four or double four there
     // is caught above only when the defender has no five, so it is played here too).
@@ -46,6 +48,9 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
     const Move attack = fours[i];
+    // What playing it and its block would show, read off the lines instead (most fours the
+    // probes try are such: a closed three's two cells).
+    if (!forced && FourLeadsNowhere(attack, attacker)) continue;
     PlaceLines<false>(attack, attacker);
     // The one cell where the new four becomes five: the defender must take it.
     const Move block = FiveCellNear(attack, attacker);
@@ -69,6 +74,95 @@ bool Gomoku::VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int
     if (won) return true;
   }
   return false;
+}
+
+bool Gomoku::FourLeadsNowhere(Move cell, int attacker) const {
+  // Every other cell where the attacker has a four to make must be the block's (checked below):
+  // one at most.
+  const int others =
+      class_count_[attacker][kMakesFour] + class_count_[attacker][kMakesFourThree] - 1;
+  if (exact_ || others > 1) return false;
+  // The four's direction; in the others the stone makes at most an open two, so no cell on
+  // those lines makes a four with it (a four there would be a three through `cell`).
+  int dir = -1;
+  for (int d = 0; d < 4; ++d) {
+    const uint8_t shape = ShapeOf(cell, d, attacker);
+    if (shape == kFour && dir < 0) {
+      dir = d;
+    } else if (shape > kOpenTwo) {
+      return false;
+    }
+  }
+  if (dir < 0) return false;
+  // The line through it, offsets -4..4 (index 4 the stone): 0 empty, 1 the attacker's, 2 the
+  // defender's or off the board. Only the windows of five through the stone change with it.
+  int line[9];
+  line[4] = 1;
+  for (int off = -4; off <= 4; ++off) {
+    if (off == 0) continue;
+    const uint32_t v = key_[cell][dir] >> (2 * gomoku_tables::PairDigit(off, 4)) & 3;
+    line[off + 4] = v == 0 ? 0 : v == static_cast<uint32_t>(attacker + 1) ? 1 : 2;
+  }
+  // The most attacker stones an empty cell `x` would complete in a window through both.
+  auto best_window = [&line](int x) {
+    int best = 0;
+    for (int start = std::max(0, x - 4); start <= std::min(4, x); ++start) {
+      int own = 1;  // x itself
+      bool open = true;
+      for (int i = start; i < start + 5; ++i) {
+        if (line[i] == 1) ++own;
+        if (line[i] == 2) open = false;
+      }
+      if (open) best = std::max(best, own);
+    }
+    return best;
+  };
+  int five = -1;
+  for (int x = 0; x < 9; ++x) {
+    if (line[x] != 0 || best_window(x) < 5) continue;
+    if (five >= 0) return false;
+    five = x;
+  }
+  if (five < 0) return false;
+  // With the block there, no cell on the line makes a four with the stone.
+  line[five] = 2;
+  for (int x = 0; x < 9; ++x) {
+    if (line[x] == 0 && best_window(x) >= 4) return false;
+  }
+  // The block makes no four for the defender, and the other cell where the attacker had a four
+  // to make, if any, is the block's.
+  const int block = cell + (five - 4) * kDirections[dir];
+  for (int d = 0; d < 4; ++d) {
+    if (ShapeOf(block, d, 1 - attacker) >= kFour) return false;
+  }
+  return others == 0 || (others == 1 && (class_[attacker][block] == kMakesFour ||
+                                         class_[attacker][block] == kMakesFourThree));
+}
+
+std::string Gomoku::CheckFourDeadEnds(int* dead_ends) const {
+  for (int attacker = 0; attacker < 2; ++attacker) {
+    const int defender = 1 - attacker;
+    if (class_count_[attacker][kMakesFive] > 0 || class_count_[attacker][kMakesWinningFour] > 0 ||
+        class_count_[defender][kMakesFive] > 0) {
+      continue;
+    }
+    std::string wrong;
+    ForEachCell(class_bits_[attacker][kMakesFour], [&](Move cell) {
+      if (!wrong.empty() || !FourLeadsNowhere(cell, attacker)) return;
+      ++*dead_ends;
+      Gomoku copy = *this;
+      copy.PlaceLines<false>(cell, attacker);
+      const Move block = copy.FiveCellNear(cell, attacker);
+      if (block != kNoMove) copy.PlaceLines<false>(block, defender);
+      if (block == kNoMove || copy.class_count_[attacker][kMakesFive] > 0 ||
+          copy.class_count_[attacker][kMakesWinningFour] > 0 || copy.HasFours(attacker) ||
+          copy.class_count_[defender][kMakesFive] > 0) {
+        wrong = absl::StrCat(MoveToText(cell), " is no dead end for player ", attacker);
+      }
+    });
+    if (!wrong.empty()) return wrong;
+  }
+  return "";
 }
 
 namespace {
