@@ -103,31 +103,31 @@ bool Gomoku::FourLeadsNowhere(Move cell, int attacker) const {
     const uint32_t v = key_[cell][dir] >> (2 * gomoku_tables::PairDigit(off, 4)) & 3;
     line[off + 4] = v == 0 ? 0 : v == static_cast<uint32_t>(attacker + 1) ? 1 : 2;
   }
-  // The most attacker stones an empty cell `x` would complete in a window through both.
-  auto best_window = [&line](int x) {
-    int best = 0;
-    for (int start = std::max(0, x - 4); start <= std::min(4, x); ++start) {
-      int own = 1;  // x itself
-      bool open = true;
-      for (int i = start; i < start + 5; ++i) {
-        if (line[i] == 1) ++own;
-        if (line[i] == 2) open = false;
-      }
-      if (open) best = std::max(best, own);
+  // The windows of five through the stone (cells start..start + 4): the attacker's stones in
+  // each, and whether it is open (nothing of the defender's, no edge).
+  int own[5];
+  bool open[5];
+  for (int start = 0; start < 5; ++start) {
+    own[start] = 0;
+    open[start] = true;
+    for (int i = start; i < start + 5; ++i) {
+      own[start] += line[i] == 1;
+      open[start] = open[start] && line[i] != 2;
     }
-    return best;
-  };
+  }
+  // One five cell (the empty cell of every open window holding four), blocked...
   int five = -1;
-  for (int x = 0; x < 9; ++x) {
-    if (line[x] != 0 || best_window(x) < 5) continue;
-    if (five >= 0) return false;
-    five = x;
+  for (int start = 0; start < 5; ++start) {
+    if (!open[start] || own[start] != 4) continue;
+    int empty = start;
+    while (line[empty] != 0) ++empty;
+    if (five >= 0 && five != empty) return false;
+    five = empty;
   }
   if (five < 0) return false;
-  // With the block there, no cell on the line makes a four with the stone.
-  line[five] = 2;
-  for (int x = 0; x < 9; ++x) {
-    if (line[x] == 0 && best_window(x) >= 4) return false;
+  // ... leaves no open window of three, whose two empty cells would each make a four.
+  for (int start = 0; start < 5; ++start) {
+    if (open[start] && own[start] == 3 && (five < start || five > start + 4)) return false;
   }
   // The block makes no four for the defender, and the other cell where the attacker had a four
   // to make, if any, is the block's.
