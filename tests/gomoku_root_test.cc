@@ -1,5 +1,5 @@
 // The checks Gomoku::SearchRoot makes around the alpha-beta search at the hard level's root
-// (gomoku_threats.cc): a win by threats played at once, the candidates that lose to the
+// (gomoku_root.cc): a win by threats played at once, the candidates that lose to the
 // opponent's threats left out of the search, a chosen move that loses replaced; directly and
 // through the registry's hard level on a node budget. The threat searches themselves are
 // gomoku_threats_test.cc's.

@@ -36,9 +36,13 @@ class Rng {
 
 // Zobrist keys for a game: key(i) is a fixed pseudo-random 64-bit number for feature i.
 // Computed on the fly from the index so that tables of any size cost no memory and no set-up.
-inline constexpr uint64_t kZobristFeatureMultiplier = 0x2545f4914f6cdd1dULL;
+// ZobristKeyOfMixedSalt takes Mix64(game_salt), for a game that keeps it rather than mixing it
+// again for every key.
+constexpr uint64_t ZobristKeyOfMixedSalt(uint64_t mixed_salt, uint64_t feature) {
+  return Mix64(mixed_salt ^ (feature * 0x2545f4914f6cdd1dULL));
+}
 constexpr uint64_t ZobristKey(uint64_t game_salt, uint64_t feature) {
-  return Mix64(Mix64(game_salt) ^ (feature * kZobristFeatureMultiplier));
+  return ZobristKeyOfMixedSalt(Mix64(game_salt), feature);
 }
 
 }  // namespace ply

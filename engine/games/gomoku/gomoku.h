@@ -33,8 +33,8 @@
 // sum less the opponent's, overridden by the threats that decide the game: a five to play, two
 // to block, a winning four, and a VCF the side to move has, or the opponent has once a four is
 // blocked. The evaluation runs that VCF search itself, so a line of
-// fours cut off by the depth still counts as won. The threat searches (VCF, VCT, the root checks)
-// are in gomoku_threats.cc.
+// fours cut off by the depth still counts as won. The threat searches (VCF, VCT) are in
+// gomoku_threats.cc, the root checks around the search in gomoku_root.cc.
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 #define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 
@@ -275,8 +275,7 @@ class Gomoku {
   bool OnBoard(int x, int y) const { return x >= 0 && y >= 0 && x < size_ && y < size_; }
   // ZobristKey(salt_, player * kCells + cell), with its mixed salt kept from the constructor.
   uint64_t CellKey(int player, int cell) const {
-    return Mix64(mixed_salt_ ^
-                 (static_cast<uint64_t>(player * kCells + cell) * kZobristFeatureMultiplier));
+    return ZobristKeyOfMixedSalt(mixed_salt_, static_cast<uint64_t>(player * kCells + cell));
   }
   // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
   // recomputes the shapes, line sums and classes of the empty cells whose lines changed (kReach:

@@ -1,7 +1,7 @@
 // What the alpha-beta search asks of a Gomoku position: its candidate moves (narrowed by the
 // threats on the board, less the root moves SearchRoot proved lost), its evaluation and its
 // move order. The board is in gomoku.cc and its tables in gomoku_tables.cc, the threat searches in
-// gomoku_threats.cc.
+// gomoku_threats.cc and the root's checks in gomoku_root.cc.
 #include <algorithm>
 
 #include "engine/games/gomoku/gomoku.h"

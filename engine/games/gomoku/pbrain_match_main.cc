@@ -73,6 +73,12 @@ struct Settings {
 
 using Stones = std::vector<std::pair<int, int>>;  // (x, y), Black's first, then alternating
 
+// An empty board of the match's size and rule.
+Gomoku NewBoard(const Settings& settings) {
+  return *Gomoku::Create(
+      {{"size", std::to_string(settings.size)}, {"rule", settings.exact ? "exact" : "freestyle"}});
+}
+
 // Whether either side has a cell that makes a four or two open threes (or more).
 bool HasThreat(const Gomoku& game, int size) {
   for (int y = 0; y < size; ++y) {
@@ -100,8 +106,7 @@ Stones RandomOpening(const Settings& settings, uint64_t seed) {
   const int reach = std::min(3, centre);
   Rng rng(seed);
   for (int draw = 1;; ++draw) {
-    Gomoku game = *Gomoku::Create({{"size", std::to_string(settings.size)},
-                                   {"rule", settings.exact ? "exact" : "freestyle"}});
+    Gomoku game = NewBoard(settings);
     Stones stones;
     for (int tries = 0; static_cast<int>(stones.size()) < settings.opening_stones && tries < 1000;
          ++tries) {
@@ -158,8 +163,7 @@ void NoteDepth(const std::string& line, int* deepest) {
 GameRecord PlayGame(const std::string& black_command, const std::string& white_command,
                     const Settings& settings, const Stones& opening) {
   GameRecord record;
-  Gomoku game = *Gomoku::Create(
-      {{"size", std::to_string(settings.size)}, {"rule", settings.exact ? "exact" : "freestyle"}});
+  Gomoku game = NewBoard(settings);
   auto lose = [&](int side, std::string why) {
     record.winner = 1 - side;
     record.reason = std::move(why);
@@ -187,11 +191,10 @@ GameRecord PlayGame(const std::string& black_command, const std::string& white_c
     engines[side]->Send(absl::StrCat("INFO rule ", settings.exact ? 1 : 0)).IgnoreError();
   }
   // `stones` keeps every stone's coordinates in order (Black first), for BOARD.
-  Stones stones;
+  Stones stones = opening;
   for (const auto& [x, y] : opening) {
     const Gomoku::Move m = Gomoku::CellAt(x, y);
     record.moves.push_back(game.MoveToText(m));
-    stones.push_back({x, y});
     Gomoku::UndoInfo undo;
     game.Make(m, undo);
   }
