@@ -179,7 +179,9 @@ TEST(Gomoku, FoursCalledDeadEndsAreDeadEnds) {
     ++positions;
     const int before = dead_ends;
     ASSERT_EQ(at.CheckFourDeadEnds(&dead_ends), "") << at.Render();
-    if (at.exact_five()) ASSERT_EQ(dead_ends, before);
+    if (at.exact_five()) {
+      ASSERT_EQ(dead_ends, before);
+    }
   };
   ForEachRandomPosition(/*size=*/15, /*seed=*/23, /*games=*/30, /*first_ply=*/4, [&](Gomoku& g) {
     check(g);

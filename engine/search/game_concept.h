@@ -50,6 +50,8 @@ concept Game = requires(G g, const G cg, typename G::Move m, typename G::UndoInf
   // least one move (a pass is a move where the rules force one). A game may also offer
   // `void GenerateSearchMoves(MoveListOf<G>&) const`: a non-empty subset of the legal moves
   // that the search considers (e.g. cells near the stones); people may still play any legal move.
+  // A game whose move list costs more than a move may offer `bool IsSearchMove(Move) const`
+  // (Gomoku does): whether the table's move may be searched before the list is made.
   cg.GenerateMoves(list);
   g.Make(m, u);
   g.Unmake(m, u);

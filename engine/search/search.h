@@ -271,38 +271,38 @@ class Searcher {
       }
     }
 
-    MoveListOf<G> moves;
-    GenerateSearchMoves(game, moves);
-    OrderMoves(game, moves, tt_move, ply);
-
     const Score alpha_orig = alpha;
     Score best = -kInfinity;
     Move best_move = G::kNoMove;
     bool any_heuristic = false;
     bool cutoff_heuristic = false;
+    int searched = 0;
     typename G::UndoInfo undo;
-    for (int i = 0; i < moves.size(); ++i) {
-      PickNext(moves, i, ply);
-      Move m = moves[i];
+    // Searches one move; true when the node is done (a cut-off, or the search stopped).
+    auto search_move = [&](Move m) {
       // A game that knows the position's key before the move is made lets the table's bucket
       // load while Make runs; the child probes it only above the leaves.
       if constexpr (requires { game.HashAfter(m); }) {
         if (depth > 1) tt_.Prefetch(game.HashAfter(m) ^ key_salt_);
       }
-      game.Make(m, undo);
       bool child_heuristic = false;
       Score score;
-      if (i == 0) {
-        score = -Negamax(game, depth - 1, ply + 1, -beta, -alpha, child_heuristic);
+      // The child's score within the window (a, b), from this node's side.
+      auto child = [&](Score a, Score b) -> Score {
+        return -Negamax(game, depth - 1, ply + 1, -b, -a, child_heuristic);
+      };
+      game.Make(m, undo);
+      if (searched++ == 0) {
+        score = child(alpha, beta);
       } else {
-        score = -Negamax(game, depth - 1, ply + 1, -alpha - 1, -alpha, child_heuristic);
+        score = child(alpha, alpha + 1);
         if (score > alpha && score < beta && !stopped_) {
           child_heuristic = false;
-          score = -Negamax(game, depth - 1, ply + 1, -beta, -alpha, child_heuristic);
+          score = child(alpha, beta);
         }
       }
       game.Unmake(m, undo);
-      if (stopped_) return 0;
+      if (stopped_) return true;
       any_heuristic |= child_heuristic;
 
       if (score > best) {
@@ -324,11 +324,38 @@ class Searcher {
             }
             int& h = history_[game.SideToMove()][G::HistoryIndex(m)];
             h = std::min(h + depth * depth, kHistoryMax);
-            break;
+            return true;
           }
         }
       }
+      return false;
+    };
+
+    // A game whose move list costs more than a move (Gomoku's candidates) says whether the
+    // table's move can be played here; it is searched before the list is made, which a cut-off
+    // on it then saves. The list always holds it (the same position makes the same list), and
+    // the order it would have given the rest is kept. Not at the root, whose list the root's
+    // exclusions narrow.
+    bool tt_move_first = false;
+    if constexpr (requires { game.IsSearchMove(tt_move); }) {
+      tt_move_first = ply > 0 && tt_move != G::kNoMove && game.IsSearchMove(tt_move);
     }
+    bool done = tt_move_first && search_move(tt_move);
+    if (!done) {
+      MoveListOf<G> moves;
+      GenerateSearchMoves(game, moves);
+      OrderMoves(game, moves, tt_move, ply);
+      int first = 0;
+      if (tt_move_first && !moves.empty()) {
+        PickNext(moves, 0, ply);
+        if (moves[0] == tt_move) first = 1;
+      }
+      for (int i = first; i < moves.size(); ++i) {
+        PickNext(moves, i, ply);
+        if (search_move(moves[i])) break;
+      }
+    }
+    if (stopped_) return 0;
 
     Bound bound = best >= beta ? Bound::kLower : best > alpha_orig ? Bound::kExact : Bound::kUpper;
     heuristic = bound == Bound::kLower ? cutoff_heuristic : any_heuristic;

@@ -238,7 +238,9 @@ void Gomoku::PlaceLines(int cell, int p) {
 void Gomoku::RemoveLines(int cell, int p) {
   board_[cell] = kEmptyCell;
   UpdateLines<-1, false>(cell, p);
-  RefreshShapes(cell);
+  // The cell's shapes and line sums need no refresh: the stone was the last placed (stones come
+  // off in the reverse order), so its keys are back to what they were when it was placed, and
+  // an occupied cell's shapes and sums are never touched (UpdateLines skips them).
   Classify(cell, 0);
   Classify(cell, 1);
 }

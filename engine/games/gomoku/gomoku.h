@@ -131,6 +131,9 @@ class Gomoku {
   // Hash() once `m` is played (the search loads its table entry while Make runs).
   uint64_t HashAfter(Move m) const { return hash_ ^ CellKey(SideToMove(), m); }
   uint64_t ComputeHash() const;
+  // Whether the search may play the table's move before making its list: an empty cell (the
+  // same position lists it; a stale or colliding entry's cell is still a legal move).
+  bool IsSearchMove(Move m) const { return m < kCells && board_[m] == kEmptyCell; }
   // Winning and forcing cells first, then by attack plus (slightly more) defence value.
   int MoveOrderScore(Move cell) const;
   static int HistoryIndex(Move cell) { return cell; }
