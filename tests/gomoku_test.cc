@@ -212,6 +212,70 @@ TEST(Gomoku, EvaluationIsSymmetric) {
   EXPECT_LT(three.Evaluate(), 0);
 }
 
+TEST(Gomoku, EvaluateAfterMatchesPlayingTheMove) {
+  // Every empty cell of random positions, edge-heavy and large boards, both rules: where
+  // EvaluateAfter answers, it is Evaluate() once the move is played; where it declines (the
+  // leaves that probe for a VCF or end the game), the search plays the move. Both happen often.
+  int answered = 0, declined = 0;
+  for (int size : {7, 15, 20}) {
+    gomoku_test::ForEachRandomPosition(size, 31, 4, 1, [&](Gomoku& g) {
+      MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+      g.GenerateMoves(moves);
+      for (Gomoku::Move m : moves) {
+        Score eval = 0;
+        if (!g.EvaluateAfter(m, eval)) {
+          ++declined;
+          continue;
+        }
+        ++answered;
+        Gomoku played = g;
+        Gomoku::UndoInfo u;
+        played.Make(m, u);
+        ASSERT_EQ(played.GetOutcome(), Outcome::kOngoing) << g.MoveToText(m) << "\n" << g.Render();
+        ASSERT_EQ(eval, played.Evaluate()) << g.MoveToText(m) << "\n" << g.Render();
+      }
+    });
+  }
+  EXPECT_GT(answered, 30000);
+  EXPECT_GT(declined, 10000);
+}
+
+// Gomoku less EvaluateAfter: the search plays every leaf.
+struct GomokuPlayingLeaves : Gomoku {
+  explicit GomokuPlayingLeaves(const Gomoku& g) : Gomoku(g) {}
+  static absl::StatusOr<GomokuPlayingLeaves> Create(const GameOptions& options) {
+    absl::StatusOr<Gomoku> g = Gomoku::Create(options);
+    if (!g.ok()) return g.status();
+    return GomokuPlayingLeaves(*g);
+  }
+  bool EvaluateAfter(Move, Score&) const = delete;
+};
+
+TEST(Gomoku, SearchIsTheSameWhetherLeavesArePlayedOrNot) {
+  // The same nodes, score, move and line: the leaves evaluated unplayed are scored, counted and
+  // checked for a stop exactly as played ones, noise included.
+  for (const auto& opening : std::vector<std::vector<std::string>>{
+           {"h8"}, {"h6", "g9", "e9", "f8", "e7", "f10"}, {"h8", "i9", "h9", "h10", "g9"}}) {
+    for (int noise : {0, 30}) {
+      Gomoku g = gomoku_test::FromMoves(opening);
+      GomokuPlayingLeaves played(g);
+      const SearchLimits limits{.max_depth = 6, .eval_noise = noise, .seed = 5};
+      auto a = std::make_unique<Searcher<Gomoku>>(8)->Search(g, limits);
+      auto b = std::make_unique<Searcher<GomokuPlayingLeaves>>(8)->Search(played, limits);
+      EXPECT_EQ(a.nodes, b.nodes);
+      EXPECT_EQ(a.score, b.score);
+      EXPECT_EQ(a.best_move, b.best_move);
+      EXPECT_EQ(a.pv, b.pv);
+      // A node budget stops both at the same node.
+      const SearchLimits cut{.max_nodes = a.nodes / 2, .eval_noise = noise, .seed = 5};
+      auto c = std::make_unique<Searcher<Gomoku>>(8)->Search(g, cut);
+      auto d = std::make_unique<Searcher<GomokuPlayingLeaves>>(8)->Search(played, cut);
+      EXPECT_EQ(c.nodes, d.nodes);
+      EXPECT_EQ(c.best_move, d.best_move);
+    }
+  }
+}
+
 TEST(Gomoku, MoveOrderPutsWinsThenBlocksThenThreats) {
   // Black (to move) has e8..h8 closed at d8: i8 wins. White has c3..e3 open: b3 / f3 block.
   Gomoku g = Position({"e8", "d8", "f8", "c3", "g8", "d3", "h8", "e3"});

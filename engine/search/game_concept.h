@@ -50,8 +50,10 @@ concept Game = requires(G g, const G cg, typename G::Move m, typename G::UndoInf
   // least one move (a pass is a move where the rules force one). A game may also offer
   // `void GenerateSearchMoves(MoveListOf<G>&) const`: a non-empty subset of the legal moves
   // that the search considers (e.g. cells near the stones); people may still play any legal move.
-  // A game whose move list costs more than a move may offer `bool IsSearchMove(Move) const`
-  // (Gomoku does): whether the table's move may be searched before the list is made.
+  // Two more hooks a game with costly moves may offer the search (Gomoku does):
+  // `bool IsSearchMove(Move) const`, whether the table's move may be searched before the list
+  // is made, and `bool EvaluateAfter(Move, Score&) const`, a leaf's Evaluate() without making
+  // its move (false where the move must be made, always when it ends the game).
   cg.GenerateMoves(list);
   g.Make(m, u);
   g.Unmake(m, u);

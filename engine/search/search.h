@@ -227,6 +227,22 @@ class Searcher {
     }
   }
 
+  // Negamax at depth 0 of the position `m` leads to, for a game whose EvaluateAfter gave its
+  // evaluation `eval` without playing it (and so promises the move does not end the game): the
+  // same node count, stop check, window and noise, so the search is the same either way.
+  Score LeafAfter(const G& game, Move m, Score eval, int ply, Score alpha, Score beta,
+                  bool& heuristic) {
+    pv_length_[ply] = 0;
+    if (ShouldStop()) return 0;
+    ++nodes_;
+    alpha = std::max(alpha, LossIn(ply + 1));
+    beta = std::min(beta, WinIn(ply + 1));
+    if (alpha >= beta) return alpha;
+    heuristic = true;
+    if (limits_.eval_noise != 0) eval += Noise(game.HashAfter(m));
+    return eval;
+  }
+
   Score Negamax(G& game, int depth, int ply, Score alpha, Score beta, bool& heuristic) {
     pv_length_[ply] = 0;
     if (ShouldStop()) return 0;
@@ -287,11 +303,20 @@ class Searcher {
       }
       bool child_heuristic = false;
       Score score;
+      // A leaf the game can evaluate unplayed is scored as Negamax would score it once played.
+      Score leaf_eval = 0;
+      bool leaf = false;
+      if constexpr (requires { game.EvaluateAfter(m, leaf_eval); }) {
+        leaf = depth == 1 && game.EvaluateAfter(m, leaf_eval);
+      }
       // The child's score within the window (a, b), from this node's side.
       auto child = [&](Score a, Score b) -> Score {
+        if constexpr (requires { game.EvaluateAfter(m, leaf_eval); }) {
+          if (leaf) return -LeafAfter(game, m, leaf_eval, ply + 1, -b, -a, child_heuristic);
+        }
         return -Negamax(game, depth - 1, ply + 1, -b, -a, child_heuristic);
       };
-      game.Make(m, undo);
+      if (!leaf) game.Make(m, undo);
       if (searched++ == 0) {
         score = child(alpha, beta);
       } else {
@@ -301,7 +326,7 @@ class Searcher {
           score = child(alpha, beta);
         }
       }
-      game.Unmake(m, undo);
+      if (!leaf) game.Unmake(m, undo);
       if (stopped_) return true;
       any_heuristic |= child_heuristic;
 

@@ -209,6 +209,66 @@ void Gomoku::UpdateLines(int cell, int p) {
   stone_score_[1] += dstone1 + (p == 1 ? kSign * own : 0);
 }
 
+template <int kReach>
+void Gomoku::PeekLines(int cell, int p, LeafCounts& after) const {
+  // UpdateLines<kReach, +1, true>'s walk with its writes kept in `after`: each cell within
+  // reach lies on one line through `cell` only, so its new shape pair and line sum follow from
+  // one key each and nothing accumulates.
+  for (int q = 0; q < 2; ++q) {
+    for (int c = 0; c < kClassCount; ++c) after.count[q][c] = class_count_[q][c];
+    after.stone_score[q] = stone_score_[q];
+    // `cell` leaves its classes (Retire).
+    --after.count[q][class_[q][cell]];
+    ++after.count[q][kQuiet];
+  }
+  const uint32_t digit = static_cast<uint32_t>(1 + p);
+  for (int d = 0; d < 4; ++d) {
+    const int step = kDirections[d];
+#pragma GCC unroll 2
+    for (int dir = -1; dir <= 1; dir += 2) {
+      int other = cell;
+#pragma GCC unroll 5
+      for (int k = 1; k <= kReach; ++k) {
+        other += dir * step;
+        const uint8_t stone = board_[other];
+        if (stone == kWall) break;
+        const uint32_t old_key = key_[other][d];
+        const uint32_t key = old_key + (digit << (2 * PairDigit(-dir * k, kReach)));
+        if (stone != kEmptyCell) {
+          const int q = stone - 1;
+          after.stone_score[q] +=
+              StoneRank<kReach>(stone_ranks_, key, q) - StoneRank<kReach>(stone_ranks_, old_key, q);
+          continue;
+        }
+        const uint8_t before = shape_[other][d], now = pairs_[key];
+        if (before == now) continue;
+        const uint64_t info_before = kPairs.info[before], info_now = kPairs.info[now];
+        const uint64_t moved = (info_now ^ info_before) & kCountBits;
+        if (moved == 0) continue;
+        const uint64_t sum = line_sum_[other] + info_now - info_before;
+        for (int q = 0; q < 2; ++q) {
+          if (static_cast<uint32_t>(moved >> (32 * q)) == 0) continue;
+          const uint8_t c = ClassOfCounts(static_cast<uint32_t>(sum >> (32 * q)) & 0xffff);
+          const uint8_t old = class_[q][other];
+          --after.count[q][old];
+          ++after.count[q][c];
+        }
+      }
+    }
+  }
+  for (int d = 0; d < 4; ++d) {
+    after.stone_score[p] += StoneRank<kReach>(stone_ranks_, key_[cell][d], p);
+  }
+}
+
+void Gomoku::PeekLines(int cell, int p, LeafCounts& after) const {
+  if (exact_) {
+    PeekLines<5>(cell, p, after);
+  } else {
+    PeekLines<4>(cell, p, after);
+  }
+}
+
 template <int kSign, bool kRanks>
 void Gomoku::UpdateLines(int cell, int p) {
   if (exact_) {

@@ -127,6 +127,13 @@ class Gomoku {
   Player SideToMove() const { return stones_ & 1; }
 
   Score Evaluate() const;
+  // Evaluate() of the position once `m` is played, without playing it: the search's leaves,
+  // most of which need no more than the shapes' counts and the stones' ranks after the move
+  // (the lines through `m` read, nothing written; Make and Unmake cost about twice that).
+  // False, with `eval` unset, where the leaf needs the position itself: when the move makes a
+  // five cell (a four) or fills the board, or when the side to move after it has a four and
+  // the VCF memo has no answer for that position (Evaluate's threat probes).
+  bool EvaluateAfter(Move m, Score& eval) const;
   uint64_t Hash() const { return hash_; }
   // Hash() once `m` is played (the search loads its table entry while Make runs).
   uint64_t HashAfter(Move m) const { return hash_ ^ CellKey(SideToMove(), m); }
@@ -288,6 +295,15 @@ class Gomoku {
   void UpdateLines(int cell, int p);
   template <int kReach, int kSign, bool kRanks>
   void UpdateLines(int cell, int p);
+  // What EvaluateAfter needs of the position after a stone of `p` at `cell`: every player's
+  // class counts and stone-rank sums, as UpdateLines<+1, true> and Retire would leave them.
+  struct LeafCounts {
+    int count[2][kClassCount];
+    int32_t stone_score[2];
+  };
+  void PeekLines(int cell, int p, LeafCounts& after) const;
+  template <int kReach>
+  void PeekLines(int cell, int p, LeafCounts& after) const;
   // The shape `p` makes at `cell` in direction `d`, from the cell's key.
   uint8_t ShapeOf(int cell, int d, int p) const;
   // Brings an empty cell's shapes and line sums up to date with its keys (kept while occupied).
@@ -319,6 +335,9 @@ class Gomoku {
   bool VcfSearch(int attacker, int depth, int& nodes_left, Move* path, int& len);
   // VcfSearch from a const view (move generation and evaluation), with the AI's depth.
   bool ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const;
+  // ProbeVcf's answer for the position whose hash is `hash` where its memo holds one (a win
+  // with its line), without searching: true, with `won` set, when it does.
+  bool RecallVcf(uint64_t hash, int attacker, int max_nodes, bool& won) const;
   // The searches behind FindVct: the attacker to move (`first` receives its winning move), and
   // the defender to move against the threat just made (a four, or a cell where the attacker
   // would make a winning four).

@@ -62,6 +62,13 @@ constexpr int kMaxQuietMoves = 10;
 // alone, 49 of 120. All within the noise of such matches.
 constexpr int kStoneWeight = 4;
 
+// The evaluation of a position with no forced line on the board: its threat bonus and the
+// stones' ranks.
+inline Score StoneEval(int threat, int32_t mine, int32_t theirs) {
+  const int score = threat + kStoneWeight * (mine - theirs);
+  return static_cast<Score>(std::clamp(score, -kEvalCap, kEvalCap));
+}
+
 }  // namespace
 
 void Gomoku::ExcludeAtRoot(const MoveList<Move, kMaxMoves>& moves) {
@@ -204,8 +211,50 @@ Score Gomoku::Evaluate() const {
     self.RemoveThreat(block, me);
     if (lost) return -kVcfWin;
   }
-  int score = threat + kStoneWeight * (stone_score_[me] - stone_score_[op]);
-  return static_cast<Score>(std::clamp(score, -kEvalCap, kEvalCap));
+  return StoneEval(threat, stone_score_[me], stone_score_[op]);
+}
+
+bool Gomoku::EvaluateAfter(Move m, Score& eval) const {
+  const int p = SideToMove(), me = 1 - p;
+  // The leaves that end the game, or where `p` has a five cell to block (a VCF probe after the
+  // block), are played: `p` has a five cell after `m` only when it had one or `m` makes a four.
+  const uint8_t mine = class_[p][m];
+  if (stones_ + 1 == size_ * size_ || class_count_[p][kMakesFive] > 0 || mine == kMakesFour ||
+      mine >= kMakesFourThree) {
+    return false;
+  }
+  LeafCounts after;
+  PeekLines(m, p, after);
+  // What Evaluate reads, in its order, where `p` has no five cell to block (which the test
+  // above rules out; checked again rather than trusted). Its VCF probe is answered from the
+  // memo, or the leaf is played.
+  const auto& count = after.count;
+  if (count[p][kMakesFive] > 0) return false;
+  if (count[me][kMakesFive] > 0) {
+    eval = kWinNow;
+    return true;
+  }
+  if (count[me][kMakesWinningFour] > 0) {
+    eval = kWinningFour;
+    return true;
+  }
+  if (count[me][kMakesFour] + count[me][kMakesFourThree] > 0) {
+    bool won = false;
+    if (!RecallVcf(HashAfter(m), me, kLeafVcfNodes, won)) return false;
+    if (won) {
+      eval = kVcfWin;
+      return true;
+    }
+  }
+  int threat = 0;
+  if (count[me][kMakesFourThree] > 0) {
+    threat = kFourThree;
+  } else if (count[me][kMakesDoubleThree] > 0 &&
+             count[p][kMakesFour] + count[p][kMakesFourThree] == 0) {
+    threat = kDoubleThree;
+  }
+  eval = StoneEval(threat, after.stone_score[me], after.stone_score[p]);
+  return true;
 }
 
 inline int Gomoku::QuietOrderScore(Move cell) const {

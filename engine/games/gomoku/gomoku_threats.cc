@@ -196,12 +196,29 @@ VcfMemo& Memo() {
 }
 }  // namespace
 
+namespace {
+// The memo's key for a probe of the position whose hash is `hash`: bit 1 set, so no tag is 0;
+// bit 0 of a tag holds the answer.
+uint64_t VcfMemoKey(uint64_t hash, int attacker, int max_nodes, uint64_t salt) {
+  return (hash ^ Mix64(static_cast<uint64_t>(max_nodes) << 1 | static_cast<uint64_t>(attacker)) ^
+          salt) |
+         2;
+}
+}  // namespace
+
+bool Gomoku::RecallVcf(uint64_t hash, int attacker, int max_nodes, bool& won) const {
+  const uint64_t key = VcfMemoKey(hash, attacker, max_nodes, salt_);
+  const VcfMemo& memo = Memo();
+  const size_t slot = (key >> 2) & (VcfMemo::kSize - 1);
+  const uint64_t tag = memo.tags[slot];
+  if ((tag | 1) != (key | 1)) return false;
+  won = (tag & 1) != 0;
+  // A win counts as remembered only with its line, as ProbeVcf reads it.
+  return !won || memo.paths[slot & (VcfMemo::kPaths - 1)].key == key;
+}
+
 bool Gomoku::ProbeVcf(int attacker, int max_nodes, Move* path, int& len) const {
-  // Bit 1 set, so no tag is 0; bit 0 holds the answer.
-  const uint64_t key =
-      (hash_ ^ Mix64(static_cast<uint64_t>(max_nodes) << 1 | static_cast<uint64_t>(attacker)) ^
-       salt_) |
-      2;
+  const uint64_t key = VcfMemoKey(hash_, attacker, max_nodes, salt_);
   VcfMemo& memo = Memo();
   const size_t slot = (key >> 2) & (VcfMemo::kSize - 1);
   uint64_t& tag = memo.tags[slot];
