@@ -358,9 +358,10 @@ class Searcher {
 
     // A game whose move list costs more than a move (Gomoku's candidates) says whether the
     // table's move can be played here; it is searched before the list is made, which a cut-off
-    // on it then saves. The list always holds it (the same position makes the same list), and
-    // the order it would have given the rest is kept. Not at the root, whose list the root's
-    // exclusions narrow.
+    // on it then saves. The list holds it (the same position makes the same list; where a
+    // memo's answer differs it is simply one move more) and gives the rest the order it would
+    // have, read after that move's subtree updated the history. Not at the root, whose list the
+    // root's exclusions narrow.
     bool tt_move_first = false;
     if constexpr (requires { game.IsSearchMove(tt_move); }) {
       tt_move_first = ply > 0 && tt_move != G::kNoMove && game.IsSearchMove(tt_move);

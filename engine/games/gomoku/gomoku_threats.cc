@@ -194,9 +194,7 @@ VcfMemo& Memo() {
   if (!memo) memo = std::unique_ptr<VcfMemo>(new VcfMemo);
   return *memo;
 }
-}  // namespace
 
-namespace {
 // The memo's key for a probe of the position whose hash is `hash`: bit 1 set, so no tag is 0;
 // bit 0 of a tag holds the answer.
 uint64_t VcfMemoKey(uint64_t hash, int attacker, int max_nodes, uint64_t salt) {
