@@ -235,7 +235,9 @@ TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead)
   for (int i = 0; i < board.entries_size(); ++i) {
     EXPECT_TRUE(board.entries(i).bot()) << board.entries(i).name();
     EXPECT_EQ(board.entries(i).rank(), i + 1);
-    if (i > 0) EXPECT_LE(board.entries(i).rating(), board.entries(i - 1).rating());
+    if (i > 0) {
+      EXPECT_LE(board.entries(i).rating(), board.entries(i - 1).rating());
+    }
   }
   const size_t at = url_.find("dbname=") + 7;
   cluster_->Query(url_.substr(at, url_.find(' ', at) - at),
