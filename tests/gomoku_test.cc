@@ -212,70 +212,6 @@ TEST(Gomoku, EvaluationIsSymmetric) {
   EXPECT_LT(three.Evaluate(), 0);
 }
 
-TEST(Gomoku, EvaluateAfterMatchesPlayingTheMove) {
-  // Every empty cell of random positions, edge-heavy and large boards, both rules: where
-  // EvaluateAfter answers, it is Evaluate() once the move is played; where it declines (the
-  // leaves that probe for a VCF or end the game), the search plays the move. Both happen often.
-  int answered = 0, declined = 0;
-  for (int size : {7, 15, 20}) {
-    gomoku_test::ForEachRandomPosition(size, 31, 4, 1, [&](Gomoku& g) {
-      MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-      g.GenerateMoves(moves);
-      for (Gomoku::Move m : moves) {
-        Score eval = 0;
-        if (!g.EvaluateAfter(m, eval)) {
-          ++declined;
-          continue;
-        }
-        ++answered;
-        Gomoku played = g;
-        Gomoku::UndoInfo u;
-        played.Make(m, u);
-        ASSERT_EQ(played.GetOutcome(), Outcome::kOngoing) << g.MoveToText(m) << "\n" << g.Render();
-        ASSERT_EQ(eval, played.Evaluate()) << g.MoveToText(m) << "\n" << g.Render();
-      }
-    });
-  }
-  EXPECT_GT(answered, 30000);
-  EXPECT_GT(declined, 10000);
-}
-
-// Gomoku less EvaluateAfter: the search plays every leaf.
-struct GomokuPlayingLeaves : Gomoku {
-  explicit GomokuPlayingLeaves(const Gomoku& g) : Gomoku(g) {}
-  static absl::StatusOr<GomokuPlayingLeaves> Create(const GameOptions& options) {
-    absl::StatusOr<Gomoku> g = Gomoku::Create(options);
-    if (!g.ok()) return g.status();
-    return GomokuPlayingLeaves(*g);
-  }
-  bool EvaluateAfter(Move, Score&) const = delete;
-};
-
-TEST(Gomoku, SearchIsTheSameWhetherLeavesArePlayedOrNot) {
-  // The same nodes, score, move and line: the leaves evaluated unplayed are scored, counted and
-  // checked for a stop exactly as played ones, noise included.
-  for (const auto& opening : std::vector<std::vector<std::string>>{
-           {"h8"}, {"h6", "g9", "e9", "f8", "e7", "f10"}, {"h8", "i9", "h9", "h10", "g9"}}) {
-    for (int noise : {0, 30}) {
-      Gomoku g = gomoku_test::FromMoves(opening);
-      GomokuPlayingLeaves played(g);
-      const SearchLimits limits{.max_depth = 6, .eval_noise = noise, .seed = 5};
-      auto a = std::make_unique<Searcher<Gomoku>>(8)->Search(g, limits);
-      auto b = std::make_unique<Searcher<GomokuPlayingLeaves>>(8)->Search(played, limits);
-      EXPECT_EQ(a.nodes, b.nodes);
-      EXPECT_EQ(a.score, b.score);
-      EXPECT_EQ(a.best_move, b.best_move);
-      EXPECT_EQ(a.pv, b.pv);
-      // A node budget stops both at the same node.
-      const SearchLimits cut{.max_nodes = a.nodes / 2, .eval_noise = noise, .seed = 5};
-      auto c = std::make_unique<Searcher<Gomoku>>(8)->Search(g, cut);
-      auto d = std::make_unique<Searcher<GomokuPlayingLeaves>>(8)->Search(played, cut);
-      EXPECT_EQ(c.nodes, d.nodes);
-      EXPECT_EQ(c.best_move, d.best_move);
-    }
-  }
-}
-
 TEST(Gomoku, MoveOrderPutsWinsThenBlocksThenThreats) {
   // Black (to move) has e8..h8 closed at d8: i8 wins. White has c3..e3 open: b3 / f3 block.
   Gomoku g = Position({"e8", "d8", "f8", "c3", "g8", "d3", "h8", "e3"});
@@ -325,45 +261,6 @@ TEST(Gomoku, EvaluationSeesWinsByFoursBeyondTheHorizon) {
   EXPECT_LT(g.Evaluate(), -10000);
   // A quiet opening is scored by its shapes.
   EXPECT_LT(std::abs(Position({"h8", "h9", "i9"}).Evaluate()), 10000);
-}
-
-TEST(Gomoku, IncrementalPatternStateMatchesARecomputation) {
-  // Random games with take-backs, on both rules, an edge-heavy small board and the largest
-  // board under both rules; the threat searches inside Evaluate and GenerateSearchMoves place
-  // and lift stones too. HashAfter (the search's table prefetch) predicts every Make's hash.
-  for (const GameOptions& options : std::vector<GameOptions>{{},
-                                                             {{"rule", "exact"}},
-                                                             {{"size", "7"}},
-                                                             {{"size", "20"}},
-                                                             {{"size", "20"}, {"rule", "exact"}}}) {
-    Gomoku g = Make(options);
-    ASSERT_EQ(g.CheckIncrementalState(), "");
-    Rng rng(7);
-    std::vector<Gomoku::Move> played;
-    for (int step = 0; step < 600; ++step) {
-      if (g.GetOutcome() != Outcome::kOngoing || (!played.empty() && rng.Below(4) == 0)) {
-        Gomoku::UndoInfo u;
-        g.Unmake(played.back(), u);
-        played.pop_back();
-      } else {
-        // Mostly the AI's candidates, so that lines and threats form; sometimes any cell.
-        MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
-        if (rng.Below(3) == 0) {
-          g.GenerateMoves(moves);
-        } else {
-          g.GenerateSearchMoves(moves);
-        }
-        Gomoku::Move m = moves[static_cast<int>(rng.Below(moves.size()))];
-        const uint64_t predicted = g.HashAfter(m);
-        Gomoku::UndoInfo u;
-        g.Make(m, u);
-        ASSERT_EQ(g.Hash(), predicted) << "HashAfter at step " << step;
-        played.push_back(m);
-        (void)g.Evaluate();
-      }
-      ASSERT_EQ(g.CheckIncrementalState(), "") << "after step " << step << "\n" << g.Render();
-    }
-  }
 }
 
 TEST(Gomoku, SearchCutMidIterationKeepsARootMoveThatScoredBetter) {

@@ -1,5 +1,6 @@
 // Positions and checks the Gomoku tests share: gomoku_test.cc (rules, evaluation, search, levels,
-// the pbrain programs), gomoku_threats_test.cc (the threat searches: FindVcf and FindVct) and
+// the pbrain programs), gomoku_incremental_test.cc (the incremental line state and the leaves
+// evaluated unplayed), gomoku_threats_test.cc (the threat searches: FindVcf and FindVct) and
 // gomoku_root_test.cc (the checks SearchRoot makes around the search at the hard level's root).
 #ifndef PLY_TESTS_GOMOKU_TEST_UTIL_H_
 #define PLY_TESTS_GOMOKU_TEST_UTIL_H_

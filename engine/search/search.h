@@ -227,26 +227,47 @@ class Searcher {
     }
   }
 
-  // Negamax at depth 0 of the position `m` leads to, for a game whose EvaluateAfter gave its
-  // evaluation `eval` without playing it (and so promises the move does not end the game): the
-  // same node count, stop check, window and noise, so the search is the same either way.
-  Score LeafAfter(const G& game, Move m, Score eval, int ply, Score alpha, Score beta,
-                  bool& heuristic) {
+  // Optional hooks a game may offer the search (game_concept.h says what each promises).
+  static constexpr bool kTableMoveFirst = requires(const G& g, Move m) { g.IsSearchMove(m); };
+  static constexpr bool kLeavesUnplayed = requires(const G& g, Move m, Score& s) {
+    g.EvaluateAfter(m, s);
+  };
+
+  // What every node does on entry: no line yet, the stop check, the node count. False when the
+  // search has stopped.
+  bool EnterNode(int ply) {
     pv_length_[ply] = 0;
-    if (ShouldStop()) return 0;
+    if (ShouldStop()) return false;
     ++nodes_;
+    return true;
+  }
+
+  // No line from a node at `ply` can end sooner than the next ply: the window narrowed to what
+  // is still reachable. True when nothing is left of it.
+  static bool NarrowToReachable(int ply, Score& alpha, Score& beta) {
     alpha = std::max(alpha, LossIn(ply + 1));
     beta = std::min(beta, WinIn(ply + 1));
-    if (alpha >= beta) return alpha;
+    return alpha >= beta;
+  }
+
+  // A leaf's score: its evaluation, moved by the noise of its key.
+  Score LeafScore(Score eval, uint64_t key, bool& heuristic) const {
     heuristic = true;
-    if (limits_.eval_noise != 0) eval += Noise(game.HashAfter(m));
-    return eval;
+    return limits_.eval_noise != 0 ? eval + Noise(key) : eval;
+  }
+
+  // Negamax at depth 0 of the position `m` leads to, for a game whose EvaluateAfter gave its
+  // evaluation `eval` without playing it (and so promises the move does not end the game): the
+  // same steps as Negamax's, so the search is the same either way.
+  Score LeafAfter(const G& game, Move m, Score eval, int ply, Score alpha, Score beta,
+                  bool& heuristic) {
+    if (!EnterNode(ply)) return 0;
+    if (NarrowToReachable(ply, alpha, beta)) return alpha;
+    return LeafScore(eval, game.HashAfter(m), heuristic);
   }
 
   Score Negamax(G& game, int depth, int ply, Score alpha, Score beta, bool& heuristic) {
-    pv_length_[ply] = 0;
-    if (ShouldStop()) return 0;
-    ++nodes_;
+    if (!EnterNode(ply)) return 0;
 
     switch (game.GetOutcome()) {
       case Outcome::kOngoing:
@@ -259,18 +280,10 @@ class Searcher {
         return 0;
     }
 
-    // No line from here can end sooner than the next ply: tighten the window to what is
-    // still reachable.
-    alpha = std::max(alpha, LossIn(ply + 1));
-    beta = std::min(beta, WinIn(ply + 1));
-    if (alpha >= beta) return alpha;
+    if (NarrowToReachable(ply, alpha, beta)) return alpha;
 
-    if (depth <= 0 || ply >= kMaxSearchPly - 1) {
-      heuristic = true;
-      Score eval = game.Evaluate();
-      if (limits_.eval_noise != 0) eval += Noise(game.Hash());
-      return eval;
-    }
+    if (depth <= 0 || ply >= kMaxSearchPly - 1)
+      return LeafScore(game.Evaluate(), game.Hash(), heuristic);
 
     const uint64_t key = game.Hash() ^ key_salt_;
     Move tt_move = G::kNoMove;
@@ -306,12 +319,10 @@ class Searcher {
       // A leaf the game can evaluate unplayed is scored as Negamax would score it once played.
       Score leaf_eval = 0;
       bool leaf = false;
-      if constexpr (requires { game.EvaluateAfter(m, leaf_eval); }) {
-        leaf = depth == 1 && game.EvaluateAfter(m, leaf_eval);
-      }
+      if constexpr (kLeavesUnplayed) leaf = depth == 1 && game.EvaluateAfter(m, leaf_eval);
       // The child's score within the window (a, b), from this node's side.
       auto child = [&](Score a, Score b) -> Score {
-        if constexpr (requires { game.EvaluateAfter(m, leaf_eval); }) {
+        if constexpr (kLeavesUnplayed) {
           if (leaf) return -LeafAfter(game, m, leaf_eval, ply + 1, -b, -a, child_heuristic);
         }
         return -Negamax(game, depth - 1, ply + 1, -b, -a, child_heuristic);
@@ -363,7 +374,7 @@ class Searcher {
     // have, read after that move's subtree updated the history. Not at the root, whose list the
     // root's exclusions narrow.
     bool tt_move_first = false;
-    if constexpr (requires { game.IsSearchMove(tt_move); }) {
+    if constexpr (kTableMoveFirst) {
       tt_move_first = ply > 0 && tt_move != G::kNoMove && game.IsSearchMove(tt_move);
     }
     bool done = tt_move_first && search_move(tt_move);

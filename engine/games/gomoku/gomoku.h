@@ -127,12 +127,12 @@ class Gomoku {
   Player SideToMove() const { return stones_ & 1; }
 
   Score Evaluate() const;
-  // Evaluate() of the position once `m` is played, without playing it: the search's leaves,
-  // most of which need no more than the shapes' counts and the stones' ranks after the move
-  // (the lines through `m` read, nothing written; Make and Unmake cost about twice that).
-  // False, with `eval` unset, where the leaf needs the position itself: when the move makes a
-  // five cell (a four) or fills the board, or when the side to move after it has a four and
-  // the VCF memo has no answer for that position (Evaluate's threat probes).
+  // Evaluate() of the position once `m` (an empty cell) is played, without playing it: for the
+  // search's leaves, most of which need no more than the class counts and the stones' ranks
+  // after the move (the lines through `m` read, nothing written; Make and Unmake cost about
+  // twice that). False, with `eval` unset, where the leaf needs the position itself: when the
+  // move fills the board or the mover has or makes a five cell (a four), or when the side to
+  // move after it has a four and the VCF memo has no answer for that position.
   bool EvaluateAfter(Move m, Score& eval) const;
   uint64_t Hash() const { return hash_; }
   // Hash() once `m` is played (the search loads its table entry while Make runs).
@@ -287,10 +287,6 @@ class Gomoku {
   uint64_t CellKey(int player, int cell) const {
     return ZobristKeyOfMixedSalt(mixed_salt_, static_cast<uint64_t>(player * kCells + cell));
   }
-  // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
-  // recomputes the shapes, line sums and classes of the empty cells whose lines changed (kReach:
-  // reach_); with kRanks, the stones' ranks too (the evaluation's; the threat searches never
-  // read them).
   // Calls visit(other, d, stone, shift) for every cell `other` on the board within kReach of
   // `cell` along direction d (kDirections), nearest first each way, with its board byte and the
   // bit position in its line keys of the digit for `cell` (a cell after `cell` sees it at offset
@@ -299,6 +295,10 @@ class Gomoku {
   // code too large for its cache (18% slower).
   template <int kReach, class Visit>
   static void WalkLines(const uint8_t* board, int cell, Visit&& visit);
+  // Adds (kSign +1) or removes (-1) a stone of `p` at `cell` in the line keys around it, and
+  // recomputes the shapes, line sums and classes of the empty cells whose lines changed (kReach:
+  // reach_); with kRanks, the stones' ranks too (the evaluation's; the threat searches never
+  // read them).
   template <int kSign, bool kRanks>
   void UpdateLines(int cell, int p);
   template <int kReach, int kSign, bool kRanks>

@@ -182,6 +182,8 @@ void Gomoku::GenerateCandidates(MoveList<Move, kMaxMoves>& moves) const {
   for (int i = 0; i < kept; ++i) moves.push_back(static_cast<Move>(best[i] & 0xffff));
 }
 
+// EvaluateAfter (below) makes the same decisions from the counts after a move: a change here
+// is a change there (EvaluateAfterMatchesPlayingTheMove compares them).
 Score Gomoku::Evaluate() const {
   const int me = SideToMove(), op = 1 - me;
   if (class_count_[me][kMakesFive] > 0) return kWinNow;
