@@ -15,6 +15,7 @@
 #include "lobby-server/events/fanout.h"
 #include "lobby-server/match/rules.h"
 #include "lobby-server/names.h"
+#include "lobby-server/players/ratings.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
@@ -62,6 +63,7 @@ absl::Status Lobby::Resume() {
   if (!seeded.ok()) return seeded;
   if (options_.waiting_expiry > absl::ZeroDuration()) ExpireTick();
   if (options_.abort_after > absl::ZeroDuration()) AbortTick();
+  if (options_.abandon_after > absl::ZeroDuration()) AbandonTick();
   PresenceTick();
   return absl::OkStatus();
 }
@@ -459,6 +461,7 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
           absl::StrCat("seat ", seat + 1, " of match ", live.id, " is already taken"));
     }
     if (live.rec.status != MatchStatus::kWaiting) return CheckActive(live.rec);
+    if (absl::Status s = CheckSeatOfRatedMatch(live.rec, player_id); !s.ok()) return s;
     const std::string token = NewSeatToken();
     const std::string hash = TokenHash(token);
     const int64_t now = NowMs();
@@ -528,7 +531,7 @@ absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
       Fresh::kChecked);
   if (!s.ok() || held < 0) return s;
   // Written before the stream can end, so that the -1 of its end comes after this +1.
-  (void)store_->AddPresence(match_id, held, +1, NowMs());
+  StreamOpened(match_id, held);
   if (seat != nullptr) *seat = held;
   return s;
 }

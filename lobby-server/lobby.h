@@ -81,6 +81,9 @@ struct LobbyOptions {
   double pair_gap_per_s = 10;
   double pair_max_gap = 400;
   absl::Duration pair_bot_after = absl::Seconds(20);
+  // A queue entry its stream has not marked alive for this long (the stream or its instance is
+  // gone; a live one marks it every second) is paired with nobody and removed.
+  absl::Duration pair_entry_lifetime = absl::Seconds(5);
   // Quotas, so that no client can hold the bots or fill the lobby (0 turns each off): bot seats
   // in play over all clients; per client, bot seats in matches it created that are waiting or in
   // play, bot-vs-bot matches, and matches waiting for players.
@@ -100,6 +103,10 @@ struct LobbyOptions {
   // its first move within abort_after of its turn is aborted, with no result (zero: never).
   absl::Duration claim_after = absl::Minutes(2);
   absl::Duration abort_after = absl::Minutes(2);
+  // An untimed match against a bot whose person has been gone this long on their move ends by
+  // rule: abandoned, a loss when rated, no result when casual; its bot seats are freed (zero:
+  // never). A timed match ends on its clock instead.
+  absl::Duration abandon_after = absl::Minutes(5);
   // A seat is present while a stream with its token is open, and for this long after it was
   // last seen (a stream closing, a call): a reconnection within it goes unannounced.
   absl::Duration presence_grace = absl::Seconds(5);
@@ -213,6 +220,8 @@ class Lobby : private BotDriver::Host {
   // One look at a waiting player's entry: paired (by anyone), pair now, offer a bot, or wait on.
   void PairTick(std::shared_ptr<PairState> state);
   void PairDelivered(PairState& state, const Pairing& pairing);
+  // Queue entries marked alive before this are dead (pair_entry_lifetime).
+  int64_t QueueAliveSinceMs(int64_t now_ms) const;
   // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);
@@ -267,8 +276,19 @@ class Lobby : private BotDriver::Host {
   void ExpireTick();
   // Aborts the matches whose first move is overdue (abort_after), then schedules itself again.
   void AbortTick();
+  // Ends the owned untimed matches against a bot whose person has been gone past
+  // abandon_after on their move, then schedules itself again.
+  void AbandonTick();
+  // The end of `live` by abandonment when its people have all been gone past abandon_after
+  // (`found`: its seats' presence over every instance, or nothing without presence); else
+  // nothing.
+  std::optional<MatchResult> AbandonedResult(const LiveMatch& live,
+                                             const std::vector<SeatPresence>* found,
+                                             int64_t now_ms);
   // A seat holder called: noted, and written with the next PresenceTick.
   void Seen(int64_t match_id, int seat);
+  // A seat holder's stream opened here: counted, and written at once (WatchEnded undoes it).
+  void StreamOpened(int64_t match_id, int seat);
   // Writes the sightings (and this instance's beat), reads the presence of every watched match
   // in play, and tells their watchers who left and who came back; then schedules itself again.
   void PresenceTick();
@@ -301,6 +321,8 @@ class Lobby : private BotDriver::Host {
   std::mutex presence_mu_;
   // Seats seen by a call here since the last presence write, with when (NowMs()).
   absl::flat_hash_map<std::pair<int64_t, int>, int64_t> sightings_;
+  // Seat holders' streams open on this instance, per seat: what each beat writes whole.
+  absl::flat_hash_map<std::pair<int64_t, int>, int> open_streams_;
   int64_t last_beat_ms_ = 0;
   int64_t last_prune_ms_ = 0;
 };

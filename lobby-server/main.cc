@@ -122,6 +122,10 @@ ABSL_FLAG(double, claim_after_s, 120,
           "An untimed match whose side to move has been gone this long (no open stream of its "
           "seat, no call; counted from when it was last seen or its turn began) may be claimed "
           "by the opponent, as a win or a draw; 0: never.");
+ABSL_FLAG(double, abandon_after_s, 300,
+          "An untimed match against a bot whose person has been gone this long on their move "
+          "(no open stream, no call) ends by rule: a loss when rated, no result when casual; "
+          "0: never.");
 ABSL_FLAG(double, abort_after_s, 120,
           "A match whose side to move is a person that has not made its first move this long "
           "after its turn began is aborted (no result, no rating change); 0: never.");
@@ -247,6 +251,7 @@ int Main() {
        .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms),
        .claim_after = absl::Seconds(absl::GetFlag(FLAGS_claim_after_s)),
        .abort_after = absl::Seconds(absl::GetFlag(FLAGS_abort_after_s)),
+       .abandon_after = absl::Seconds(absl::GetFlag(FLAGS_abandon_after_s)),
        .presence_grace = absl::Seconds(absl::GetFlag(FLAGS_presence_grace_s)),
        .presence_poll = absl::Seconds(std::max(0.01, absl::GetFlag(FLAGS_presence_poll_s))),
        .presence_beat = absl::Seconds(std::max(0.1, absl::GetFlag(FLAGS_presence_beat_s)))});

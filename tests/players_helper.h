@@ -87,6 +87,19 @@ inline HumanSeats PlayersMatch(v1::LobbyService::Stub* stub, const std::string& 
   return seats;
 }
 
+// Joins seat `seat` of match `id` as the player `key` (a guest named "guest" for "").
+inline grpc::Status JoinAsPlayer(v1::LobbyService::Stub* stub, int64_t id, int seat,
+                                 const std::string& key, v1::JoinMatchResponse* out) {
+  v1::JoinMatchRequest join;
+  join.set_match_id(id);
+  join.set_seat(seat);
+  if (key.empty()) join.set_display_name("guest");
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  if (!key.empty()) context.AddMetadata("x-ply-player", key);
+  return stub->JoinMatch(&context, join, out);
+}
+
 // Creates a match of `game` with the player `key` at seat 0 and a bot of `level` at seat 1;
 // `more` edits the request.
 inline grpc::Status PlayerAgainstBot(

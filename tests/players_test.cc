@@ -33,6 +33,7 @@ using ::ply::lobby::GlickoUpdate;
 using ::ply::testing::GetMatch;
 using ::ply::testing::GetPlayer;
 using ::ply::testing::HumanSeats;
+using ::ply::testing::JoinAsPlayer;
 using ::ply::testing::Login;
 using ::ply::testing::Move;
 using ::ply::testing::PlayerAgainstBot;
@@ -169,6 +170,69 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   EXPECT_EQ(list.matches(1).seats(0).player(), "alice");
 }
 
+TEST_F(PlayersTest, OnePlayerCannotHoldBothSeatsOfARatedMatch) {
+  // The farming attack: alice opens a rated match and takes its other seat with her own key,
+  // to resign to herself game after game.
+  const std::string alice = Register("alice");
+  auto open = [&](bool casual, bool take_seat) {
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name("tictactoe");
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    if (take_seat) create.set_take_seat(0);
+    create.set_casual(casual);
+    grpc::ClientContext context;
+    context.AddMetadata("x-ply-player", alice);
+    v1::CreateMatchResponse created;
+    grpc::Status s = stub_->CreateMatch(&context, create, &created);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return created;
+  };
+  const v1::CreateMatchResponse rated = open(/*casual=*/false, /*take_seat=*/true);
+  v1::JoinMatchResponse joined;
+  grpc::Status s = JoinAsPlayer(stub_.get(), rated.match().id(), 1, alice, &joined);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(s.error_message().find("both seats of a rated match"), std::string::npos)
+      << s.error_message();
+  // Both seats open at creation: the first join takes one, the second is refused the same way.
+  const v1::CreateMatchResponse open_both = open(/*casual=*/false, /*take_seat=*/false);
+  ASSERT_TRUE(JoinAsPlayer(stub_.get(), open_both.match().id(), 0, alice, &joined).ok());
+  s = JoinAsPlayer(stub_.get(), open_both.match().id(), 1, alice, &joined);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  // A casual match may be played against oneself, and moves no rating.
+  const v1::CreateMatchResponse casual = open(/*casual=*/true, /*take_seat=*/true);
+  s = JoinAsPlayer(stub_.get(), casual.match().id(), 1, alice, &joined);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  v1::Match ended;
+  ASSERT_TRUE(Resign(stub_.get(), casual.match().id(), joined.seat_token(), &ended).ok());
+  EXPECT_EQ(ended.seats(0).rating_after(), 0);
+  EXPECT_EQ(Whois("alice").ratings_size(), 0);
+  // Another player may take the seat alice could not, and the match is rated.
+  const std::string bob = Register("bob");
+  ASSERT_TRUE(JoinAsPlayer(stub_.get(), rated.match().id(), 1, bob, &joined).ok());
+  ASSERT_TRUE(Resign(stub_.get(), rated.match().id(), joined.seat_token()).ok());
+  absl::StatusOr<v1::Match> rated_end = GetMatch(stub_.get(), rated.match().id());
+  ASSERT_TRUE(rated_end.ok());
+  EXPECT_GT(rated_end->seats(0).rating_after(), 1500);
+  EXPECT_LT(rated_end->seats(1).rating_after(), 1500);
+}
+
+TEST_F(PlayersTest, ARatedMatchWithOnePlayerOnBothSeatsMovesNoRatingEvenIfTheJoinRaced) {
+  // The database's last word: were the join check ever raced (two instances at once), the
+  // transaction that ends the match still moves nobody's rating.
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  auto [id, tokens] = PlayerMatch("tictactoe", alice, bob);
+  const size_t at = url_.find("dbname=") + 7;
+  const std::string db = url_.substr(at, url_.find(' ', at) - at);
+  cluster_->Query(db, absl::StrCat("UPDATE seats SET player_id = (SELECT player_id FROM seats"
+                                   " WHERE match_id = ",
+                                   id, " AND seat = 0) WHERE match_id = ", id, " AND seat = 1"));
+  ASSERT_TRUE(Resign(stub_.get(), id, tokens[1]).ok());
+  EXPECT_EQ(Whois("alice").ratings_size(), 0);
+  EXPECT_EQ(Whois("bob").ratings_size(), 0);
+}
+
 TEST_F(PlayersTest, QuotasCountAgainstThePlayerNotTheAddress) {
   // Two players behind one address (this test's) each have their own quota of open matches.
   lobby_.reset();
@@ -291,11 +355,12 @@ TEST_F(PlayersTest, ListGamesShowsEveryLevelsLadderRating) {
   }
 }
 
-TEST_F(PlayersTest, ABotLevelStartsAtItsLadderRatingAndRatedGamesMoveItFromThere) {
+TEST_F(PlayersTest, ABotLevelIsAFixedPointOfTheScaleThatThrowawayGamesCannotMove) {
   const LadderRating* ladder = FindGame("connect4")->ladder.Find("easy");
   ASSERT_NE(ladder, nullptr);
   const Glicko start{.rating = ladder->rating,
                      .deviation = std::clamp(ladder->error / 1.96, 30.0, 350.0)};
+  const int start_rating = static_cast<int>(std::lround(start.rating));
   // Seeded when the lobby started, before any game: whois and the leaderboard see it.
   const v1::Player fresh = Whois("bot:easy");
   EXPECT_TRUE(fresh.bot());
@@ -306,44 +371,48 @@ TEST_F(PlayersTest, ABotLevelStartsAtItsLadderRatingAndRatedGamesMoveItFromThere
     ADD_FAILURE() << p.name() << " has no rating in " << game;
     return v1::GameRating();
   };
-  EXPECT_EQ(rating_in(fresh, "connect4").rating(), static_cast<int>(std::lround(start.rating)));
+  EXPECT_EQ(rating_in(fresh, "connect4").rating(), start_rating);
   EXPECT_EQ(rating_in(fresh, "connect4").deviation(),
             static_cast<int>(std::lround(start.deviation)));
   EXPECT_EQ(rating_in(fresh, "connect4").games(), 0);
-  // A rated game against a person: the bot's seat shows the ladder rating, and the result
-  // moves it from there by Glicko-2.
+  // The sandbagging attack: a fresh account resigns rated games against the level at once.
+  // Each counts in both records and moves the person's rating; the level's stays where the
+  // ladder put it.
   const std::string alice = Register("alice");
-  v1::CreateMatchResponse created;
-  {
+  Glicko person;
+  constexpr int kThrown = 6;
+  for (int i = 0; i < kThrown; ++i) {
+    v1::CreateMatchResponse created;
     grpc::Status s = PlayerAgainstBot(stub_.get(), "connect4", alice, "easy", &created);
     ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(created.match().seats(1).player(), "bot:easy");
+    EXPECT_EQ(created.match().seats(1).rating(), start_rating);
+    ASSERT_TRUE(Resign(stub_.get(), created.match().id(), created.seat_token()).ok());
+    person = GlickoUpdate(person, {{.opponent = start, .score = 0}});
+    absl::StatusOr<v1::Match> ended = GetMatch(stub_.get(), created.match().id());
+    ASSERT_TRUE(ended.ok());
+    EXPECT_EQ(ended->seats(1).rating_after(), start_rating);
+    EXPECT_EQ(ended->seats(0).rating_after(), static_cast<int>(std::lround(person.rating)));
   }
-  EXPECT_EQ(created.match().seats(1).player(), "bot:easy");
-  EXPECT_EQ(created.match().seats(1).rating(), static_cast<int>(std::lround(start.rating)));
-  ASSERT_TRUE(Resign(stub_.get(), created.match().id(), created.seat_token()).ok());
-  const Glicko won = GlickoUpdate(start, {{.opponent = {}, .score = 1}});
   const v1::GameRating after = rating_in(Whois("bot:easy"), "connect4");
-  EXPECT_EQ(after.rating(), static_cast<int>(std::lround(won.rating)));
-  EXPECT_EQ(after.games(), 1);
-  absl::StatusOr<v1::Match> ended = GetMatch(stub_.get(), created.match().id());
-  ASSERT_TRUE(ended.ok());
-  EXPECT_EQ(ended->seats(1).rating(), static_cast<int>(std::lround(start.rating)));
-  EXPECT_EQ(ended->seats(1).rating_after(), static_cast<int>(std::lround(won.rating)));
-  // ListGames now shows the bot's own rating for that level, and still the ladder's elsewhere.
+  EXPECT_EQ(after.rating(), start_rating);
+  EXPECT_EQ(after.games(), kThrown);
+  EXPECT_EQ(after.wins(), kThrown);
+  EXPECT_EQ(rating_in(Whois("alice"), "connect4").rating(),
+            static_cast<int>(std::lround(person.rating)));
+  EXPECT_LT(person.rating, 1400) << "the person's own rating does move";
+  // ListGames shows the ladder's rating and the games played.
   const v1::DifficultyLevel easy = ListedLevel(stub_.get(), "connect4", "easy");
-  EXPECT_EQ(easy.rating_source(), v1::RATING_SOURCE_LIVE);
-  EXPECT_EQ(easy.rating(), static_cast<int>(std::lround(won.rating)));
-  EXPECT_EQ(easy.ladder_rating(), static_cast<int>(std::lround(ladder->rating)));
-  EXPECT_EQ(easy.rated_games(), 1);
-  EXPECT_EQ(ListedLevel(stub_.get(), "tictactoe", "easy").rating_source(),
-            v1::RATING_SOURCE_LADDER);
-  EXPECT_EQ(ListedLevel(stub_.get(), "connect4", "medium").rating_source(),
-            v1::RATING_SOURCE_LADDER);
+  EXPECT_EQ(easy.rating_source(), v1::RATING_SOURCE_LADDER);
+  EXPECT_EQ(easy.rating(), start_rating);
+  EXPECT_EQ(easy.rated_games(), kThrown);
+  EXPECT_EQ(ListedLevel(stub_.get(), "tictactoe", "easy").rated_games(), 0);
 }
 
-TEST_F(PlayersTest, ARestartKeepsTheRatingsGamesMovedAndReseedsTheOthers) {
-  // A database from before the seed: bot:hard has played (from 1500) and bot:medium has a row
-  // no game moved. Another start keeps the first and gives the second the ladder's rating.
+TEST_F(PlayersTest, ARestartPutsEveryBotLevelBackOnItsLadderRating) {
+  // A database from before bot levels were fixed: bot:hard was moved by games (from 1500),
+  // bot:medium has a row no game moved, bot:beginner none. Another start gives each the
+  // ladder's rating and keeps the games played.
   const size_t at = url_.find("dbname=") + 7;
   const std::string db = url_.substr(at, url_.find(' ', at) - at);
   cluster_->Query(db,
@@ -358,15 +427,16 @@ TEST_F(PlayersTest, ARestartKeepsTheRatingsGamesMovedAndReseedsTheOthers) {
   lobby_.reset();
   StartLobby();
   const LadderData& ladder = FindGame("connect4")->ladder;
-  const v1::DifficultyLevel hard = ListedLevel(stub_.get(), "connect4", "hard");
-  EXPECT_EQ(hard.rating(), 1432);
-  EXPECT_EQ(hard.rating_source(), v1::RATING_SOURCE_LIVE);
-  EXPECT_EQ(hard.rated_games(), 3);
-  for (const std::string level : {"medium", "beginner"}) {
+  for (const std::string level : {"hard", "medium", "beginner"}) {
     const v1::DifficultyLevel l = ListedLevel(stub_.get(), "connect4", level);
     EXPECT_EQ(l.rating(), static_cast<int>(std::lround(ladder.Find(level)->rating))) << level;
     EXPECT_EQ(l.rating_source(), v1::RATING_SOURCE_LADDER) << level;
+    EXPECT_EQ(l.rated_games(), level == "hard" ? 3 : 0) << level;
   }
+  EXPECT_EQ(cluster_->Query(db,
+                            "SELECT round(rating) FROM ratings WHERE game = 'connect4' AND"
+                            " player_id = (SELECT id FROM players WHERE name = 'bot:hard')"),
+            absl::StrCat(std::lround(ladder.Find("hard")->rating)));
   EXPECT_EQ(cluster_->Query(db, "SELECT count(*) FROM players WHERE name = 'bot:medium'"), "1");
 }
 
@@ -569,6 +639,54 @@ TEST_F(PlayersTest, TwoHundredJoinsOverTwoInstancesPairEveryoneExactlyOnce) {
   std::sort(waited_ms.begin(), waited_ms.end());
   std::printf("pairing 200 joins over 2 instances: p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
               waited_ms[kPlayers / 2], waited_ms[kPlayers * 99 / 100], waited_ms.back());
+}
+
+TEST_F(PlayersTest, ACrashedInstancesQueueEntryIsPairedWithNobodyAndHoldsNoToken) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  const size_t at = url_.find("dbname=") + 7;
+  const std::string db = url_.substr(at, url_.find(' ', at) - at);
+  auto second = ServerProcess::Start(
+      PLY_LOBBY_BINARY,
+      {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_), "--bot_pacing_ms=0"});
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto other = v1::LobbyService::NewStub((*second)->channel());
+  {
+    // Alice waits through the second instance, which then dies with her stream open.
+    Pairer waiting(other.get(), alice, "connect4");
+    ASSERT_TRUE(waiting.Wait(
+        [](const std::vector<v1::PairEvent>& e) { return !e.empty() && e[0].has_waiting(); },
+        absl::Seconds(5)));
+    // The row holds the hash of a seat token, never a token.
+    EXPECT_EQ(cluster_->Query(db, "SELECT length(token_hash) FROM pairing_queue"), "64");
+    EXPECT_EQ(cluster_->Query(db,
+                              "SELECT count(*) FROM information_schema.columns WHERE"
+                              " table_name = 'pairing_queue' AND column_name LIKE '%token'"),
+              "0");
+    (*second)->Signal(SIGKILL);
+    ASSERT_TRUE(waiting.Ended(absl::Seconds(10)).has_value());
+  }
+  // Past the entry's lifetime (5 s unrefreshed), bob queues here: he is not paired into a match
+  // with nobody at the other seat, and the dead entry is gone.
+  absl::SleepFor(absl::Seconds(5.5));
+  Pairer b(stub_.get(), bob, "connect4");
+  EXPECT_FALSE(b.Wait(HasPairing, absl::Seconds(2))) << "paired with a dead entry";
+  EXPECT_EQ(cluster_->Query(db,
+                            "SELECT count(*) FROM pairing_queue WHERE player_id ="
+                            " (SELECT id FROM players WHERE name = 'alice')"),
+            "0");
+  EXPECT_EQ(cluster_->Query(db, "SELECT count(*) FROM matches"), "0");
+  // Alice comes back through the live instance and is queued (not "paired a moment ago"),
+  // and the two are paired.
+  Pairer a(stub_.get(), alice, "connect4");
+  ASSERT_TRUE(a.Wait(HasPairing, absl::Seconds(5)));
+  ASSERT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
+  EXPECT_EQ(a.Paired()->match_id(), b.Paired()->match_id());
+  // Each stream's own token plays its seat.
+  const std::string token =
+      a.Paired()->seat() == 0 ? a.Paired()->seat_token() : b.Paired()->seat_token();
+  grpc::Status moved = Move(stub_.get(), a.Paired()->match_id(), 0, "4", token);
+  EXPECT_TRUE(moved.ok()) << moved.error_message();
 }
 
 }  // namespace

@@ -223,34 +223,45 @@ TEST_F(PostgresStoreTest, OneStatementReadsAnswerAMissingRowEachInItsOwnWay) {
   EXPECT_EQ(store->PlayerByKey("no such key", 7).status(),
             absl::NotFoundError("no player has that key"));
 
-  absl::StatusOr<int64_t> entry =
-      store->JoinQueue({.player_id = created->id, .pool = "connect4", .joined_ms = 8});
+  absl::StatusOr<int64_t> entry = store->JoinQueue(
+      {.player_id = created->id, .pool = "connect4", .joined_ms = 8, .token_hash = "h-reader"},
+      /*alive_since_ms=*/0);
   ASSERT_TRUE(entry.ok()) << entry.status();
-  absl::StatusOr<std::optional<Pairing>> pairing = store->QueueResult(*entry);
+  absl::StatusOr<std::optional<Pairing>> pairing = store->QueueResult(*entry, /*refresh_ms=*/9);
   ASSERT_TRUE(pairing.ok()) << pairing.status();
   EXPECT_FALSE(pairing->has_value());
-  EXPECT_EQ(store->QueueResult(*entry + 1000).status(),
+  EXPECT_EQ(store->QueueResult(*entry + 1000, 0).status(),
             absl::AbortedError("this player queued again from another connection"));
   // Joining again once paired (before reading the pairing) writes no row.
   absl::StatusOr<PlayerRecord> other = store->CreatePlayer("Opponent", "key-opponent", 10);
   ASSERT_TRUE(other.ok()) << other.status();
-  ASSERT_TRUE(store->JoinQueue({.player_id = other->id, .pool = "connect4", .joined_ms = 10}).ok());
+  ASSERT_TRUE(store
+                  ->JoinQueue({.player_id = other->id,
+                               .pool = "connect4",
+                               .joined_ms = 10,
+                               .token_hash = "h-opponent"},
+                              /*alive_since_ms=*/0)
+                  .ok());
   absl::StatusOr<std::optional<Pairing>> paired = store->TryPair(
       {.id = *entry,
        .player_id = created->id,
        .name = "Reader",
        .pool = "connect4",
        .joined_ms = 8},
-      /*now_ms=*/11, /*base_gap=*/100, /*gap_per_s=*/0, /*max_gap=*/100,
-      [](const QueueEntry&, const QueueEntry&) -> absl::StatusOr<PairedMatch> {
-        return PairedMatch{.match = TwoSeats(0), .tokens = {"t0", "t1"}, .my_seat = 0};
+      /*now_ms=*/11, /*alive_since_ms=*/5, /*base_gap=*/100, /*gap_per_s=*/0, /*max_gap=*/100,
+      [](const QueueEntry&, const QueueEntry& them) -> absl::StatusOr<PairedMatch> {
+        EXPECT_EQ(them.token_hash, "h-opponent");
+        return PairedMatch{.match = TwoSeats(0), .my_seat = 0};
       });
   ASSERT_TRUE(paired.ok()) << paired.status();
   ASSERT_TRUE(paired->has_value());
   EXPECT_EQ(
-      store->JoinQueue({.player_id = other->id, .pool = "connect4", .joined_ms = 12}).status(),
+      store->JoinQueue({.player_id = other->id, .pool = "connect4", .joined_ms = 12}, 5).status(),
       absl::FailedPreconditionError(
           "you were paired a moment ago from another connection: see `ply history`"));
+  // Unless that entry's stream is gone (not marked alive since): then it is taken over.
+  EXPECT_TRUE(
+      store->JoinQueue({.player_id = other->id, .pool = "connect4", .joined_ms = 13}, 11).ok());
 
   ASSERT_TRUE(store->AddPresence(*id, 1, 1, 9).ok());
   absl::StatusOr<std::vector<SeatPresence>> presence = store->LoadPresence({*id, absent}, 0, 0);

@@ -23,6 +23,7 @@
 namespace ply {
 namespace {
 
+using ::ply::testing::Create;
 using ::ply::testing::GetMatch;
 using ::ply::testing::GetPlayer;
 using ::ply::testing::HasGameOver;
@@ -30,8 +31,10 @@ using ::ply::testing::HumanMatch;
 using ::ply::testing::HumanSeats;
 using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
+using ::ply::testing::PlayerAgainstBot;
 using ::ply::testing::PlayersMatch;
 using ::ply::testing::Register;
+using ::ply::testing::TakingSeat;
 using ::ply::testing::WaitMatch;
 using ::ply::testing::Watch;
 
@@ -137,6 +140,91 @@ TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
   EXPECT_EQ(won.result().reason(), v1::END_REASON_ABANDONED);
   ASSERT_TRUE(alice->WaitDone(absl::Seconds(5)));
   EXPECT_TRUE(HasGameOver(alice->events()));
+}
+
+TEST_F(PresenceTest, PresenceConvergesWhenAStreamClosedWhileTheDatabaseWasDown) {
+  // The stuck-presence attack needs no attacker: PostgreSQL is down as bob's stream closes, so
+  // the write of its end is lost. The instance's beat rewrites its open streams whole once the
+  // database is back: bob is gone, alice is told, and her claim is taken.
+  LobbyInstance lobby = StartInstance({"--presence_beat_s=0.5"});
+  const HumanSeats match = HumanMatch(lobby.get(), lobby.get(), "connect4");
+  auto alice = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[0]);
+  auto bob = std::make_unique<Watch>(lobby.get(), match.id, std::nullopt, match.tokens[1]);
+  ASSERT_TRUE(Move(lobby.get(), match.id, 0, "4", match.tokens[0]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 1, "4", match.tokens[1]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 2, "3", match.tokens[0]).ok());
+  const std::string bobs_streams =
+      absl::StrCat("SELECT COALESCE(sum(streams), 0) FROM presence WHERE match_id = ", match.id,
+                   " AND seat = 1");
+  for (int i = 0; i < 200 && Sql(bobs_streams) != "1"; ++i) absl::SleepFor(absl::Milliseconds(25));
+  ASSERT_EQ(Sql(bobs_streams), "1");
+  ASSERT_TRUE(cluster_->StopServer().ok());
+  bob.reset();
+  absl::SleepFor(absl::Seconds(1));
+  ASSERT_TRUE(cluster_->StartServer().ok());
+  for (int i = 0; i < 400 && Sql(bobs_streams) != "0"; ++i) absl::SleepFor(absl::Milliseconds(25));
+  EXPECT_EQ(Sql(bobs_streams), "0") << "the lost -1 was never mended";
+  EXPECT_TRUE(alice->WaitFor(
+      [](const auto& e) {
+        const std::vector<std::string> seen = PresenceSeen(e);
+        return !seen.empty() && seen.back() == "1:away";
+      },
+      absl::Seconds(10)))
+      << PresenceSeen(alice->events()).size();
+  v1::Match won;
+  grpc::Status claimed;
+  for (const absl::Time end = absl::Now() + absl::Seconds(15); absl::Now() < end;
+       absl::SleepFor(absl::Milliseconds(200))) {
+    claimed = Claim(lobby.get(), match.id, match.tokens[0], false, &won);
+    if (claimed.ok()) break;
+  }
+  ASSERT_TRUE(claimed.ok()) << claimed.error_message();
+  EXPECT_EQ(won.result().winner(), 0);
+  EXPECT_EQ(won.result().reason(), v1::END_REASON_ABANDONED);
+}
+
+TEST_F(PresenceTest, AGameAgainstABotThatItsPersonLeftEndsByRule) {
+  // Before this rule a person could open bot games and walk away: each stayed live (and held
+  // its bot seat) forever, since claims against a bot are refused and aborts cover the first
+  // move only.
+  LobbyInstance lobby = StartInstance({BotTargetFlag(), "--abandon_after_s=1.5"});
+  const std::string alice = Register(lobby.get(), "alice");
+  v1::CreateMatchResponse rated, casual, stays;
+  ASSERT_TRUE(PlayerAgainstBot(lobby.get(), "connect4", alice, "beginner", &rated).ok());
+  const std::vector<v1::SeatKind> kinds = {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT};
+  ASSERT_TRUE(
+      Create(lobby.get(), "connect4", kinds, {"", "beginner"}, &casual, TakingSeat(0, "guest"))
+          .ok());
+  ASSERT_TRUE(
+      Create(lobby.get(), "connect4", kinds, {"", "beginner"}, &stays, TakingSeat(0, "stays"))
+          .ok());
+  // The one who stays keeps a stream open; the others play a move and go.
+  Watch watching(lobby.get(), stays.match().id(), std::nullopt, stays.seat_token());
+  for (const v1::CreateMatchResponse* m : {&rated, &casual, &stays}) {
+    ASSERT_TRUE(Move(lobby.get(), m->match().id(), 0, "4", m->seat_token()).ok());
+  }
+  const absl::Time start = absl::Now();
+  auto finished = [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; };
+  const v1::Match lost = WaitMatch(lobby.get(), rated.match().id(), finished, absl::Seconds(15));
+  ASSERT_EQ(lost.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_GE(absl::Now() - start, absl::Seconds(1)) << "not before the bound";
+  EXPECT_EQ(lost.result().reason(), v1::END_REASON_ABANDONED);
+  EXPECT_EQ(lost.result().winner(), 1);
+  EXPECT_TRUE(absl::StrContains(lost.result().text(), "alice left the game"))
+      << lost.result().text();
+  const v1::Match none = WaitMatch(lobby.get(), casual.match().id(), finished, absl::Seconds(15));
+  ASSERT_EQ(none.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(none.result().reason(), v1::END_REASON_ABORTED) << "casual: no result";
+  EXPECT_EQ(none.result().winner(), -1);
+  // A rated loss like any other: alice's rating went down, the bot level's stayed.
+  const v1::Player a = GetPlayer(lobby.get(), "alice");
+  ASSERT_EQ(a.ratings_size(), 1);
+  EXPECT_EQ(a.ratings(0).losses(), 1);
+  EXPECT_LT(a.ratings(0).rating(), 1500);
+  // The person who stayed is still playing.
+  absl::StatusOr<v1::Match> still = GetMatch(lobby.get(), stays.match().id());
+  ASSERT_TRUE(still.ok());
+  EXPECT_EQ(still->status(), v1::MATCH_STATUS_ACTIVE);
 }
 
 TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {

@@ -1,7 +1,7 @@
-// Bot levels on the players' scale, the Lobby's part: each bot level's player starts from the
-// rating its game's calibration ladder gives it (engine/registry/ladder_data.h), and ListGames
-// shows beside each level the bot's own rating once rated games against people have moved it,
-// the ladder's until then.
+// Bot levels on the players' scale, the Lobby's part: each bot level's player holds the rating
+// its game's calibration ladder gives it (engine/registry/ladder_data.h), a fixed point of the
+// scale that games against people never move (players/ratings.h), and ListGames shows beside
+// each level how many rated games it has played.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -43,9 +43,6 @@ void Lobby::ShowLiveBotRatings(v1::ListGamesResponse& response) {
       auto it = by_level.find({game.name(), level.name()});
       if (it == by_level.end()) continue;
       level.set_rated_games(it->second->games);
-      if (it->second->games == 0) continue;
-      level.set_rating(static_cast<int>(std::lround(it->second->rating)));
-      level.set_rating_source(v1::RATING_SOURCE_LIVE);
     }
   }
 }

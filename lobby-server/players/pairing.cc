@@ -19,6 +19,10 @@
 
 namespace ply::lobby {
 
+int64_t Lobby::QueueAliveSinceMs(int64_t now_ms) const {
+  return now_ms - absl::ToInt64Milliseconds(options_.pair_entry_lifetime);
+}
+
 struct Lobby::PairState {
   v1::PairRequest request;
   GameOptions options;
@@ -26,7 +30,12 @@ struct Lobby::PairState {
   PlayerRecord player;
   QueueEntry entry;
   std::shared_ptr<PairSink> sink;
+  // The seat token for the match this entry is paired into: made here, kept in this stream
+  // only (the queue row holds its hash).
+  std::string seat_token;
   int64_t last_waiting_ms = 0;
+  // When this stream last marked its entry alive.
+  int64_t last_alive_ms = 0;
   bool offered = false;
 };
 
@@ -61,12 +70,16 @@ absl::Status Lobby::Pair(const v1::PairRequest& req, const std::string& player_k
       if (r.game == state->game) rating = r.rating;
     }
   }
+  state->seat_token = NewSeatToken();
   state->entry = {.player_id = state->player.id,
                   .name = state->player.name,
                   .pool = pool,
                   .rating = rating,
-                  .joined_ms = NowMs()};
-  absl::StatusOr<int64_t> id = store_->JoinQueue(state->entry);
+                  .joined_ms = NowMs(),
+                  .token_hash = TokenHash(state->seat_token)};
+  state->entry.alive_ms = state->entry.joined_ms;
+  state->last_alive_ms = state->entry.joined_ms;
+  absl::StatusOr<int64_t> id = store_->JoinQueue(state->entry, QueueAliveSinceMs(NowMs()));
   if (!id.ok()) return id.status();
   state->entry.id = *id;
   // Leaving the queue (the client closed the stream) takes the entry out at once.
@@ -84,17 +97,21 @@ void Lobby::PairTick(std::shared_ptr<PairState> state) {
     state->sink->Finish(absl::UnavailableError("this lobby instance is shutting down: pair again"));
     return;
   }
-  absl::StatusOr<std::optional<Pairing>> found = store_->QueueResult(state->entry.id);
+  // The entry is marked alive every second while this stream waits: one that is not (its
+  // stream or this instance is gone) is paired with nobody and removed.
+  int64_t refresh = 0;
+  if (NowMs() - state->last_alive_ms >= 1000) refresh = state->last_alive_ms = NowMs();
+  absl::StatusOr<std::optional<Pairing>> found = store_->QueueResult(state->entry.id, refresh);
   if (absl::IsAborted(found.status())) {
     state->sink->Finish(found.status());
     return;
   }
   if (found.ok() && !*found) {
-    found =
-        store_->TryPair(state->entry, NowMs(), options_.pair_base_gap, options_.pair_gap_per_s,
-                        options_.pair_max_gap, [&](const QueueEntry& me, const QueueEntry& them) {
-                          return MakePairedMatch(*state, me, them);
-                        });
+    found = store_->TryPair(state->entry, NowMs(), QueueAliveSinceMs(NowMs()),
+                            options_.pair_base_gap, options_.pair_gap_per_s, options_.pair_max_gap,
+                            [&](const QueueEntry& me, const QueueEntry& them) {
+                              return MakePairedMatch(*state, me, them);
+                            });
   }
   if (found.ok() && *found) return PairDelivered(*state, **found);
   const int64_t now = NowMs();
@@ -161,8 +178,7 @@ absl::StatusOr<PairedMatch> Lobby::MakePairedMatch(const PairState& state, const
     s.player_id = who.player_id;
     s.player = who.name;
     s.clock_ms = rec.time_initial_ms.value_or(0);
-    out.tokens.push_back(NewSeatToken());
-    s.token_hash = TokenHash(out.tokens.back());
+    s.token_hash = who.token_hash;
     rec.seats.push_back(std::move(s));
   }
   return out;
@@ -173,7 +189,7 @@ void Lobby::PairDelivered(PairState& state, const Pairing& pairing) {
   v1::PairFound* found = e.mutable_paired();
   found->set_match_id(pairing.match_id);
   found->set_seat(pairing.seat);
-  found->set_seat_token(pairing.seat_token);
+  found->set_seat_token(state.seat_token);
   // Loaded here (its clock gets an owner at once) and the opponent named.
   (void)WithMatch(pairing.match_id, [&](LiveMatch& live) {
     cache_.TryOwn(live);

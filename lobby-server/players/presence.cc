@@ -28,12 +28,21 @@ int64_t Lobby::SeenSinceMs(int64_t now_ms) const {
   return now_ms - absl::ToInt64Milliseconds(options_.presence_grace);
 }
 
+void Lobby::StreamOpened(int64_t match_id, int seat) {
+  {
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    ++open_streams_[{match_id, seat}];
+  }
+  (void)store_->AddPresence(match_id, seat, +1, NowMs());
+}
+
 void Lobby::PresenceTick() {
   if (stopping_) return;
   const int64_t now = NowMs();
   std::vector<std::pair<int64_t, int>> seen;
   std::vector<int64_t> written;
-  bool write = false, prune = false;
+  std::vector<SeatStreams> open;
+  bool beat = false, prune = false;
   {
     std::lock_guard<std::mutex> lock(presence_mu_);
     // Kept until written, so that a claim in between still finds them (ClaimVictory).
@@ -41,17 +50,27 @@ void Lobby::PresenceTick() {
       seen.push_back(key);
       written.push_back(ms);
     }
-    const int64_t beat = absl::ToInt64Milliseconds(options_.presence_beat);
-    write = !seen.empty() || now - last_beat_ms_ >= beat;
-    if (write) last_beat_ms_ = now;
-    prune = now - last_prune_ms_ >= beat;
+    const int64_t beat_ms = absl::ToInt64Milliseconds(options_.presence_beat);
+    beat = now - last_beat_ms_ >= beat_ms;
+    // The beat says which streams are open here, all of them: taken under the lock with `now`,
+    // so a stream opened or closed after it is written after it too (and kept by the store).
+    if (beat) {
+      for (const auto& [key, n] : open_streams_) {
+        open.push_back({.match_id = key.first, .seat = key.second, .streams = n});
+      }
+    }
+    prune = now - last_prune_ms_ >= beat_ms;
     if (prune) last_prune_ms_ = now;
   }
-  // One statement for every sighting and this instance's beat: the writes grow with the seats
-  // that called, never with the events or the watchers. Finished matches' rows go every beat.
-  if (write) (void)store_->TouchPresence(seen, now);
-  if (!seen.empty()) {
+  // One transaction for every sighting (and, on the beat, this instance's open streams): the
+  // writes grow with the seats that called, never with the events or the watchers. A write
+  // that fails (the database is down) is tried again at the next tick, the beat included, so
+  // presence converges once the database is back. Finished matches' rows go every beat.
+  absl::Status wrote = absl::OkStatus();
+  if (beat || !seen.empty()) wrote = store_->TouchPresence(seen, beat ? &open : nullptr, now);
+  if (wrote.ok() || absl::IsUnimplemented(wrote)) {
     std::lock_guard<std::mutex> lock(presence_mu_);
+    if (beat) last_beat_ms_ = now;
     for (size_t i = 0; i < seen.size(); ++i) {
       auto it = sightings_.find(seen[i]);
       if (it != sightings_.end() && it->second <= written[i]) sightings_.erase(it);
@@ -125,9 +144,99 @@ void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& fou
 }
 
 void Lobby::WatchEnded(int64_t match_id, int seat) {
-  // The stream's end is a sighting too: the seat stays present for the grace after it.
+  {
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    auto it = open_streams_.find({match_id, seat});
+    if (it != open_streams_.end() && --it->second <= 0) open_streams_.erase(it);
+  }
+  // The stream's end is a sighting too: the seat stays present for the grace after it. Should
+  // this write fail, the next beat says the stream is closed.
   auto write = [this, match_id, seat] { (void)store_->AddPresence(match_id, seat, -1, NowMs()); };
   if (!executor_->Post(write)) write();
+}
+
+std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
+                                                  const std::vector<SeatPresence>* found,
+                                                  int64_t now_ms) {
+  const int64_t bound = absl::ToInt64Milliseconds(options_.abandon_after);
+  const int mover = live.ToMove();
+  if (!live.owned || live.rec.time_initial_ms || mover < 0 ||
+      live.rec.seats[mover].kind != SeatKind::kHuman || now_ms - live.rec.turn_started_ms < bound) {
+    return std::nullopt;
+  }
+  int people = 0, bots = 0;
+  for (const SeatRecord& seat : live.rec.seats) {
+    people += seat.kind == SeatKind::kHuman ? 1 : 0;
+    bots += seat.kind == SeatKind::kBot ? 1 : 0;
+  }
+  if (bots == 0) return std::nullopt;
+  // Every person must be gone: no stream open on a live instance, not seen within the bound
+  // (by any instance's writes, or by a call here not yet written).
+  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+    if (live.rec.seats[i].kind != SeatKind::kHuman) continue;
+    if (found != nullptr) {
+      for (const SeatPresence& p : *found) {
+        if (p.seat == static_cast<int>(i) && p.connected) return std::nullopt;
+      }
+    }
+    std::lock_guard<std::mutex> lock(presence_mu_);
+    if (open_streams_.contains({live.id, static_cast<int>(i)})) return std::nullopt;
+    auto it = sightings_.find({live.id, static_cast<int>(i)});
+    if (it != sightings_.end() && it->second >= now_ms - bound) return std::nullopt;
+  }
+  const SeatRecord& gone = live.rec.seats[mover];
+  const std::string name =
+      gone.display_name.empty() ? SideName(live.info, mover) : gone.display_name;
+  const std::string left = absl::StrCat(name, " left the game (gone ", SpanText(bound), ")");
+  // Rated against a bot: the person loses, as a claim would have it. Casual: no result.
+  if (live.rec.rated && people == 1 && live.rec.seats.size() == 2) {
+    return MatchResult{
+        .winner = 1 - mover,
+        .reason = EndReason::kAbandoned,
+        .text = absl::StrCat(left, "; ", SideName(live.info, 1 - mover), " wins by abandonment")};
+  }
+  return MatchResult{.winner = -1,
+                     .reason = EndReason::kAborted,
+                     .text = absl::StrCat("aborted: ", left, "; no result")};
+}
+
+void Lobby::AbandonTick() {
+  if (stopping_) return;
+  const int64_t now = NowMs();
+  const int64_t bound = absl::ToInt64Milliseconds(options_.abandon_after);
+  // Only this instance's own matches (each match with a bot has one owner): what is looked at
+  // grows with the matches that may be abandoned, and none is ended by two instances.
+  std::vector<int64_t> ids;
+  for (std::shared_ptr<LiveMatch>& live : cache_.All()) {
+    std::lock_guard<std::mutex> lock(live->mu);
+    if (live->dropped || !live->Settled() || live->rec.status != MatchStatus::kActive) continue;
+    if (AbandonedResult(*live, nullptr, now).has_value()) ids.push_back(live->id);
+  }
+  if (!ids.empty()) {
+    absl::StatusOr<std::vector<SeatPresence>> found =
+        store_->LoadPresence(ids, AliveSinceMs(now), now - bound);
+    // Without the database nobody is judged gone; a store without presence judges by the turn.
+    if (found.ok() || absl::IsUnimplemented(found.status())) {
+      for (int64_t id : ids) {
+        std::vector<SeatPresence> mine;
+        if (found.ok()) {
+          for (const SeatPresence& p : *found) {
+            if (p.match_id == id) mine.push_back(p);
+          }
+        }
+        (void)WithMatch(id, [&](LiveMatch& live) -> absl::Status {
+          if (live.rec.status != MatchStatus::kActive) return absl::OkStatus();
+          std::optional<MatchResult> result =
+              AbandonedResult(live, found.ok() ? &mine : nullptr, NowMs());
+          if (!result) return absl::OkStatus();
+          return CommitFinish(live, *std::move(result), {});
+        });
+      }
+    }
+  }
+  executor_->PostAt(absl::Now() + std::clamp(options_.abandon_after / 4, absl::Milliseconds(10),
+                                             absl::Seconds(10)),
+                    [this] { AbandonTick(); });
 }
 
 absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,

@@ -147,23 +147,27 @@ struct QueueEntry {
   std::string pool;
   double rating = 1500;
   int64_t joined_ms = 0;
+  // The hash of the seat token the entry's stream made for the match it will be paired into
+  // (the stream keeps the token itself; no store ever holds a token).
+  std::string token_hash;
+  // When the entry's stream was last known to be open (JoinQueue, QueueResult's refresh).
+  int64_t alive_ms = 0;
   // Filled by TryPair for `make`: how many of the player's last ten matches it began as the
   // first player, minus as the second.
   int first_move_balance = 0;
 };
 
-// A pairing made: the match and the seat and token of the entry that asked.
+// A pairing made: the match and the seat of the entry that asked (its token is the one whose
+// hash the entry carries).
 struct Pairing {
   int64_t match_id = 0;
   int seat = 0;
-  std::string seat_token;
 };
 
-// The match a pairing makes: both seats taken, their tokens (by seat), and the seat of the
-// entry that asked.
+// The match a pairing makes: both seats taken (with the entries' token hashes), and the seat
+// of the entry that asked.
 struct PairedMatch {
   MatchRecord match;
-  std::vector<std::string> tokens;
   int my_seat = 0;
 };
 
@@ -278,6 +282,13 @@ struct SeatPresence {
   int64_t last_seen_ms = 0;
 };
 
+// A seat's streams open on this lobby instance.
+struct SeatStreams {
+  int64_t match_id = 0;
+  int seat = 0;
+  int streams = 0;
+};
+
 // How a store tells its lobby about other lobby instances sharing the database.
 struct PeerHandlers {
   // Matches another instance changed (called on the store's listener thread).
@@ -384,9 +395,13 @@ class MatchStore {
                                    int64_t /*now_ms*/) {
     return absl::UnimplementedError("this lobby's store keeps no presence");
   }
-  // The seats were seen at `now_ms` (a call), and this instance's open streams are alive.
+  // The seats were seen at `now_ms` (a call). With `open` (this instance's beat), this
+  // instance's open streams are exactly those: every row of this instance is set to its count
+  // (0 for a seat not listed) unless a write after `now_ms` changed it, and its open streams
+  // are alive. The beat makes presence converge whatever delta was lost (a database outage as
+  // a stream closed, say).
   virtual absl::Status TouchPresence(const std::vector<std::pair<int64_t, int>>& /*seats*/,
-                                     int64_t /*now_ms*/) {
+                                     const std::vector<SeatStreams>* /*open*/, int64_t /*now_ms*/) {
     return absl::UnimplementedError("this lobby's store keeps no presence");
   }
   // Forgets the presence of up to `limit` seats of finished matches (any instance may: a row
@@ -454,26 +469,34 @@ class MatchStore {
                                                                  int /*limit*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
-  // The pairing queue. Joins and returns the entry's id; a player waits once, so joining again
-  // takes the row over under a new id (FailedPrecondition if it was paired meanwhile).
-  virtual absl::StatusOr<int64_t> JoinQueue(const QueueEntry& /*entry*/) {
+  // The pairing queue. An entry lives as long as its stream: its instance refreshes it
+  // (QueueResult with a refresh time), and one not refreshed since `alive_since_ms` (its stream
+  // or its instance is gone) is neither paired nor kept.
+  //
+  // Joins and returns the entry's id; a player waits once, so joining again takes the row over
+  // under a new id (FailedPrecondition if it was paired meanwhile by a live stream; a dead
+  // entry is taken over whatever it holds).
+  virtual absl::StatusOr<int64_t> JoinQueue(const QueueEntry& /*entry*/,
+                                            int64_t /*alive_since_ms*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
   virtual void LeaveQueue(int64_t /*entry_id*/) {}
   // The pairing made for the entry by any instance, if one was; Aborted once the entry is gone
-  // (the player queued again elsewhere).
-  virtual absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t /*entry_id*/) {
+  // (the player queued again elsewhere). With `refresh_ms` > 0 the entry is marked alive then.
+  virtual absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t /*entry_id*/,
+                                                             int64_t /*refresh_ms*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
-  // Pairs the entry with the waiting entry of its pool whose rating is closest, within a gap
-  // of min(max_gap, base_gap + gap_per_s * seconds) points, the seconds of the longer of the
-  // two waits. `make(me, opponent)` gives the match (both seats taken by them) and the seat
-  // tokens; the match and both entries' results are written in one transaction. Nothing when
-  // the entry is taken already or nobody fits. Rows are taken with SKIP LOCKED: nobody is
-  // paired twice, however many instances pair at once.
+  // Pairs the entry with the live waiting entry of its pool whose rating is closest, within a
+  // gap of min(max_gap, base_gap + gap_per_s * seconds) points, the seconds of the longer of
+  // the two waits. `make(me, opponent)` gives the match (both seats taken by them, with their
+  // entries' token hashes); the match and both entries' results are written in one
+  // transaction. Nothing when the entry is taken already or nobody fits. Rows are taken with
+  // SKIP LOCKED: nobody is paired twice, however many instances pair at once. The pool's dead
+  // entries are removed on the way.
   virtual absl::StatusOr<std::optional<Pairing>> TryPair(
-      const QueueEntry& /*entry*/, int64_t /*now_ms*/, double /*base_gap*/, double /*gap_per_s*/,
-      double /*max_gap*/,
+      const QueueEntry& /*entry*/, int64_t /*now_ms*/, int64_t /*alive_since_ms*/,
+      double /*base_gap*/, double /*gap_per_s*/, double /*max_gap*/,
       const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>&
       /*make*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");

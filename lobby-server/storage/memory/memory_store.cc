@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "lobby-server/players/ratings.h"
 
 namespace ply::lobby {
 namespace {
@@ -122,6 +123,7 @@ absl::StatusOr<bool> MemoryStore::TakeSeat(int64_t match_id, int seat, const std
     return absl::AlreadyExistsError(
         absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
   }
+  if (absl::Status s = CheckSeatOfRatedMatch(r, player_id); !s.ok()) return s;
   r.seats[seat].display_name = name;
   r.seats[seat].token_hash = token_hash;
   r.seats[seat].player_id = player_id;

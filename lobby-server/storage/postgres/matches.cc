@@ -199,6 +199,9 @@ const StatementList& MatchStatements() {
        // The match row is locked first and still waiting once the lock is had (a match
        // cancelled meanwhile, by the expiry, takes no seat).
        "WITH waiting AS (SELECT id FROM matches WHERE id = $1 AND status = 1 FOR UPDATE),"
+       // A seat the player holds already, in a rated match: none may be taken (ratings.h).
+       " mine AS (SELECT s.seat FROM seats s JOIN matches m ON m.id = s.match_id"
+       "  WHERE s.match_id = $1 AND m.rated AND $6 > 0 AND s.player_id = $6),"
        " taken AS ("
        "  UPDATE seats SET display_name = $3, token_hash = $4, player_id = NULLIF($6::bigint, 0),"
        "    rating_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(rating) FROM ratings r,"
@@ -208,7 +211,7 @@ const StatementList& MatchStatements() {
        "      ratings r, matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 350)"
        "      ELSE 0 END"
        "  WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"
-       "  AND EXISTS (SELECT 1 FROM waiting) RETURNING 1),"
+       "  AND EXISTS (SELECT 1 FROM waiting) AND NOT EXISTS (SELECT 1 FROM mine) RETURNING 1),"
        " filled AS ("
        "  UPDATE matches SET open_seats = open_seats - 1,"
        "    status = CASE WHEN open_seats = 1 THEN 2 ELSE status END,"
@@ -216,7 +219,8 @@ const StatementList& MatchStatements() {
        "    rated = rated AND $6 > 0"
        "  WHERE id = $1 AND status = 1 AND EXISTS (SELECT 1 FROM taken) RETURNING status)"
        " SELECT (SELECT count(*) FROM taken),"
-       "  COALESCE((SELECT status FROM filled), (SELECT status FROM matches WHERE id = $1))"},
+       "  COALESCE((SELECT status FROM filled), (SELECT status FROM matches WHERE id = $1)),"
+       "  (SELECT min(seat) FROM mine)"},
       {"set_clock", "UPDATE seats SET clock_ms = $3 WHERE match_id = $1 AND seat = $2"},
       {"finish_match",
        "UPDATE matches SET status = 3, winner = $3, end_reason = $4, result_text = $5, "
@@ -337,6 +341,11 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
         if (r[0].as<int>() == 0 && r[1].as<int>() == static_cast<int>(MatchStatus::kFinished)) {
           return absl::FailedPreconditionError(
               absl::StrCat("match ", match_id, " is over: nobody can join it"));
+        }
+        if (r[0].as<int>() == 0 && !r[2].is_null()) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("you already hold seat ", r[2].as<int>() + 1, " of match ", match_id,
+                           ", a rated match: one player cannot hold both seats of a rated match"));
         }
         if (r[0].as<int>() == 0) {
           return absl::AlreadyExistsError(

@@ -187,6 +187,16 @@ CREATE TABLE match_analyses (
   done_at timestamptz
 );
 )sql",
+      // 11: a pairing queue entry lives only as long as its Pair stream: the stream's instance
+      // refreshes alive_ms while it waits, and an entry not refreshed is neither paired nor
+      // kept. The row holds the hash of the seat token its stream made (the stream keeps the
+      // token), never a token. Entries of the old shape belonged to streams of the old binary.
+      R"sql(
+DELETE FROM pairing_queue;
+ALTER TABLE pairing_queue DROP COLUMN seat_token,
+  ADD COLUMN token_hash text NOT NULL,
+  ADD COLUMN alive_ms bigint NOT NULL;
+)sql",
   };
   return migrations;
 }

@@ -1,11 +1,13 @@
 // PostgresStore's players and their ratings (migration 6): accounts, a player's matches,
-// the leaderboard, bot levels' ratings, and the Glicko-2 update a rated match's end makes.
+// the leaderboard, bot levels' ratings, and storing what a rated match's end does to its
+// players' ratings (the rules and the arithmetic are players/ratings.h's).
 #include <array>
 #include <cmath>
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "lobby-server/players/glicko2.h"
+#include "lobby-server/players/ratings.h"
 #include "lobby-server/storage/postgres/internal.h"
 
 namespace ply::lobby {
@@ -16,7 +18,8 @@ const StatementList& PlayerStatements() {
   static const StatementList statements = {
       // The two players of a rated match that has just ended (nothing when it is not rated).
       {"rated_seats",
-       "SELECT s.seat, s.player_id, m.game FROM seats s JOIN matches m ON m.id = s.match_id"
+       "SELECT s.seat, s.player_id, m.game, p.bot FROM seats s JOIN matches m ON m.id = s.match_id"
+       " JOIN players p ON p.id = s.player_id"
        " WHERE s.match_id = $1 AND m.rated AND s.player_id IS NOT NULL ORDER BY s.seat"},
       {"ensure_rating",
        "INSERT INTO ratings (player_id, game) VALUES ($1, $2) ON CONFLICT DO NOTHING"},
@@ -56,11 +59,13 @@ const StatementList& PlayerStatements() {
       {"bot_ratings",
        "SELECT p.name, r.rating FROM ratings r JOIN players p ON p.id = r.player_id"
        " WHERE p.bot AND r.game = $1"},
-      // A bot level's starting rating: only where it has none, or one no game has moved.
+      // A bot level's rating: its ladder's, always (a fixed point of the scale, which games
+      // against people never move: players/ratings.h). A rating moved by games before bot levels
+      // were fixed goes back to the ladder's.
       {"seed_bot_rating",
        "INSERT INTO ratings (player_id, game, rating, deviation) VALUES ($1, $2, $3, $4)"
        " ON CONFLICT (player_id, game) DO UPDATE SET rating = EXCLUDED.rating,"
-       " deviation = EXCLUDED.deviation WHERE ratings.games = 0"},
+       " deviation = EXCLUDED.deviation"},
       {"bot_level_ratings",
        "SELECT p.name, r.game, r.rating, r.deviation, r.games FROM ratings r"
        " JOIN players p ON p.id = r.player_id WHERE p.bot ORDER BY r.game, p.name"},
@@ -69,31 +74,35 @@ const StatementList& PlayerStatements() {
 }
 
 void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result) {
-  // A cancelled match, or one a bot could not finish, says nothing about anyone's strength.
-  if (result.reason == EndReason::kBotFailure || result.reason == EndReason::kCancelled ||
-      result.reason == EndReason::kAborted || result.reason == EndReason::kNone) {
-    return;
-  }
-  pqxx::result seats = tx.exec_prepared("rated_seats", match_id);
-  if (seats.size() != 2) return;
-  int64_t player[2];
-  for (int i = 0; i < 2; ++i) player[i] = seats[i][1].as<int64_t>();
-  const std::string game = seats[0][2].as<std::string>();
-  // Locked in id order, so that two matches ending at once cannot deadlock on their players.
-  Glicko before[2];
-  for (int i : player[0] < player[1] ? std::array<int, 2>{0, 1} : std::array<int, 2>{1, 0}) {
-    tx.exec_prepared("ensure_rating", player[i], game);
-    pqxx::row r = tx.exec_prepared1("lock_rating", player[i], game);
-    before[i] = {.rating = r[0].as<double>(),
-                 .deviation = r[1].as<double>(),
-                 .volatility = r[2].as<double>()};
-  }
+  if (!ResultCounts(result)) return;
+  pqxx::result rows = tx.exec_prepared("rated_seats", match_id);
+  if (rows.size() != 2) return;
+  std::array<RatedSeat, 2> seats;
   for (int i = 0; i < 2; ++i) {
-    const double score = result.winner < 0 ? 0.5 : result.winner == i ? 1.0 : 0.0;
-    const Glicko after = GlickoUpdate(before[i], {{.opponent = before[1 - i], .score = score}});
-    tx.exec_prepared("set_rating", player[i], game, after.rating, after.deviation, after.volatility,
-                     score == 1.0 ? 1 : 0, score == 0.5 ? 1 : 0, score == 0.0 ? 1 : 0);
-    tx.exec_prepared("set_rating_after", match_id, i, static_cast<int>(std::lround(after.rating)));
+    seats[i].player_id = rows[i][1].as<int64_t>();
+    seats[i].bot = rows[i][3].as<bool>();
+  }
+  // One player on both seats: RateResult moves nothing, and nothing is locked twice.
+  if (seats[0].player_id == seats[1].player_id) return;
+  const std::string game = rows[0][2].as<std::string>();
+  // Locked in id order, so that two matches ending at once cannot deadlock on their players.
+  for (int i : seats[0].player_id < seats[1].player_id ? std::array<int, 2>{0, 1}
+                                                       : std::array<int, 2>{1, 0}) {
+    tx.exec_prepared("ensure_rating", seats[i].player_id, game);
+    pqxx::row r = tx.exec_prepared1("lock_rating", seats[i].player_id, game);
+    seats[i].before = {.rating = r[0].as<double>(),
+                       .deviation = r[1].as<double>(),
+                       .volatility = r[2].as<double>()};
+  }
+  const std::optional<std::array<SeatRating, 2>> rated = RateResult(seats, result);
+  if (!rated) return;
+  for (int i = 0; i < 2; ++i) {
+    const SeatRating& r = (*rated)[i];
+    tx.exec_prepared("set_rating", seats[i].player_id, game, r.after.rating, r.after.deviation,
+                     r.after.volatility, r.score == 1.0 ? 1 : 0, r.score == 0.5 ? 1 : 0,
+                     r.score == 0.0 ? 1 : 0);
+    tx.exec_prepared("set_rating_after", match_id, i,
+                     static_cast<int>(std::lround(r.after.rating)));
   }
 }
 

@@ -90,7 +90,7 @@ class PostgresStore final : public MatchStore {
   // Presence rows are per instance (origin()); see migration 8.
   absl::Status AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) override;
   absl::Status TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
-                             int64_t now_ms) override;
+                             const std::vector<SeatStreams>* open, int64_t now_ms) override;
   void PrunePresence(int limit) override;
   absl::StatusOr<std::vector<SeatPresence>> LoadPresence(const std::vector<int64_t>& match_ids,
                                                          int64_t alive_since_ms,
@@ -124,11 +124,12 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<std::optional<std::string>> LoadAnalysis(int64_t match_id) override;
   absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& game,
                                                           int limit) override;
-  absl::StatusOr<int64_t> JoinQueue(const QueueEntry& entry) override;
+  absl::StatusOr<int64_t> JoinQueue(const QueueEntry& entry, int64_t alive_since_ms) override;
   void LeaveQueue(int64_t entry_id) override;
-  absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t entry_id) override;
+  absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t entry_id, int64_t refresh_ms) override;
   absl::StatusOr<std::optional<Pairing>> TryPair(
-      const QueueEntry& entry, int64_t now_ms, double base_gap, double gap_per_s, double max_gap,
+      const QueueEntry& entry, int64_t now_ms, int64_t alive_since_ms, double base_gap,
+      double gap_per_s, double max_gap,
       const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>& make)
       override;
   absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(

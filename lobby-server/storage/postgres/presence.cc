@@ -1,5 +1,6 @@
 // PostgresStore's presence rows (migration 8): per seat and lobby instance, the seat holder's
-// open streams and when it was last seen; written on those events only, never per move.
+// open streams and when it was last seen; written on those events only, never per move, and
+// set whole by each instance's beat (so that a lost write is mended).
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -22,8 +23,19 @@ const StatementList& PresenceStatements() {
        " SELECT x.m, x.s, $2, 0, $3 FROM jsonb_to_recordset($1::jsonb) AS x(m bigint, s integer)"
        " ON CONFLICT (match_id, seat, instance)"
        " DO UPDATE SET seen_ms = GREATEST(presence.seen_ms, $3)"},
-      {"presence_beat",
-       "UPDATE presence SET seen_ms = GREATEST(seen_ms, $2) WHERE instance = $1 AND streams > 0"},
+      // The beat: this instance's open streams are exactly $1's, and alive. A row written
+      // after the beat's snapshot (seen later than $3) keeps what that write said.
+      {"presence_streams",
+       "INSERT INTO presence (match_id, seat, instance, streams, seen_ms)"
+       " SELECT x.m, x.s, $2, x.n, $3"
+       " FROM jsonb_to_recordset($1::jsonb) AS x(m bigint, s integer, n integer)"
+       " ON CONFLICT (match_id, seat, instance) DO UPDATE SET"
+       " streams = CASE WHEN presence.seen_ms > $3 THEN presence.streams ELSE EXCLUDED.streams END,"
+       " seen_ms = GREATEST(presence.seen_ms, $3)"},
+      {"presence_closed",
+       "UPDATE presence SET streams = 0 WHERE instance = $2 AND streams > 0 AND seen_ms <= $3"
+       " AND (match_id, seat) NOT IN"
+       " (SELECT x.m, x.s FROM jsonb_to_recordset($1::jsonb) AS x(m bigint, s integer))"},
       {"presence_prune",
        "DELETE FROM presence WHERE (match_id, seat, instance) IN (SELECT p.match_id, p.seat,"
        " p.instance FROM presence p JOIN matches m ON m.id = p.match_id WHERE m.status = 3"
@@ -47,13 +59,24 @@ absl::Status PostgresStore::AddPresence(int64_t match_id, int seat, int delta, i
 }
 
 absl::Status PostgresStore::TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
-                                          int64_t now_ms) {
+                                          const std::vector<SeatStreams>* open, int64_t now_ms) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [match_id, seat] : seats) rows.push_back({{"m", match_id}, {"s", seat}});
+  nlohmann::json streams = nlohmann::json::array();
+  if (open != nullptr) {
+    for (const SeatStreams& o : *open) {
+      streams.push_back({{"m", o.match_id}, {"s", o.seat}, {"n", o.streams}});
+    }
+  }
+  if (rows.empty() && open == nullptr) return absl::OkStatus();
   return WithConnection([&](Connection& conn) {
     pqxx::work tx(conn.c);
     if (!rows.empty()) tx.exec_prepared("presence_touch", pg::Dump(rows), origin_, now_ms);
-    tx.exec_prepared("presence_beat", origin_, now_ms);
+    if (open != nullptr) {
+      const std::string listed = pg::Dump(streams);
+      if (!streams.empty()) tx.exec_prepared("presence_streams", listed, origin_, now_ms);
+      tx.exec_prepared("presence_closed", listed, origin_, now_ms);
+    }
     tx.commit();
     return absl::OkStatus();
   });

@@ -1,6 +1,6 @@
-// PostgresStore's pairing queue (migration 7): a player's row in its pool, the pairing that
-// writes the match and both rows' results in one transaction, and each player's read of its
-// own result.
+// PostgresStore's pairing queue (migrations 7 and 11): a player's row in its pool, alive while
+// its stream refreshes it, the pairing that writes the match and both rows' results in one
+// transaction, and each player's read of its own result.
 #include "lobby-server/storage/postgres/internal.h"
 
 namespace ply::lobby {
@@ -9,25 +9,34 @@ namespace pg {
 // The pairing queue's statements.
 const StatementList& QueueStatements() {
   static const StatementList statements = {
-      // A player waits once: joining again replaces the old entry.
+      // A player waits once: joining again replaces the old entry, unless a live stream's
+      // entry was just paired.
       {"join_queue",
-       "INSERT INTO pairing_queue (player_id, pool, rating, joined_ms) VALUES ($1, $2, $3, $4)"
+       "INSERT INTO pairing_queue (player_id, pool, rating, joined_ms, token_hash, alive_ms)"
+       " VALUES ($1, $2, $3, $4, $5, $4)"
        " ON CONFLICT (player_id) DO UPDATE SET id = DEFAULT, pool = EXCLUDED.pool,"
-       " rating = EXCLUDED.rating, joined_ms = EXCLUDED.joined_ms"
-       " WHERE pairing_queue.match_id IS NULL RETURNING id"},
+       " rating = EXCLUDED.rating, joined_ms = EXCLUDED.joined_ms,"
+       " token_hash = EXCLUDED.token_hash, alive_ms = EXCLUDED.alive_ms, match_id = NULL,"
+       " seat = NULL WHERE pairing_queue.match_id IS NULL OR pairing_queue.alive_ms < $6"
+       " RETURNING id"},
       {"leave_queue", "DELETE FROM pairing_queue WHERE id = $1"},
-      {"queue_result", "SELECT match_id, seat, seat_token FROM pairing_queue WHERE id = $1"},
+      {"queue_result", "SELECT match_id, seat FROM pairing_queue WHERE id = $1"},
+      {"refresh_queue_result",
+       "UPDATE pairing_queue SET alive_ms = greatest(alive_ms, $2) WHERE id = $1"
+       " RETURNING match_id, seat"},
       {"lock_entry",
        "SELECT id FROM pairing_queue WHERE id = $1 AND match_id IS NULL FOR UPDATE SKIP LOCKED"},
+      // The pool's entries whose streams are gone (their instance died, say) leave it.
+      {"drop_dead_entries",
+       "DELETE FROM pairing_queue WHERE pool = $1 AND alive_ms < $2 AND id <> $3"},
       {"closest_entry",
-       "SELECT q.id, q.player_id, q.rating, q.joined_ms, p.name FROM pairing_queue q"
+       "SELECT q.id, q.player_id, q.rating, q.joined_ms, p.name, q.token_hash FROM pairing_queue q"
        " JOIN players p ON p.id = q.player_id"
-       " WHERE q.pool = $2 AND q.id <> $1 AND q.match_id IS NULL"
+       " WHERE q.pool = $2 AND q.id <> $1 AND q.match_id IS NULL AND q.alive_ms >= $9"
        " AND abs(q.rating - $3) <= least($8::double precision,"
        "   $6::double precision + $7::double precision * ($5 - least(q.joined_ms, $4)) / 1000.0)"
        " ORDER BY abs(q.rating - $3), q.joined_ms LIMIT 1 FOR UPDATE OF q SKIP LOCKED"},
-      {"set_queue_result",
-       "UPDATE pairing_queue SET match_id = $2, seat = $3, seat_token = $4 WHERE id = $1"},
+      {"set_queue_result", "UPDATE pairing_queue SET match_id = $2, seat = $3 WHERE id = $1"},
       {"first_move_balance",
        "SELECT COALESCE(sum(CASE WHEN seat = 0 THEN 1 ELSE -1 END), 0)::integer FROM"
        " (SELECT seat FROM seats WHERE player_id = $1 ORDER BY match_id DESC LIMIT 10) last"},
@@ -37,7 +46,7 @@ const StatementList& QueueStatements() {
 
 }  // namespace pg
 
-absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
+absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e, int64_t alive_since_ms) {
   // A second Pair for the player takes the row over under a new id (the first stream then
   // finds its row gone), unless the row was just paired.
   return QueryOne<int64_t>(
@@ -46,7 +55,7 @@ absl::StatusOr<int64_t> PostgresStore::JoinQueue(const QueueEntry& e) {
         return absl::FailedPreconditionError(
             "you were paired a moment ago from another connection: see `ply history`");
       },
-      pg::IdFromRow, e.player_id, e.pool, e.rating, e.joined_ms);
+      pg::IdFromRow, e.player_id, e.pool, e.rating, e.joined_ms, e.token_hash, alive_since_ms);
 }
 
 void PostgresStore::LeaveQueue(int64_t entry_id) {
@@ -57,36 +66,43 @@ void PostgresStore::LeaveQueue(int64_t entry_id) {
   });
 }
 
-absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id) {
-  return QueryOne<std::optional<Pairing>>(
-      "queue_result",
-      [] { return absl::AbortedError("this player queued again from another connection"); },
-      [](const pqxx::row& r) -> std::optional<Pairing> {
-        if (r[0].is_null()) return std::nullopt;
-        return Pairing{.match_id = r[0].as<int64_t>(),
-                       .seat = r[1].as<int>(),
-                       .seat_token = r[2].as<std::string>()};
-      },
-      entry_id);
+absl::StatusOr<std::optional<Pairing>> PostgresStore::QueueResult(int64_t entry_id,
+                                                                  int64_t refresh_ms) {
+  auto gone = [] { return absl::AbortedError("this player queued again from another connection"); };
+  auto result = [](const pqxx::row& r) -> std::optional<Pairing> {
+    if (r[0].is_null()) return std::nullopt;
+    return Pairing{.match_id = r[0].as<int64_t>(), .seat = r[1].as<int>()};
+  };
+  if (refresh_ms > 0) {
+    return QueryOne<std::optional<Pairing>>("refresh_queue_result", gone, result, entry_id,
+                                            refresh_ms);
+  }
+  return QueryOne<std::optional<Pairing>>("queue_result", gone, result, entry_id);
 }
 
 absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
-    const QueueEntry& me, int64_t now_ms, double base_gap, double gap_per_s, double max_gap,
+    const QueueEntry& me, int64_t now_ms, int64_t alive_since_ms, double base_gap, double gap_per_s,
+    double max_gap,
     const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>& make) {
   std::optional<Pairing> made;
   absl::Status status = WithConnection([&](Connection& conn) {
     pqxx::work tx(conn.c);
     // Our own row first: another instance pairing us holds it (SKIP LOCKED: then not now).
     if (tx.exec_prepared("lock_entry", me.id).empty()) return absl::OkStatus();
+    tx.exec_prepared("drop_dead_entries", me.pool, alive_since_ms, me.id);
     pqxx::result other = tx.exec_prepared("closest_entry", me.id, me.pool, me.rating, me.joined_ms,
-                                          now_ms, base_gap, gap_per_s, max_gap);
-    if (other.empty()) return absl::OkStatus();
+                                          now_ms, base_gap, gap_per_s, max_gap, alive_since_ms);
+    if (other.empty()) {
+      tx.commit();
+      return absl::OkStatus();
+    }
     QueueEntry them{.id = other[0][0].as<int64_t>(),
                     .player_id = other[0][1].as<int64_t>(),
                     .name = other[0][4].as<std::string>(),
                     .pool = me.pool,
                     .rating = other[0][2].as<double>(),
-                    .joined_ms = other[0][3].as<int64_t>()};
+                    .joined_ms = other[0][3].as<int64_t>(),
+                    .token_hash = other[0][5].as<std::string>()};
     QueueEntry mine = me;
     mine.first_move_balance = tx.exec_prepared1("first_move_balance", me.player_id)[0].as<int>();
     them.first_move_balance = tx.exec_prepared1("first_move_balance", them.player_id)[0].as<int>();
@@ -95,13 +111,10 @@ absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
     const int64_t match_id = pg::InsertMatch(tx, paired->match);
     for (int seat = 0; seat < 2; ++seat) {
       const bool mine = seat == paired->my_seat;
-      tx.exec_prepared("set_queue_result", mine ? me.id : them.id, match_id, seat,
-                       paired->tokens[seat]);
+      tx.exec_prepared("set_queue_result", mine ? me.id : them.id, match_id, seat);
     }
     tx.commit();
-    made = Pairing{.match_id = match_id,
-                   .seat = paired->my_seat,
-                   .seat_token = paired->tokens[paired->my_seat]};
+    made = Pairing{.match_id = match_id, .seat = paired->my_seat};
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

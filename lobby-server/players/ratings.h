@@ -1,0 +1,59 @@
+// What the end of a rated match does to its players' ratings: which results count, who moves,
+// and by how much (Glicko-2). The store calls RateResult inside the transaction that ends the
+// match, with the ratings it has locked, and stores what it returns, so that a result moves
+// both ratings or neither.
+//
+// The rules, each against an attack on the scale:
+// - A result that says nothing about anyone's strength (no result, cancelled, aborted, a bot
+//   that could not move) moves no rating.
+// - One player on both seats (a match played against oneself) moves no rating: otherwise the
+//   winner's update is written last and a player farms points by resigning to themselves.
+// - A bot level is a fixed point of the scale: its rating is the one its game's calibration
+//   ladder measured, and games against people count in its record but never move it, so that
+//   throwaway resignations cannot push a level up the scale (its rating drives the bot offers
+//   of pairing and what `ply games` shows). The person's rating moves as against anyone.
+#ifndef PLY_LOBBY_SERVER_PLAYERS_RATINGS_H_
+#define PLY_LOBBY_SERVER_PLAYERS_RATINGS_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "lobby-server/players/glicko2.h"
+
+namespace ply::lobby {
+
+struct MatchResult;
+struct MatchRecord;
+
+// A seat of a rated match as the store read it, its rating locked.
+struct RatedSeat {
+  int64_t player_id = 0;
+  bool bot = false;
+  Glicko before;
+};
+
+// What a seat's row becomes: its rating after (the same as before for a bot level) and the
+// score the game counts for it in the player's record.
+struct SeatRating {
+  Glicko after;
+  // 1 win, 0.5 draw, 0 loss.
+  double score = 0;
+};
+
+// Whether the player `player_id` (0: a guest) may take a seat of `match`: never a second seat
+// of a rated match (FAILED_PRECONDITION, saying which seat it holds). A casual match may be
+// played against oneself.
+absl::Status CheckSeatOfRatedMatch(const MatchRecord& match, int64_t player_id);
+
+// Whether `result` says anything about the players' strength.
+bool ResultCounts(const MatchResult& result);
+
+// Both seats' new ratings, or nothing when the result moves no rating (see the rules above).
+std::optional<std::array<SeatRating, 2>> RateResult(const std::array<RatedSeat, 2>& seats,
+                                                    const MatchResult& result);
+
+}  // namespace ply::lobby
+
+#endif  // PLY_LOBBY_SERVER_PLAYERS_RATINGS_H_
