@@ -279,14 +279,20 @@ std::vector<std::string> SeatLines(const MatchView& view, const ScreenOptions& o
   const v1::Match& m = view.match();
   const Look look = o.look;
   const size_t side_width = SideWidth(view);
+  // You, and who else is a guest (a person without a player account: nobody can pass for a
+  // registered player).
+  const auto seat_name = [&](int i) {
+    const v1::Seat& s = m.seats(i);
+    if (i == o.my_seat) return view.Player(i) + " (you)";
+    const bool guest = s.kind() == v1::SEAT_KIND_HUMAN && s.taken() && s.player().empty();
+    return view.Player(i) + (guest ? " (guest)" : "");
+  };
   size_t name_width = 0;
-  for (int i = 0; i < m.seats_size(); ++i) {
-    name_width = std::max(name_width, view.Player(i).size() + (i == o.my_seat ? 6 : 0));
-  }
+  for (int i = 0; i < m.seats_size(); ++i) name_width = std::max(name_width, seat_name(i).size());
   std::vector<std::string> lines;
   for (int i = 0; i < m.seats_size(); ++i) {
     const bool to_move = view.active() && m.to_move() == i;
-    std::string name = view.Player(i) + (i == o.my_seat ? " (you)" : "");
+    std::string name = seat_name(i);
     // The piece, unless the side's name already is it ("X").
     const std::string glyph = SideGlyph(m.spec().name(), i, look);
     std::string line = absl::StrCat(

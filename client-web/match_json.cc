@@ -57,6 +57,9 @@ json SeatsJson(const google::protobuf::RepeatedPtrField<v1::Seat>& seats) {
                    {"bot", s.kind() == v1::SEAT_KIND_BOT},
                    {"level", s.difficulty()},
                    {"name", s.display_name()},
+                   // A registered player's name; a person's seat without one is a guest's.
+                   {"player", s.player()},
+                   {"guest", s.kind() == v1::SEAT_KIND_HUMAN && s.taken() && s.player().empty()},
                    {"taken", s.taken()},
                    {"clock_ms", s.clock_ms()},
                    {"side", s.side()},

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +40,13 @@ std::string SideName(const GameInfo* info, int seat) {
   return absl::StrCat("seat ", seat + 1);
 }
 
-v1::MoveRecord MoveToProto(const MoveRecord& m) {
+bool ThinkingHidden(const MatchRecord& match) {
+  return match.status != MatchStatus::kFinished &&
+         std::any_of(match.seats.begin(), match.seats.end(),
+                     [](const SeatRecord& s) { return s.kind == SeatKind::kHuman; });
+}
+
+v1::MoveRecord MoveToProto(const MoveRecord& m, bool hide_thinking) {
   v1::MoveRecord p;
   p.set_ply(m.ply);
   p.set_seat(m.seat);
@@ -49,6 +56,12 @@ v1::MoveRecord MoveToProto(const MoveRecord& m) {
   p.set_time_ms(m.time_ms);
   if (!m.bot_json.empty()) {
     (void)google::protobuf::util::JsonStringToMessage(m.bot_json, p.mutable_bot());
+    if (hide_thinking) {
+      v1::BotThinking* bot = p.mutable_bot();
+      std::string instance = bot->instance();
+      bot->Clear();
+      bot->set_instance(std::move(instance));
+    }
   }
   return p;
 }
@@ -80,7 +93,8 @@ v1::Match ToProto(const LiveMatch& live, int64_t now_ms) {
   }
   if (!r.time_initial_ms) m.set_claim_after_ms(live.claim_after_ms);
   m.set_turn_started_ms(r.turn_started_ms);
-  for (const MoveRecord& mv : r.moves) *m.add_moves() = MoveToProto(mv);
+  const bool hide = ThinkingHidden(r);
+  for (const MoveRecord& mv : r.moves) *m.add_moves() = MoveToProto(mv, hide);
   if (r.time_initial_ms) {
     m.mutable_time_control()->set_initial_ms(*r.time_initial_ms);
     m.mutable_time_control()->set_increment_ms(r.time_increment_ms);

@@ -20,7 +20,13 @@ v1::Match ToProto(const LiveMatch& live, int64_t now_ms);
 // A match as ListMatches lists it: no moves, clocks as stored.
 v1::MatchSummary SummaryToProto(const MatchRecord& rec);
 v1::GameRating RatingToProto(const GameRatingRecord& rating);
-v1::MoveRecord MoveToProto(const MoveRecord& move);
+// With `hide_thinking`, a bot's move carries only which instance chose it: not its score,
+// depth, nodes or principal variation (ThinkingHidden).
+v1::MoveRecord MoveToProto(const MoveRecord& move, bool hide_thinking = false);
+// Whether the bots' thinking is kept from everyone: while a match with a person in it is being
+// played (or waits), what a bot's search saw would tell that person the bot's plan and how it
+// judges the position. It is shown once the match is over. Bot-only matches show it live.
+bool ThinkingHidden(const MatchRecord& match);
 v1::MatchResult ResultToProto(const MatchResult& result);
 // What a bot's search saw, as MoveRecord::bot_json keeps it.
 std::string BotThinkingJson(const v1::ChooseMoveResponse& reply);

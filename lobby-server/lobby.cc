@@ -24,6 +24,11 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
     : store_(store),
       executor_(executor),
       options_(std::move(options)),
+      quotas_({.bot_seats = options_.client_bot_seats,
+               .bot_matches = options_.client_bot_matches,
+               .waiting_matches = options_.client_waiting_matches,
+               .address_multiple = options_.address_quota_multiple,
+               .registrations_per_hour = options_.client_registrations_per_hour}),
       cache_(store, executor, &metrics_,
              {.size = options_.cache_size,
               .claim_interval = options_.claim_interval,
@@ -127,39 +132,6 @@ absl::Status Lobby::CheckBotCapacity(const MatchRecord& rec) {
         absl::StrCat("every bot is busy (", *in_play, " bot seats in play): try again shortly"));
   }
   return absl::OkStatus();
-}
-
-std::function<absl::Status(const Holdings&)> Lobby::QuotaCheck(const MatchRecord& rec) const {
-  int bot_seats = 0;
-  for (const SeatRecord& s : rec.seats) bot_seats += s.kind == SeatKind::kBot ? 1 : 0;
-  const bool bots_only = bot_seats == static_cast<int>(rec.seats.size());
-  const bool waiting = rec.status == MatchStatus::kWaiting;
-  if (rec.creator.empty() || !((waiting && options_.client_waiting_matches > 0) ||
-                               (bot_seats > 0 && options_.client_bot_seats > 0) ||
-                               (bots_only && options_.client_bot_matches > 0))) {
-    return nullptr;
-  }
-  return [options = options_, bot_seats, bots_only, waiting](const Holdings& held) {
-    if (waiting && options.client_waiting_matches > 0 &&
-        held.waiting >= options.client_waiting_matches) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "you already have ", held.waiting,
-          " matches waiting for players: let one start, or expire, before opening another"));
-    }
-    if (bots_only && options.client_bot_matches > 0 &&
-        held.bot_matches >= options.client_bot_matches) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("you already run ", held.bot_matches,
-                       " bot-vs-bot matches, the most one client may: wait for one to end"));
-    }
-    if (bot_seats > 0 && options.client_bot_seats > 0 &&
-        held.bot_seats + bot_seats > options.client_bot_seats) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "your matches already have ", held.bot_seats, " bot seats and one client may have ",
-          options.client_bot_seats, ": finish or resign one first"));
-    }
-    return absl::OkStatus();
-  };
 }
 
 std::string Lobby::MetricsText() {
@@ -306,8 +278,8 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
       return absl::InvalidArgumentError(
           absl::StrCat("seat ", s + 1, " (take_seat ", s, ") is not a human seat"));
     }
-    absl::StatusOr<std::string> name = *player ? absl::StatusOr<std::string>((*player)->name)
-                                               : CleanDisplayName(req.display_name());
+    absl::StatusOr<std::string> name =
+        *player ? absl::StatusOr<std::string>((*player)->name) : GuestName(req.display_name());
     if (!name.ok()) return name.status();
     token = NewSeatToken();
     rec.seats[s].display_name = *name;
@@ -342,6 +314,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   // The quotas count against the player when the call has one (a player is the same client
   // from any address, and many players may share one behind a proxy), else the address.
   rec.creator = client.empty() || !*player ? client : absl::StrCat("player:", (*player)->id);
+  rec.creator_address = client;
   const bool bots_only = std::all_of(rec.seats.begin(), rec.seats.end(),
                                      [](const SeatRecord& s) { return s.kind == SeatKind::kBot; });
   // Bot-vs-bot matches are for watching: people need not see them move faster than this.
@@ -350,7 +323,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   }
   if (absl::Status capacity = CheckBotCapacity(rec); !capacity.ok()) return capacity;
   // The creator's quotas are checked with the create, in one step for that creator.
-  absl::StatusOr<int64_t> id = store_->CreateMatchWithin(rec, QuotaCheck(rec));
+  absl::StatusOr<int64_t> id = store_->CreateMatchWithin(rec, quotas_.For(rec));
   if (!id.ok()) return id.status();
   // Memory starts as what was just written, so the first use needs no reload.
   rec.id = *id;
@@ -434,7 +407,7 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
   absl::StatusOr<std::optional<PlayerRecord>> player = PlayerOf(player_key);
   if (!player.ok()) return player.status();
   absl::StatusOr<std::string> name =
-      *player ? absl::StatusOr<std::string>((*player)->name) : CleanDisplayName(req.display_name());
+      *player ? absl::StatusOr<std::string>((*player)->name) : GuestName(req.display_name());
   if (!name.ok()) return name.status();
   const int64_t player_id = *player ? (*player)->id : 0;
   v1::JoinMatchResponse response;

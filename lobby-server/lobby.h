@@ -52,6 +52,7 @@
 #include "lobby-server/match/clock.h"
 #include "lobby-server/match/live_match.h"
 #include "lobby-server/metrics.h"
+#include "lobby-server/players/quotas.h"
 #include "lobby-server/storage/store.h"
 #include "ply/v1/lobby.pb.h"
 
@@ -91,6 +92,10 @@ struct LobbyOptions {
   int client_bot_seats = 0;
   int client_bot_matches = 0;
   int client_waiting_matches = 0;
+  // The quotas apply per address too, at this multiple of a player's (players/quotas.h); and
+  // an address may register this many players an hour (0: no bound).
+  int address_quota_multiple = 4;
+  int client_registrations_per_hour = 0;
   // A match nobody joins within this is cancelled (no result); zero: never.
   absl::Duration waiting_expiry = absl::ZeroDuration();
   // Matches without people: bots move no sooner than this after the position arose, and search
@@ -171,8 +176,10 @@ class Lobby : private BotDriver::Host {
                                                   const std::string& player_key = "");
   // Players: registering (no key) or logging in again (the key), a profile, a player's
   // matches, a game's leaderboard.
+  // `client` (the caller's address key, "" when exempt) bounds the registrations per address.
   absl::StatusOr<v1::LoginResponse> Login(const v1::LoginRequest& request,
-                                          const std::string& player_key);
+                                          const std::string& player_key,
+                                          const std::string& client = "");
   absl::StatusOr<v1::Player> GetPlayer(const v1::GetPlayerRequest& request);
   absl::StatusOr<v1::ListMatchesResponse> ListPlayerMatches(
       const v1::ListPlayerMatchesRequest& request);
@@ -231,6 +238,9 @@ class Lobby : private BotDriver::Host {
   // Starts each bot level's player at its ladder rating (players/bot_ratings.cc).
   absl::Status SeedBotRatings();
   void ShowLiveBotRatings(v1::ListGamesResponse& response);
+  // A guest's display name (CleanDisplayName), or why not: refused when it is (or looks like) a
+  // registered player's.
+  absl::StatusOr<std::string> GuestName(std::string_view raw);
   // The player whose key this is: none for "", UNAUTHENTICATED for a key no player has.
   absl::StatusOr<std::optional<PlayerRecord>> PlayerOf(const std::string& key);
   using Fresh = MatchCache::Fresh;
@@ -269,9 +279,6 @@ class Lobby : private BotDriver::Host {
 
   // Refuses a match that would take the bot seats in play past max_bot_seats.
   absl::Status CheckBotCapacity(const MatchRecord& rec);
-  // What the store checks against the creator's holdings as it creates `rec` (null when no
-  // quota applies).
-  std::function<absl::Status(const Holdings&)> QuotaCheck(const MatchRecord& rec) const;
   // Cancels the waiting matches past waiting_expiry, then schedules itself again.
   void ExpireTick();
   // Aborts the matches whose first move is overdue (abort_after), then schedules itself again.
@@ -312,6 +319,7 @@ class Lobby : private BotDriver::Host {
   MatchStore* store_;
   Executor* executor_;
   const LobbyOptions options_;
+  const Quotas quotas_;
   std::atomic<bool> stopping_{false};
   LobbyMetrics metrics_;
   MatchCache cache_;

@@ -149,8 +149,11 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::Login(grpc::CallbackServerContext* c
                                                   const v1::LoginRequest* request,
                                                   v1::LoginResponse* response) {
   std::string player = PlayerKey(*context);
+  // Registrations are bounded per address, unless the client is exempt from the limits.
+  std::string client = ClientOf(*context);
+  if (limits_ == nullptr || limits_->Exempt(client)) client.clear();
   return Offload(context, Method::kLogin,
-                 [=, this] { return Into(lobby_->Login(*request, player), response); });
+                 [=, this] { return Into(lobby_->Login(*request, player, client), response); });
 }
 
 grpc::ServerUnaryReactor* LobbyServiceImpl::GetPlayer(grpc::CallbackServerContext* context,

@@ -116,6 +116,12 @@ ABSL_FLAG(int, client_bot_seats, 8,
 ABSL_FLAG(int, client_bot_matches, 2, "Bot-vs-bot matches one client may run at once.");
 ABSL_FLAG(int, client_waiting_matches, 10,
           "Matches one client may have waiting for players at once.");
+ABSL_FLAG(int, address_quota_multiple, 4,
+          "The client quotas apply per player and per address, whichever is reached first: an "
+          "address may hold this many times a player's (players behind one NAT share it).");
+ABSL_FLAG(int, client_registrations_per_hour, 10,
+          "Players one address (an IPv6 /64) may register in an hour, over every instance; "
+          "0: no bound. Exempt clients are not bounded.");
 ABSL_FLAG(int, waiting_expiry_s, 1800,
           "A match nobody joins within this is cancelled (no result); 0: never.");
 ABSL_FLAG(double, claim_after_s, 120,
@@ -246,6 +252,8 @@ int Main() {
        .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
        .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),
        .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
+       .address_quota_multiple = absl::GetFlag(FLAGS_address_quota_multiple),
+       .client_registrations_per_hour = absl::GetFlag(FLAGS_client_registrations_per_hour),
        .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),
        .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
        .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms),

@@ -113,19 +113,68 @@ std::string Refusal(std::string_view what, const Char& ch, size_t position) {
                          static_cast<uint32_t>(ch.c), position);
 }
 
-char32_t AsciiLower(char32_t c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+// The ASCII character `c` looks like (lower case, with 'i', '1' and '|' as 'l' and '0' as
+// 'o'), or `c` itself when it is like none.
+char32_t LooksLike(char32_t c) {
+  // Fullwidth ASCII.
+  if (c >= 0xff01 && c <= 0xff5e) c -= 0xfee0;
+  // Mathematical alphanumeric letters: thirteen alphabets of A-Z a-z in a row, then digits.
+  if (c >= 0x1d400 && c <= 0x1d6a3) {
+    const int k = static_cast<int>((c - 0x1d400) % 52);
+    c = k < 26 ? 'A' + k : 'a' + (k - 26);
+  } else if (c >= 0x1d7ce && c <= 0x1d7ff) {
+    c = '0' + (c - 0x1d7ce) % 10;
+  }
+  struct Pair {
+    char32_t from;
+    char to;
+  };
+  // Cyrillic, Greek, Armenian and Latin letters that read as ASCII ones in common fonts.
+  static constexpr Pair kLookAlikes[] = {
+      {0x0430, 'a'}, {0x0410, 'a'}, {0x0432, 'b'}, {0x0412, 'b'}, {0x0435, 'e'}, {0x0415, 'e'},
+      {0x0451, 'e'}, {0x0401, 'e'}, {0x041a, 'k'}, {0x043a, 'k'}, {0x041c, 'm'}, {0x043c, 'm'},
+      {0x041d, 'h'}, {0x043d, 'h'}, {0x043e, 'o'}, {0x041e, 'o'}, {0x0440, 'p'}, {0x0420, 'p'},
+      {0x0441, 'c'}, {0x0421, 'c'}, {0x0442, 't'}, {0x0422, 't'}, {0x0443, 'y'}, {0x0423, 'y'},
+      {0x0445, 'x'}, {0x0425, 'x'}, {0x0455, 's'}, {0x0405, 's'}, {0x0456, 'i'}, {0x0406, 'l'},
+      {0x0458, 'j'}, {0x0408, 'j'}, {0x0501, 'd'}, {0x051b, 'q'}, {0x051d, 'w'}, {0x04bb, 'h'},
+      {0x04cf, 'l'}, {0x0391, 'a'}, {0x03b1, 'a'}, {0x0392, 'b'}, {0x0395, 'e'}, {0x0396, 'z'},
+      {0x0397, 'h'}, {0x0399, 'l'}, {0x03b9, 'i'}, {0x039a, 'k'}, {0x03ba, 'k'}, {0x039c, 'm'},
+      {0x039d, 'n'}, {0x03bd, 'v'}, {0x039f, 'o'}, {0x03bf, 'o'}, {0x03a1, 'p'}, {0x03c1, 'p'},
+      {0x03a4, 't'}, {0x03c4, 't'}, {0x03a5, 'y'}, {0x03c5, 'u'}, {0x03a7, 'x'}, {0x03c7, 'x'},
+      {0x0578, 'n'}, {0x057d, 'u'}, {0x0585, 'o'}, {0x0131, 'i'}, {0x0269, 'i'}, {0x01c0, 'l'},
+      {0x0261, 'g'}, {0x1d00, 'a'}, {0x0299, 'b'}, {0x1d04, 'c'}, {0x1d05, 'd'}, {0x1d07, 'e'},
+      {0x0262, 'g'}, {0x029c, 'h'}, {0x026a, 'i'}, {0x1d0a, 'j'}, {0x1d0b, 'k'}, {0x029f, 'l'},
+      {0x1d0d, 'm'}, {0x0274, 'n'}, {0x1d0f, 'o'}, {0x1d18, 'p'}, {0x0280, 'r'}, {0xa731, 's'},
+      {0x1d1b, 't'}, {0x1d1c, 'u'}, {0x1d20, 'v'}, {0x1d21, 'w'}, {0x028f, 'y'}, {0x1d22, 'z'},
+      {0x2160, 'l'}, {0x217c, 'l'}, {0x2170, 'i'}, {0x2223, 'l'}, {0xff5c, 'l'}, {0x2010, '-'},
+      {0x2011, '-'}, {0x2012, '-'}, {0x2013, '-'}, {0x2212, '-'}, {0xff08, '('}, {0xff09, ')'},
+  };
+  for (const Pair& p : kLookAlikes) {
+    if (p.from == c) {
+      c = static_cast<unsigned char>(p.to);
+      break;
+    }
+  }
+  if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
+  // Capital I, small l, the digit one and the bar are one stroke in many fonts; i is close.
+  if (c == 'i' || c == '1' || c == '|') return 'l';
+  if (c == '0') return 'o';
+  return c;
+}
 
-// "bot", or "bot" followed by a blank or '(' (joiners between its letters do not hide it).
+// "bot", or "bot" followed by a blank, '(' or ':', however it is written (joiners between its
+// letters, look-alike letters: "bоt (hard)" with a Cyrillic o, fullwidth "ｂｏｔ").
 bool ReadsAsABot(const std::vector<Char>& chars) {
   std::vector<const Char*> shown;
   for (const Char& ch : chars) {
-    if (ch.kind != Kind::kJoiner) shown.push_back(&ch);
+    if (ch.kind != Kind::kJoiner && ch.kind != Kind::kMark) shown.push_back(&ch);
   }
-  if (shown.size() < 3 || AsciiLower(shown[0]->c) != 'b' || AsciiLower(shown[1]->c) != 'o' ||
-      AsciiLower(shown[2]->c) != 't') {
+  if (shown.size() < 3 || LooksLike(shown[0]->c) != 'b' || LooksLike(shown[1]->c) != 'o' ||
+      LooksLike(shown[2]->c) != 't') {
     return false;
   }
-  return shown.size() == 3 || shown[3]->kind == Kind::kBlank || shown[3]->c == '(';
+  return shown.size() == 3 || shown[3]->kind == Kind::kBlank || LooksLike(shown[3]->c) == '(' ||
+         LooksLike(shown[3]->c) == ':';
 }
 
 }  // namespace
@@ -209,6 +258,46 @@ absl::StatusOr<std::string> CleanDisplayName(std::string_view raw) {
         "display names such as \"bot\" or \"bot (level)\" are kept for bot seats");
   }
   return std::string(raw.substr(begin, end - begin));
+}
+
+std::string NameSkeleton(std::string_view name) {
+  std::string folded;
+  for (size_t at = 0; at < name.size();) {
+    char32_t c = 0;
+    const size_t n = DecodeUtf8(name.substr(at), &c);
+    if (n == 0) {
+      // Not UTF-8 (no name gets this far): the byte as it is.
+      folded.push_back(name[at++]);
+      continue;
+    }
+    at += n;
+    const Kind kind = Classify(c);
+    if (kind == Kind::kBlank || kind == Kind::kJoiner || kind == Kind::kMark ||
+        kind == Kind::kInvisibleFormat || kind == Kind::kBidi) {
+      continue;
+    }
+    const char32_t l = LooksLike(c);
+    if (l == '_' || l == '-' || l == '.') continue;
+    if (l < 0x80) {
+      folded.push_back(static_cast<char>(l));
+    } else {
+      // Anything else as its UTF-8 bytes, unchanged.
+      folded.append(name.substr(at - n, n));
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < folded.size(); ++i) {
+    if (i + 1 < folded.size() && folded[i] == 'r' && folded[i + 1] == 'n') {
+      out.push_back('m');
+      ++i;
+    } else if (i + 1 < folded.size() && folded[i] == 'v' && folded[i + 1] == 'v') {
+      out.push_back('w');
+      ++i;
+    } else {
+      out.push_back(folded[i]);
+    }
+  }
+  return out;
 }
 
 absl::Status CheckPlayerName(std::string_view name) {

@@ -31,8 +31,16 @@ absl::StatusOr<std::string> CleanDisplayName(std::string_view raw);
 
 // A player's name (ply login NAME): 2 to 24 characters, each a letter, a digit, '_', '-' or
 // '.', the first a letter or a digit; names of bots ("bot" and what starts with it) refused.
-// Unique ignoring case (the store checks that).
+// Unique ignoring case and look-alikes (the store checks that, by NameSkeleton).
 absl::Status CheckPlayerName(std::string_view name);
+
+// What a name looks like, so that names a reader cannot tell apart have one skeleton (after
+// Unicode TR39's idea of a skeleton, with a small table instead of confusables.txt): fullwidth
+// and mathematical letters as their ASCII letters, Cyrillic and Greek look-alikes as the Latin
+// letters they resemble, case folded with 'i', '1' and '|' as 'l' and '0' as 'o', "rn" as "m"
+// and "vv" as "w", and blanks, joiners, combining marks and the separators "_-." left out.
+// "aIice", "ALICE", "а1ice" (Cyrillic a) and "ａｌｉｃｅ" all have the skeleton "allce".
+std::string NameSkeleton(std::string_view name);
 
 }  // namespace ply::lobby
 

@@ -16,6 +16,7 @@
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/bot_helper.h"
 #include "tests/lobby_helper.h"
+#include "tests/players_helper.h"
 #include "tests/raw_http.h"
 #include "tests/stack_helper.h"
 
@@ -28,7 +29,9 @@ using ::ply::testing::Join;
 using ::ply::testing::LobbyInstance;
 using ::ply::testing::Move;
 using ::ply::testing::MovesSeen;
+using ::ply::testing::OfferRematch;
 using ::ply::testing::RawConnection;
+using ::ply::testing::Resign;
 using ::ply::testing::ServerProcess;
 using ::ply::testing::StartBot;
 using ::ply::testing::TakingSeat;
@@ -294,6 +297,95 @@ TEST_F(AbuseTest, LobbyStreamsOpenAtOnceOnOneConnectionAreBounded) {
                                          absl::Seconds(1)));
   EXPECT_TRUE(ClosedAfterOpeningStreams(lobby_->port(), "/ply.v1.LobbyService/ListGames", 60,
                                         absl::Seconds(5)));
+}
+
+// A person's match against a beginner bot, created by `stub` as the player `key` (a guest for
+// ""): the response, or the refusal.
+grpc::Status BotMatchFor(v1::LobbyService::Stub* stub, const std::string& key,
+                         v1::CreateMatchResponse* out) {
+  v1::CreateMatchRequest create;
+  create.mutable_spec()->set_name("connect4");
+  create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  v1::SeatSpec* bot = create.add_seats();
+  bot->set_kind(v1::SEAT_KIND_BOT);
+  bot->set_difficulty("beginner");
+  create.set_take_seat(0);
+  if (key.empty()) create.set_display_name("guest");
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  if (!key.empty()) context.AddMetadata("x-ply-player", key);
+  return stub->CreateMatch(&context, create, out);
+}
+
+TEST_F(AbuseTest, RegistrationsAreBoundedPerAddressAndFreshAccountsShareItsQuotas) {
+  // The free-accounts attack: one address registers account after account, each with its own
+  // quota, until it holds every bot seat.
+  Start({"--client_registrations_per_hour=3", "--client_bot_seats=2", "--address_quota_multiple=2"},
+        BotTargetFlag());
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3; ++i) {
+    keys.push_back(::ply::testing::Register(v4_.get(), absl::StrCat("fresh", i)));
+  }
+  v1::LoginResponse refused;
+  grpc::Status s = ::ply::testing::Login(v4_.get(), "fresh3", "", &refused);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("registered from your address"), std::string::npos)
+      << s.error_message();
+  // Logging in again with a key is no registration; another address registers.
+  v1::LoginResponse again;
+  EXPECT_TRUE(::ply::testing::Login(v4_.get(), "fresh0", keys[0], &again).ok());
+  const std::string other = ::ply::testing::Register(v6_.get(), "elsewhere");
+  // Each account has 2 bot seats, the address 4: the third account gets nothing.
+  v1::CreateMatchResponse created;
+  for (int i = 0; i < 2; ++i) {
+    for (int m = 0; m < 2; ++m) {
+      s = BotMatchFor(v4_.get(), keys[i], &created);
+      EXPECT_TRUE(s.ok()) << "account " << i << ": " << s.error_message();
+    }
+    s = BotMatchFor(v4_.get(), keys[i], &created);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << "account " << i;
+  }
+  s = BotMatchFor(v4_.get(), keys[2], &created);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("your address"), std::string::npos) << s.error_message();
+  // A guest from that address meets the address's bound too; the other address does not.
+  s = BotMatchFor(v4_.get(), "", &created);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("your address"), std::string::npos) << s.error_message();
+  s = BotMatchFor(v6_.get(), other, &created);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+}
+
+TEST_F(AbuseTest, RematchesCountAgainstTheCreatorsQuotaAcrossARestart) {
+  // The rematch attack: a guest resigns its bot matches and rematches them; each rematch was
+  // stored without its creator (once the lobby reloaded the match), so it counted nowhere.
+  const std::vector<std::string> flags = {"--client_bot_seats=2", "--bot_pacing_ms=0"};
+  Start(flags, BotTargetFlag());
+  v1::CreateMatchResponse first, second, third;
+  ASSERT_TRUE(BotMatchFor(v4_.get(), "", &first).ok());
+  ASSERT_TRUE(BotMatchFor(v4_.get(), "", &second).ok());
+  EXPECT_EQ(BotMatchFor(v4_.get(), "", &third).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  ASSERT_TRUE(Resign(v4_.get(), first.match().id(), first.seat_token()).ok());
+  ASSERT_TRUE(Resign(v4_.get(), second.match().id(), second.seat_token()).ok());
+  // A restart: the finished matches are read back from the database.
+  lobby_.reset();
+  Start(flags, BotTargetFlag());
+  v1::OfferRematchResponse r1, r2, r3;
+  ASSERT_TRUE(OfferRematch(v4_.get(), first.match().id(), first.seat_token(), &r1).ok());
+  ASSERT_TRUE(OfferRematch(v4_.get(), second.match().id(), second.seat_token(), &r2).ok());
+  ASSERT_NE(r1.rematch_id(), 0);
+  ASSERT_NE(r2.rematch_id(), 0);
+  // Both rematches are the guest's: a new match is refused.
+  grpc::Status s = BotMatchFor(v4_.get(), "", &third);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << "rematches counted nowhere";
+  // One ends: room for one more, which a new match takes; a rematch past it is refused.
+  ASSERT_TRUE(Resign(v4_.get(), r1.rematch_id(), r1.seat_token()).ok());
+  ASSERT_TRUE(BotMatchFor(v4_.get(), "", &third).ok());
+  s = OfferRematch(v4_.get(), r1.rematch_id(), r1.seat_token(), &r3);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  // Another address is not held back.
+  v1::CreateMatchResponse elsewhere;
+  EXPECT_TRUE(BotMatchFor(v6_.get(), "", &elsewhere).ok());
 }
 
 }  // namespace

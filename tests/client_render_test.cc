@@ -149,6 +149,28 @@ v1::Match ConnectFourMatch() {
   return m;
 }
 
+TEST(Screen, AGuestIsMarkedSoThatNobodyPassesForAPlayer) {
+  v1::Match m = ConnectFourMatch();
+  m.mutable_seats(1)->set_kind(v1::SEAT_KIND_HUMAN);
+  m.mutable_seats(1)->set_display_name("carol");
+  MatchView view;
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(view.Reset(m, t0).ok());
+  ScreenOptions o;
+  o.now = t0;
+  // A spectator: alice and carol are guests.
+  std::string screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_NE(screen.find("alice (guest)"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("carol (guest)"), std::string::npos) << screen;
+  // alice logged in: a player, unmarked; and nobody is told they are a guest themselves.
+  m.mutable_seats(0)->set_player("alice");
+  ASSERT_TRUE(view.Reset(m, t0).ok());
+  o.my_seat = 1;
+  screen = absl::StrJoin(ComposeScreen(view, o), "\n");
+  EXPECT_EQ(screen.find("alice (guest)"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("carol (you)"), std::string::npos) << screen;
+}
+
 TEST(Screen, ShowsSeatsClocksLastMoveAndWhoseTurn) {
   MatchView view;
   const absl::Time t0 = absl::Now();

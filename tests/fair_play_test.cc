@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "lobby-server/players/glicko2.h"
+#include "lobby-server/players/quotas.h"
 #include "lobby-server/players/ratings.h"
 #include "lobby-server/storage/store.h"
 
@@ -82,6 +83,48 @@ TEST(Ratings, OnePlayerMayNotTakeASecondSeatOfARatedMatch) {
   EXPECT_TRUE(CheckSeatOfRatedMatch(match, 0).ok()) << "a guest makes it casual instead";
   match.rated = false;
   EXPECT_TRUE(CheckSeatOfRatedMatch(match, 5).ok()) << "a casual match against oneself";
+}
+
+// A person's match against one bot, made by `creator` from `address`.
+MatchRecord BotMatch(const std::string& creator, const std::string& address) {
+  MatchRecord m;
+  m.status = MatchStatus::kActive;
+  m.creator = creator;
+  m.creator_address = address;
+  m.seats.resize(2);
+  m.seats[1].kind = SeatKind::kBot;
+  return m;
+}
+
+TEST(Quotas, APlayerAndItsAddressAreEachBoundWhicheverComesFirst) {
+  const Quotas quotas({.bot_seats = 8, .address_multiple = 4});
+  const QuotaCheck fresh = quotas.For(BotMatch("player:31", "203.0.113.9"));
+  ASSERT_NE(fresh, nullptr);
+  // The free-accounts attack: the 32nd fresh account has no seat of its own, but the address
+  // already holds 32.
+  EXPECT_TRUE(fresh({}, {.bot_seats = 31}).ok());
+  const absl::Status refused = fresh({}, {.bot_seats = 32});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("your address"), std::string_view::npos) << refused;
+  // The player's own bound holds whatever the address has.
+  EXPECT_EQ(fresh({.bot_seats = 8}, {.bot_seats = 8}).code(), absl::StatusCode::kResourceExhausted);
+  // A guest counts by address: its own bound, and the address's.
+  const QuotaCheck guest = quotas.For(BotMatch("203.0.113.9", "203.0.113.9"));
+  EXPECT_EQ(guest({.bot_seats = 8}, {.bot_seats = 8}).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(guest({.bot_seats = 0}, {.bot_seats = 32}).code(),
+            absl::StatusCode::kResourceExhausted);
+  // An exempt client (no creator) is not bounded.
+  EXPECT_EQ(quotas.For(BotMatch("", "")), nullptr);
+}
+
+TEST(Quotas, RegistrationsAreBoundedPerAddressPerHour) {
+  const Quotas quotas({.registrations_per_hour = 10});
+  const RegistrationLimit limit = quotas.Registration("2001:db8:1:2::/64", 7'200'000);
+  EXPECT_EQ(limit.address, "2001:db8:1:2::/64");
+  EXPECT_EQ(limit.max, 10);
+  EXPECT_EQ(limit.since_ms, 3'600'000);
+  EXPECT_EQ(quotas.Registration("", 7'200'000).max, 0) << "exempt";
+  EXPECT_EQ(Quotas({}).Registration("198.51.100.1", 0).max, 0) << "no bound set";
 }
 
 }  // namespace

@@ -132,6 +132,56 @@ TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
   }
 }
 
+TEST_F(LobbyTest, ABotsThinkingIsHiddenFromEveryoneWhileAPersonPlaysItAndShownAfter) {
+  // A spectator (or the person on a second connection, with no token) used to read the bot's
+  // principal variation and score during the game: its plan, and how it judged the position.
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "medium"}, &created,
+                     TakingSeat(0, "carol"))
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch spectator(stub_.get(), id);
+  ASSERT_TRUE(Move(id, 0, "4", created.seat_token()).ok());
+  ASSERT_TRUE(
+      spectator.WaitFor([](const auto& e) { return MovesSeen(e).size() >= 2; }, absl::Seconds(30)));
+  auto hidden = [](const v1::MoveRecord& mv) {
+    return mv.has_bot() && !mv.bot().instance().empty() && mv.bot().pv_size() == 0 &&
+           mv.bot().score_text().empty() && mv.bot().depth() == 0 && mv.bot().nodes() == 0;
+  };
+  const v1::Match during = Get(id);
+  ASSERT_GE(during.moves_size(), 2);
+  EXPECT_TRUE(hidden(during.moves(1))) << during.moves(1).DebugString();
+  for (const v1::MatchEvent& e : spectator.events()) {
+    if (e.has_move_applied() && e.move_applied().move().seat() == 1) {
+      EXPECT_TRUE(hidden(e.move_applied().move())) << e.DebugString();
+    }
+    if (e.has_snapshot()) {
+      for (const v1::MoveRecord& mv : e.snapshot().moves()) {
+        if (mv.seat() == 1) EXPECT_TRUE(hidden(mv)) << mv.DebugString();
+      }
+    }
+  }
+  // Once the game is over, everyone may see what the bot saw.
+  ASSERT_TRUE(::ply::testing::Resign(stub_.get(), id, created.seat_token()).ok());
+  const v1::Match after = Get(id);
+  ASSERT_EQ(after.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_FALSE(after.moves(1).bot().score_text().empty());
+  EXPECT_GT(after.moves(1).bot().depth(), 0);
+  EXPECT_GT(after.moves(1).bot().pv_size(), 0);
+  // A match of bots only is for watching: their thinking shows live.
+  v1::CreateMatchResponse bots;
+  ASSERT_TRUE(
+      Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"medium", "medium"}, &bots).ok());
+  Watch watching(stub_.get(), bots.match().id());
+  ASSERT_TRUE(
+      watching.WaitFor([](const auto& e) { return MovesSeen(e).size() >= 4; }, absl::Seconds(60)));
+  int shown = 0;
+  for (const v1::MatchEvent& e : watching.events()) {
+    if (e.has_move_applied() && e.move_applied().move().bot().depth() > 0) ++shown;
+  }
+  EXPECT_GT(shown, 0);
+}
+
 TEST_F(LobbyTest, TwoSpectatorsSeeTheSameBotGame) {
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"easy", "medium"},

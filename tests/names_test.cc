@@ -97,6 +97,31 @@ TEST(CleanDisplayName, RefusesNamesThatReadAsABot) {
                            "  bot  ", "bot\u00a0(hard)", "b\u200dot", "bot\u3000perfect"}) {
     ExpectRefused(name, "kept for bot seats");
   }
+  // However the bot is written: a Cyrillic o (U+043E) or small-capital letters, fullwidth
+  // letters, a combining mark on one of them, or a player's spelling of it ("bot:hard").
+  for (const char* name :
+       {"b\u043et (hard)", "\u0299\u1d0f\u1d1b (easy)", "\uff42\uff4f\uff54",
+        "\uff42\uff4f\uff54\uff08hard\uff09", "bo\u0301t (hard)", "bot:hard", "B0T (hard)"}) {
+    ExpectRefused(name, "kept for bot seats");
+  }
+}
+
+TEST(NameSkeleton, NamesThatLookAlikeHaveOneSkeleton) {
+  const std::string alice = NameSkeleton("alice");
+  EXPECT_EQ(alice, "allce");
+  for (const char* like :
+       {"aIice", "ALICE", "a1ice", "a|ice", "\u0430lice", "\uff41\uff4c\uff49\uff43\uff45",
+        "al\u0456ce", "a_lice", "a.l-ice", "ali\u0441e", "\U0001d41a\U0001d425ice"}) {
+    EXPECT_EQ(NameSkeleton(like), alice) << like;
+  }
+  EXPECT_EQ(NameSkeleton("rnoon"), NameSkeleton("moon"));
+  EXPECT_EQ(NameSkeleton("vvolf"), NameSkeleton("wolf"));
+  EXPECT_EQ(NameSkeleton("B0B"), NameSkeleton("bob"));
+  // Names that differ to the eye keep different skeletons.
+  for (const char* other : {"alicia", "alex", "bob", "\u0410\u043b\u0438\u0441\u0430", "\u674e"}) {
+    EXPECT_NE(NameSkeleton(other), alice) << other;
+  }
+  EXPECT_NE(NameSkeleton("ann"), NameSkeleton("anna"));
 }
 
 TEST(CleanDisplayName, BoundsLengthInCharactersAndBytes) {

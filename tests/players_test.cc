@@ -16,9 +16,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "engine/registry/registry.h"
+#include "lobby-server/names.h"
 #include "lobby-server/players/glicko2.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
@@ -117,6 +119,63 @@ TEST_F(PlayersTest, RegistersAndLogsInAgainWithTheKeyAndNamesAreUniqueIgnoringCa
             grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Login(stub_.get(), "Alice_1", std::string(32, 'f'), &taken).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(PlayersTest, NamesThatLookLikeAPlayersAreRefusedToPlayersAndGuests) {
+  // The impersonation attack: "aIice" (a capital i) registers beside alice, and guests take
+  // her name, a bot's, or a look-alike of either.
+  const std::string alice = Register("alice");
+  v1::LoginResponse refused;
+  for (const char* like : {"aIice", "a1ice", "ALICE", "al.ice"}) {
+    grpc::Status s = Login(stub_.get(), like, "", &refused);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS) << like;
+    EXPECT_NE(absl::AsciiStrToLower(s.error_message()).find("alice"), std::string::npos)
+        << s.error_message();
+  }
+  auto guest_create = [&](const std::string& name) {
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name("tictactoe");
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.set_take_seat(0);
+    create.set_display_name(name);
+    grpc::ClientContext context;
+    v1::CreateMatchResponse created;
+    return stub_->CreateMatch(&context, create, &created);
+  };
+  for (const char* name : {"alice", "Alice", "\u0430lice", "\uff41\uff4c\uff49\uff43\uff45",
+                           "b\u043et (hard)", "bot:hard", "\uff42\uff4f\uff54"}) {
+    grpc::Status s = guest_create(name);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << name;
+  }
+  EXPECT_TRUE(guest_create("alicia").ok());
+  // Joining as a guest under her name is refused too; alice herself joins with her key.
+  v1::CreateMatchResponse open;
+  ASSERT_TRUE(::ply::testing::Create(stub_.get(), "tictactoe",
+                                     {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &open,
+                                     ::ply::testing::TakingSeat(0, "carol"))
+                  .ok());
+  v1::JoinMatchRequest join;
+  join.set_match_id(open.match().id());
+  join.set_display_name("\u0430lice");
+  {
+    grpc::ClientContext context;
+    v1::JoinMatchResponse joined;
+    EXPECT_EQ(stub_->JoinMatch(&context, join, &joined).error_code(),
+              grpc::StatusCode::INVALID_ARGUMENT);
+  }
+  v1::JoinMatchResponse joined;
+  ASSERT_TRUE(JoinAsPlayer(stub_.get(), open.match().id(), 1, alice, &joined).ok());
+  EXPECT_EQ(joined.match().seats(1).display_name(), "alice");
+  // The migration's SQL skeleton of players' names (ASCII) is NameSkeleton's.
+  const size_t at = url_.find("dbname=") + 7;
+  const std::string db = url_.substr(at, url_.find(' ', at) - at);
+  for (const char* name : {"Alice_1", "b0b.rnx", "VVill-0", "Mi1o", "iIlL1"}) {
+    EXPECT_EQ(cluster_->Query(db, absl::StrCat("SELECT replace(replace(translate(lower('", name,
+                                               "'), '10i|_-.', 'loll'), 'rn', 'm'), 'vv', 'w')")),
+              lobby::NameSkeleton(name))
+        << name;
+  }
 }
 
 TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {

@@ -353,15 +353,42 @@ TEST_F(PostgresStoreTest, ACreatorsCreatesAtOnceCannotAllPassItsQuota) {
     threads.emplace_back([&] {
       MatchRecord m = TwoSeats(1);
       m.creator = creator;
-      absl::StatusOr<int64_t> id = store->CreateMatchWithin(m, [](const Holdings& held) {
-        return held.waiting >= 2 ? absl::ResourceExhaustedError("quota") : absl::OkStatus();
-      });
+      absl::StatusOr<int64_t> id =
+          store->CreateMatchWithin(m, [](const Holdings& held, const Holdings&) {
+            return held.waiting >= 2 ? absl::ResourceExhaustedError("quota") : absl::OkStatus();
+          });
       (id.ok() ? made : refused)++;
     });
   }
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(made.load(), 2);
   EXPECT_EQ(refused.load(), 6);
+}
+
+TEST_F(PostgresStoreTest, FreshAccountsAtOnceFromOneAddressCannotAllPassItsQuota) {
+  // Eight players (each under its own bound) create at once from one address: the address's
+  // bound holds them together.
+  std::unique_ptr<PostgresStore> store = NewStore();
+  const std::string address = absl::StrCat("198.51.100.", ++serial_);
+  std::atomic<int> made{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      MatchRecord m = TwoSeats(1);
+      m.creator = absl::StrCat("player:", 1000 + i);
+      m.creator_address = address;
+      absl::StatusOr<int64_t> id =
+          store->CreateMatchWithin(m, [](const Holdings& mine, const Holdings& at_address) {
+            EXPECT_EQ(mine.waiting, 0);
+            return at_address.waiting >= 3 ? absl::ResourceExhaustedError("address quota")
+                                           : absl::OkStatus();
+          });
+      (id.ok() ? made : refused)++;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(made.load(), 3);
+  EXPECT_EQ(refused.load(), 5);
 }
 
 TEST_F(PostgresStoreTest, DatabaseErrorsAreLoggedNotReturned) {

@@ -139,7 +139,7 @@ class ListPage {
 }
 
 function card(m) {
-  const who = m.seats.map((s) => s.taken ? s.name : '(open)').join(' vs ');
+  const who = m.seats.map((s) => s.taken ? s.name + (s.guest ? ' (guest)' : '') : '(open)').join(' vs ');
   const status = m.status === 'finished' ? (m.result ? m.result.text : 'finished')
     : m.status === 'waiting' ? 'waiting for a player' : `${m.plies} moves`;
   return h('a', { class: 'card', href: `#/m/${m.id}`, 'data-match': m.id },
@@ -660,6 +660,7 @@ class MatchPage {
     sideGlyph(this.game, i),
     h('span', { class: 'seat-side' }, `${s.side} · ${seatLabel(i)}`),
     h('span', { class: 'seat-name' }, s.taken ? s.name : '(open)'),
+    s.guest ? h('span', { class: 'guest', title: 'a guest: not a registered player' }, 'guest') : null,
     this.amPlayer && this.mine.seat === i ? h('span', { class: 'you' }, 'you') : null,
     st.status === 'active' && s.away && !s.bot && !(this.amPlayer && this.mine.seat === i) ? h('span', { class: 'away' }, 'left') : null,
     st.time_control ? h('span', { class: 'clock', 'data-clock': i }) : null)));

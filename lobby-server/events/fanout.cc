@@ -13,14 +13,14 @@ namespace {
 // The events of the moves after `from_ply` in `moves`, replayed on `game` (at `from_ply`, with
 // `clocks` the seats' clocks then; both advance). Empty when a stored move does not replay.
 std::vector<v1::MatchEvent> MovesAfter(int from_ply, const std::vector<MoveRecord>& moves,
-                                       AnyGame& game, std::vector<int64_t>& clocks,
-                                       int64_t now_ms) {
+                                       AnyGame& game, std::vector<int64_t>& clocks, int64_t now_ms,
+                                       bool hide_thinking) {
   std::vector<v1::MatchEvent> events;
   for (const MoveRecord& mv : moves) {
     if (mv.ply <= from_ply) continue;
     if (!game.Play(mv.move).ok()) return {};
     if (mv.seat >= 0 && mv.seat < static_cast<int>(clocks.size())) clocks[mv.seat] = mv.clock_ms;
-    events.push_back(MoveEvent(mv, clocks, game, now_ms));
+    events.push_back(MoveEvent(mv, clocks, game, now_ms, hide_thinking));
   }
   return events;
 }
@@ -34,10 +34,10 @@ v1::MatchEvent Event(int64_t now_ms) {
 }
 
 v1::MatchEvent MoveEvent(const MoveRecord& mv, const std::vector<int64_t>& clocks,
-                         const AnyGame& after, int64_t now_ms) {
+                         const AnyGame& after, int64_t now_ms, bool hide_thinking) {
   v1::MatchEvent e = Event(now_ms);
   v1::MoveApplied* applied = e.mutable_move_applied();
-  *applied->mutable_move() = MoveToProto(mv);
+  *applied->mutable_move() = MoveToProto(mv, hide_thinking);
   for (int64_t c : clocks) applied->add_clocks_ms(c);
   applied->set_to_move(after.Status().over ? -1 : after.SideToMove());
   applied->set_board(after.Render());
@@ -89,14 +89,16 @@ void BroadcastLastMove(LiveMatch& live, int64_t now_ms) {
   if (live.watchers.empty() || live.rec.moves.empty()) return;
   std::vector<int64_t> clocks;
   for (const SeatRecord& s : live.rec.seats) clocks.push_back(s.clock_ms);
-  Broadcast(live, MoveEvent(live.rec.moves.back(), clocks, *live.game, now_ms));
+  Broadcast(live,
+            MoveEvent(live.rec.moves.back(), clocks, *live.game, now_ms, ThinkingHidden(live.rec)));
 }
 
 void CatchUp(LiveMatch& live, PastCopy before, int64_t now_ms) {
   if (!before.loaded || live.watchers.empty()) return;
   std::vector<v1::MatchEvent> missed;
   if (live.rec.ply > before.ply && before.game != nullptr) {
-    missed = MovesAfter(before.ply, live.rec.moves, *before.game, before.clocks, now_ms);
+    missed = MovesAfter(before.ply, live.rec.moves, *before.game, before.clocks, now_ms,
+                        ThinkingHidden(live.rec));
   }
   for (const v1::MatchEvent& e : missed) Broadcast(live, e);
   MatchVersion was = before.version;
@@ -129,7 +131,8 @@ absl::StatusOr<bool> Greet(const LiveMatch& live, std::optional<int> after_ply, 
     absl::StatusOr<std::unique_ptr<AnyGame>> game = CreateGame(live.rec.game, live.rec.options);
     if (!game.ok()) return game.status();
     std::vector<int64_t> clocks(live.rec.seats.size(), live.rec.time_initial_ms.value_or(0));
-    for (v1::MatchEvent& e : MovesAfter(0, live.rec.moves, **game, clocks, now_ms)) {
+    for (v1::MatchEvent& e :
+         MovesAfter(0, live.rec.moves, **game, clocks, now_ms, ThinkingHidden(live.rec))) {
       if (e.move_applied().move().ply() > *after_ply) sink.Push(std::move(e));
     }
     v1::MatchEvent e = Event(now_ms);

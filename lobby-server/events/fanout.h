@@ -19,9 +19,10 @@ namespace ply::lobby {
 
 // An event stamped `now_ms`, its payload to be filled in.
 v1::MatchEvent Event(int64_t now_ms);
-// The move_applied event of `mv`, with every seat's clock after it and the game after it.
+// The move_applied event of `mv`, with every seat's clock after it and the game after it (a
+// bot's thinking left out with `hide_thinking`: ThinkingHidden).
 v1::MatchEvent MoveEvent(const MoveRecord& mv, const std::vector<int64_t>& clocks,
-                         const AnyGame& after, int64_t now_ms);
+                         const AnyGame& after, int64_t now_ms, bool hide_thinking);
 // The game_over event of a finished match, with its final clocks.
 v1::MatchEvent GameOverEvent(const LiveMatch& live, int64_t now_ms);
 // Where the rematch of a finished match stands (the offer open, or the rematch made).

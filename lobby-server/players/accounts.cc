@@ -32,8 +32,25 @@ absl::StatusOr<std::optional<PlayerRecord>> Lobby::PlayerOf(const std::string& k
   return std::optional<PlayerRecord>(*std::move(player));
 }
 
+absl::StatusOr<std::string> Lobby::GuestName(std::string_view raw) {
+  absl::StatusOr<std::string> name = CleanDisplayName(raw);
+  if (!name.ok()) return name.status();
+  // Registered names are the players': a guest cannot pass for one, however it writes the name.
+  absl::StatusOr<std::string> player = store_->PlayerBySkeleton(NameSkeleton(*name));
+  if (player.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the name ", EchoBounded(*name, 24), " is (or looks like) the player ",
+                     *player, "'s: log in as that player (ply login), or pick another name"));
+  }
+  if (!absl::IsNotFound(player.status()) && !absl::IsUnimplemented(player.status())) {
+    return player.status();
+  }
+  return name;
+}
+
 absl::StatusOr<v1::LoginResponse> Lobby::Login(const v1::LoginRequest& req,
-                                               const std::string& player_key) {
+                                               const std::string& player_key,
+                                               const std::string& client) {
   v1::LoginResponse response;
   if (!player_key.empty()) {
     absl::StatusOr<std::optional<PlayerRecord>> player = PlayerOf(player_key);
@@ -51,7 +68,13 @@ absl::StatusOr<v1::LoginResponse> Lobby::Login(const v1::LoginRequest& req,
   }
   if (absl::Status s = CheckPlayerName(req.name()); !s.ok()) return s;
   const std::string key = NewSeatToken();
-  absl::StatusOr<PlayerRecord> made = store_->CreatePlayer(req.name(), TokenHash(key), NowMs());
+  absl::StatusOr<PlayerRecord> made =
+      store_->CreatePlayer(req.name(), TokenHash(key), NowMs(),
+                           quotas_.Registration(client, NowMs()), NameSkeleton(req.name()));
+  if (absl::IsAlreadyExists(made.status()) &&
+      made.status().message().find("looks like") != std::string_view::npos) {
+    return made.status();
+  }
   if (absl::IsAlreadyExists(made.status())) {
     return absl::AlreadyExistsError(absl::StrCat(
         "the name ", req.name(),

@@ -22,6 +22,7 @@ MatchRecord Lobby::RematchOf(const MatchRecord& old) const {
   next.bot_pacing_ms = old.bot_pacing_ms;
   next.rated = old.rated;
   next.creator = old.creator;
+  next.creator_address = old.creator_address;
   next.created_ms = NowMs();
   next.turn_started_ms = next.created_ms;
   next.status = MatchStatus::kActive;
@@ -71,6 +72,8 @@ absl::StatusOr<v1::OfferRematchResponse> Lobby::OfferRematch(const v1::OfferRema
                          .token_hash = TokenHash(RematchToken(token)),
                          .next = RematchOf(live.rec),
                          .accept_now = live.rec.seats[1 - *seat].kind == SeatKind::kBot};
+      // A rematch is a new match of its creator's, within the same quotas.
+      offer.check = quotas_.For(offer.next);
       if (offer.accept_now && live.rec.rematch_id == 0) {
         if (absl::Status capacity = CheckBotCapacity(offer.next); !capacity.ok()) return capacity;
       }

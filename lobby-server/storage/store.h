@@ -96,9 +96,11 @@ struct MatchRecord {
   int draw_offer = -1;
   MatchResult result;
   int64_t created_ms = 0;
-  // Who created it (the client as the per-client limits name it; "" when exempt or unknown),
-  // for the quotas.
+  // Who created it, for the quotas: the player ("player:ID") when the call had one, else the
+  // client as the per-client limits name it ("" when exempt or unknown); and the client's
+  // address key (IPv4, or an IPv6 /64; "" when exempt), which the quotas count too.
   std::string creator;
+  std::string creator_address;
   // Its end moves the players' ratings: every seat a player's (bot levels included), at least
   // one a person, and not asked to be casual.
   bool rated = false;
@@ -171,6 +173,26 @@ struct PairedMatch {
   int my_seat = 0;
 };
 
+// What one client holds now (matches it created that are waiting or in play), for the quotas.
+struct Holdings {
+  int waiting = 0;
+  int bot_seats = 0;
+  // Matches with only bot seats.
+  int bot_matches = 0;
+};
+
+// What a store checks as it makes a match: told what the match's creator and the creator's
+// address hold now (both locked against other creates of theirs), OK or why not.
+using QuotaCheck = std::function<absl::Status(const Holdings& creator, const Holdings& address)>;
+
+// How many players one client address may register (0 max: no limit).
+struct RegistrationLimit {
+  std::string address;
+  // Registrations from the address since this count.
+  int64_t since_ms = 0;
+  int max = 0;
+};
+
 // A seat's rematch offer on a finished match (MatchStore::OfferRematch).
 struct RematchOffer {
   int64_t match_id = 0;
@@ -182,6 +204,8 @@ struct RematchOffer {
   MatchRecord next;
   // The other seat agrees at once (a bot).
   bool accept_now = false;
+  // The creator's quotas, checked as the rematch is made (null: none apply).
+  QuotaCheck check;
 };
 
 // Where a finished match's rematch stands.
@@ -196,14 +220,6 @@ struct LeaderboardRow {
   std::string name;
   bool bot = false;
   GameRatingRecord rating;
-};
-
-// What one client holds now (matches it created that are waiting or in play), for the quotas.
-struct Holdings {
-  int waiting = 0;
-  int bot_seats = 0;
-  // Matches with only bot seats.
-  int bot_matches = 0;
 };
 
 struct MatchFilter {
@@ -364,11 +380,12 @@ class MatchStore {
       const std::string& token_hash) = 0;
   virtual absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) = 0;
   virtual absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) = 0;
-  // CreateMatch if `check`, told what the match's creator holds now, says so: both at once for
-  // that creator (no other create of its can come between), so that creates at the same moment
-  // cannot all pass a quota only one of them fits. A null `check` creates at once.
-  virtual absl::StatusOr<int64_t> CreateMatchWithin(
-      const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) = 0;
+  // CreateMatch if `check`, told what the match's creator and its address hold now, says so:
+  // both at once for that creator and address (no other create of theirs can come between), so
+  // that creates at the same moment cannot all pass a quota only one of them fits. A null
+  // `check` creates at once.
+  virtual absl::StatusOr<int64_t> CreateMatchWithin(const MatchRecord& match,
+                                                    const QuotaCheck& check) = 0;
   // Bot seats in matches being played, over every creator.
   virtual absl::StatusOr<int> BotSeatsInPlay() = 0;
   // Cancels (kCancelled, no result, `text`) up to `limit` matches still waiting for players
@@ -444,9 +461,18 @@ class MatchStore {
 
   // Players (only a store shared by every instance has them). Names are unique ignoring case.
   // Registers a player; ALREADY_EXISTS when the name is taken.
+  // With a `limit`, RESOURCE_EXHAUSTED when its address has registered `max` players since
+  // `since_ms` (counted over every instance, in the transaction that registers). With a
+  // `skeleton` (names.h, NameSkeleton), ALREADY_EXISTS when a player's name has it too.
   virtual absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& /*name*/,
                                                     const std::string& /*key_hash*/,
-                                                    int64_t /*now_ms*/) {
+                                                    int64_t /*now_ms*/,
+                                                    const RegistrationLimit& /*limit*/ = {},
+                                                    const std::string& /*skeleton*/ = "") {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The name of the player whose name has this skeleton (NOT_FOUND when none does).
+  virtual absl::StatusOr<std::string> PlayerBySkeleton(const std::string& /*skeleton*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
   // The player whose key hashes to `key_hash` (NOT_FOUND), noting that it was seen now.

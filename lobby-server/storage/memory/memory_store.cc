@@ -92,13 +92,13 @@ absl::StatusOr<int64_t> MemoryStore::CreateMatch(const MatchRecord& match) {
   return CreateMatchWithin(match, nullptr);
 }
 
-absl::StatusOr<int64_t> MemoryStore::CreateMatchWithin(
-    const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) {
+absl::StatusOr<int64_t> MemoryStore::CreateMatchWithin(const MatchRecord& match,
+                                                       const QuotaCheck& check) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Enter(); !s.ok()) return s;
   // Under the one lock, as PostgreSQL serialises a creator's creates.
   if (check) {
-    if (absl::Status s = check(HoldingsLocked(match.creator)); !s.ok()) return s;
+    if (absl::Status s = CheckQuotaLocked(match, check); !s.ok()) return s;
   }
   MatchRecord& m = matches_[next_id_];
   m = match;
@@ -263,13 +263,23 @@ int BotSeats(const MatchRecord& m) {
 absl::StatusOr<Holdings> MemoryStore::HoldingsOf(const std::string& creator) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Enter(); !s.ok()) return s;
-  return HoldingsLocked(creator);
+  return HoldingsLocked(creator, false);
 }
 
-Holdings MemoryStore::HoldingsLocked(const std::string& creator) const {
+absl::Status MemoryStore::CheckQuotaLocked(const MatchRecord& match,
+                                           const QuotaCheck& check) const {
+  if (!check) return absl::OkStatus();
+  return check(
+      HoldingsLocked(match.creator, false),
+      match.creator_address.empty() ? Holdings() : HoldingsLocked(match.creator_address, true));
+}
+
+Holdings MemoryStore::HoldingsLocked(const std::string& key, bool address) const {
   Holdings h;
   for (const auto& [id, m] : matches_) {
-    if (m.creator != creator || m.status == MatchStatus::kFinished) continue;
+    if ((address ? m.creator_address : m.creator) != key || m.status == MatchStatus::kFinished) {
+      continue;
+    }
     if (m.status == MatchStatus::kWaiting) ++h.waiting;
     h.bot_seats += BotSeats(m);
     if (BotSeats(m) == static_cast<int>(m.seats.size())) ++h.bot_matches;
@@ -345,6 +355,7 @@ absl::StatusOr<RematchState> MemoryStore::OfferRematch(const RematchOffer& offer
   MatchRecord next = offer.next;
   next.seats[other].token_hash = offer.token_hash;
   if (!offer.accept_now) next.seats[offer.seat].token_hash = offer_hashes_[offer.match_id];
+  if (absl::Status s = CheckQuotaLocked(next, offer.check); !s.ok()) return s;
   next.id = next_id_;
   next.moves.clear();
   next.ply = 0;

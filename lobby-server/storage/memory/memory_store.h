@@ -53,8 +53,8 @@ class MemoryStore final : public MatchStore {
       const std::string& token_hash) override;
   absl::StatusOr<MatchVersion> LoadVersion(int64_t match_id) override;
   absl::StatusOr<Holdings> HoldingsOf(const std::string& creator) override;
-  absl::StatusOr<int64_t> CreateMatchWithin(
-      const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) override;
+  absl::StatusOr<int64_t> CreateMatchWithin(const MatchRecord& match,
+                                            const QuotaCheck& check) override;
   absl::StatusOr<int> BotSeatsInPlay() override;
   absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t turn_started_before_ms,
                                                       const std::string& text, int limit) override;
@@ -69,8 +69,10 @@ class MemoryStore final : public MatchStore {
   int64_t calls() const;
 
  private:
-  // What `creator` holds (mu_ held).
-  Holdings HoldingsLocked(const std::string& creator) const;
+  // What `key` holds: a creator, or with `address` a creator's address (mu_ held).
+  Holdings HoldingsLocked(const std::string& key, bool address) const;
+  // `check` on what match's creator and its address hold (mu_ held).
+  absl::Status CheckQuotaLocked(const MatchRecord& match, const QuotaCheck& check) const;
   // Counts the call; the injected failure, if any.
   absl::Status Enter();
   // The match, or NOT_FOUND (mu_ held).

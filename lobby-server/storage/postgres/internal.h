@@ -63,6 +63,9 @@ void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches);
 
 // Writes a new match and its seats in `tx`; returns its id.
 int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m);
+// Runs `check` (if any) on what m's creator and its address hold, both locked in `tx` against
+// other creates of theirs until it ends.
+absl::Status CheckQuota(pqxx::transaction_base& tx, const MatchRecord& m, const QuotaCheck& check);
 
 // Moves the ratings of a rated match that `tx` has just ended (Glicko-2, one game a period).
 void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result);

@@ -1,6 +1,7 @@
 // PostgresStore's matches: creating one (within its creator's quotas), taking its seats,
 // finishing it, draw offers, loading and listing matches, and the sweeps of waiting and
 // unstarted ones. Moves are in moves.cc.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -77,12 +78,33 @@ MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
   }
   match.rematch_offer = r[17].as<int>();
   match.rematch_id = r[18].as<int64_t>();
+  match.creator = r[19].as<std::string>();
+  match.creator_address = r[20].as<std::string>();
   return match;
 }
 
 }  // namespace
 
 namespace pg {
+
+absl::Status CheckQuota(pqxx::transaction_base& tx, const MatchRecord& m, const QuotaCheck& check) {
+  if (!check) return absl::OkStatus();
+  // One create at a time per creator and per address (over every instance), so that creates at
+  // once cannot all pass a quota that only one of them fits. Locked in one order, so that two
+  // creates cannot deadlock.
+  std::vector<std::string> keys = {m.creator};
+  if (!m.creator_address.empty()) {
+    keys.push_back(absl::StrCat("address:", m.creator_address));
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& key : keys) tx.exec_prepared("lock_creator", key);
+  const Holdings mine = HoldingsFromRow(tx.exec_prepared1("holdings", m.creator));
+  const Holdings address =
+      m.creator_address.empty()
+          ? Holdings()
+          : HoldingsFromRow(tx.exec_prepared1("address_holdings", m.creator_address));
+  return check(mine, address);
+}
 
 absl::Status NoMatch(int64_t match_id) {
   return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
@@ -163,7 +185,7 @@ int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
       .exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                       m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
                       m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
-                      bot_seats, m.rated)[0]
+                      bot_seats, m.rated, m.creator_address)[0]
       .as<int64_t>();
 }
 // The statements of matches and seats, and of quotas and sweeps.
@@ -175,9 +197,9 @@ const StatementList& MatchStatements() {
        "WITH m AS ("
        "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
        "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms, creator,"
-       "    bot_seats, rated)"
+       "    bot_seats, rated, creator_address)"
        "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10, $12,"
-       "    $13, $14)"
+       "    $13, $14, $15)"
        "  RETURNING id),"
        " s AS ("
        "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms,"
@@ -245,7 +267,7 @@ const StatementList& MatchStatements() {
            " (SELECT COALESCE(json_agg(json_build_array(ply, seat, move, think_ms, clock_ms,"
            "   time_ms, COALESCE(bot::text, '')) ORDER BY ply), '[]') FROM moves"
            "   WHERE match_id = $1 AND ply > $2)::text,"
-           " rematch_offer, COALESCE(rematch_id, 0)"
+           " rematch_offer, COALESCE(rematch_id, 0), creator, creator_address"
            " FROM matches WHERE id = $1")},
       {"to_resume",
        "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
@@ -257,6 +279,10 @@ const StatementList& MatchStatements() {
       {"holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
        " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
+      {"address_holdings",
+       "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
+       " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator_address = $1"
+       " AND status IN (1, 2)"},
       {"lock_creator", "SELECT pg_advisory_xact_lock(7140002, hashtext($1))"},
       {"bot_seats_in_play",
        "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE status IN (1, 2)"
@@ -308,19 +334,11 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatch(const MatchRecord& m) {
   return CreateMatchWithin(m, nullptr);
 }
 
-absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(
-    const MatchRecord& m, const std::function<absl::Status(const Holdings&)>& check) {
+absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(const MatchRecord& m,
+                                                         const QuotaCheck& check) {
   return WithConnection<int64_t>([&](Connection& conn) -> absl::StatusOr<int64_t> {
     pqxx::work tx(conn.c);
-    if (check) {
-      // One create at a time per creator (over every instance), so that creates at once cannot
-      // all pass a quota that only one of them fits.
-      tx.exec_prepared("lock_creator", m.creator);
-      if (absl::Status s = check(HoldingsFromRow(tx.exec_prepared1("holdings", m.creator)));
-          !s.ok()) {
-        return s;
-      }
-    }
+    if (absl::Status s = pg::CheckQuota(tx, m, check); !s.ok()) return s;
     const int64_t id = pg::InsertMatch(tx, m);
     tx.commit();
     return id;

@@ -197,6 +197,25 @@ ALTER TABLE pairing_queue DROP COLUMN seat_token,
   ADD COLUMN token_hash text NOT NULL,
   ADD COLUMN alive_ms bigint NOT NULL;
 )sql",
+      // 12: quotas per address as well as per player, and registrations per address. A match
+      // keeps its creator's address (IPv4, or an IPv6 /64) beside the creator, and a player the
+      // address that registered it, so that fresh accounts from one address share its bounds.
+      R"sql(
+ALTER TABLE matches ADD COLUMN creator_address text NOT NULL DEFAULT '';
+CREATE INDEX matches_open_by_address ON matches (creator_address)
+  WHERE status IN (1, 2) AND creator_address <> '';
+ALTER TABLE players ADD COLUMN created_by text NOT NULL DEFAULT '';
+CREATE INDEX players_by_creator ON players (created_by, created_ms) WHERE created_by <> '';
+)sql",
+      // 13: look-alike names. A player's name skeleton (names.h, NameSkeleton): a new name, or a
+      // guest's display name, whose skeleton is a player's is refused. Players' names are ASCII
+      // letters, digits and "_-.", whose skeleton this expression computes as NameSkeleton does.
+      R"sql(
+ALTER TABLE players ADD COLUMN skeleton text NOT NULL DEFAULT '';
+UPDATE players SET skeleton =
+  replace(replace(translate(lower(name), '10i|_-.', 'loll'), 'rn', 'm'), 'vv', 'w');
+CREATE INDEX players_by_skeleton ON players (skeleton);
+)sql",
   };
   return migrations;
 }

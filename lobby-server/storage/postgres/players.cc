@@ -32,8 +32,13 @@ const StatementList& PlayerStatements() {
        " WHERE player_id = $1 AND game = $2"},
       {"set_rating_after", "UPDATE seats SET rating_after = $3 WHERE match_id = $1 AND seat = $2"},
       {"create_player",
-       "INSERT INTO players (name, key_hash, created_ms, last_seen_ms) VALUES ($1, $2, $3, $3)"
-       " RETURNING id"},
+       "INSERT INTO players (name, key_hash, created_ms, last_seen_ms, created_by, skeleton)"
+       " VALUES ($1, $2, $3, $3, $4, $5) RETURNING id"},
+      {"lock_skeleton", "SELECT pg_advisory_xact_lock(7140004, hashtext($1))"},
+      {"player_by_skeleton", "SELECT name FROM players WHERE skeleton = $1 ORDER BY id LIMIT 1"},
+      {"lock_registrations", "SELECT pg_advisory_xact_lock(7140003, hashtext($1))"},
+      {"registrations_since",
+       "SELECT count(*)::integer FROM players WHERE created_by = $1 AND created_ms >= $2"},
       {"player_by_key",
        "UPDATE players SET last_seen_ms = $2 WHERE key_hash = $1 RETURNING id, name, bot,"
        " created_ms, last_seen_ms"},
@@ -131,19 +136,47 @@ GameRatingRecord RatingFromRow(const pqxx::row& r, int first) {
 
 absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name,
                                                          const std::string& key_hash,
-                                                         int64_t now_ms) {
+                                                         int64_t now_ms,
+                                                         const RegistrationLimit& limit,
+                                                         const std::string& skeleton) {
   absl::StatusOr<PlayerRecord> p =
       WithConnection<PlayerRecord>([&](Connection& conn) -> absl::StatusOr<PlayerRecord> {
         pqxx::work tx(conn.c);
+        if (limit.max > 0 && !limit.address.empty()) {
+          // One registration at a time per address (over every instance): registrations at
+          // once cannot all pass the bound.
+          tx.exec_prepared("lock_registrations", limit.address);
+          const int made =
+              tx.exec_prepared1("registrations_since", limit.address, limit.since_ms)[0].as<int>();
+          if (made >= limit.max) {
+            return absl::ResourceExhaustedError(absl::StrCat(
+                made,
+                " players were registered from your address in the last hour, the most "
+                "one address may: log in with a key you have (ply login NAME --key KEY), "
+                "or try again later"));
+          }
+        }
         // Taken (ignoring case): a unique index says so; the caller learns it as ALREADY_EXISTS.
         if (!tx.exec_prepared("player_by_name", name).empty()) {
           return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
         }
-        PlayerRecord created{
-            .id = tx.exec_prepared1("create_player", name, key_hash, now_ms)[0].as<int64_t>(),
-            .name = name,
-            .created_ms = now_ms,
-            .last_seen_ms = now_ms};
+        // A look-alike of a player's name (one at a time per skeleton, so that two at once
+        // cannot both pass).
+        if (!skeleton.empty()) {
+          tx.exec_prepared("lock_skeleton", skeleton);
+          pqxx::result like = tx.exec_prepared("player_by_skeleton", skeleton);
+          if (!like.empty()) {
+            return absl::AlreadyExistsError(
+                absl::StrCat("the name ", name, " looks like the player ",
+                             like[0][0].as<std::string>(), "'s: pick one that reads differently"));
+          }
+        }
+        PlayerRecord created{.id = tx.exec_prepared1("create_player", name, key_hash, now_ms,
+                                                     limit.address, skeleton)[0]
+                                       .as<int64_t>(),
+                             .name = name,
+                             .created_ms = now_ms,
+                             .last_seen_ms = now_ms};
         tx.commit();
         return created;
       });
@@ -152,6 +185,12 @@ absl::StatusOr<PlayerRecord> PostgresStore::CreatePlayer(const std::string& name
     return absl::AlreadyExistsError(absl::StrCat("the name ", name, " is taken"));
   }
   return p;
+}
+
+absl::StatusOr<std::string> PostgresStore::PlayerBySkeleton(const std::string& skeleton) {
+  return QueryOne<std::string>(
+      "player_by_skeleton", [] { return absl::NotFoundError("no player has a name like that"); },
+      [](const pqxx::row& r) { return r[0].as<std::string>(); }, skeleton);
 }
 
 absl::StatusOr<PlayerRecord> PostgresStore::PlayerByKey(const std::string& key_hash,

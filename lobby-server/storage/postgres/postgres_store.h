@@ -64,8 +64,8 @@ class PostgresStore final : public MatchStore {
 
   absl::Status Migrate() override;
   absl::StatusOr<int64_t> CreateMatch(const MatchRecord& match) override;
-  absl::StatusOr<int64_t> CreateMatchWithin(
-      const MatchRecord& match, const std::function<absl::Status(const Holdings&)>& check) override;
+  absl::StatusOr<int64_t> CreateMatchWithin(const MatchRecord& match,
+                                            const QuotaCheck& check) override;
   absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
                                 const std::string& token_hash, int64_t now_ms,
                                 int64_t player_id = 0) override;
@@ -109,7 +109,9 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int limit) override;
   absl::StatusOr<bool> RecordBotRequest(int64_t match_id, int ply) override;
   absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& name, const std::string& key_hash,
-                                            int64_t now_ms) override;
+                                            int64_t now_ms, const RegistrationLimit& limit = {},
+                                            const std::string& skeleton = "") override;
+  absl::StatusOr<std::string> PlayerBySkeleton(const std::string& skeleton) override;
   absl::StatusOr<PlayerRecord> PlayerByKey(const std::string& key_hash, int64_t now_ms) override;
   absl::StatusOr<PlayerRecord> LoadPlayer(const std::string& name) override;
   absl::StatusOr<int64_t> BotPlayer(const std::string& level) override;

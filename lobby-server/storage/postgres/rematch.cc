@@ -49,6 +49,8 @@ absl::StatusOr<RematchState> PostgresStore::OfferRematch(const RematchOffer& off
     MatchRecord next = offer.next;
     next.seats[other].token_hash = offer.token_hash;
     if (!offer.accept_now) next.seats[offer.seat].token_hash = r[0][2].as<std::string>();
+    // The rematch counts against its creator's quotas as a new match would.
+    if (absl::Status s = pg::CheckQuota(tx, next, offer.check); !s.ok()) return s;
     const int64_t id = pg::InsertMatch(tx, next);
     tx.exec_prepared("set_rematch", offer.match_id, id);
     tx.commit();
