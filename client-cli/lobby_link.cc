@@ -78,16 +78,23 @@ void Dedupe(std::vector<std::string>& v) {
   v = std::move(unique);
 }
 
+thread_local std::string forwarded_for;
+
 template <class Call>
-auto Unary(Call call, const std::string& token = "", const std::string& player_key = "") {
+auto Unary(Call call, const std::string& token = "", const std::string& player_key = "",
+           absl::Duration deadline = kCallDeadline) {
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
+  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
   if (!player_key.empty()) context.AddMetadata("x-ply-player", player_key);
+  if (!forwarded_for.empty()) context.AddMetadata("x-forwarded-for", forwarded_for);
   return call(&context);
 }
 
 }  // namespace
+
+void SetForwardedFor(std::string address) { forwarded_for = std::move(address); }
+const std::string& ForwardedFor() { return forwarded_for; }
 
 absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers) {
   const std::string text(absl::StripAsciiWhitespace(servers));
@@ -219,6 +226,18 @@ absl::StatusOr<v1::Match> LobbyClient::ClaimVictory(int64_t match_id, bool draw,
   PLY_UNARY(v1::Match, ClaimVictory, request, token);
 }
 
+absl::StatusOr<v1::HereResponse> LobbyClient::Here(int64_t match_id, const std::string& token,
+                                                   absl::Duration wait) {
+  v1::HereRequest request;
+  request.set_match_id(match_id);
+  v1::HereResponse response;
+  grpc::Status status =
+      Unary([&](grpc::ClientContext* c) { return stub_->Here(c, request, &response); }, token,
+            player_key_, wait);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
 absl::StatusOr<v1::Match> LobbyClient::OfferDraw(int64_t match_id, const std::string& token) {
   v1::OfferDrawRequest request;
   request.set_match_id(match_id);
@@ -272,7 +291,8 @@ MatchStream::MatchStream(LobbyClient* lobby, int64_t match_id, std::string token
     : lobby_(lobby),
       match_id_(match_id),
       token_(std::move(token)),
-      follow_rematch_(follow_rematch) {
+      follow_rematch_(follow_rematch),
+      forwarded_for_(token_.empty() ? "" : forwarded_for) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   // The destructor does not run for a constructor that throws: a thread that cannot start
   // (std::system_error) must not leave the pipe open. Everything else here cleans up itself.
@@ -338,6 +358,7 @@ void MatchStream::Run() {
       context_ = &context;
     }
     if (!token_.empty()) context.AddMetadata("authorization", "Bearer " + token_);
+    if (!forwarded_for_.empty()) context.AddMetadata("x-forwarded-for", forwarded_for_);
     v1::WatchMatchRequest request;
     request.set_match_id(match_id_);
     if (seen >= 0) request.set_after_ply(seen);

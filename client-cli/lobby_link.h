@@ -44,6 +44,14 @@ absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers);
 // instance where there is one.
 const char* LobbyServiceConfig();
 
+// The person a gateway (ply-web) calls for on this thread: from now on, this thread's calls,
+// and the seat streams it opens, carry `address` as x-forwarded-for ("" stops that), so that a
+// lobby that trusts the gateway as a proxy (--trusted_proxies) applies its per-client rules
+// (rates, streams, quotas, registrations) to each browser, not to the gateway as one client.
+// A lobby that does not trust the gateway ignores it.
+void SetForwardedFor(std::string address);
+const std::string& ForwardedFor();
+
 class LobbyClient {
  public:
   // `credentials`: plaintext when null (see bot-service/credentials.h for TLS).
@@ -65,6 +73,9 @@ class LobbyClient {
   absl::StatusOr<v1::Match> OfferDraw(int64_t match_id, const std::string& token);
   // The win (or a draw) when the opponent, to move in an untimed match, has gone long enough.
   absl::StatusOr<v1::Match> ClaimVictory(int64_t match_id, bool draw, const std::string& token);
+  // The seat holder is here (a sign of life the lobby counts as a call), within `wait`.
+  absl::StatusOr<v1::HereResponse> Here(int64_t match_id, const std::string& token,
+                                        absl::Duration wait);
   // Offers (or accepts) a rematch of a finished match, or with `decline` withdraws or declines.
   absl::StatusOr<v1::OfferRematchResponse> OfferRematch(int64_t match_id, const std::string& token,
                                                         bool decline = false);
@@ -130,6 +141,8 @@ class MatchStream {
   const int64_t match_id_;
   const std::string token_;
   const bool follow_rematch_;
+  // A seat stream opened for a browser carries its address (SetForwardedFor).
+  const std::string forwarded_for_;
   int wake_[2] = {-1, -1};
   std::mutex mu_;
   std::condition_variable stop_cv_;

@@ -138,15 +138,19 @@ Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredent
       hub_(&lobby_, options.linger),
       presence_(&lobby_, options.presence_hold, options.max_presence_holds) {}
 
-std::string Gateway::ClientOf(const httplib::Request& req) const {
+std::string Gateway::ClientAddress(const httplib::Request& req) const {
   if (options_.trust_forwarded_for && req.has_header("X-Forwarded-For")) {
     // The last address is the one the proxy in front of us added; those before it came from the
     // client (a proxy appends to what it was sent), so any of them could be made up to get a
     // fresh allowance each request.
     std::vector<std::string> hops = absl::StrSplit(req.get_header_value("X-Forwarded-For"), ',');
-    return ClientAddressKey(std::string(absl::StripAsciiWhitespace(hops.back())));
+    return std::string(absl::StripAsciiWhitespace(hops.back()));
   }
-  return ClientAddressKey(req.remote_addr);
+  return req.remote_addr;
+}
+
+std::string Gateway::ClientOf(const httplib::Request& req) const {
+  return ClientAddressKey(ClientAddress(req));
 }
 
 void Gateway::Install(httplib::Server& server) {
@@ -154,6 +158,9 @@ void Gateway::Install(httplib::Server& server) {
   server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     const bool api = absl::StartsWith(req.path, "/api/") || req.path == "/healthz";
     SecurityHeaders(res, api);
+    // The lobby calls made for this request carry the browser's address, so that the lobby's
+    // per-client rules apply to this person, not to the gateway (client::SetForwardedFor).
+    client::SetForwardedFor(ClientAddress(req));
     if (req.path != "/healthz" && !limits_.Admit(ClientOf(req), absl::Now())) {
       res.set_header("Retry-After", "1");
       SendJson(res, 429, {{"error", "too many requests from your address; slow down"}});

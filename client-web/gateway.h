@@ -57,6 +57,9 @@ class Gateway {
   WatchHub& hub() { return hub_; }
 
  private:
+  // The browser's address (X-Forwarded-For's last hop when the proxy in front is trusted), and
+  // the key the limits count it by (ClientAddressKey).
+  std::string ClientAddress(const httplib::Request& req) const;
   std::string ClientOf(const httplib::Request& req) const;
   void Games(httplib::Response& res);
   void List(const httplib::Request& req, httplib::Response& res);

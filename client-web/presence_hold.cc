@@ -112,7 +112,21 @@ absl::StatusOr<bool> PresenceHolds::BeatLocked(
   return hold.taken;
 }
 
+absl::StatusOr<bool> PresenceHolds::SignOfLife(int64_t match_id, const std::string& token) {
+  absl::StatusOr<v1::HereResponse> here = lobby_->Here(match_id, token, kSignOfLifeWait);
+  if (!here.ok()) return here.status();
+  return here->active();
+}
+
 absl::StatusOr<bool> PresenceHolds::Beat(int64_t match_id, const std::string& token) {
+  absl::StatusOr<bool> held = HoldStream(match_id, token);
+  // A seat holder's beat is never refused for others' load: with no stream to spare here (every
+  // hold taken, or the lobby's streams for this gateway), the beat reaches the lobby as a call.
+  if (absl::IsResourceExhausted(held.status())) return SignOfLife(match_id, token);
+  return held;
+}
+
+absl::StatusOr<bool> PresenceHolds::HoldStream(int64_t match_id, const std::string& token) {
   const Key key{match_id, token};
   // Closed after the lock is let go (declared before it): closing a stream waits for its thread.
   std::vector<std::unique_ptr<client::MatchStream>> closed;

@@ -42,6 +42,8 @@ class PresenceHolds {
   // once on cpp-httplib's 8 workers would take about 4 x this; web_gateway_test's 32 (30 ms
   // apart) must each answer within 2 s.
   static constexpr absl::Duration kFirstAnswerWait = absl::Milliseconds(250);
+  // How long a beat waits for the lobby's answer when it reaches the lobby as a call (Here).
+  static constexpr absl::Duration kSignOfLifeWait = absl::Seconds(1);
 
   // At most `max_holds` seats held at once (each is a stream to the lobby and a thread here),
   // and as many refusals kept for their pages.
@@ -59,6 +61,9 @@ class PresenceHolds {
   // beat when the refusal came within its wait, else on the next beat to this instance within
   // the hold; it holds nothing.
   absl::StatusOr<bool> Beat(int64_t match_id, const std::string& token);
+  // When no stream can be held for the seat (this gateway holds max_holds, or the lobby refuses
+  // it more streams), the beat is a Here call to the lobby instead, waiting up to
+  // kSignOfLifeWait: a seat holder's beat is never refused because of other pages' load.
   // The player left (closed the page): the hold ends now. Unknown holds are ignored.
   void Leave(int64_t match_id, const std::string& token);
   absl::Duration hold() const { return hold_; }
@@ -74,6 +79,10 @@ class PresenceHolds {
     absl::Status refused;  // the lobby's error, kept for the page's next beat
   };
   using Key = std::pair<int64_t, std::string>;
+  // Beat's stream part: RESOURCE_EXHAUSTED when no stream can be held for the seat.
+  absl::StatusOr<bool> HoldStream(int64_t match_id, const std::string& token);
+  // The beat as a Here call to the lobby: whether the match is still on, or the lobby's error.
+  absl::StatusOr<bool> SignOfLife(int64_t match_id, const std::string& token);
   // What `hold`'s stream has brought since last looked at (the events themselves nobody reads);
   // a stream that is over is handed to `closed`, to be closed outside the lock.
   static void Update(Hold& hold, std::vector<std::unique_ptr<client::MatchStream>>& closed);

@@ -218,6 +218,9 @@ class Lobby : private BotDriver::Host {
                      std::shared_ptr<EventSink> sink, const std::string& token = "",
                      int* seat = nullptr);
   void WatchEnded(int64_t match_id, int seat);
+  // The token's seat holder is here: seen now (written with the next PresenceTick, which every
+  // instance reads), so a claim against the seat waits. Whether the match is still on.
+  absl::StatusOr<v1::HereResponse> Here(int64_t match_id, const std::string& token);
   // The win (or with `draw`, a draw) for the token's seat when the untimed match's side to
   // move has been away for claim_after; a clear FAILED_PRECONDITION before that.
   absl::StatusOr<v1::Match> ClaimVictory(int64_t match_id, bool draw, const std::string& token);
@@ -235,6 +238,9 @@ class Lobby : private BotDriver::Host {
   // The rematch of a finished match as it would be made: the same game, options, clocks and
   // rating, the seats swapped (the people's token hashes left to the store).
   MatchRecord RematchOf(const MatchRecord& old) const;
+  // Whether a seat of a finished match may make another rematch call now (a token bucket per
+  // seat, so that a loop of offers and withdrawals cannot flood the database).
+  bool AllowRematchCall(int64_t match_id, int seat);
   // Starts each bot level's player at its ladder rating (players/bot_ratings.cc).
   absl::Status SeedBotRatings();
   void ShowLiveBotRatings(v1::ListGamesResponse& response);
@@ -329,6 +335,13 @@ class Lobby : private BotDriver::Host {
   std::mutex presence_mu_;
   // Seats seen by a call here since the last presence write, with when (NowMs()).
   absl::flat_hash_map<std::pair<int64_t, int>, int64_t> sightings_;
+  // Rematch calls per seat of a finished match (AllowRematchCall).
+  struct RematchBucket {
+    double tokens = 0;
+    absl::Time refilled;
+  };
+  std::mutex rematch_mu_;
+  absl::flat_hash_map<std::pair<int64_t, int>, RematchBucket> rematch_calls_;
   // Seat holders' streams open on this instance, per seat: what each beat writes whole.
   absl::flat_hash_map<std::pair<int64_t, int>, int> open_streams_;
   int64_t last_beat_ms_ = 0;

@@ -219,6 +219,14 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::OfferDraw(grpc::CallbackServerContex
   });
 }
 
+grpc::ServerUnaryReactor* LobbyServiceImpl::Here(grpc::CallbackServerContext* context,
+                                                 const v1::HereRequest* request,
+                                                 v1::HereResponse* response) {
+  std::string token = BearerToken(*context);
+  return Offload(context, Method::kHere,
+                 [=, this] { return Into(lobby_->Here(request->match_id(), token), response); });
+}
+
 grpc::ServerUnaryReactor* LobbyServiceImpl::ClaimVictory(grpc::CallbackServerContext* context,
                                                          const v1::ClaimVictoryRequest* request,
                                                          v1::Match* response) {

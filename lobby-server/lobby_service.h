@@ -59,6 +59,9 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   grpc::ServerUnaryReactor* Leaderboard(grpc::CallbackServerContext* context,
                                         const v1::LeaderboardRequest* request,
                                         v1::LeaderboardResponse* response) override;
+  grpc::ServerUnaryReactor* Here(grpc::CallbackServerContext* context,
+                                 const v1::HereRequest* request,
+                                 v1::HereResponse* response) override;
   grpc::ServerUnaryReactor* ClaimVictory(grpc::CallbackServerContext* context,
                                          const v1::ClaimVictoryRequest* request,
                                          v1::Match* response) override;

@@ -93,6 +93,9 @@ ABSL_FLAG(int, match_cache, 2000,
 ABSL_FLAG(int, metrics_port, -1,
           "Port of the Prometheus text endpoint (GET /metrics); 0 picks a free one, -1 turns it "
           "off.");
+ABSL_FLAG(std::string, metrics_host, "127.0.0.1",
+          "Address the metrics endpoint listens on, apart from the players' port: loopback unless "
+          "a scraper elsewhere needs it (0.0.0.0 in a pod).");
 ABSL_FLAG(int64_t, claim_ms, 500,
           "How often to look for matches no lobby instance drives (their owner died), in ms.");
 ABSL_FLAG(int, drain_s, 5, "On SIGTERM, how long calls in flight may take to finish.");
@@ -323,13 +326,13 @@ int Main() {
   std::string metrics_note;
   if (const int metrics_port = absl::GetFlag(FLAGS_metrics_port); metrics_port >= 0) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::Start(
-        absl::GetFlag(FLAGS_host), metrics_port, [&lobby] { return lobby.MetricsText(); });
+        absl::GetFlag(FLAGS_metrics_host), metrics_port, [&lobby] { return lobby.MetricsText(); });
     if (!started.ok()) {
       std::fprintf(stderr, "ply-lobby: %s\n", std::string(started.status().message()).c_str());
       return 1;
     }
     metrics = *std::move(started);
-    metrics_note = absl::StrCat(", metrics http://", absl::GetFlag(FLAGS_host), ":",
+    metrics_note = absl::StrCat(", metrics http://", absl::GetFlag(FLAGS_metrics_host), ":",
                                 metrics->port(), "/metrics");
   }
   std::printf("ply-lobby listening on %s:%d (bots: %s%s)\n", absl::GetFlag(FLAGS_host).c_str(),

@@ -74,6 +74,8 @@ absl::string_view MethodName(Method m) {
       return "Pair";
     case Method::kClaimVictory:
       return "ClaimVictory";
+    case Method::kHere:
+      return "Here";
     case Method::kOfferRematch:
       return "OfferRematch";
     case Method::kAnalyzeMatch:

@@ -52,6 +52,7 @@ enum class Method : int {
   kLeaderboard,
   kPair,
   kClaimVictory,
+  kHere,
   kOfferRematch,
   kAnalyzeMatch,
   kCount

@@ -3,8 +3,13 @@
 // a client that opens matches nobody joins is refused past its quota, and those matches expire.
 // Real PostgreSQL, ply-bot and ply-lobby processes; the test's IPv4 and IPv6 calls are two
 // clients.
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -386,6 +391,79 @@ TEST_F(AbuseTest, RematchesCountAgainstTheCreatorsQuotaAcrossARestart) {
   // Another address is not held back.
   v1::CreateMatchResponse elsewhere;
   EXPECT_TRUE(BotMatchFor(v6_.get(), "", &elsewhere).ok());
+}
+
+TEST_F(AbuseTest, AnalysisStreamsCountAgainstTheClientsStreamCap) {
+  // AnalyzeMatch streams (which may wait minutes for another request's analysis) were held
+  // outside --client_streams: one client could open any number.
+  Start({"--client_streams=2"}, BotTargetFlag());
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(v4_.get(), "connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
+                     &created, TakingSeat(0, "carol"))
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch first(v4_.get(), id);
+  Watch second(v4_.get(), id);
+  ASSERT_TRUE(first.WaitFor([](const auto& e) { return !e.empty(); }, absl::Seconds(5)));
+  ASSERT_TRUE(second.WaitFor([](const auto& e) { return !e.empty(); }, absl::Seconds(5)));
+  const ::ply::testing::Analysed full = ::ply::testing::Analyze(v4_.get(), id);
+  EXPECT_EQ(full.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << full.status.error_message();
+  EXPECT_NE(full.status.error_message().find("streams"), std::string::npos);
+  // Another client is answered (the match has not begun: nothing to analyse yet).
+  const ::ply::testing::Analysed other = ::ply::testing::Analyze(v6_.get(), id);
+  EXPECT_EQ(other.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << other.status.error_message();
+}
+
+// A TCP connection to 127.0.0.1:`port` from the loopback address `from` (127.0.0.x): each is
+// another client to a server that counts connections per address. -1 when it failed.
+int ConnectFrom(const std::string& from, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  inet_pton(AF_INET, from.c_str(), &local.sin_addr);
+  sockaddr_in remote{};
+  remote.sin_family = AF_INET;
+  remote.sin_port = htons(static_cast<uint16_t>(port));
+  remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST_F(AbuseTest, SlowConnectionsDoNotHoldTheMetricsScraperUp) {
+  // 16 connections from 4 addresses that send half a request and wait took every worker of the
+  // metrics endpoint for its 10 s request deadline: a scrape waited 9.5 s.
+  Start({"--metrics_port=0"}, BotTargetFlag());
+  LobbyInstance probe = StartLobbyInstance({"--metrics_port=0"});
+  ASSERT_NE(probe.metrics_port, 0);
+  EXPECT_NE(probe.process->ready_line().find("metrics http://127.0.0.1:"), std::string::npos)
+      << "metrics are served on loopback unless asked: " << probe.process->ready_line();
+  std::vector<int> slow;
+  for (int a = 2; a <= 5; ++a) {
+    for (int i = 0; i < 4; ++i) {
+      const int fd = ConnectFrom(absl::StrCat("127.0.0.", a), probe.metrics_port);
+      ASSERT_GE(fd, 0);
+      const std::string half = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+      ASSERT_EQ(send(fd, half.data(), half.size(), MSG_NOSIGNAL),
+                static_cast<ssize_t>(half.size()));
+      slow.push_back(fd);
+    }
+  }
+  absl::SleepFor(absl::Milliseconds(200));
+  const absl::Time start = absl::Now();
+  httplib::Client scraper("127.0.0.1", probe.metrics_port);
+  scraper.set_read_timeout(15, 0);
+  httplib::Result page = scraper.Get("/metrics");
+  const absl::Duration took = absl::Now() - start;
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_LT(took, absl::Seconds(3)) << "a scrape behind 16 slow connections took " << took;
+  for (int fd : slow) close(fd);
 }
 
 }  // namespace

@@ -385,26 +385,77 @@ TEST_F(WebTest, ASeatIsHeldOnlyWhileItsPageBeats) {
   EXPECT_NE(body.find("you can claim after"), std::string::npos) << body;
 }
 
-TEST_F(WebTest, AGatewayHoldsNoMoreSeatsThanItsBound) {
+TEST_F(WebTest, ASeatHoldersBeatIsNeverRefusedForOthersLoadAndAClaimWaitsForIt) {
+  // The claim attack: other pages fill the gateway's holds (here its bound is 1, and Alice's
+  // page takes it), so Bob's beats used to answer 429 and Alice won by claim while Bob's page
+  // was open. Bob's beats now reach the lobby as calls: his seat is held, and her claim waits.
   auto small = ServerProcess::StartPlain(
       PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
                        "--presence_holds=1"});
   ASSERT_TRUE(small.ok()) << small.status();
   HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 1, "4", seats.tokens[1]).ok());
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 2, "3", seats.tokens[0]).ok());
   httplib::Client c("127.0.0.1", (*small)->port());
   const std::string path = absl::StrCat("/api/matches/", seats.id, "/presence");
   auto beat = [&](const std::string& token) {
     httplib::Result r = c.Post(path.c_str(), {{"Authorization", absl::StrCat("Bearer ", token)}},
                                "{}", "application/json");
+    EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no answer");
+    return r && r->status == 200 && json::parse(r->body).value("held", false);
+  };
+  EXPECT_TRUE(beat(seats.tokens[0]));
+  EXPECT_TRUE(beat(seats.tokens[0]));  // the same seat again is the same hold
+  // Bob: no hold to spare, and still held.
+  const absl::Time start = absl::Now();
+  const std::string claim = absl::StrCat("/api/matches/", seats.id, "/claim");
+  while (absl::Now() - start < absl::Seconds(kClaimAfterS + 2)) {
+    EXPECT_TRUE(beat(seats.tokens[1]));
+    httplib::Result r = Post(claim, seats.tokens[0], json::object());
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 409) << "claimed while Bob's page beat: " << r->body;
+    absl::SleepFor(absl::Milliseconds(500));
+  }
+  // He stops: past the bound, the claim is taken (the rule still works).
+  const absl::Time left = absl::Now();
+  int status = 0;
+  std::string body;
+  while (status != 200 && absl::Now() - left < absl::Seconds(kClaimAfterS + 10)) {
+    absl::SleepFor(absl::Milliseconds(250));
+    httplib::Result r = Post(claim, seats.tokens[0], json::object());
+    ASSERT_TRUE(r);
+    status = r->status;
+    body = r->body;
+  }
+  EXPECT_EQ(status, 200) << body;
+  EXPECT_GE(absl::Now() - left, absl::Seconds(kClaimAfterS - 1));
+}
+
+TEST_F(WebTest, TheLobbyCountsEachBrowserNotTheGatewayAsOneClient) {
+  // Two people behind one gateway used to share its quotas (or, with it exempt, have none).
+  // The gateway sends each browser's address; a lobby that trusts it applies its quotas to
+  // each person. Here the gateway is behind a trusted proxy too (X-Forwarded-For from the test).
+  lobby_.reset();
+  StartLobby({"--trusted_proxies=127.0.0.1", "--client_waiting_matches=1"});
+  auto web = ServerProcess::StartPlain(
+      PLY_WEB_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--lobby=", lobby_->address()),
+                       "--trust_forwarded_for"});
+  ASSERT_TRUE(web.ok()) << web.status();
+  httplib::Client c("127.0.0.1", (*web)->port());
+  auto open = [&](const std::string& browser) {
+    const json request = {{"game", "tictactoe"},
+                          {"name", "someone"},
+                          {"seats", json::array({json{{"bot", false}}, json{{"bot", false}}})},
+                          {"take_seat", 0}};
+    httplib::Result r =
+        c.Post("/api/matches", {{"X-Forwarded-For", browser}}, request.dump(), "application/json");
     return r ? r->status : 0;
   };
-  EXPECT_EQ(beat(seats.tokens[0]), 200);
-  EXPECT_EQ(beat(seats.tokens[0]), 200);  // the same seat again is the same hold
-  EXPECT_EQ(beat(seats.tokens[1]), 429);
-  // Once Alice's page leaves, Bob's is held.
-  ASSERT_TRUE(c.Post(path.c_str(), {{"Authorization", absl::StrCat("Bearer ", seats.tokens[0])}},
-                     R"({"here": false})", "application/json"));
-  EXPECT_EQ(beat(seats.tokens[1]), 200);
+  EXPECT_EQ(open("198.51.100.7"), 201);
+  EXPECT_EQ(open("198.51.100.7"), 429) << "the first browser's own quota";
+  EXPECT_EQ(open("198.51.100.8"), 201) << "another browser is not held back by the first";
+  EXPECT_EQ(open("2001:db8:5::1"), 201);
 }
 
 TEST_F(WebTest, ARematchOfferIsWithdrawnAndDeclinedThroughTheApi) {

@@ -1,6 +1,8 @@
 // LobbyService.AnalyzeMatch: the stream of progress events and the analysis, written one at a
 // time from a queue that the analyzer fills from any thread.
+#include <functional>
 #include <memory>
+#include <utility>
 
 #include "bot-service/proto_convert.h"
 #include "lobby-server/analysis/analyzer.h"
@@ -33,15 +35,19 @@ class AnalyzeStream final : public grpc::ServerWriteReactor<v1::AnalyzeMatchEven
 
   explicit AnalyzeStream(LobbyMetrics* metrics) : sink_(std::make_shared<Sink>(this, metrics)) {}
   const std::shared_ptr<Sink>& sink() { return sink_; }
+  // Runs once the RPC is over (gives back the client's stream slot).
+  void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   void OnWriteDone(bool ok) override { sink_->writes().WriteDone(ok); }
   void OnCancel() override { sink_->writes().Left(/*done=*/false); }
   void OnDone() override {
     sink_->writes().Left(/*done=*/true);
+    if (on_done_) on_done_();
     delete this;
   }
 
  private:
   std::shared_ptr<Sink> sink_;
+  std::function<void()> on_done_;
 };
 
 }  // namespace
@@ -58,6 +64,15 @@ grpc::ServerWriteReactor<v1::AnalyzeMatchEvent>* LobbyServiceImpl::AnalyzeMatch(
     sink->Finish(absl::UnavailableError("this lobby does not analyse matches"));
     return stream;
   }
+  // An analysis stream (one waiting for another's analysis too) is held open like a watch and
+  // counts against the same per-client cap.
+  std::function<void()> release;
+  if (!TakeStreamSlot(*context, &release)) {
+    sink->Finish(
+        absl::ResourceExhaustedError("this client has too many streams open: close some first"));
+    return stream;
+  }
+  stream->set_on_done(std::move(release));
   const int64_t id = request->match_id();
   const bool stored_only = request->stored_only();
   if (!executor_->Post([analyzer = analyzer_, sink, id, stored_only] {

@@ -143,6 +143,21 @@ void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& fou
   }
 }
 
+absl::StatusOr<v1::HereResponse> Lobby::Here(int64_t match_id, const std::string& token) {
+  v1::HereResponse response;
+  int seat = -1;
+  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
+    absl::StatusOr<int> mine = Authenticate(live, token);
+    if (!mine.ok()) return mine.status();
+    seat = *mine;
+    response.set_active(live.rec.status != MatchStatus::kFinished);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  if (response.active()) Seen(match_id, seat);
+  return response;
+}
+
 void Lobby::WatchEnded(int64_t match_id, int seat) {
   {
     std::lock_guard<std::mutex> lock(presence_mu_);

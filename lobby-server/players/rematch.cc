@@ -3,15 +3,44 @@
 // offer makes the rematch, so that offers at once make one. Each player's seat in the rematch
 // has a token derived from their seat token in the old match (token.h, RematchToken): either
 // player gets it by asking again with the old token, and the database keeps only its hash.
+#include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lobby-server/convert.h"
 #include "lobby-server/events/fanout.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
+
+bool Lobby::AllowRematchCall(int64_t match_id, int seat) {
+  // A few at once, then one every two seconds: people make a handful; a loop of offers and
+  // withdrawals (each a write and a notification to every instance) is cut off.
+  constexpr double kBurst = 6;
+  constexpr absl::Duration kEvery = absl::Seconds(2);
+  const absl::Time now = absl::Now();
+  std::lock_guard<std::mutex> lock(rematch_mu_);
+  if (rematch_calls_.size() > 10000) {
+    // Seats whose bucket has refilled are as good as new: forgotten.
+    absl::erase_if(rematch_calls_, [&](const auto& entry) {
+      return now - entry.second.refilled >= kEvery * kBurst;
+    });
+  }
+  auto [it, fresh] = rematch_calls_.try_emplace({match_id, seat});
+  RematchBucket& b = it->second;
+  if (fresh) {
+    b.tokens = kBurst;
+  } else {
+    b.tokens = std::min(kBurst, b.tokens + (now - b.refilled) / kEvery);
+  }
+  b.refilled = now;
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
 
 MatchRecord Lobby::RematchOf(const MatchRecord& old) const {
   MatchRecord next;
@@ -52,6 +81,10 @@ absl::StatusOr<v1::OfferRematchResponse> Lobby::OfferRematch(const v1::OfferRema
   absl::Status s = WithMatch(req.match_id(), [&](LiveMatch& live) -> absl::Status {
     absl::StatusOr<int> seat = Authenticate(live, token);
     if (!seat.ok()) return seat.status();
+    if (!AllowRematchCall(live.id, *seat)) {
+      return absl::ResourceExhaustedError(
+          "rematch offers and answers for this match come too fast: wait a few seconds");
+    }
     if (live.rec.status != MatchStatus::kFinished) {
       return absl::FailedPreconditionError(
           absl::StrCat("match ", live.id, " is not over: a rematch is offered after the game"));
