@@ -46,7 +46,9 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
             {.deadline_margin_ms = options_.bot_deadline_margin_ms,
              .give_up_after = options_.bot_give_up_after,
              .bot_vs_bot_budget_ms = options_.bot_vs_bot_budget_ms},
-            options_.now_ms, &stopping_) {}
+            options_.now_ms, &stopping_),
+      presence_(store, {.grace = options_.presence_grace, .beat = options_.presence_beat},
+                options_.now_ms) {}
 
 Lobby::~Lobby() { Shutdown(); }
 
@@ -208,7 +210,7 @@ absl::StatusOr<v1::Match> Lobby::WithActingSeat(
     const int64_t now = NowMs();
     absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
-    Seen(live.id, *seat);
+    presence_.Seen(live.id, *seat);
     if (absl::Status a = act(live, *seat, now); !a.ok()) return a;
     match = ToProto(live, now);
     return absl::OkStatus();
@@ -347,7 +349,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  if (!token.empty()) Seen(*id, req.take_seat());
+  if (!token.empty()) presence_.Seen(*id, req.take_seat());
   response.set_seat_token(token);
   return response;
 }
@@ -464,7 +466,7 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     Broadcast(live, std::move(e));
     cache_.TryOwn(live);
     AfterChange(live);
-    Seen(live.id, seat);
+    presence_.Seen(live.id, seat);
     *response.mutable_match() = std::move(snapshot);
     response.set_seat(seat);
     response.set_seat_token(token);
@@ -504,7 +506,7 @@ absl::Status Lobby::Watch(int64_t match_id, std::optional<int> after_ply,
       Fresh::kChecked);
   if (!s.ok() || held < 0) return s;
   // Written before the stream can end, so that the -1 of its end comes after this +1.
-  StreamOpened(match_id, held);
+  presence_.StreamOpened(match_id, held);
   if (seat != nullptr) *seat = held;
   return s;
 }

@@ -52,6 +52,7 @@
 #include "lobby-server/match/clock.h"
 #include "lobby-server/match/live_match.h"
 #include "lobby-server/metrics.h"
+#include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
 #include "lobby-server/storage/store.h"
 #include "ply/v1/lobby.pb.h"
@@ -298,19 +299,12 @@ class Lobby : private BotDriver::Host {
   std::optional<MatchResult> AbandonedResult(const LiveMatch& live,
                                              const std::vector<SeatPresence>* found,
                                              int64_t now_ms);
-  // A seat holder called: noted, and written with the next PresenceTick.
-  void Seen(int64_t match_id, int seat);
-  // A seat holder's stream opened here: counted, and written at once (WatchEnded undoes it).
-  void StreamOpened(int64_t match_id, int seat);
   // Writes the sightings (and this instance's beat), reads the presence of every watched match
   // in play, and tells their watchers who left and who came back; then schedules itself again.
   void PresenceTick();
   // `live`'s presence from what the database says (`found`, its seats' rows), with events for
   // the changes.
   void UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& found, int64_t now_ms);
-  // Whether seats last seen before these are gone (an instance's streams count while it beats).
-  int64_t AliveSinceMs(int64_t now_ms) const;
-  int64_t SeenSinceMs(int64_t now_ms) const;
   void RetryLater(int64_t id, absl::Duration delay) override;
   // After a failed commit whose outcome is unknown (UNAVAILABLE): reload the match shortly.
   void ReloadSoon(int64_t id, const absl::Status& failure);
@@ -330,11 +324,8 @@ class Lobby : private BotDriver::Host {
   LobbyMetrics metrics_;
   MatchCache cache_;
   BotDriver bots_;
-  // Seats seen in calls since the last PresenceTick, when this instance last beat, and when it
-  // last pruned the presence of finished matches.
-  std::mutex presence_mu_;
-  // Seats seen by a call here since the last presence write, with when (NowMs()).
-  absl::flat_hash_map<std::pair<int64_t, int>, int64_t> sightings_;
+  // Who holds which seat, over every instance (players/presence.h).
+  Presence presence_;
   // Rematch calls per seat of a finished match (AllowRematchCall).
   struct RematchBucket {
     double tokens = 0;
@@ -342,10 +333,6 @@ class Lobby : private BotDriver::Host {
   };
   std::mutex rematch_mu_;
   absl::flat_hash_map<std::pair<int64_t, int>, RematchBucket> rematch_calls_;
-  // Seat holders' streams open on this instance, per seat: what each beat writes whole.
-  absl::flat_hash_map<std::pair<int64_t, int>, int> open_streams_;
-  int64_t last_beat_ms_ = 0;
-  int64_t last_prune_ms_ = 0;
 };
 
 }  // namespace ply::lobby

@@ -39,7 +39,7 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
     const int64_t now = NowMs();
     absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
-    Seen(live.id, *seat);
+    presence_.Seen(live.id, *seat);
     absl::StatusOr<std::unique_ptr<AnyGame>> after = CheckMove(
         live,
         {.seat = *seat, .expected_ply = req.expected_ply(), .move = req.move(), .now_ms = now});
@@ -66,7 +66,7 @@ bool Lobby::TryMakeMove(const v1::MakeMoveRequest& req, const std::string& token
   // (with a database lookup for a stranger's token) or a flag to record, which MakeMove does.
   const std::optional<int> seat = SeatOfToken(live->rec, token);
   if (!seat) return false;
-  Seen(live->id, *seat);
+  presence_.Seen(live->id, *seat);
   const int64_t now = NowMs();
   absl::StatusOr<std::unique_ptr<AnyGame>> after = CheckMove(
       *live,

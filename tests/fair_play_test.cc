@@ -7,8 +7,10 @@
 #include <optional>
 
 #include "lobby-server/players/glicko2.h"
+#include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
 #include "lobby-server/players/ratings.h"
+#include "lobby-server/storage/memory/memory_presence_store.h"
 #include "lobby-server/storage/store.h"
 
 namespace ply::lobby {
@@ -125,6 +127,78 @@ TEST(Quotas, RegistrationsAreBoundedPerAddressPerHour) {
   EXPECT_EQ(limit.since_ms, 3'600'000);
   EXPECT_EQ(quotas.Registration("", 7'200'000).max, 0) << "exempt";
   EXPECT_EQ(Quotas({}).Registration("198.51.100.1", 0).max, 0) << "no bound set";
+}
+
+// Two lobby instances' presence over one shared table, on a clock the test moves.
+struct TwoInstances {
+  std::shared_ptr<MemoryPresenceStore::Rows> rows = std::make_shared<MemoryPresenceStore::Rows>();
+  MemoryPresenceStore store_a{rows, "a"}, store_b{rows, "b"};
+  int64_t now = 1'000'000;
+  Presence a{
+      &store_a, {.grace = absl::Seconds(5), .beat = absl::Seconds(10)}, [this] { return now; }};
+  Presence b{
+      &store_b, {.grace = absl::Seconds(5), .beat = absl::Seconds(10)}, [this] { return now; }};
+
+  // Seat `seat` of match 1 as instance `p` sees it (with the grace as the bound).
+  SeatPresence Seat(Presence& p, int seat) {
+    absl::StatusOr<std::vector<SeatPresence>> found = p.Load({1}, p.SeenSinceMs(now));
+    EXPECT_TRUE(found.ok()) << found.status();
+    for (const SeatPresence& s : *found) {
+      if (s.seat == seat) return s;
+    }
+    return {};
+  }
+};
+
+TEST(Presence, AStreamThatClosedDuringAnOutageStopsHoldingItsSeatOnceTheStoreIsBack) {
+  // The stuck-presence fault: the -1 of a closing stream was lost while the database was down,
+  // the row kept streams=1 and the live instance's beats kept it fresh: claims refused for good.
+  TwoInstances t;
+  t.a.StreamOpened(1, 1);
+  t.a.Write();
+  EXPECT_TRUE(t.Seat(t.b, 1).connected);
+  t.store_a.set_down(true);
+  t.a.StreamClosed(1, 1);
+  EXPECT_FALSE(t.a.Write()) << "nothing can be written while the store is down";
+  t.now += 60'000;
+  t.store_a.set_down(false);
+  // The next beat writes this instance's open streams whole (none): the stream is closed in
+  // every instance's eyes; seat 1 was last seen before the outage.
+  EXPECT_TRUE(t.a.Write());
+  const SeatPresence gone = t.Seat(t.b, 1);
+  EXPECT_FALSE(gone.connected);
+  EXPECT_LE(gone.last_seen_ms, t.now - 60'000);
+}
+
+TEST(Presence, ACallCountsAtOnceHereAndOnceWrittenEverywhere) {
+  TwoInstances t;
+  t.a.Seen(1, 0);
+  EXPECT_TRUE(t.Seat(t.a, 0).connected) << "this instance knows before it writes";
+  EXPECT_FALSE(t.Seat(t.b, 0).connected) << "the other reads only what was written";
+  t.a.Write();
+  EXPECT_TRUE(t.Seat(t.b, 0).connected);
+  t.now += 6'000;  // past the grace
+  EXPECT_FALSE(t.Seat(t.b, 0).connected);
+  EXPECT_EQ(t.Seat(t.b, 0).last_seen_ms, t.now - 6'000);
+}
+
+TEST(Presence, ADeadInstancesStreamsStopCountingAfterThreeBeats) {
+  TwoInstances t;
+  t.a.StreamOpened(1, 1);
+  t.a.Write();
+  // Instance a dies: its row says streams=1, but nobody refreshes it.
+  t.now += 25'000;
+  t.b.Write();
+  EXPECT_TRUE(t.Seat(t.b, 1).connected) << "within three beats";
+  t.now += 10'000;
+  EXPECT_FALSE(t.Seat(t.b, 1).connected);
+  // A live instance's open stream is kept alive by its beats.
+  t.b.StreamOpened(1, 0);
+  for (int i = 0; i < 5; ++i) {
+    t.now += 10'000;
+    t.b.Write();
+  }
+  EXPECT_TRUE(t.Seat(t.a, 0).connected);
 }
 
 }  // namespace

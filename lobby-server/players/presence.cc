@@ -1,332 +1,108 @@
-// Presence and victory claims, the Lobby's part: the seats seen in calls and streams are noted
-// and written with this instance's beat (presence rows, one statement a tick), the watched
-// matches' seats are read back and a change is announced to their watchers, and a player whose
-// opponent has gone (no stream, no call, for --claim_after_s in an untimed match) may claim the
-// game or a draw. The rows and their reads are the store's (TouchPresence, LoadPresence).
-#include <algorithm>
-#include <utility>
+#include "lobby-server/players/presence.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "lobby-server/convert.h"
-#include "lobby-server/events/fanout.h"
-#include "lobby-server/lobby.h"
-#include "lobby-server/match/clock.h"
+#include <algorithm>
 
 namespace ply::lobby {
 
-void Lobby::Seen(int64_t match_id, int seat) {
-  std::lock_guard<std::mutex> lock(presence_mu_);
-  sightings_[{match_id, seat}] = NowMs();
+Presence::Presence(PresenceStore* store, Options options, std::function<int64_t()> now_ms)
+    : store_(store), options_(options), now_ms_(std::move(now_ms)) {}
+
+int64_t Presence::AliveSinceMs(int64_t now_ms) const {
+  return now_ms - 3 * absl::ToInt64Milliseconds(options_.beat);
 }
 
-int64_t Lobby::AliveSinceMs(int64_t now_ms) const {
-  return now_ms - 3 * absl::ToInt64Milliseconds(options_.presence_beat);
+int64_t Presence::SeenSinceMs(int64_t now_ms) const {
+  return now_ms - absl::ToInt64Milliseconds(options_.grace);
 }
 
-int64_t Lobby::SeenSinceMs(int64_t now_ms) const {
-  return now_ms - absl::ToInt64Milliseconds(options_.presence_grace);
+void Presence::Seen(int64_t match_id, int seat) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sightings_[{match_id, seat}] = now_ms_();
 }
 
-void Lobby::StreamOpened(int64_t match_id, int seat) {
+void Presence::StreamOpened(int64_t match_id, int seat) {
   {
-    std::lock_guard<std::mutex> lock(presence_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     ++open_streams_[{match_id, seat}];
   }
-  (void)store_->AddPresence(match_id, seat, +1, NowMs());
+  (void)store_->AddPresence(match_id, seat, +1, now_ms_());
 }
 
-void Lobby::PresenceTick() {
-  if (stopping_) return;
-  const int64_t now = NowMs();
-  std::vector<std::pair<int64_t, int>> seen;
-  std::vector<int64_t> written;
-  std::vector<SeatStreams> open;
-  bool beat = false, prune = false;
+void Presence::StreamClosed(int64_t match_id, int seat) {
   {
-    std::lock_guard<std::mutex> lock(presence_mu_);
-    // Kept until written, so that a claim in between still finds them (ClaimVictory).
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = open_streams_.find({match_id, seat});
+    if (it != open_streams_.end() && --it->second <= 0) open_streams_.erase(it);
+  }
+  // The stream's end is a sighting too: the seat stays present for the grace after it.
+  (void)store_->AddPresence(match_id, seat, -1, now_ms_());
+}
+
+bool Presence::Write() {
+  const int64_t now = now_ms_();
+  std::vector<std::pair<int64_t, int>> seen;
+  std::vector<int64_t> when;
+  std::vector<SeatStreams> open;
+  bool beat = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [key, ms] : sightings_) {
       seen.push_back(key);
-      written.push_back(ms);
+      when.push_back(ms);
     }
-    const int64_t beat_ms = absl::ToInt64Milliseconds(options_.presence_beat);
-    beat = now - last_beat_ms_ >= beat_ms;
-    // The beat says which streams are open here, all of them: taken under the lock with `now`,
-    // so a stream opened or closed after it is written after it too (and kept by the store).
+    beat = now - last_beat_ms_ >= absl::ToInt64Milliseconds(options_.beat);
+    // Taken under the lock with `now`: a stream opened or closed after it is written after it
+    // too, and the store keeps that later write.
     if (beat) {
       for (const auto& [key, n] : open_streams_) {
         open.push_back({.match_id = key.first, .seat = key.second, .streams = n});
       }
     }
-    prune = now - last_prune_ms_ >= beat_ms;
-    if (prune) last_prune_ms_ = now;
   }
-  // One transaction for every sighting (and, on the beat, this instance's open streams): the
-  // writes grow with the seats that called, never with the events or the watchers. A write
-  // that fails (the database is down) is tried again at the next tick, the beat included, so
-  // presence converges once the database is back. Finished matches' rows go every beat.
-  absl::Status wrote = absl::OkStatus();
-  if (beat || !seen.empty()) wrote = store_->TouchPresence(seen, beat ? &open : nullptr, now);
-  if (wrote.ok() || absl::IsUnimplemented(wrote)) {
-    std::lock_guard<std::mutex> lock(presence_mu_);
-    if (beat) last_beat_ms_ = now;
-    for (size_t i = 0; i < seen.size(); ++i) {
-      auto it = sightings_.find(seen[i]);
-      if (it != sightings_.end() && it->second <= written[i]) sightings_.erase(it);
-    }
+  if (!beat && seen.empty()) return false;
+  // One transaction for every sighting and the beat: the writes grow with the seats that
+  // called, never with the events or the watchers.
+  const absl::Status wrote = store_->TouchPresence(seen, beat ? &open : nullptr, now);
+  if (!wrote.ok() && !absl::IsUnimplemented(wrote)) return false;
+  // Finished matches' rows go every beat.
+  if (beat) store_->PrunePresence(/*limit=*/1000);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (beat) last_beat_ms_ = now;
+  // Kept until written, so that a Load in between still finds them.
+  for (size_t i = 0; i < seen.size(); ++i) {
+    auto it = sightings_.find(seen[i]);
+    if (it != sightings_.end() && it->second <= when[i]) sightings_.erase(it);
   }
-  if (prune) store_->PrunePresence(/*limit=*/1000);
-  std::vector<std::shared_ptr<LiveMatch>> watched;
-  std::vector<int64_t> ids;
-  for (std::shared_ptr<LiveMatch>& live : cache_.All()) {
-    std::lock_guard<std::mutex> lock(live->mu);
-    if (live->dropped || live->rec.status != MatchStatus::kActive || live->watchers.empty() ||
-        std::none_of(live->rec.seats.begin(), live->rec.seats.end(),
-                     [](const SeatRecord& s) { return s.kind == SeatKind::kHuman; })) {
-      continue;
-    }
-    ids.push_back(live->id);
-    watched.push_back(std::move(live));
-  }
-  if (!ids.empty()) {
-    absl::StatusOr<std::vector<SeatPresence>> found =
-        store_->LoadPresence(ids, AliveSinceMs(now), SeenSinceMs(now));
-    if (found.ok()) {
-      for (std::shared_ptr<LiveMatch>& live : watched) {
-        std::vector<SeatPresence> mine;
-        for (const SeatPresence& p : *found) {
-          if (p.match_id == live->id) mine.push_back(p);
-        }
-        std::lock_guard<std::mutex> lock(live->mu);
-        if (!live->dropped && live->rec.status == MatchStatus::kActive) {
-          UpdatePresence(*live, mine, now);
-        }
-      }
-    }
-  }
-  executor_->PostAt(absl::Now() + options_.presence_poll, [this] { PresenceTick(); });
+  return beat;
 }
 
-void Lobby::UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& found,
-                           int64_t now_ms) {
-  live.presence.resize(live.rec.seats.size());
-  const int to_move = live.ToMove();
-  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-    const SeatRecord& seat = live.rec.seats[i];
-    if (seat.kind != SeatKind::kHuman || !seat.taken()) continue;
-    SeatPresence p;
-    for (const SeatPresence& f : found) {
-      if (f.seat == static_cast<int>(i)) p = f;
+absl::StatusOr<std::vector<SeatPresence>> Presence::Load(const std::vector<int64_t>& match_ids,
+                                                         int64_t seen_since_ms) {
+  if (match_ids.empty()) return std::vector<SeatPresence>{};
+  absl::StatusOr<std::vector<SeatPresence>> found =
+      store_->LoadPresence(match_ids, AliveSinceMs(now_ms_()), seen_since_ms);
+  if (!found.ok()) return found;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto mine = [&](int64_t match_id, int seat) -> SeatPresence& {
+    for (SeatPresence& p : *found) {
+      if (p.match_id == match_id && p.seat == seat) return p;
     }
-    LiveMatch::Presence& state = live.presence[i];
-    if (state.known && state.present == p.connected) continue;
-    // A seat first looked at is announced only when it is away (its presence is the rule).
-    const bool announce = state.known || !p.connected;
-    state = {.known = true, .present = p.connected, .since_ms = p.connected ? 0 : p.last_seen_ms};
-    if (!announce) continue;
-    v1::MatchEvent e = Event(now_ms);
-    v1::PresenceChanged* change = e.mutable_presence();
-    change->set_seat(static_cast<int>(i));
-    change->set_present(p.connected);
-    change->set_name(seat.display_name);
-    if (!p.connected) {
-      change->set_away_since_ms(state.since_ms);
-      if (to_move == static_cast<int>(i) && !live.rec.time_initial_ms &&
-          live.rec.ply >= static_cast<int>(live.rec.seats.size()) &&
-          options_.claim_after > absl::ZeroDuration()) {
-        change->set_claim_from_ms(std::max(state.since_ms, live.rec.turn_started_ms) +
-                                  absl::ToInt64Milliseconds(options_.claim_after));
-      }
+    found->push_back({.match_id = match_id, .seat = seat});
+    return found->back();
+  };
+  for (int64_t id : match_ids) {
+    for (const auto& [key, ms] : sightings_) {
+      if (key.first != id) continue;
+      SeatPresence& p = mine(key.first, key.second);
+      p.last_seen_ms = std::max(p.last_seen_ms, ms);
+      p.connected = p.connected || ms >= seen_since_ms;
     }
-    Broadcast(live, std::move(e));
-  }
-}
-
-absl::StatusOr<v1::HereResponse> Lobby::Here(int64_t match_id, const std::string& token) {
-  v1::HereResponse response;
-  int seat = -1;
-  absl::Status s = WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
-    absl::StatusOr<int> mine = Authenticate(live, token);
-    if (!mine.ok()) return mine.status();
-    seat = *mine;
-    response.set_active(live.rec.status != MatchStatus::kFinished);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  if (response.active()) Seen(match_id, seat);
-  return response;
-}
-
-void Lobby::WatchEnded(int64_t match_id, int seat) {
-  {
-    std::lock_guard<std::mutex> lock(presence_mu_);
-    auto it = open_streams_.find({match_id, seat});
-    if (it != open_streams_.end() && --it->second <= 0) open_streams_.erase(it);
-  }
-  // The stream's end is a sighting too: the seat stays present for the grace after it. Should
-  // this write fail, the next beat says the stream is closed.
-  auto write = [this, match_id, seat] { (void)store_->AddPresence(match_id, seat, -1, NowMs()); };
-  if (!executor_->Post(write)) write();
-}
-
-std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
-                                                  const std::vector<SeatPresence>* found,
-                                                  int64_t now_ms) {
-  const int64_t bound = absl::ToInt64Milliseconds(options_.abandon_after);
-  const int mover = live.ToMove();
-  if (!live.owned || live.rec.time_initial_ms || mover < 0 ||
-      live.rec.seats[mover].kind != SeatKind::kHuman || now_ms - live.rec.turn_started_ms < bound) {
-    return std::nullopt;
-  }
-  int people = 0, bots = 0;
-  for (const SeatRecord& seat : live.rec.seats) {
-    people += seat.kind == SeatKind::kHuman ? 1 : 0;
-    bots += seat.kind == SeatKind::kBot ? 1 : 0;
-  }
-  if (bots == 0) return std::nullopt;
-  // Every person must be gone: no stream open on a live instance, not seen within the bound
-  // (by any instance's writes, or by a call here not yet written).
-  for (size_t i = 0; i < live.rec.seats.size(); ++i) {
-    if (live.rec.seats[i].kind != SeatKind::kHuman) continue;
-    if (found != nullptr) {
-      for (const SeatPresence& p : *found) {
-        if (p.seat == static_cast<int>(i) && p.connected) return std::nullopt;
-      }
-    }
-    std::lock_guard<std::mutex> lock(presence_mu_);
-    if (open_streams_.contains({live.id, static_cast<int>(i)})) return std::nullopt;
-    auto it = sightings_.find({live.id, static_cast<int>(i)});
-    if (it != sightings_.end() && it->second >= now_ms - bound) return std::nullopt;
-  }
-  const SeatRecord& gone = live.rec.seats[mover];
-  const std::string name =
-      gone.display_name.empty() ? SideName(live.info, mover) : gone.display_name;
-  const std::string left = absl::StrCat(name, " left the game (gone ", SpanText(bound), ")");
-  // Rated against a bot: the person loses, as a claim would have it. Casual: no result.
-  if (live.rec.rated && people == 1 && live.rec.seats.size() == 2) {
-    return MatchResult{
-        .winner = 1 - mover,
-        .reason = EndReason::kAbandoned,
-        .text = absl::StrCat(left, "; ", SideName(live.info, 1 - mover), " wins by abandonment")};
-  }
-  return MatchResult{.winner = -1,
-                     .reason = EndReason::kAborted,
-                     .text = absl::StrCat("aborted: ", left, "; no result")};
-}
-
-void Lobby::AbandonTick() {
-  if (stopping_) return;
-  const int64_t now = NowMs();
-  const int64_t bound = absl::ToInt64Milliseconds(options_.abandon_after);
-  // Only this instance's own matches (each match with a bot has one owner): what is looked at
-  // grows with the matches that may be abandoned, and none is ended by two instances.
-  std::vector<int64_t> ids;
-  for (std::shared_ptr<LiveMatch>& live : cache_.All()) {
-    std::lock_guard<std::mutex> lock(live->mu);
-    if (live->dropped || !live->Settled() || live->rec.status != MatchStatus::kActive) continue;
-    if (AbandonedResult(*live, nullptr, now).has_value()) ids.push_back(live->id);
-  }
-  if (!ids.empty()) {
-    absl::StatusOr<std::vector<SeatPresence>> found =
-        store_->LoadPresence(ids, AliveSinceMs(now), now - bound);
-    // Without the database nobody is judged gone; a store without presence judges by the turn.
-    if (found.ok() || absl::IsUnimplemented(found.status())) {
-      for (int64_t id : ids) {
-        std::vector<SeatPresence> mine;
-        if (found.ok()) {
-          for (const SeatPresence& p : *found) {
-            if (p.match_id == id) mine.push_back(p);
-          }
-        }
-        (void)WithMatch(id, [&](LiveMatch& live) -> absl::Status {
-          if (live.rec.status != MatchStatus::kActive) return absl::OkStatus();
-          std::optional<MatchResult> result =
-              AbandonedResult(live, found.ok() ? &mine : nullptr, NowMs());
-          if (!result) return absl::OkStatus();
-          return CommitFinish(live, *std::move(result), {});
-        });
-      }
+    for (const auto& [key, n] : open_streams_) {
+      if (key.first != id || n <= 0) continue;
+      mine(key.first, key.second).connected = true;
     }
   }
-  executor_->PostAt(absl::Now() + std::clamp(options_.abandon_after / 4, absl::Milliseconds(10),
-                                             absl::Seconds(10)),
-                    [this] { AbandonTick(); });
-}
-
-absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
-                                              const std::string& token) {
-  return WithActingSeat(
-      match_id, token, [&](LiveMatch& live, int seat, int64_t now) -> absl::Status {
-        if (live.rec.time_initial_ms) {
-          return absl::FailedPreconditionError(
-              absl::StrCat("match ", live.id,
-                           " has clocks: a side that has gone loses on time, there is nothing to "
-                           "claim"));
-        }
-        if (options_.claim_after <= absl::ZeroDuration()) {
-          return absl::FailedPreconditionError("this lobby takes no claims (--claim_after_s=0)");
-        }
-        const int mover = live.ToMove();
-        if (mover == seat) {
-          return absl::FailedPreconditionError(
-              "it is your move: a claim is for when the side to move has gone");
-        }
-        const SeatRecord& them = live.rec.seats[mover];
-        const std::string name =
-            them.display_name.empty() ? SideName(live.info, mover) : them.display_name;
-        if (them.kind == SeatKind::kBot) {
-          return absl::FailedPreconditionError(
-              absl::StrCat(name, " is a bot: it does not leave (the lobby gives up on it itself)"));
-        }
-        // A side that never moved has not started the game: such a match is aborted, not won.
-        if (live.rec.ply < static_cast<int>(live.rec.seats.size())) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              name, " has not made a first move: there is no game to claim yet (a match whose ",
-              "first move does not come in time is aborted, with no result)"));
-        }
-        SeatPresence p;
-        absl::StatusOr<std::vector<SeatPresence>> found =
-            store_->LoadPresence({live.id}, AliveSinceMs(now), SeenSinceMs(now));
-        if (found.ok()) {
-          for (const SeatPresence& f : *found) {
-            if (f.seat == mover) p = f;
-          }
-        } else if (!absl::IsUnimplemented(found.status())) {
-          return found.status();
-        }
-        if (found.ok() && !p.connected) {
-          // A call here since the last presence write is a sighting the database has not seen yet.
-          std::lock_guard<std::mutex> lock(presence_mu_);
-          auto it = sightings_.find({live.id, mover});
-          if (it != sightings_.end()) {
-            p.last_seen_ms = std::max(p.last_seen_ms, it->second);
-            p.connected = it->second >= SeenSinceMs(now);
-          }
-        }
-        if (p.connected) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              name, " is still connected to the match: a claim is for a side that has gone"));
-        }
-        const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
-        const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
-        if (gone < bound) {
-          return absl::FailedPreconditionError(
-              absl::StrCat(name, " has been gone ", SpanText(gone), "; you can claim after ",
-                           SpanText(bound), " (in ", SpanText(bound - gone + 999), ")"));
-        }
-        const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
-        MatchResult result =
-            draw ? MatchResult{.winner = -1,
-                               .reason = EndReason::kAbandoned,
-                               .text = absl::StrCat(left, "draw claimed by ",
-                                                    SideName(live.info, seat))}
-                 : MatchResult{
-                       .winner = seat,
-                       .reason = EndReason::kAbandoned,
-                       .text = absl::StrCat(left, SideName(live.info, seat), " wins by claim")};
-        return CommitFinish(live, std::move(result), {});
-      });
+  return found;
 }
 
 }  // namespace ply::lobby
