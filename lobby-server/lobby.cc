@@ -48,7 +48,14 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
              .bot_vs_bot_budget_ms = options_.bot_vs_bot_budget_ms},
             options_.now_ms, &stopping_),
       presence_(store, {.grace = options_.presence_grace, .beat = options_.presence_beat},
-                options_.now_ms) {}
+                options_.now_ms),
+      matchmaker_(store,
+                  {.base_gap = options_.pair_base_gap,
+                   .gap_per_s = options_.pair_gap_per_s,
+                   .max_gap = options_.pair_max_gap,
+                   .bot_after = options_.pair_bot_after,
+                   .entry_lifetime = options_.pair_entry_lifetime},
+                  options_.now_ms) {}
 
 Lobby::~Lobby() { Shutdown(); }
 

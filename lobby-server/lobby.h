@@ -52,6 +52,7 @@
 #include "lobby-server/match/clock.h"
 #include "lobby-server/match/live_match.h"
 #include "lobby-server/metrics.h"
+#include "lobby-server/players/matchmaker.h"
 #include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
 #include "lobby-server/storage/store.h"
@@ -231,8 +232,6 @@ class Lobby : private BotDriver::Host {
   // One look at a waiting player's entry: paired (by anyone), pair now, offer a bot, or wait on.
   void PairTick(std::shared_ptr<PairState> state);
   void PairDelivered(PairState& state, const Pairing& pairing);
-  // Queue entries marked alive before this are dead (pair_entry_lifetime).
-  int64_t QueueAliveSinceMs(int64_t now_ms) const;
   // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);
@@ -326,6 +325,8 @@ class Lobby : private BotDriver::Host {
   BotDriver bots_;
   // Who holds which seat, over every instance (players/presence.h).
   Presence presence_;
+  // The pairing queue's rules (players/matchmaker.h).
+  Matchmaker matchmaker_;
   // Rematch calls per seat of a finished match (AllowRematchCall).
   struct RematchBucket {
     double tokens = 0;

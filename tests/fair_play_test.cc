@@ -6,12 +6,16 @@
 #include <array>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "lobby-server/players/glicko2.h"
+#include "lobby-server/players/matchmaker.h"
 #include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
 #include "lobby-server/players/ratings.h"
 #include "lobby-server/storage/memory/memory_presence_store.h"
+#include "lobby-server/storage/memory/memory_queue_store.h"
 #include "lobby-server/storage/store.h"
+#include "lobby-server/token.h"
 
 namespace ply::lobby {
 namespace {
@@ -199,6 +203,106 @@ TEST(Presence, ADeadInstancesStreamsStopCountingAfterThreeBeats) {
     t.b.Write();
   }
   EXPECT_TRUE(t.Seat(t.a, 0).connected);
+}
+
+// A queue, a matchmaker on a clock the test moves, and players to queue.
+struct Queue {
+  explicit Queue(MatchmakerOptions options = {})
+      : matchmaker(&store, options, [this] { return now; }) {}
+  MemoryQueueStore store;
+  int64_t now = 1'000'000;
+  Matchmaker matchmaker;
+
+  static PlayerRecord Player(int64_t id) { return {.id = id, .name = absl::StrCat("p", id)}; }
+  QueueTicket Join(int64_t id, double rating = 1500) {
+    absl::StatusOr<QueueTicket> t =
+        matchmaker.Join(Player(id), "connect4", "connect4|-|rated", rating);
+    EXPECT_TRUE(t.ok()) << t.status();
+    return t.ok() ? *t : QueueTicket();
+  }
+  // One look, the match made as the lobby makes it: me at seat 0, both seats with the
+  // entries' token hashes.
+  QueueLook Look(QueueTicket& t) {
+    absl::StatusOr<QueueLook> look =
+        matchmaker.Look(t, [](const QueueEntry& me, const QueueEntry& them) {
+          PairedMatch m;
+          for (const QueueEntry* e : {&me, &them}) {
+            SeatRecord seat;
+            seat.player_id = e->player_id;
+            seat.token_hash = e->token_hash;
+            m.match.seats.push_back(seat);
+          }
+          return absl::StatusOr<PairedMatch>(m);
+        });
+    EXPECT_TRUE(look.ok()) << look.status();
+    return look.ok() ? *look : QueueLook();
+  }
+};
+
+TEST(Matchmaker, AnEntryWhoseStreamIsGoneIsPairedWithNobodyAndItsPlayerQueuesAgain) {
+  // The ghost attack: a lobby dies with A queued; B must not be paired into a match nobody
+  // plays, and A must be able to queue again.
+  Queue q;
+  QueueTicket a = q.Join(1);
+  q.now += 6'000;  // A's stream (and instance) gone: nobody marks its entry alive
+  QueueTicket b = q.Join(2);
+  EXPECT_FALSE(q.Look(b).paired.has_value());
+  EXPECT_EQ(q.store.size(), 1u) << "the dead entry left the queue";
+  QueueTicket a2 = q.Join(1);
+  const QueueLook paired = q.Look(a2);
+  ASSERT_TRUE(paired.paired.has_value());
+  const QueueLook theirs = q.Look(b);
+  ASSERT_TRUE(theirs.paired.has_value());
+  EXPECT_EQ(theirs.paired->match_id, paired.paired->match_id);
+  // Each seat is played with the token its own stream made; the queue saw hashes only.
+  const MatchRecord m = q.store.made().at(paired.paired->match_id);
+  EXPECT_EQ(m.seats[paired.paired->seat].token_hash, TokenHash(a2.seat_token));
+  EXPECT_EQ(m.seats[theirs.paired->seat].token_hash, TokenHash(b.seat_token));
+  EXPECT_NE(a2.seat_token, b.seat_token);
+}
+
+TEST(Matchmaker, APairedEntryIsTakenOverOnlyOnceItsStreamIsGone) {
+  Queue q;
+  QueueTicket a = q.Join(1);
+  QueueTicket b = q.Join(2);
+  ASSERT_TRUE(q.Look(a).paired.has_value());
+  // A second connection of B's while B's stream is alive: "paired a moment ago".
+  absl::StatusOr<QueueTicket> again =
+      q.matchmaker.Join(Queue::Player(2), "connect4", "connect4|-|rated", 1500);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+  // B's instance died before telling B: minutes later B queues again and is taken.
+  q.now += 360'000;
+  again = q.matchmaker.Join(Queue::Player(2), "connect4", "connect4|-|rated", 1500);
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
+TEST(Matchmaker, TheGapWidensWithTheWaitAndABotIsOfferedOnce) {
+  Queue q({.bot_after = absl::Seconds(10)});
+  q.store.set_bot_ratings({{"bot:beginner", 812}, {"bot:easy", 1100}, {"bot:medium", 1400}});
+  QueueTicket a = q.Join(1, 1150);
+  QueueTicket b = q.Join(2, 1400);
+  // 250 points apart: the gap is 50 at first, 50 + 10 a second after.
+  int offers = 0;
+  std::optional<Pairing> paired;
+  int64_t waited = 0;
+  for (int s = 0; s <= 30 && !paired; ++s) {
+    for (QueueTicket* t : {&a, &b}) {
+      const QueueLook look = q.Look(*t);
+      if (look.bot_offer) {
+        ++offers;
+        if (t == &a) EXPECT_EQ(look.bot_offer->first, "easy");
+      }
+      if (look.paired) paired = look.paired;
+    }
+    waited = q.now - a.entry.joined_ms;
+    q.now += 1'000;
+  }
+  ASSERT_TRUE(paired.has_value());
+  EXPECT_GE(waited, 20'000);
+  EXPECT_LE(waited, 21'000);
+  EXPECT_EQ(offers, 2) << "one offer each, after 10 s";
+  EXPECT_EQ(q.matchmaker.GapAfter(0), 50);
+  EXPECT_EQ(q.matchmaker.GapAfter(1'000'000), 400);
 }
 
 }  // namespace

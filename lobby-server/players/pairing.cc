@@ -1,6 +1,7 @@
-// Quick pairing, the Lobby's part: a Pair stream queues its player (pairing_queue), ticks until
-// a match is made for it here or on another instance, offers a bot level after a while, and
-// delivers the seat. The queue's transactions are the store's (TryPair).
+// Quick pairing, the Lobby's part: a Pair stream queues its player, looks at its ticket every
+// 250 ms until a match is made for it here or on another instance (the rules are the
+// Matchmaker's: players/matchmaker.h), tells it of the bot offer and its wait, and delivers the
+// seat.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -19,24 +20,11 @@
 
 namespace ply::lobby {
 
-int64_t Lobby::QueueAliveSinceMs(int64_t now_ms) const {
-  return now_ms - absl::ToInt64Milliseconds(options_.pair_entry_lifetime);
-}
-
 struct Lobby::PairState {
   v1::PairRequest request;
   GameOptions options;
-  std::string game;
-  PlayerRecord player;
-  QueueEntry entry;
+  QueueTicket ticket;
   std::shared_ptr<PairSink> sink;
-  // The seat token for the match this entry is paired into: made here, kept in this stream
-  // only (the queue row holds its hash).
-  std::string seat_token;
-  int64_t last_waiting_ms = 0;
-  // When this stream last marked its entry alive.
-  int64_t last_alive_ms = 0;
-  bool offered = false;
 };
 
 absl::Status Lobby::Pair(const v1::PairRequest& req, const std::string& player_key,
@@ -52,39 +40,27 @@ absl::Status Lobby::Pair(const v1::PairRequest& req, const std::string& player_k
   }
   auto state = std::make_shared<PairState>();
   state->request = req;
-  state->game = (*game)->Info().name;
   state->options = (*game)->Options();
-  state->player = **player;
   state->sink = std::move(sink);
-  // The pool: who can meet whom (the same game, options, time control and casual or not).
-  std::string pool = state->game;
-  for (const auto& [k, v] : state->options) absl::StrAppend(&pool, "|", k, "=", v);
-  absl::StrAppend(&pool, "|",
-                  req.has_time_control() ? absl::StrCat(req.time_control().initial_ms(), "+",
-                                                        req.time_control().increment_ms())
-                                         : "-",
-                  req.casual() ? "|casual" : "|rated");
+  const std::string name = (*game)->Info().name;
+  const std::string pool = Matchmaker::Pool(
+      name, state->options,
+      req.has_time_control()
+          ? absl::StrCat(req.time_control().initial_ms(), "+", req.time_control().increment_ms())
+          : "",
+      req.casual());
   double rating = 1500;
-  if (absl::StatusOr<PlayerRecord> full = store_->LoadPlayer(state->player.name); full.ok()) {
+  if (absl::StatusOr<PlayerRecord> full = store_->LoadPlayer((*player)->name); full.ok()) {
     for (const GameRatingRecord& r : full->ratings) {
-      if (r.game == state->game) rating = r.rating;
+      if (r.game == name) rating = r.rating;
     }
   }
-  state->seat_token = NewSeatToken();
-  state->entry = {.player_id = state->player.id,
-                  .name = state->player.name,
-                  .pool = pool,
-                  .rating = rating,
-                  .joined_ms = NowMs(),
-                  .token_hash = TokenHash(state->seat_token)};
-  state->entry.alive_ms = state->entry.joined_ms;
-  state->last_alive_ms = state->entry.joined_ms;
-  absl::StatusOr<int64_t> id = store_->JoinQueue(state->entry, QueueAliveSinceMs(NowMs()));
-  if (!id.ok()) return id.status();
-  state->entry.id = *id;
+  absl::StatusOr<QueueTicket> ticket = matchmaker_.Join(**player, name, pool, rating);
+  if (!ticket.ok()) return ticket.status();
+  state->ticket = *std::move(ticket);
   // Leaving the queue (the client closed the stream) takes the entry out at once.
-  state->sink->OnGone([this, store = store_, entry = *id] {
-    executor_->PostAt(absl::Now(), [store, entry] { store->LeaveQueue(entry); });
+  state->sink->OnGone([this, ticket = state->ticket] {
+    executor_->PostAt(absl::Now(), [this, ticket] { matchmaker_.Leave(ticket); });
   });
   PairTick(state);
   return absl::OkStatus();
@@ -93,57 +69,29 @@ absl::Status Lobby::Pair(const v1::PairRequest& req, const std::string& player_k
 void Lobby::PairTick(std::shared_ptr<PairState> state) {
   if (state->sink->Gone()) return;
   if (stopping_) {
-    store_->LeaveQueue(state->entry.id);
+    matchmaker_.Leave(state->ticket);
     state->sink->Finish(absl::UnavailableError("this lobby instance is shutting down: pair again"));
     return;
   }
-  // The entry is marked alive every second while this stream waits: one that is not (its
-  // stream or this instance is gone) is paired with nobody and removed.
-  int64_t refresh = 0;
-  if (NowMs() - state->last_alive_ms >= 1000) refresh = state->last_alive_ms = NowMs();
-  absl::StatusOr<std::optional<Pairing>> found = store_->QueueResult(state->entry.id, refresh);
-  if (absl::IsAborted(found.status())) {
-    state->sink->Finish(found.status());
+  absl::StatusOr<QueueLook> look =
+      matchmaker_.Look(state->ticket, [&](const QueueEntry& me, const QueueEntry& them) {
+        return MakePairedMatch(*state, me, them);
+      });
+  if (!look.ok()) {
+    state->sink->Finish(look.status());
     return;
   }
-  if (found.ok() && !*found) {
-    found = store_->TryPair(state->entry, NowMs(), QueueAliveSinceMs(NowMs()),
-                            options_.pair_base_gap, options_.pair_gap_per_s, options_.pair_max_gap,
-                            [&](const QueueEntry& me, const QueueEntry& them) {
-                              return MakePairedMatch(*state, me, them);
-                            });
-  }
-  if (found.ok() && *found) return PairDelivered(*state, **found);
-  const int64_t now = NowMs();
-  const int64_t waited = now - state->entry.joined_ms;
-  if (!state->offered && waited >= absl::ToInt64Milliseconds(options_.pair_bot_after)) {
-    // The bot level whose rating is nearest the player's ("medium" while none has one).
-    std::string level = "medium";
-    double best = 1e9, level_rating = 1500;
-    if (absl::StatusOr<std::vector<std::pair<std::string, double>>> bots =
-            store_->BotRatings(state->game);
-        bots.ok()) {
-      for (const auto& [name, r] : *bots) {
-        if (std::abs(r - state->entry.rating) < best) {
-          best = std::abs(r - state->entry.rating);
-          level = name.substr(name.find(':') + 1);
-          level_rating = r;
-        }
-      }
-    }
+  if (look->paired) return PairDelivered(*state, *look->paired);
+  if (look->bot_offer) {
     v1::PairEvent e;
-    e.mutable_bot_offer()->set_level(level);
-    e.mutable_bot_offer()->set_rating(static_cast<int>(std::lround(level_rating)));
-    state->offered = true;
+    e.mutable_bot_offer()->set_level(look->bot_offer->first);
+    e.mutable_bot_offer()->set_rating(look->bot_offer->second);
     state->sink->Send(std::move(e));
   }
-  if (now - state->last_waiting_ms >= 2000) {
-    state->last_waiting_ms = now;
+  if (look->waiting) {
     v1::PairEvent e;
-    e.mutable_waiting()->set_waited_ms(waited);
-    e.mutable_waiting()->set_rating_gap(static_cast<int>(
-        std::min(options_.pair_max_gap,
-                 options_.pair_base_gap + options_.pair_gap_per_s * waited / 1000.0)));
+    e.mutable_waiting()->set_waited_ms(look->waiting->first);
+    e.mutable_waiting()->set_rating_gap(look->waiting->second);
     state->sink->Send(std::move(e));
   }
   executor_->PostAt(absl::Now() + absl::Milliseconds(250), [this, state] { PairTick(state); });
@@ -159,7 +107,7 @@ absl::StatusOr<PairedMatch> Lobby::MakePairedMatch(const PairState& state, const
   PairedMatch out;
   out.my_seat = my_seat;
   MatchRecord& rec = out.match;
-  rec.game = state.game;
+  rec.game = state.ticket.game;
   rec.options = state.options;
   rec.created_ms = NowMs();
   rec.turn_started_ms = rec.created_ms;
@@ -189,7 +137,7 @@ void Lobby::PairDelivered(PairState& state, const Pairing& pairing) {
   v1::PairFound* found = e.mutable_paired();
   found->set_match_id(pairing.match_id);
   found->set_seat(pairing.seat);
-  found->set_seat_token(state.seat_token);
+  found->set_seat_token(state.ticket.seat_token);
   // Loaded here (its clock gets an owner at once) and the opponent named.
   (void)WithMatch(pairing.match_id, [&](LiveMatch& live) {
     cache_.TryOwn(live);
@@ -201,7 +149,7 @@ void Lobby::PairDelivered(PairState& state, const Pairing& pairing) {
     }
     return absl::OkStatus();
   });
-  store_->LeaveQueue(state.entry.id);
+  matchmaker_.Leave(state.ticket);
   state.sink->Send(std::move(e));
   state.sink->Finish(absl::OkStatus());
 }

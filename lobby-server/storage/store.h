@@ -318,7 +318,52 @@ struct AnalysisClaim {
   std::string result;
 };
 
-class MatchStore : public PresenceStore {
+// Where the pairing queue is kept (players/matchmaker.h says the rules): PostgresStore's
+// pairing_queue table, MemoryQueueStore for unit tests. Unimplemented in a store without players.
+class QueueStore {
+ public:
+  virtual ~QueueStore() = default;
+
+  // The pairing queue. An entry lives as long as its stream: its instance refreshes it
+  // (QueueResult with a refresh time), and one not refreshed since `alive_since_ms` (its stream
+  // or its instance is gone) is neither paired nor kept.
+  //
+  // Joins and returns the entry's id; a player waits once, so joining again takes the row over
+  // under a new id (FailedPrecondition if it was paired meanwhile by a live stream; a dead
+  // entry is taken over whatever it holds).
+  virtual absl::StatusOr<int64_t> JoinQueue(const QueueEntry& /*entry*/,
+                                            int64_t /*alive_since_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  virtual void LeaveQueue(int64_t /*entry_id*/) {}
+  // The pairing made for the entry by any instance, if one was; Aborted once the entry is gone
+  // (the player queued again elsewhere). With `refresh_ms` > 0 the entry is marked alive then.
+  virtual absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t /*entry_id*/,
+                                                             int64_t /*refresh_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // Pairs the entry with the live waiting entry of its pool whose rating is closest, within a
+  // gap of min(max_gap, base_gap + gap_per_s * seconds) points, the seconds of the longer of
+  // the two waits. `make(me, opponent)` gives the match (both seats taken by them, with their
+  // entries' token hashes); the match and both entries' results are written in one
+  // transaction. Nothing when the entry is taken already or nobody fits. Rows are taken with
+  // SKIP LOCKED: nobody is paired twice, however many instances pair at once. The pool's dead
+  // entries are removed on the way.
+  virtual absl::StatusOr<std::optional<Pairing>> TryPair(
+      const QueueEntry& /*entry*/, int64_t /*now_ms*/, int64_t /*alive_since_ms*/,
+      double /*base_gap*/, double /*gap_per_s*/, double /*max_gap*/,
+      const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>&
+      /*make*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The rating of each bot level ("bot:LEVEL") that has one in `game`.
+  virtual absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
+      const std::string& /*game*/) {
+    return std::vector<std::pair<std::string, double>>{};
+  }
+};
+
+class MatchStore : public PresenceStore, public QueueStore {
  public:
   virtual ~MatchStore() = default;
 
@@ -448,43 +493,6 @@ class MatchStore : public PresenceStore {
                                                                  int64_t /*before_id*/,
                                                                  int /*limit*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // The pairing queue. An entry lives as long as its stream: its instance refreshes it
-  // (QueueResult with a refresh time), and one not refreshed since `alive_since_ms` (its stream
-  // or its instance is gone) is neither paired nor kept.
-  //
-  // Joins and returns the entry's id; a player waits once, so joining again takes the row over
-  // under a new id (FailedPrecondition if it was paired meanwhile by a live stream; a dead
-  // entry is taken over whatever it holds).
-  virtual absl::StatusOr<int64_t> JoinQueue(const QueueEntry& /*entry*/,
-                                            int64_t /*alive_since_ms*/) {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  virtual void LeaveQueue(int64_t /*entry_id*/) {}
-  // The pairing made for the entry by any instance, if one was; Aborted once the entry is gone
-  // (the player queued again elsewhere). With `refresh_ms` > 0 the entry is marked alive then.
-  virtual absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t /*entry_id*/,
-                                                             int64_t /*refresh_ms*/) {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // Pairs the entry with the live waiting entry of its pool whose rating is closest, within a
-  // gap of min(max_gap, base_gap + gap_per_s * seconds) points, the seconds of the longer of
-  // the two waits. `make(me, opponent)` gives the match (both seats taken by them, with their
-  // entries' token hashes); the match and both entries' results are written in one
-  // transaction. Nothing when the entry is taken already or nobody fits. Rows are taken with
-  // SKIP LOCKED: nobody is paired twice, however many instances pair at once. The pool's dead
-  // entries are removed on the way.
-  virtual absl::StatusOr<std::optional<Pairing>> TryPair(
-      const QueueEntry& /*entry*/, int64_t /*now_ms*/, int64_t /*alive_since_ms*/,
-      double /*base_gap*/, double /*gap_per_s*/, double /*max_gap*/,
-      const std::function<absl::StatusOr<PairedMatch>(const QueueEntry&, const QueueEntry&)>&
-      /*make*/) {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // The rating of each bot level ("bot:LEVEL") that has one in `game`.
-  virtual absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
-      const std::string& /*game*/) {
-    return std::vector<std::pair<std::string, double>>{};
   }
   // Rematches. Records `offer.seat`'s offer on its finished match; when the other seat has an
   // offer open (or offer.accept_now), makes the rematch instead (offer.next, with the offerer's
