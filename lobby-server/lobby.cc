@@ -55,7 +55,8 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
                    .max_gap = options_.pair_max_gap,
                    .bot_after = options_.pair_bot_after,
                    .entry_lifetime = options_.pair_entry_lifetime},
-                  options_.now_ms) {}
+                  options_.now_ms),
+      accounts_(store, &quotas_, options_.now_ms) {}
 
 Lobby::~Lobby() { Shutdown(); }
 

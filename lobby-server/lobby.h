@@ -52,6 +52,7 @@
 #include "lobby-server/match/clock.h"
 #include "lobby-server/match/live_match.h"
 #include "lobby-server/metrics.h"
+#include "lobby-server/players/accounts.h"
 #include "lobby-server/players/matchmaker.h"
 #include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
@@ -327,6 +328,8 @@ class Lobby : private BotDriver::Host {
   Presence presence_;
   // The pairing queue's rules (players/matchmaker.h).
   Matchmaker matchmaker_;
+  // Players' accounts and guests' names (players/accounts.h).
+  Accounts accounts_;
   // Rematch calls per seat of a finished match (AllowRematchCall).
   struct RematchBucket {
     double tokens = 0;

@@ -7,11 +7,13 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "lobby-server/players/accounts.h"
 #include "lobby-server/players/glicko2.h"
 #include "lobby-server/players/matchmaker.h"
 #include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
 #include "lobby-server/players/ratings.h"
+#include "lobby-server/storage/memory/memory_account_store.h"
 #include "lobby-server/storage/memory/memory_presence_store.h"
 #include "lobby-server/storage/memory/memory_queue_store.h"
 #include "lobby-server/storage/store.h"
@@ -303,6 +305,51 @@ TEST(Matchmaker, TheGapWidensWithTheWaitAndABotIsOfferedOnce) {
   EXPECT_EQ(offers, 2) << "one offer each, after 10 s";
   EXPECT_EQ(q.matchmaker.GapAfter(0), 50);
   EXPECT_EQ(q.matchmaker.GapAfter(1'000'000), 400);
+}
+
+TEST(Accounts, FreshAccountsAreBoundedPerAddressAndLookAlikesRefused) {
+  MemoryAccountStore store;
+  const Quotas quotas({.registrations_per_hour = 3});
+  int64_t now = 10'000'000;
+  Accounts accounts(&store, &quotas, [&now] { return now; });
+  // The free-accounts attack: one address registers account after account.
+  for (const char* name : {"alice", "bob", "carol"}) {
+    EXPECT_TRUE(accounts.Register(name, "203.0.113.9").ok()) << name;
+  }
+  absl::StatusOr<std::pair<PlayerRecord, std::string>> more =
+      accounts.Register("dave", "203.0.113.9");
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(accounts.Register("dave", "198.51.100.4").ok()) << "another address";
+  now += 3'600'001;  // past the hour
+  EXPECT_TRUE(accounts.Register("erin", "203.0.113.9").ok());
+  // The impersonation attack: a capital i for the l, another case, a digit one.
+  for (const char* like : {"aIice", "ALICE", "a1ice", "a.lice"}) {
+    EXPECT_EQ(accounts.Register(like, "").status().code(), absl::StatusCode::kAlreadyExists)
+        << like;
+  }
+  EXPECT_EQ(accounts.Register("x y", "").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Accounts, AKeyIsItsPlayerAndGuestsCannotPassForOne) {
+  MemoryAccountStore store;
+  const Quotas quotas({});
+  int64_t now = 1;
+  Accounts accounts(&store, &quotas, [&now] { return now; });
+  absl::StatusOr<std::pair<PlayerRecord, std::string>> alice = accounts.Register("alice", "");
+  ASSERT_TRUE(alice.ok());
+  absl::StatusOr<std::optional<PlayerRecord>> me = accounts.PlayerOf(alice->second);
+  ASSERT_TRUE(me.ok());
+  ASSERT_TRUE(me->has_value());
+  EXPECT_EQ((*me)->name, "alice");
+  EXPECT_FALSE(accounts.PlayerOf("")->has_value()) << "no key: a guest";
+  EXPECT_EQ(accounts.PlayerOf("not a key").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(accounts.PlayerOf(std::string(32, 'f')).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  for (const char* name : {"alice", "Alice", "\u0430lice", "\uff41\uff4c\uff49\uff43\uff45",
+                           "b\u043et (hard)", "bot:hard"}) {
+    EXPECT_EQ(accounts.GuestName(name).status().code(), absl::StatusCode::kInvalidArgument) << name;
+  }
+  EXPECT_EQ(*accounts.GuestName("  carol "), "carol");
 }
 
 }  // namespace

@@ -363,7 +363,40 @@ class QueueStore {
   }
 };
 
-class MatchStore : public PresenceStore, public QueueStore {
+// Where players' accounts are kept (players/accounts.h says the rules): PostgresStore's
+// players table, MemoryAccountStore for unit tests. Unimplemented in a store without players.
+class AccountStore {
+ public:
+  virtual ~AccountStore() = default;
+
+  // Players (only a store shared by every instance has them). Names are unique ignoring case.
+  // Registers a player; ALREADY_EXISTS when the name is taken.
+  // With a `limit`, RESOURCE_EXHAUSTED when its address has registered `max` players since
+  // `since_ms` (counted over every instance, in the transaction that registers). With a
+  // `skeleton` (names.h, NameSkeleton), ALREADY_EXISTS when a player's name has it too.
+  virtual absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& /*name*/,
+                                                    const std::string& /*key_hash*/,
+                                                    int64_t /*now_ms*/,
+                                                    const RegistrationLimit& /*limit*/ = {},
+                                                    const std::string& /*skeleton*/ = "") {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The name of the player whose name has this skeleton (NOT_FOUND when none does).
+  virtual absl::StatusOr<std::string> PlayerBySkeleton(const std::string& /*skeleton*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // The player whose key hashes to `key_hash` (NOT_FOUND), noting that it was seen now.
+  virtual absl::StatusOr<PlayerRecord> PlayerByKey(const std::string& /*key_hash*/,
+                                                   int64_t /*now_ms*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+  // A player by name, with its ratings (NOT_FOUND).
+  virtual absl::StatusOr<PlayerRecord> LoadPlayer(const std::string& /*name*/) {
+    return absl::UnimplementedError("this lobby's store keeps no players");
+  }
+};
+
+class MatchStore : public PresenceStore, public QueueStore, public AccountStore {
  public:
   virtual ~MatchStore() = default;
 
@@ -458,31 +491,6 @@ class MatchStore : public PresenceStore, public QueueStore {
   virtual absl::StatusOr<bool> RecordBotRequest(int64_t /*match_id*/, int /*ply*/) { return false; }
   virtual PeerCounters peer_counters() const { return {}; }
 
-  // Players (only a store shared by every instance has them). Names are unique ignoring case.
-  // Registers a player; ALREADY_EXISTS when the name is taken.
-  // With a `limit`, RESOURCE_EXHAUSTED when its address has registered `max` players since
-  // `since_ms` (counted over every instance, in the transaction that registers). With a
-  // `skeleton` (names.h, NameSkeleton), ALREADY_EXISTS when a player's name has it too.
-  virtual absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& /*name*/,
-                                                    const std::string& /*key_hash*/,
-                                                    int64_t /*now_ms*/,
-                                                    const RegistrationLimit& /*limit*/ = {},
-                                                    const std::string& /*skeleton*/ = "") {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // The name of the player whose name has this skeleton (NOT_FOUND when none does).
-  virtual absl::StatusOr<std::string> PlayerBySkeleton(const std::string& /*skeleton*/) {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // The player whose key hashes to `key_hash` (NOT_FOUND), noting that it was seen now.
-  virtual absl::StatusOr<PlayerRecord> PlayerByKey(const std::string& /*key_hash*/,
-                                                   int64_t /*now_ms*/) {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // A player by name, with its ratings (NOT_FOUND).
-  virtual absl::StatusOr<PlayerRecord> LoadPlayer(const std::string& /*name*/) {
-    return absl::UnimplementedError("this lobby's store keeps no players");
-  }
   // The player of a bot level ("bot:LEVEL"), made on first use.
   virtual absl::StatusOr<int64_t> BotPlayer(const std::string& /*level*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
