@@ -56,7 +56,8 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
                    .bot_after = options_.pair_bot_after,
                    .entry_lifetime = options_.pair_entry_lifetime},
                   options_.now_ms),
-      accounts_(store, &quotas_, options_.now_ms) {}
+      accounts_(store, &quotas_, options_.now_ms),
+      rematches_(store, &quotas_, options_.now_ms) {}
 
 Lobby::~Lobby() { Shutdown(); }
 

@@ -56,6 +56,7 @@
 #include "lobby-server/players/matchmaker.h"
 #include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
+#include "lobby-server/players/rematches.h"
 #include "lobby-server/storage/store.h"
 #include "ply/v1/lobby.pb.h"
 
@@ -236,12 +237,6 @@ class Lobby : private BotDriver::Host {
   // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);
-  // The rematch of a finished match as it would be made: the same game, options, clocks and
-  // rating, the seats swapped (the people's token hashes left to the store).
-  MatchRecord RematchOf(const MatchRecord& old) const;
-  // Whether a seat of a finished match may make another rematch call now (a token bucket per
-  // seat, so that a loop of offers and withdrawals cannot flood the database).
-  bool AllowRematchCall(int64_t match_id, int seat);
   // Starts each bot level's player at its ladder rating (players/bot_ratings.cc).
   absl::Status SeedBotRatings();
   void ShowLiveBotRatings(v1::ListGamesResponse& response);
@@ -330,13 +325,8 @@ class Lobby : private BotDriver::Host {
   Matchmaker matchmaker_;
   // Players' accounts and guests' names (players/accounts.h).
   Accounts accounts_;
-  // Rematch calls per seat of a finished match (AllowRematchCall).
-  struct RematchBucket {
-    double tokens = 0;
-    absl::Time refilled;
-  };
-  std::mutex rematch_mu_;
-  absl::flat_hash_map<std::pair<int64_t, int>, RematchBucket> rematch_calls_;
+  // Rematch offers' rules (players/rematches.h).
+  Rematches rematches_;
 };
 
 }  // namespace ply::lobby

@@ -13,6 +13,7 @@
 #include "lobby-server/players/presence.h"
 #include "lobby-server/players/quotas.h"
 #include "lobby-server/players/ratings.h"
+#include "lobby-server/players/rematches.h"
 #include "lobby-server/storage/memory/memory_account_store.h"
 #include "lobby-server/storage/memory/memory_presence_store.h"
 #include "lobby-server/storage/memory/memory_queue_store.h"
@@ -350,6 +351,44 @@ TEST(Accounts, AKeyIsItsPlayerAndGuestsCannotPassForOne) {
     EXPECT_EQ(accounts.GuestName(name).status().code(), absl::StatusCode::kInvalidArgument) << name;
   }
   EXPECT_EQ(*accounts.GuestName("  carol "), "carol");
+}
+
+TEST(Rematches, ALoopOfOffersIsCutOffAndARematchKeepsItsCreatorsQuotas) {
+  const Quotas quotas({.bot_seats = 8});
+  int64_t now = 1'000'000;
+  Rematches rematches(/*store=*/nullptr, &quotas, [&now] { return now; });
+  // The flood: a burst of six, then one every two seconds; the other seat has its own.
+  int admitted = 0;
+  for (int i = 0; i < 40; ++i) admitted += rematches.Admit(7, 0).ok() ? 1 : 0;
+  EXPECT_EQ(admitted, 6);
+  EXPECT_TRUE(rematches.Admit(7, 1).ok());
+  now += 2'000;
+  EXPECT_TRUE(rematches.Admit(7, 0).ok());
+  EXPECT_EQ(rematches.Admit(7, 0).code(), absl::StatusCode::kResourceExhausted);
+  // A guest's finished bot match: its rematch swaps the seats, keeps the creator and address,
+  // and is made within their quotas.
+  MatchRecord old = BotMatch("203.0.113.9", "203.0.113.9");
+  old.id = 7;
+  old.status = MatchStatus::kFinished;
+  old.result.reason = EndReason::kResignation;
+  old.seats[0].display_name = "guest";
+  old.seats[1].difficulty = "easy";
+  EXPECT_TRUE(Rematches::CheckRematchable(old).ok());
+  const RematchOffer offer = rematches.OfferOf(old, 0, "hash");
+  EXPECT_TRUE(offer.accept_now) << "the bot accepts at once";
+  EXPECT_EQ(offer.next.creator, "203.0.113.9");
+  EXPECT_EQ(offer.next.creator_address, "203.0.113.9");
+  EXPECT_EQ(offer.next.seats[0].kind, SeatKind::kBot);
+  EXPECT_EQ(offer.next.seats[0].difficulty, "easy");
+  EXPECT_EQ(offer.next.seats[1].display_name, "guest");
+  EXPECT_TRUE(offer.next.seats[1].token_hash.empty()) << "the store sets the tokens";
+  ASSERT_NE(offer.check, nullptr);
+  EXPECT_EQ(offer.check({.bot_seats = 8}, {}).code(), absl::StatusCode::kResourceExhausted);
+  // Only a finished match that began, of two seats.
+  old.result.reason = EndReason::kCancelled;
+  EXPECT_EQ(Rematches::CheckRematchable(old).code(), absl::StatusCode::kFailedPrecondition);
+  old.status = MatchStatus::kActive;
+  EXPECT_EQ(Rematches::CheckRematchable(old).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -396,7 +396,29 @@ class AccountStore {
   }
 };
 
-class MatchStore : public PresenceStore, public QueueStore, public AccountStore {
+// Where rematch offers are kept and rematches made (players/rematches.h says the rules).
+class RematchStore {
+ public:
+  virtual ~RematchStore() = default;
+
+  // Rematches. Records `offer.seat`'s offer on its finished match; when the other seat has an
+  // offer open (or offer.accept_now), makes the rematch instead (offer.next, with the offerer's
+  // token hash and the other offer's) and records its id on the old match. One transaction with
+  // the old match's row locked: offers at once make one rematch, and a match that has one
+  // keeps it (asking again returns it). FAILED_PRECONDITION when the match is not finished.
+  virtual absl::StatusOr<RematchState> OfferRematch(const RematchOffer& /*offer*/) {
+    return absl::UnimplementedError("this lobby's store keeps no rematches");
+  }
+  // Takes back the open rematch offer of a finished match, whoever made it.
+  virtual absl::StatusOr<RematchState> WithdrawRematch(int64_t /*match_id*/) {
+    return absl::UnimplementedError("this lobby's store keeps no rematches");
+  }
+};
+
+class MatchStore : public PresenceStore,
+                   public QueueStore,
+                   public AccountStore,
+                   public RematchStore {
  public:
   virtual ~MatchStore() = default;
 
@@ -501,18 +523,6 @@ class MatchStore : public PresenceStore, public QueueStore, public AccountStore 
                                                                  int64_t /*before_id*/,
                                                                  int /*limit*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
-  }
-  // Rematches. Records `offer.seat`'s offer on its finished match; when the other seat has an
-  // offer open (or offer.accept_now), makes the rematch instead (offer.next, with the offerer's
-  // token hash and the other offer's) and records its id on the old match. One transaction with
-  // the old match's row locked: offers at once make one rematch, and a match that has one
-  // keeps it (asking again returns it). FAILED_PRECONDITION when the match is not finished.
-  virtual absl::StatusOr<RematchState> OfferRematch(const RematchOffer& /*offer*/) {
-    return absl::UnimplementedError("this lobby's store keeps no rematches");
-  }
-  // Takes back the open rematch offer of a finished match, whoever made it.
-  virtual absl::StatusOr<RematchState> WithdrawRematch(int64_t /*match_id*/) {
-    return absl::UnimplementedError("this lobby's store keeps no rematches");
   }
   // Gives each bot level's player ("bot:LEVEL", made when missing) the rating `seeds` has for
   // it in its game, where that player has no rating there yet or one without games (so a
