@@ -658,7 +658,31 @@ bool ParseMatchId(const std::string& text, int64_t* id) {
   return absl::SimpleAtoi(text, id) && *id > 0;
 }
 
+// `ply --help`, `ply -h`, `ply COMMAND --help`: the same as `ply help [COMMAND]` (absl's own
+// --help lists flags, not commands; --helpfull still does that). -1 when the arguments ask for
+// no help.
+int HelpAsked(int argc, char** argv) {
+  bool asked = false;
+  std::string command;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "-help") {
+      asked = true;
+    } else if (command.empty() && !arg.empty() && arg[0] != '-') {
+      command = arg;
+    }
+  }
+  if (!asked) return -1;
+  if (command.empty() || command == "help") {
+    PrintHelp(std::cout);
+    return 0;
+  }
+  if (PrintCommandHelp(command, std::cout)) return 0;
+  return Usage("no command '" + command + "'");
+}
+
 int Main(int argc, char** argv) {
+  if (const int helped = HelpAsked(argc, argv); helped >= 0) return helped;
   absl::SetProgramUsageMessage("ply COMMAND [ARGS] [FLAGS]; `ply help` lists the commands.");
   absl::FlagsUsageConfig usage;
   usage.version_string = Version;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,8 +90,16 @@ TEST_F(AnalysisTest, FinishedMatchIsAnalysedOverEveryBotAndStoredOnce) {
   EXPECT_NE(blunder.score_after_text().find("loss in"), std::string::npos);
   ASSERT_EQ(a.players_size(), 2);
   EXPECT_EQ(a.players(0).blunders(), 1);
-  // Four positions at a time, round robin: both bot instances judged some.
-  EXPECT_EQ(a.instances_size(), 2);
+  // Four positions at a time, round robin: both bot instances judge some. The lobby's channel
+  // sends only to the instances it has connected to, and on a loaded machine the second may
+  // connect after this first analysis is done: then the next game's analysis uses it.
+  std::set<std::string> instances(a.instances().begin(), a.instances().end());
+  if (instances.size() < 2) {
+    const Analysed next = Analyze(stub_.get(), FinishedGame(stub_.get()));
+    ASSERT_TRUE(next.status.ok()) << next.status.error_message();
+    instances.insert(next.analysis.instances().begin(), next.analysis.instances().end());
+  }
+  EXPECT_EQ(instances.size(), 2u);
 
   // Asked again, here or on another instance: the stored analysis at once, no progress.
   Analysed again = Analyze(stub_.get(), id);

@@ -290,6 +290,29 @@ TEST_F(ClientCliTest, APlayerSeesTheConnectionDropAndComeBackWithTheMovesItMisse
   EXPECT_EQ(Get(std::stoll(id)).moves_size(), 3);
 }
 
+TEST_F(ClientCliTest, HelpComesForEveryWayOfAskingForIt) {
+  // `ply --help`, `ply -h` and `ply new --help` used to print absl's "No flags matched" or
+  // "Unknown command line flag 'h'".
+  for (const std::vector<std::string>& asked :
+       {std::vector<std::string>{"--help"}, {"-h"}, {"help"}}) {
+    auto [code, out] = Run("alice", asked);
+    EXPECT_EQ(code, 0) << asked[0];
+    EXPECT_NE(out.find("Commands:"), std::string::npos) << asked[0] << ": " << out;
+  }
+  for (const std::vector<std::string>& asked : {std::vector<std::string>{"new", "--help"},
+                                                {"new", "-h"},
+                                                {"--help", "new"},
+                                                {"help", "new"}}) {
+    auto [code, out] = Run("alice", asked);
+    EXPECT_EQ(code, 0) << asked[0] << " " << asked[1];
+    EXPECT_NE(out.find("ply new GAME"), std::string::npos) << out;
+    EXPECT_EQ(out.find("Commands:"), std::string::npos) << "one command's help: " << out;
+  }
+  auto [code, out] = Run("alice", {"nosuch", "--help"});
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("no command 'nosuch'"), std::string::npos) << out;
+}
+
 TEST_F(ClientCliTest, SeatNumbersCountFromOneEverywhere) {
   auto [code, out] = Run("alice", {"join", "1", "--seat", "0"});
   EXPECT_EQ(code, 2);
