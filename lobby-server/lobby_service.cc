@@ -446,13 +446,7 @@ grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
   }
   // A Pair stream is held open as long as a watch and counts against the same cap, whichever
   // player key it carries (one address may hold many keys).
-  std::function<void()> release;
-  if (!TakeStreamSlot(*context, &release)) {
-    sink->Finish(
-        absl::ResourceExhaustedError("this client has too many streams open: close some first"));
-    return stream;
-  }
-  stream->set_on_done(std::move(release));
+  if (!HoldStreamSlot(*context, stream, *sink)) return stream;
   const std::string player = PlayerKey(*context);
   v1::PairRequest copy = *request;
   if (!executor_->Post([this, sink, player, copy] {

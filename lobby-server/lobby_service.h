@@ -91,6 +91,19 @@ class LobbyServiceImpl final : public v1::LobbyService::CallbackService {
   // when it holds them all; else `release` receives what gives the slot back when the stream
   // ends (nothing without limits).
   bool TakeStreamSlot(const grpc::CallbackServerContext& context, std::function<void()>* release);
+  // TakeStreamSlot for a server stream whose `stream` gives the slot back when it is done
+  // (set_on_done); false, with `sink` finished RESOURCE_EXHAUSTED, when the client has no slot.
+  template <class Stream, class Sink>
+  bool HoldStreamSlot(const grpc::CallbackServerContext& context, Stream* stream, Sink& sink) {
+    std::function<void()> release;
+    if (!TakeStreamSlot(context, &release)) {
+      sink.Finish(
+          absl::ResourceExhaustedError("this client has too many streams open: close some first"));
+      return false;
+    }
+    stream->set_on_done(std::move(release));
+    return true;
+  }
   // The same for a unary call, finishing it with RESOURCE_EXHAUSTED when refused.
   bool Admit(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
              Method method);

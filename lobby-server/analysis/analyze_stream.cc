@@ -66,13 +66,7 @@ grpc::ServerWriteReactor<v1::AnalyzeMatchEvent>* LobbyServiceImpl::AnalyzeMatch(
   }
   // An analysis stream (one waiting for another's analysis too) is held open like a watch and
   // counts against the same per-client cap.
-  std::function<void()> release;
-  if (!TakeStreamSlot(*context, &release)) {
-    sink->Finish(
-        absl::ResourceExhaustedError("this client has too many streams open: close some first"));
-    return stream;
-  }
-  stream->set_on_done(std::move(release));
+  if (!HoldStreamSlot(*context, stream, *sink)) return stream;
   const int64_t id = request->match_id();
   const bool stored_only = request->stored_only();
   if (!executor_->Post([analyzer = analyzer_, sink, id, stored_only] {
