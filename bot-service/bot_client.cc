@@ -4,7 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bot-service/proto_convert.h"
+#include "common/credentials.h"
+#include "common/proto_convert.h"
 
 namespace ply {
 namespace {
@@ -40,8 +41,7 @@ BotClient::BotClient(const BotClientOptions& options) : token_(options.token) {
   grpc::ChannelArguments args;
   args.SetServiceConfigJSON(ServiceConfigJson(options));
   // Detect a dead instance between calls too, not only when a call fails.
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  AddClientKeepalive(args);
   // Reconnect quickly to an instance that comes back.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);

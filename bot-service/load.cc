@@ -23,7 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bot-service/bot_client.h"
-#include "bot-service/credentials.h"
+#include "common/credentials.h"
 #include "engine/core/percentile.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"

@@ -3,10 +3,7 @@
 // on stdout once it serves (with --port=0 the port is chosen by the system), logs one line per
 // request on stderr, and on SIGTERM or SIGINT drains: reports NOT_SERVING, refuses new searches,
 // finishes those in flight, then exits.
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
-#include <httplib.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,10 +19,11 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "bot-service/bot_service.h"
-#include "bot-service/bounded_server.h"
-#include "bot-service/credentials.h"
-#include "bot-service/log_text.h"
 #include "bot-service/worker_pool.h"
+#include "common/credentials.h"
+#include "common/grpc_server.h"
+#include "common/log_text.h"
+#include "common/metrics_http.h"
 #include "engine/registry/registry.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -131,11 +129,7 @@ int Main() {
 
   // Signals are taken by sigwait below; block them before any thread starts so that none of
   // gRPC's or the workers' threads receives them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = BlockStopSignals();
 
   WorkerPool pool({.workers = workers,
                    .queue_capacity = queue,
@@ -143,31 +137,6 @@ int Main() {
                    .reserved_queue = absl::GetFlag(FLAGS_reserved_queue),
                    .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb))},
                   WarmUp);
-
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
-  const std::string address =
-      absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
-  int port = 0;
-  if (absl::Status listen =
-          ListenLikeAPlyServer(builder, address,
-                               {.cert_file = absl::GetFlag(FLAGS_tls_cert),
-                                .key_file = absl::GetFlag(FLAGS_tls_key),
-                                .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)},
-                               &port);
-      !listen.ok()) {
-    std::fprintf(stderr, "ply-bot: TLS: %s\n", std::string(listen.message()).c_str());
-    return 2;
-  }
-  LimitGrpcConnections(builder,
-                       {.max_age_ms = absl::GetFlag(FLAGS_max_connection_age_ms),
-                        // Searches in flight on an aged connection may use their whole budget.
-                        .max_age_grace_ms = max_budget_ms + 5000,
-                        .max_idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms),
-                        .max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams)});
-  // A position is a few kilobytes at most; anything much larger is refused by gRPC itself.
-  builder.SetMaxReceiveMessageSize(1 << 20);
 
   BotServiceImpl service(
       BotServiceOptions{
@@ -178,12 +147,27 @@ int Main() {
           .auth_token = token,
       },
       &pool);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
-    std::fprintf(stderr, "ply-bot: cannot listen on %s\n", address.c_str());
-    return 1;
+  const std::string address =
+      absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
+  absl::StatusOr<StartedGrpcServer> started = StartGrpcServer(
+      {.address = address,
+       .tls = {.cert_file = absl::GetFlag(FLAGS_tls_cert),
+               .key_file = absl::GetFlag(FLAGS_tls_key),
+               .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)},
+       .limits = {.max_age_ms = absl::GetFlag(FLAGS_max_connection_age_ms),
+                  // Searches in flight on an aged connection may use their whole budget.
+                  .max_age_grace_ms = max_budget_ms + 5000,
+                  .max_idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms),
+                  .max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams)},
+       // A position is a few kilobytes at most; anything much larger is refused by gRPC itself.
+       .max_receive_bytes = 1 << 20,
+       .services = {&service}});
+  if (!started.ok()) {
+    std::fprintf(stderr, "ply-bot: %s\n", std::string(started.status().message()).c_str());
+    return absl::IsInvalidArgument(started.status()) ? 2 : 1;
   }
+  std::unique_ptr<grpc::Server> server = std::move(started->server);
+  const int port = started->port;
   const std::string bound = absl::StrCat(absl::GetFlag(FLAGS_host), ":", port);
   if (absl::GetFlag(FLAGS_instance).empty()) {
     char hostname[256] = {};
@@ -192,28 +176,19 @@ int Main() {
   }
 
   // Prometheus scrapes plain HTTP: the same text GetMetrics returns, on its own port.
-  std::unique_ptr<ply::BoundedServer> metrics_http;
-  std::thread metrics_thread;
+  std::unique_ptr<MetricsEndpoint> metrics;
   std::string metrics_note;
   if (const int metrics_port = absl::GetFlag(FLAGS_metrics_port); metrics_port >= 0) {
-    // Bounded like every ply HTTP port: a scraper needs one connection, small requests.
-    metrics_http = std::make_unique<ply::BoundedServer>(ply::ConnectionLimits{.per_client = 4});
-    metrics_http->Get("/metrics", [&service](const httplib::Request&, httplib::Response& res) {
-      res.set_content(service.MetricsSnapshot().prometheus_text(), "text/plain; version=0.0.4");
-    });
-    const std::string& host = absl::GetFlag(FLAGS_host);
-    int bound_port = metrics_port;
-    if (metrics_port == 0) {
-      bound_port = metrics_http->bind_to_any_port(host);
-    } else if (!metrics_http->bind_to_port(host, metrics_port)) {
-      bound_port = -1;
-    }
-    if (bound_port <= 0) {
-      std::fprintf(stderr, "ply-bot: cannot serve metrics on %s:%d\n", host.c_str(), metrics_port);
+    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+        MetricsEndpoint::Start(absl::GetFlag(FLAGS_host), metrics_port,
+                               [&service] { return service.MetricsSnapshot().prometheus_text(); });
+    if (!endpoint.ok()) {
+      std::fprintf(stderr, "ply-bot: %s\n", std::string(endpoint.status().message()).c_str());
       return 1;
     }
-    metrics_thread = std::thread([&metrics_http] { metrics_http->listen_after_bind(); });
-    metrics_note = absl::StrCat(", metrics http://", host, ":", bound_port, "/metrics");
+    metrics = *std::move(endpoint);
+    metrics_note = absl::StrCat(", metrics http://", absl::GetFlag(FLAGS_host), ":",
+                                metrics->port(), "/metrics");
   }
   std::printf(
       "ply-bot listening on %s (instance %s, %d workers, queue %d, kept for interactive: %d "
@@ -222,8 +197,7 @@ int Main() {
       pool.reserved_queue(), token.empty() ? "" : ", token required", metrics_note.c_str());
   std::fflush(stdout);
 
-  int signo = 0;
-  sigwait(&signals, &signo);
+  const int signo = WaitForStopSignal(signals);
   std::fprintf(stderr, "ply-bot: signal %d: draining (%d searching, %d waiting)\n", signo,
                pool.busy(), pool.queued());
   // Health-checking clients stop sending here; calls that still arrive get UNAVAILABLE and
@@ -234,10 +208,7 @@ int Main() {
   // Every accepted call has been finished by its worker: give the replies a moment to leave.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server->Wait();
-  if (metrics_http) {
-    metrics_http->stop();
-    metrics_thread.join();
-  }
+  metrics.reset();
   std::fprintf(stderr, "ply-bot: drained, exiting\n");
   return 0;
 }

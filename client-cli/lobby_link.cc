@@ -16,7 +16,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "bot-service/proto_convert.h"
+#include "common/credentials.h"
+#include "common/proto_convert.h"
 
 namespace ply::client {
 namespace {
@@ -151,9 +152,7 @@ LobbyClient::LobbyClient(LobbyTarget target, std::shared_ptr<grpc::ChannelCreden
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 4000);
   // A watch stream may be quiet for minutes: pings notice a silently dropped link (the lobby
   // accepts one every 5 s at most), so the client reconnects instead of waiting forever.
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  AddClientKeepalive(args);
   args.SetServiceConfigJSON(LobbyServiceConfig());
   // Ours, not one a DNS TXT record might carry.
   args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);

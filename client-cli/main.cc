@@ -23,7 +23,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "bot-service/credentials.h"
 #include "client-cli/analysis_view.h"
 #include "client-cli/help.h"
 #include "client-cli/lobby_link.h"
@@ -32,6 +31,7 @@
 #include "client-cli/requests.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/session.h"
+#include "common/credentials.h"
 #include "engine/core/display_text.h"
 #include "engine/registry/registry.h"
 

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "engine/core/display_text.h"
 #include "engine/registry/registry.h"
 

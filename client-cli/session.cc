@@ -14,10 +14,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "bot-service/proto_convert.h"
 #include "client-cli/analysis_view.h"
 #include "client-cli/match_view.h"
 #include "client-cli/terminal.h"
+#include "common/proto_convert.h"
 #include "engine/core/display_text.h"
 #include "engine/registry/registry.h"
 

@@ -10,12 +10,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
-#include "bot-service/client_address.h"
-#include "bot-service/proto_convert.h"
 #include "client-web/assets.h"
 #include "client-web/board_model.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
+#include "common/client_address.h"
+#include "common/proto_convert.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 
@@ -134,7 +134,9 @@ Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredent
                  GatewayOptions options)
     : lobby_(std::move(lobby), std::move(credentials)),
       options_(options),
-      limits_(options.client_rps, options.client_burst, options.client_streams),
+      limits_({.calls_per_second = options.client_rps,
+               .burst = options.client_burst,
+               .max_streams = options.client_streams}),
       hub_(&lobby_, options.linger),
       presence_(&lobby_, options.presence_hold, options.max_presence_holds) {}
 
@@ -161,7 +163,7 @@ void Gateway::Install(httplib::Server& server) {
     // The lobby calls made for this request carry the browser's address, so that the lobby's
     // per-client rules apply to this person, not to the gateway (client::SetForwardedFor).
     client::SetForwardedFor(ClientAddress(req));
-    if (req.path != "/healthz" && !limits_.Admit(ClientOf(req), absl::Now())) {
+    if (req.path != "/healthz" && !limits_.AllowCall(ClientOf(req), absl::Now())) {
       res.set_header("Retry-After", "1");
       SendJson(res, 429, {{"error", "too many requests from your address; slow down"}});
       return httplib::Server::HandlerResponse::Handled;
@@ -475,7 +477,7 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
   }
   std::shared_ptr<MatchFeed> feed = hub_.Feed(*id);
   if (absl::Status loaded = feed->WaitLoaded(absl::Seconds(5)); !loaded.ok()) {
-    limits_.Release(client);
+    limits_.CloseStream(client);
     streams_.fetch_sub(1);
     return SendError(res, loaded);
   }
@@ -501,7 +503,7 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
       },
       [this, feed, client](bool) {
         feed->DropReader();
-        limits_.Release(client);
+        limits_.CloseStream(client);
         streams_.fetch_sub(1);
       });
 }

@@ -1,8 +1,8 @@
 // ply-web's HTTP side: the page's files and the JSON API over the lobby's gRPC contract, with
 // Server-Sent Events for live matches. Every answer carries the security headers; every request
-// is checked (input_check.h) and counted against its client (client_limits.h) before the lobby
-// hears of it. Holds no state a browser depends on: seat tokens stay in the browser, matches in
-// the lobby.
+// is checked (input_check.h) and counted against its client (common/client_budget.h) before the
+// lobby hears of it. Holds no state a browser depends on: seat tokens stay in the browser, matches
+// in the lobby.
 #ifndef PLY_CLIENT_WEB_GATEWAY_H_
 #define PLY_CLIENT_WEB_GATEWAY_H_
 
@@ -18,9 +18,9 @@
 
 #include "absl/time/time.h"
 #include "client-cli/lobby_link.h"
-#include "client-web/client_limits.h"
 #include "client-web/presence_hold.h"
 #include "client-web/watch_hub.h"
+#include "common/client_budget.h"
 
 namespace ply::web {
 
@@ -78,7 +78,7 @@ class Gateway {
 
   client::LobbyClient lobby_;
   const GatewayOptions options_;
-  ClientLimits limits_;
+  ClientBudget limits_;
   WatchHub hub_;
   PresenceHolds presence_;
   std::atomic<int> streams_{0};

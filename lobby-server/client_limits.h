@@ -11,15 +11,14 @@
 #define PLY_LOBBY_SERVER_CLIENT_LIMITS_H_
 
 #include <array>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/client_budget.h"
 
 namespace ply::lobby {
 
@@ -68,28 +67,24 @@ class ClientLimits {
 
   // Whether `client` (a key from ClientOf) is exempt from the limits and quotas.
   bool Exempt(const std::string& client) const { return exempt_.count(client) > 0; }
-  // Takes a token for one call; false when the client is over its rate.
-  bool AllowCall(const std::string& client, absl::Time now = absl::Now());
-  // Counts a stream as open; false (and nothing counted) when the client has too many.
-  bool OpenStream(const std::string& client);
-  void CloseStream(const std::string& client);
+  // The budget of ClientBudget, exempt clients aside: a token for one call (false when the
+  // client is over its rate), a stream opened (false and nothing counted at the cap), closed.
+  bool AllowCall(const std::string& client, absl::Time now = absl::Now()) {
+    return Exempt(client) || budget_.AllowCall(client, now);
+  }
+  bool OpenStream(const std::string& client) {
+    return Exempt(client) || budget_.OpenStream(client);
+  }
+  void CloseStream(const std::string& client) {
+    if (!Exempt(client)) budget_.CloseStream(client);
+  }
 
  private:
-  struct Bucket {
-    double tokens = 0;
-    absl::Time refilled;
-    int streams = 0;
-  };
-  // Forgets clients that have been quiet long enough to have a full bucket and no stream.
-  void Prune(absl::Time now);
-
   const ClientLimitOptions options_;
   std::vector<AddressPrefix> proxies_;
   // options_.exempt, keyed as clients are.
   std::set<std::string> exempt_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Bucket> clients_;
-  absl::Time last_prune_ = absl::InfinitePast();
+  ClientBudget budget_;
 };
 
 }  // namespace ply::lobby

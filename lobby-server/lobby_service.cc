@@ -8,7 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "lobby-server/events/write_queue.h"
 
 namespace ply::lobby {

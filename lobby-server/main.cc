@@ -5,7 +5,6 @@
 // matches to the other instances at once, closes watch streams with UNAVAILABLE (clients
 // reconnect elsewhere), finishes the calls in flight and exits; every acknowledged move is
 // committed.
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
@@ -27,9 +26,10 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
-#include "bot-service/credentials.h"
-#include "bot-service/log_text.h"
-#include "bot-service/metrics_http.h"
+#include "common/credentials.h"
+#include "common/grpc_server.h"
+#include "common/log_text.h"
+#include "common/metrics_http.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/lobby_service.h"
@@ -181,11 +181,7 @@ int Main() {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Invalid UTF-8 in a request makes protobuf log a line per request: rate-limited, not raw.
   RouteProtobufLogs("ply-lobby");
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = BlockStopSignals();
 
   std::string database_url = absl::GetFlag(FLAGS_database_url);
   if (database_url.empty()) {
@@ -294,34 +290,25 @@ int Main() {
        .max_running = std::max(1, absl::GetFlag(FLAGS_analysis_max_running)),
        .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port))});
   service.set_analyzer(&analyzer);
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
   const std::string address =
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));
-  int port = 0;
-  if (absl::Status listen =
-          ListenLikeAPlyServer(builder, address,
-                               {.cert_file = absl::GetFlag(FLAGS_tls_cert),
-                                .key_file = absl::GetFlag(FLAGS_tls_key),
-                                .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)},
-                               &port);
-      !listen.ok()) {
-    std::fprintf(stderr, "ply-lobby: TLS: %s\n", std::string(listen.message()).c_str());
-    return 2;
+  absl::StatusOr<StartedGrpcServer> started = StartGrpcServer(
+      {.address = address,
+       .tls = {.cert_file = absl::GetFlag(FLAGS_tls_cert),
+               .key_file = absl::GetFlag(FLAGS_tls_key),
+               .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)},
+       // No grace limit: a WatchMatch stream on an aged connection is not cut.
+       .limits = {.max_age_ms = absl::GetFlag(FLAGS_max_connection_age_ms),
+                  .max_idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms),
+                  .max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams)},
+       .max_receive_bytes = 64 << 10,
+       .services = {&service}});
+  if (!started.ok()) {
+    std::fprintf(stderr, "ply-lobby: %s\n", std::string(started.status().message()).c_str());
+    return absl::IsInvalidArgument(started.status()) ? 2 : 1;
   }
-  builder.SetMaxReceiveMessageSize(64 << 10);
-  // No grace limit: a WatchMatch stream on an aged connection is not cut.
-  LimitGrpcConnections(builder,
-                       {.max_age_ms = absl::GetFlag(FLAGS_max_connection_age_ms),
-                        .max_idle_ms = absl::GetFlag(FLAGS_max_connection_idle_ms),
-                        .max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams)});
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
-    std::fprintf(stderr, "ply-lobby: cannot listen on %s\n", address.c_str());
-    return 1;
-  }
+  std::unique_ptr<grpc::Server> server = std::move(started->server);
+  const int port = started->port;
   std::unique_ptr<MetricsEndpoint> metrics;
   std::string metrics_note;
   if (const int metrics_port = absl::GetFlag(FLAGS_metrics_port); metrics_port >= 0) {
@@ -339,8 +326,7 @@ int Main() {
               port, bots ? absl::GetFlag(FLAGS_bot_target).c_str() : "none", metrics_note.c_str());
   std::fflush(stdout);
 
-  int signo = 0;
-  sigwait(&signals, &signo);
+  const int signo = WaitForStopSignal(signals);
   std::fprintf(stderr, "ply-lobby: signal %d: draining\n", signo);
   // Health-checking balancers stop sending here; the matches this instance drove go to the
   // others now rather than when a lease would expire; watchers are told to reconnect.

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "bot-service/metrics_http.h"
+#include "common/metrics_http.h"
 #include "tests/bot_helper.h"
 #include "tests/raw_http.h"
 

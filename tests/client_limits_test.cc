@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "bot-service/client_address.h"
+#include "common/client_address.h"
+#include "common/client_budget.h"
 
 namespace ply::lobby {
 namespace {
@@ -69,6 +70,35 @@ TEST(ClientLimitsTest, BucketsAndStreams) {
   EXPECT_TRUE(limits.OpenStream("a"));
   const std::string local = limits.ClientOf("ipv6:[::1]:9");
   for (int i = 0; i < 10; ++i) EXPECT_TRUE(limits.AllowCall(local, t)) << "exempt";
+}
+
+// The budget ply-web keeps per visitor and the lobby per client.
+TEST(ClientBudgetTest, RateAndStreamsArePerClientAndIdleClientsAreForgotten) {
+  ClientBudget budget({.calls_per_second = 1, .burst = 3, .max_streams = 2});
+  const absl::Time t = absl::Now();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(budget.AllowCall("a", t));
+  EXPECT_FALSE(budget.AllowCall("a", t));
+  EXPECT_TRUE(budget.AllowCall("b", t));
+  EXPECT_TRUE(budget.AllowCall("a", t + absl::Seconds(1)));
+  EXPECT_TRUE(budget.OpenStream("a"));
+  EXPECT_TRUE(budget.OpenStream("a"));
+  EXPECT_FALSE(budget.OpenStream("a"));
+  budget.CloseStream("a");
+  EXPECT_TRUE(budget.OpenStream("a"));
+  EXPECT_EQ(budget.tracked(), 2u);
+  // Minutes later "b" has a full bucket and no stream: forgotten; "a" holds streams: kept.
+  EXPECT_TRUE(budget.AllowCall("c", t + absl::Minutes(5)));
+  EXPECT_EQ(budget.tracked(), 2u) << "a and c";
+}
+
+TEST(ClientBudgetTest, ZeroTurnsEachLimitOff) {
+  ClientBudget budget({});
+  const absl::Time t = absl::Now();
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(budget.AllowCall("a", t));
+    EXPECT_TRUE(budget.OpenStream("a"));
+  }
+  EXPECT_EQ(budget.tracked(), 0u);
 }
 
 // The key both ply-lobby and ply-web count a client by.

@@ -18,7 +18,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "bot-service/proto_convert.h"
 #include "client-cli/analysis_view.h"
 #include "client-cli/lobby_link.h"
 #include "client-cli/match_view.h"
@@ -26,6 +25,7 @@
 #include "client-cli/requests.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/terminal.h"
+#include "common/proto_convert.h"
 #include "engine/core/options.h"
 #include "engine/registry/registry.h"
 

@@ -1,7 +1,7 @@
 // bot-service/log_text.h in one process: quoting and bounding request text for logs and
 // errors, the rate limit, and protobuf's own lines routed through it, the way ply-lobby and
 // ply-bot install it (bot_service_test checks the same flood against a real ply-bot).
-#include "bot-service/log_text.h"
+#include "common/log_text.h"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
-#include "bot-service/credentials.h"
+#include "common/credentials.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/postgres_helper.h"
 #include "tests/process_helper.h"

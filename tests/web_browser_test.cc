@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "engine/registry/registry.h"
 #include "nlohmann/json.hpp"
 #include "tests/lobby_helper.h"

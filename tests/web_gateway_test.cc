@@ -15,12 +15,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bot-service/bounded_server.h"
-#include "bot-service/client_address.h"
-#include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 #include "client-web/presence_hold.h"
 #include "client-web/watch_hub.h"
+#include "common/bounded_server.h"
+#include "common/client_address.h"
 #include "nlohmann/json.hpp"
 #include "tests/raw_http.h"
 

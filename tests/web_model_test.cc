@@ -1,6 +1,6 @@
 // ply-web's pieces below the HTTP server: the request checks (input_check), the JSON it sends
-// (match_json, the game list), the boards it reads from each game's rendering (board_model) and
-// the per-client rate table (client_limits). The gateway itself is web_gateway_test.cc's.
+// (match_json, the game list) and the boards it reads from each game's rendering (board_model).
+// The gateway itself is web_gateway_test.cc's; its per-client budget is client_limits_test.cc's.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client-web/board_model.h"
-#include "client-web/client_limits.h"
 #include "client-web/gateway.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
@@ -255,20 +254,6 @@ TEST(BoardModel, ReadsEveryGamesRendering) {
 TEST(BoardModel, TextThatIsNoBoardGivesNull) {
   EXPECT_TRUE(BoardModel("connect4", "hello\nworld").is_null());
   EXPECT_TRUE(BoardModel("draughts", "").is_null());
-}
-
-TEST(ClientLimits, RateIsPerClient) {
-  ClientLimits limits(/*per_s=*/1, /*burst=*/3, /*streams=*/2);
-  const absl::Time t = absl::Now();
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(limits.Admit("a", t));
-  EXPECT_FALSE(limits.Admit("a", t));
-  EXPECT_TRUE(limits.Admit("b", t));
-  EXPECT_TRUE(limits.Admit("a", t + absl::Seconds(1)));
-  EXPECT_TRUE(limits.OpenStream("a"));
-  EXPECT_TRUE(limits.OpenStream("a"));
-  EXPECT_FALSE(limits.OpenStream("a"));
-  limits.Release("a");
-  EXPECT_TRUE(limits.OpenStream("a"));
 }
 
 }  // namespace

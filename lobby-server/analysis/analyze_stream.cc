@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "lobby-server/analysis/analyzer.h"
 #include "lobby-server/events/write_queue.h"
 #include "lobby-server/lobby_service.h"

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "engine/analysis/analysis.h"
 #include "engine/core/random.h"
 

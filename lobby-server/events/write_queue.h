@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "lobby-server/metrics.h"
 
 namespace ply::lobby {

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
 #include "lobby-server/match/clock.h"

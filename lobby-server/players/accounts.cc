@@ -1,7 +1,7 @@
 #include "lobby-server/players/accounts.h"
 
 #include "absl/strings/str_cat.h"
-#include "bot-service/log_text.h"
+#include "common/log_text.h"
 #include "lobby-server/names.h"
 #include "lobby-server/token.h"
 

@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bot-service/log_text.h"
+#include "common/log_text.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
 #include "lobby-server/lobby.h"

@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "engine/core/options.h"
 #include "lobby-server/storage/presence_store.h"
 
@@ -286,6 +287,13 @@ inline MatchVersion VersionOf(const MatchRecord& r) {
           .open_seats = open,
           .rematch_offer = r.rematch_offer,
           .rematch_id = r.rematch_id};
+}
+
+// The ABORTED answer of a write that found match `match_id` no longer at `ply` (another move or
+// result came first), worded alike by every store.
+inline absl::Status MatchMovedOn(int64_t match_id, int ply) {
+  return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ", ply,
+                                         ": another move or result came first"));
 }
 
 // How a store tells its lobby about other lobby instances sharing the database.

@@ -12,11 +12,6 @@ absl::Status NoSuchMatch(int64_t match_id) {
   return absl::NotFoundError(absl::StrCat("there is no match ", match_id));
 }
 
-absl::Status MovedOn(int64_t match_id, int ply) {
-  return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ", ply,
-                                         ": another move or result came first"));
-}
-
 int OpenSeats(const MatchRecord& m) { return VersionOf(m).open_seats; }
 
 bool BotsOnly(const MatchRecord& m) {
@@ -141,7 +136,7 @@ absl::Status MemoryStore::AppendMove(int64_t match_id, const MoveCommit& commit)
   const MoveRecord& mv = commit.move;
   // PostgreSQL's conditional update finds no row either way: ABORTED, not NOT_FOUND.
   if (!m.ok() || (*m)->status != MatchStatus::kActive || (*m)->ply != mv.ply - 1) {
-    return MovedOn(match_id, mv.ply - 1);
+    return MatchMovedOn(match_id, mv.ply - 1);
   }
   MatchRecord& r = **m;
   r.ply = mv.ply;
@@ -163,8 +158,7 @@ absl::Status MemoryStore::Finish(int64_t match_id, const FinishCommit& commit) {
   if (absl::Status s = Enter(); !s.ok()) return s;
   absl::StatusOr<MatchRecord*> m = FindLocked(match_id);
   if (!m.ok() || (*m)->status != MatchStatus::kActive || (*m)->ply != commit.expected_ply) {
-    return absl::AbortedError(
-        absl::StrCat("match ", match_id, " is no longer active at ply ", commit.expected_ply));
+    return MatchMovedOn(match_id, commit.expected_ply);
   }
   MatchRecord& r = **m;
   r.status = MatchStatus::kFinished;
@@ -181,8 +175,7 @@ absl::Status MemoryStore::SetDrawOffer(int64_t match_id, int expected_ply, int s
   if (absl::Status s = Enter(); !s.ok()) return s;
   absl::StatusOr<MatchRecord*> m = FindLocked(match_id);
   if (!m.ok() || (*m)->status != MatchStatus::kActive || (*m)->ply != expected_ply) {
-    return absl::AbortedError(
-        absl::StrCat("match ", match_id, " is no longer active at ply ", expected_ply));
+    return MatchMovedOn(match_id, expected_ply);
   }
   (*m)->draw_offer = seat;
   return absl::OkStatus();

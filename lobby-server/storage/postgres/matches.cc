@@ -383,8 +383,7 @@ absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit)
         tx.exec_prepared("finish_match", match_id, commit.expected_ply, commit.result.winner,
                          static_cast<int>(commit.result.reason), commit.result.text);
     if (done.affected_rows() == 0) {
-      return absl::AbortedError(
-          absl::StrCat("match ", match_id, " is no longer active at ply ", commit.expected_ply));
+      return MatchMovedOn(match_id, commit.expected_ply);
     }
     for (size_t i = 0; i < commit.clocks_ms.size(); ++i) {
       tx.exec_prepared("set_clock", match_id, static_cast<int>(i), commit.clocks_ms[i]);
@@ -404,8 +403,7 @@ absl::Status PostgresStore::SetDrawOffer(int64_t match_id, int expected_ply, int
     pqxx::work tx(c);
     pqxx::result r = tx.exec_prepared("set_draw_offer", match_id, expected_ply, seat);
     if (r.affected_rows() == 0) {
-      return absl::AbortedError(
-          absl::StrCat("match ", match_id, " is no longer active at ply ", expected_ply));
+      return MatchMovedOn(match_id, expected_ply);
     }
     tx.commit();
     return absl::OkStatus();

@@ -210,9 +210,7 @@ std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAp
     if (!s.ok()) {
       results[i] = s;
     } else if (!advanced[i]) {
-      results[i] = absl::AbortedError(
-          absl::StrCat("match ", batch[i].match_id, " is no longer active at ply ",
-                       batch[i].commit.move.ply - 1, ": another move or result came first"));
+      results[i] = MatchMovedOn(batch[i].match_id, batch[i].commit.move.ply - 1);
     }
   }
   return results;
@@ -230,8 +228,7 @@ absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit
         result.winner, static_cast<int>(result.reason), result.text, mv.seat, mv.move, mv.think_ms,
         mv.clock_ms, mv.time_ms, mv.bot_json, commit.mover_clock_ms, commit.clocked);
     if (r[0].as<int>() == 0) {
-      return absl::AbortedError(absl::StrCat("match ", match_id, " is no longer active at ply ",
-                                             mv.ply - 1, ": another move or result came first"));
+      return MatchMovedOn(match_id, mv.ply - 1);
     }
     if (commit.result) pg::RateMatch(tx, match_id, *commit.result);
     tx.commit();

@@ -1,4 +1,4 @@
-#include "bot-service/bounded_server.h"
+#include "common/bounded_server.h"
 
 #include <netdb.h>
 #include <poll.h>

@@ -1,8 +1,8 @@
 // The client an address stands for, shared by every per-client limit in ply (ply-lobby's
 // ClientLimits, ply-web's gateway and HTTP connection caps), so that all of them count one
 // client the same way.
-#ifndef PLY_BOT_SERVICE_CLIENT_ADDRESS_H_
-#define PLY_BOT_SERVICE_CLIENT_ADDRESS_H_
+#ifndef PLY_COMMON_CLIENT_ADDRESS_H_
+#define PLY_COMMON_CLIENT_ADDRESS_H_
 
 #include <string>
 #include <string_view>
@@ -17,4 +17,4 @@ std::string ClientAddressKey(std::string_view address);
 
 }  // namespace ply
 
-#endif  // PLY_BOT_SERVICE_CLIENT_ADDRESS_H_
+#endif  // PLY_COMMON_CLIENT_ADDRESS_H_

@@ -2,12 +2,13 @@
 // a certificate and key (and, for mutual TLS, the CA its clients' certificates must chain to),
 // and a client that verifies its server against a CA (and presents its own certificate for
 // mutual TLS). Empty file names mean plaintext, for loopback and trusted networks.
-#ifndef PLY_BOT_SERVICE_CREDENTIALS_H_
-#define PLY_BOT_SERVICE_CREDENTIALS_H_
+#ifndef PLY_COMMON_CREDENTIALS_H_
+#define PLY_COMMON_CREDENTIALS_H_
 
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
+#include <grpcpp/support/channel_arguments.h>
 
 #include <memory>
 #include <string>
@@ -52,6 +53,14 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 // Whether a listen host reaches this machine only: 127.0.0.0/8, ::1, "localhost".
 bool IsLoopbackHost(const std::string& host);
 
+// The keep-alive pings of every ply connection: each side pings after this long without data,
+// also between calls (a watch stream may be quiet for minutes), and drops a peer that does not
+// answer within the timeout. Servers accept a ping every 5 s at most (ListenLikeAPlyServer).
+inline constexpr int kKeepaliveTimeMs = 20000;
+inline constexpr int kKeepaliveTimeoutMs = 10000;
+// Sets them on a client channel.
+void AddClientKeepalive(grpc::ChannelArguments& args);
+
 // What every ply server does before registering its services: listen on `address` (TLS when
 // `tls` says so; the bound port lands in *port once the server starts), refuse to share the port
 // with another process, and keep idle connections alive with pings (a client's watch stream may
@@ -78,4 +87,4 @@ void LimitGrpcConnections(grpc::ServerBuilder& builder, const GrpcConnectionLimi
 
 }  // namespace ply
 
-#endif  // PLY_BOT_SERVICE_CREDENTIALS_H_
+#endif  // PLY_COMMON_CREDENTIALS_H_

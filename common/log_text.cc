@@ -1,4 +1,4 @@
-#include "bot-service/log_text.h"
+#include "common/log_text.h"
 
 #include <google/protobuf/stubs/logging.h>
 

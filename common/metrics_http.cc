@@ -1,11 +1,11 @@
-#include "bot-service/metrics_http.h"
+#include "common/metrics_http.h"
 
 #include <httplib.h>
 
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "bot-service/bounded_server.h"
+#include "common/bounded_server.h"
 
 namespace ply {
 

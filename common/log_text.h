@@ -2,8 +2,8 @@
 // A request's fields go into a line quoted, escaped (a newline in a game name cannot start a
 // line of its own) and cut to a bound; protobuf's own complaints about requests (invalid UTF-8
 // in a string field, once per request) go through a rate limit instead of straight to stderr.
-#ifndef PLY_BOT_SERVICE_LOG_TEXT_H_
-#define PLY_BOT_SERVICE_LOG_TEXT_H_
+#ifndef PLY_COMMON_LOG_TEXT_H_
+#define PLY_COMMON_LOG_TEXT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -48,4 +48,4 @@ void RouteProtobufLogs(absl::string_view program, int burst = 10,
 
 }  // namespace ply
 
-#endif  // PLY_BOT_SERVICE_LOG_TEXT_H_
+#endif  // PLY_COMMON_LOG_TEXT_H_

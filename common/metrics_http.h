@@ -1,7 +1,7 @@
 // The Prometheus text endpoint both servers offer: GET /metrics on its own plain-HTTP port
 // (Prometheus scrapes HTTP), served by cpp-httplib on a thread of its own.
-#ifndef PLY_BOT_SERVICE_METRICS_HTTP_H_
-#define PLY_BOT_SERVICE_METRICS_HTTP_H_
+#ifndef PLY_COMMON_METRICS_HTTP_H_
+#define PLY_COMMON_METRICS_HTTP_H_
 
 #include <functional>
 #include <memory>
@@ -29,4 +29,4 @@ class MetricsEndpoint {
 
 }  // namespace ply
 
-#endif  // PLY_BOT_SERVICE_METRICS_HTTP_H_
+#endif  // PLY_COMMON_METRICS_HTTP_H_

@@ -1,4 +1,4 @@
-#include "bot-service/client_address.h"
+#include "common/client_address.h"
 
 #include <arpa/inet.h>
 

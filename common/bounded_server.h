@@ -5,8 +5,8 @@
 // request as long as it likes to arrive, a byte every few seconds (slowloris), each such connection
 // holding one of the server's threads. Here each request must arrive whole (head and body) within a
 // byte budget and a deadline, and one client address holds a bounded number of connections.
-#ifndef PLY_BOT_SERVICE_BOUNDED_SERVER_H_
-#define PLY_BOT_SERVICE_BOUNDED_SERVER_H_
+#ifndef PLY_COMMON_BOUNDED_SERVER_H_
+#define PLY_COMMON_BOUNDED_SERVER_H_
 
 #include <httplib.h>
 
@@ -54,4 +54,4 @@ class BoundedServer : public httplib::Server {
 
 }  // namespace ply
 
-#endif  // PLY_BOT_SERVICE_BOUNDED_SERVER_H_
+#endif  // PLY_COMMON_BOUNDED_SERVER_H_

@@ -1,8 +1,8 @@
 // Conversions between the engine's types and the ply.v1 wire messages, and between absl::Status
 // (used inside the services) and grpc::Status (used only at the RPC boundary). Shared by ply-bot,
 // its client library and the lobby.
-#ifndef PLY_BOT_SERVICE_PROTO_CONVERT_H_
-#define PLY_BOT_SERVICE_PROTO_CONVERT_H_
+#ifndef PLY_COMMON_PROTO_CONVERT_H_
+#define PLY_COMMON_PROTO_CONVERT_H_
 
 #include <grpcpp/support/status.h>
 
@@ -26,4 +26,4 @@ inline absl::Status ToAbslStatus(const grpc::Status& s) {
 
 }  // namespace ply
 
-#endif  // PLY_BOT_SERVICE_PROTO_CONVERT_H_
+#endif  // PLY_COMMON_PROTO_CONVERT_H_

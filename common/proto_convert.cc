@@ -1,4 +1,4 @@
-#include "bot-service/proto_convert.h"
+#include "common/proto_convert.h"
 
 #include <cmath>
 
