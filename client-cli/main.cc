@@ -25,15 +25,15 @@
 #include "absl/time/time.h"
 #include "client-cli/analysis_view.h"
 #include "client-cli/help.h"
-#include "client-cli/lobby_link.h"
-#include "client-cli/match_view.h"
 #include "client-cli/render.h"
 #include "client-cli/requests.h"
+#include "client-cli/screen.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/session.h"
 #include "common/credentials.h"
 #include "engine/core/display_text.h"
 #include "engine/registry/registry.h"
+#include "lobby-client/lobby_link.h"
 
 ABSL_FLAG(std::string, server, "",
           "Lobby address HOST:PORT; several instances of one lobby as HOST:PORT,HOST:PORT, or "
@@ -565,7 +565,7 @@ class Cli {
                                                              " (`ply join ", id, "` takes one)")));
     }
     if (m->status() == v1::MATCH_STATUS_ACTIVE && m->to_move() != ticket->seat) {
-      MatchView view;
+      MatchModel view;
       (void)view.Reset(*m, absl::Now());
       return Fail(absl::FailedPreconditionError(
           absl::StrCat("not your turn: ", view.Side(m->to_move()), " (seat ", m->to_move() + 1,
@@ -581,7 +581,7 @@ class Cli {
       std::cout << ToJson(*r) << std::endl;
       return 0;
     }
-    MatchView view;
+    MatchModel view;
     if (absl::Status s = view.Reset(r->match(), absl::Now()); !s.ok()) return Fail(s);
     const Look look = OutputLook();
     std::cout << "Played " << r->move().move() << " (move " << r->move().ply() << ").\n"

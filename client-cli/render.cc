@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "client-cli/match_view.h"
+#include "client-cli/screen.h"
 #include "engine/core/display_text.h"
 #include "engine/core/text.h"
 
@@ -359,7 +359,7 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
 }
 
 std::string RecordText(const v1::Match& match, absl::TimeZone zone, std::string* error) {
-  MatchView view;
+  MatchModel view;
   if (absl::Status s = view.Reset(match, absl::Now()); !s.ok()) {
     *error = std::string(s.message());
     return "";

@@ -15,7 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "client-cli/analysis_view.h"
-#include "client-cli/match_view.h"
+#include "client-cli/screen.h"
 #include "client-cli/terminal.h"
 #include "common/proto_convert.h"
 #include "engine/core/display_text.h"
@@ -512,7 +512,7 @@ class Session {
   LobbyClient& lobby_;
   const SessionOptions o_;
   MatchStream stream_;
-  MatchView view_;
+  MatchModel view_;
   LineEditor editor_;
   std::vector<Note> notes_;
   std::tuple<int, int, int> notes_state_{-1, -1, -1};

@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "absl/time/time.h"
-#include "client-cli/lobby_link.h"
 #include "client-cli/render.h"
 #include "client-cli/seat_store.h"
+#include "lobby-client/lobby_link.h"
 #include "ply/v1/lobby.pb.h"
 
 namespace ply::client {

@@ -17,10 +17,10 @@
 #include <utility>
 
 #include "absl/time/time.h"
-#include "client-cli/lobby_link.h"
 #include "client-web/presence_hold.h"
 #include "client-web/watch_hub.h"
 #include "common/client_budget.h"
+#include "lobby-client/lobby_link.h"
 
 namespace ply::web {
 

@@ -14,11 +14,11 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "client-cli/lobby_link.h"
 #include "client-web/gateway.h"
 #include "common/bounded_server.h"
 #include "common/client_address.h"
 #include "common/credentials.h"
+#include "lobby-client/lobby_link.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
           "Address to listen on (loopback unless told otherwise, like the other ply servers).");

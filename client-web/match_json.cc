@@ -1,7 +1,7 @@
 #include "client-web/match_json.h"
 
-#include "client-cli/match_view.h"
 #include "client-web/board_model.h"
+#include "lobby-client/match_model.h"
 
 namespace ply::web {
 namespace {
@@ -93,7 +93,7 @@ json ResultJson(const v1::Match& match) {
 }  // namespace
 
 bool ShowsThinking(const v1::Match& match, Reader reader) {
-  return reader == Reader::kSpectator || match.status() == v1::MATCH_STATUS_FINISHED;
+  return client::ShowsBotThinking(match, reader == Reader::kPlayer);
 }
 
 json GamesJson(const v1::ListGamesResponse& games) {

@@ -26,7 +26,7 @@ nlohmann::json MatchJson(const v1::Match& match, Reader reader);
 // One row of the list; `board` is the match's rendered board ("" when not known).
 nlohmann::json SummaryJson(const v1::MatchSummary& summary, const std::string& board);
 
-// Whether `reader` may see bot thinking in `match` as it stands.
+// Whether `reader` may see bot thinking in `match` as it stands (client::ShowsBotThinking).
 bool ShowsThinking(const v1::Match& match, Reader reader);
 
 }  // namespace ply::web

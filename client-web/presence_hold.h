@@ -31,7 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "client-cli/lobby_link.h"
+#include "lobby-client/lobby_link.h"
 
 namespace ply::web {
 

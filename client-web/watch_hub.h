@@ -1,6 +1,6 @@
 // Live matches for the page's event streams (Server-Sent Events). Each match that someone
 // watches through this gateway has one feed: one WatchMatch stream to the lobby (client-cli's
-// MatchStream, which resumes across lobby instances), the match as it stands (MatchView), and the
+// MatchStream, which resumes across lobby instances), the match as it stands (MatchModel), and the
 // recent events already written out as SSE text. Any number of browsers share a feed, so a
 // thousand spectators of one match cost the lobby one stream. A feed nobody reads goes after a
 // short linger.
@@ -23,9 +23,9 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "client-cli/lobby_link.h"
-#include "client-cli/match_view.h"
 #include "client-web/match_json.h"
+#include "lobby-client/lobby_link.h"
+#include "lobby-client/match_model.h"
 
 namespace ply::web {
 
@@ -76,7 +76,7 @@ class MatchFeed {
   std::unique_ptr<client::MatchStream> stream_;
   std::mutex mu_;
   std::condition_variable changed_;
-  client::MatchView view_;
+  client::MatchModel view_;
   absl::Status error_;
   bool loaded_ = false;
   bool ended_ = false;

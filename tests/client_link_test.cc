@@ -22,7 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "client-cli/lobby_link.h"
+#include "lobby-client/lobby_link.h"
 
 namespace ply::client {
 namespace {

@@ -19,15 +19,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "client-cli/analysis_view.h"
-#include "client-cli/lobby_link.h"
-#include "client-cli/match_view.h"
 #include "client-cli/render.h"
 #include "client-cli/requests.h"
+#include "client-cli/screen.h"
 #include "client-cli/seat_store.h"
 #include "client-cli/terminal.h"
 #include "common/proto_convert.h"
 #include "engine/core/options.h"
 #include "engine/registry/registry.h"
+#include "lobby-client/lobby_link.h"
 
 namespace ply::client {
 namespace {
@@ -153,7 +153,7 @@ TEST(Screen, AGuestIsMarkedSoThatNobodyPassesForAPlayer) {
   v1::Match m = ConnectFourMatch();
   m.mutable_seats(1)->set_kind(v1::SEAT_KIND_HUMAN);
   m.mutable_seats(1)->set_display_name("carol");
-  MatchView view;
+  MatchModel view;
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(view.Reset(m, t0).ok());
   ScreenOptions o;
@@ -172,7 +172,7 @@ TEST(Screen, AGuestIsMarkedSoThatNobodyPassesForAPlayer) {
 }
 
 TEST(Screen, ShowsSeatsClocksLastMoveAndWhoseTurn) {
-  MatchView view;
+  MatchModel view;
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(view.Reset(ConnectFourMatch(), t0).ok());
   ScreenOptions o;
@@ -193,7 +193,7 @@ TEST(Screen, ShowsSeatsClocksLastMoveAndWhoseTurn) {
 }
 
 TEST(Screen, FollowsEventsToTheEnd) {
-  MatchView view;
+  MatchModel view;
   ASSERT_TRUE(view.Reset(ConnectFourMatch(), absl::Now()).ok());
   v1::MatchEvent e;
   v1::MoveApplied* applied = e.mutable_move_applied();
@@ -226,7 +226,7 @@ TEST(Screen, FollowsEventsToTheEnd) {
 }
 
 TEST(Screen, TakesTheLobbysClocksFromClockUpdates) {
-  MatchView view;
+  MatchModel view;
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(view.Reset(ConnectFourMatch(), t0).ok());
   v1::MatchEvent e;
@@ -240,7 +240,7 @@ TEST(Screen, TakesTheLobbysClocksFromClockUpdates) {
 }
 
 TEST(Screen, GameOverStopsTheClocksAtTheLobbysFinalReading) {
-  MatchView view;
+  MatchModel view;
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(view.Reset(ConnectFourMatch(), t0).ok());
   v1::MatchEvent over;
@@ -424,7 +424,7 @@ TEST(Thinking, ScoresAreFromTheFirstPlayersSide) {
 }
 
 TEST(Screen, APlayerSeesNoEngineVerdictUntilTheGameIsOver) {
-  MatchView view;
+  MatchModel view;
   ASSERT_TRUE(view.Reset(ConnectFourMatch(), absl::Now()).ok());
   ScreenOptions o;
   o.my_seat = 0;
@@ -464,7 +464,7 @@ TEST(Screen, AnOpponentWhoLeftIsShownWithTheTimeLeftToAClaim) {
   m.set_claim_after_ms(120000);
   const absl::Time turn = absl::FromUnixSeconds(1700000000);
   m.set_turn_started_ms(absl::ToUnixMillis(turn));
-  MatchView view;
+  MatchModel view;
   ASSERT_TRUE(view.Reset(m, turn).ok());
   v1::MatchEvent left;
   left.mutable_presence()->set_seat(0);
@@ -514,7 +514,7 @@ TEST(Screen, APlayersMoveLogShowsTheRecentMoves) {
     mv->set_seat((ply - 1) % 2);
     mv->set_move(absl::StrCat(ply % 7 == 0 ? 7 : ply % 7));
   }
-  MatchView view;
+  MatchModel view;
   ASSERT_TRUE(view.Reset(m, absl::Now()).ok());
   ScreenOptions o;
   o.my_seat = 0;
@@ -527,7 +527,7 @@ TEST(Screen, APlayersMoveLogShowsTheRecentMoves) {
 }
 
 TEST(Screen, TheMoveLogGoesBesideTheBoardWhereThereIsRoom) {
-  MatchView view;
+  MatchModel view;
   ASSERT_TRUE(view.Reset(ConnectFourMatch(), absl::Now()).ok());
   ScreenOptions o;
   o.move_log = true;
@@ -563,7 +563,7 @@ TEST(Screen, TheMoveLogGoesBesideTheBoardWhereThereIsRoom) {
 TEST(Screen, ALowClockIsRedAndADrawOfferIsSaidOnce) {
   v1::Match m = ConnectFourMatch();
   m.set_draw_offer(0);
-  MatchView view;
+  MatchModel view;
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(view.Reset(m, t0).ok());
   ScreenOptions o;
@@ -596,7 +596,7 @@ TEST(Screen, AnEndedDraughtsMatchSaysNobodyIsToMove) {
   }
   m.set_to_move(0);
   m.set_draw_offer(0);
-  MatchView view;
+  MatchModel view;
   ASSERT_TRUE(view.Reset(m, absl::Now()).ok());
   v1::MatchEvent over;
   over.mutable_game_over()->mutable_result()->set_winner(1);

@@ -4,8 +4,8 @@
 // loop through a pipe whenever it has news. The lobby may be several instances (any of them
 // serves any call): calls are spread round-robin over their addresses and a call that finds an
 // instance gone (UNAVAILABLE) is tried again on another.
-#ifndef PLY_CLIENT_CLI_LOBBY_LINK_H_
-#define PLY_CLIENT_CLI_LOBBY_LINK_H_
+#ifndef PLY_LOBBY_CLIENT_LOBBY_LINK_H_
+#define PLY_LOBBY_CLIENT_LOBBY_LINK_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -154,4 +154,4 @@ class MatchStream {
 
 }  // namespace ply::client
 
-#endif  // PLY_CLIENT_CLI_LOBBY_LINK_H_
+#endif  // PLY_LOBBY_CLIENT_LOBBY_LINK_H_

@@ -1,8 +1,7 @@
-// The client's picture of one match, kept up to date from the lobby's WatchMatch events, with the
-// game replayed locally (for its legal moves and its rendering); and the screen that shows it,
+// The terminal's screen of one match (lobby-client/match_model.h keeps the match itself),
 // composed as text without any I/O so that tests can read it.
-#ifndef PLY_CLIENT_CLI_MATCH_VIEW_H_
-#define PLY_CLIENT_CLI_MATCH_VIEW_H_
+#ifndef PLY_CLIENT_CLI_SCREEN_H_
+#define PLY_CLIENT_CLI_SCREEN_H_
 
 #include <cstdint>
 #include <memory>
@@ -13,38 +12,10 @@
 #include "absl/time/time.h"
 #include "client-cli/render.h"
 #include "engine/registry/any_game.h"
+#include "lobby-client/match_model.h"
 #include "ply/v1/lobby.pb.h"
 
 namespace ply::client {
-
-class MatchView {
- public:
-  // A whole match (a snapshot, a resync, an RPC's reply). Clocks count from `received`.
-  absl::Status Reset(const v1::Match& match, absl::Time received);
-  // One WatchMatch event. A move already seen is ignored; a move that skips one is an error (the
-  // caller then reloads the match).
-  absl::Status Apply(const v1::MatchEvent& event, absl::Time received);
-
-  bool loaded() const { return game_ != nullptr; }
-  const v1::Match& match() const { return match_; }
-  const AnyGame& game() const { return *game_; }
-  int plies() const { return match_.moves_size(); }
-  bool over() const { return match_.status() == v1::MATCH_STATUS_FINISHED; }
-  bool active() const { return match_.status() == v1::MATCH_STATUS_ACTIVE; }
-  // A bot seat is to move in an active match.
-  bool BotToMove() const;
-  // Time left on `seat`'s clock at `now` (the side to move's clock runs); 0 without clocks.
-  int64_t ClockMs(int seat, absl::Time now) const;
-  // "Red", or "seat 1" when the lobby did not say.
-  std::string Side(int seat) const;
-  // "alice", "bot (hard)", or "(open)".
-  std::string Player(int seat) const;
-
- private:
-  v1::Match match_;
-  std::unique_ptr<AnyGame> game_;
-  absl::Time clocks_at_;
-};
 
 // What the screen shows besides the match itself.
 struct ScreenOptions {
@@ -74,15 +45,11 @@ inline constexpr int64_t kLowClockMs = 10000;
 inline constexpr int kPlayerLogMoves = 10;
 
 // The screen, line by line (no trailing newlines).
-std::vector<std::string> ComposeScreen(const MatchView& view, const ScreenOptions& options);
+std::vector<std::string> ComposeScreen(const MatchModel& view, const ScreenOptions& options);
 
-// When the opponent of `seat` may claim (ms since the Unix epoch): `seat` is away and to move
-// in an untimed match that takes claims, and every side has moved (before that, the lobby aborts
-// instead); 0 otherwise.
-int64_t ClaimAtMs(const v1::Match& match, int seat);
 // "bob left the game", and for his opponent when a claim can be made ("— you can claim the win
 // in 1:20"); nothing for those who are here.
-std::vector<std::string> PresenceLines(const MatchView& view, const ScreenOptions& options);
+std::vector<std::string> PresenceLines(const MatchModel& view, const ScreenOptions& options);
 // "1:05", "0:09.4", "1:02:03".
 std::string FormatClock(int64_t ms);
 // "950", "35.2k", "1.20M".
@@ -100,4 +67,4 @@ std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat);
 
 }  // namespace ply::client
 
-#endif  // PLY_CLIENT_CLI_MATCH_VIEW_H_
+#endif  // PLY_CLIENT_CLI_SCREEN_H_

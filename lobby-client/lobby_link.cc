@@ -1,4 +1,4 @@
-#include "client-cli/lobby_link.h"
+#include "lobby-client/lobby_link.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
