@@ -15,7 +15,7 @@
 #include "lobby-server/events/fanout.h"
 #include "lobby-server/match/rules.h"
 #include "lobby-server/names.h"
-#include "lobby-server/players/ratings.h"
+#include "lobby-server/rating/ratings.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {

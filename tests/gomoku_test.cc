@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "engine/core/random.h"
-#include "engine/games/gomoku/pbrain_pipe.h"
 #include "engine/registry/registry.h"
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
+#include "engine/tool/gomoku/pbrain_pipe.h"
 #include "tests/conformance.h"
 #include "tests/gomoku_test_util.h"
 

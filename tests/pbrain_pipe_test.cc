@@ -2,7 +2,7 @@
 // (missing, exiting, hanging, not reading) ending in an error within its limit, with no process
 // or descriptor left behind; and pbrain-match, stopped by a signal, taking its engines with it,
 // and saying what a 2-0 match tells of the Elo difference (no infinities).
-#include "engine/games/gomoku/pbrain_pipe.h"
+#include "engine/tool/gomoku/pbrain_pipe.h"
 
 #include <dirent.h>
 #include <fcntl.h>

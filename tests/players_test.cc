@@ -21,7 +21,7 @@
 #include "absl/time/clock.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/names.h"
-#include "lobby-server/players/glicko2.h"
+#include "lobby-server/rating/glicko2.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
 #include "tests/players_helper.h"

@@ -1,6 +1,6 @@
 // Bot levels on the players' scale, the Lobby's part: each bot level's player holds the rating
 // its game's calibration ladder gives it (engine/registry/ladder_data.h), a fixed point of the
-// scale that games against people never move (players/ratings.h), and ListGames shows beside
+// scale that games against people never move (rating/ratings.h), and ListGames shows beside
 // each level how many rated games it has played.
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "lobby-server/players/ratings.h"
+#include "lobby-server/rating/ratings.h"
 
 namespace ply::lobby {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lobby-server/players/glicko2.h"
+#include "lobby-server/rating/glicko2.h"
 #include "lobby-server/storage/postgres/internal.h"
 
 namespace ply::lobby {

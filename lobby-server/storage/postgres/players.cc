@@ -1,13 +1,13 @@
 // PostgresStore's players and their ratings (migration 6): accounts, a player's matches,
 // the leaderboard, bot levels' ratings, and storing what a rated match's end does to its
-// players' ratings (the rules and the arithmetic are players/ratings.h's).
+// players' ratings (the rules and the arithmetic are rating/ratings.h's).
 #include <array>
 #include <cmath>
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "lobby-server/players/glicko2.h"
-#include "lobby-server/players/ratings.h"
+#include "lobby-server/rating/glicko2.h"
+#include "lobby-server/rating/ratings.h"
 #include "lobby-server/storage/postgres/internal.h"
 
 namespace ply::lobby {
@@ -65,7 +65,7 @@ const StatementList& PlayerStatements() {
        "SELECT p.name, r.rating FROM ratings r JOIN players p ON p.id = r.player_id"
        " WHERE p.bot AND r.game = $1"},
       // A bot level's rating: its ladder's, always (a fixed point of the scale, which games
-      // against people never move: players/ratings.h). A rating moved by games before bot levels
+      // against people never move: rating/ratings.h). A rating moved by games before bot levels
       // were fixed goes back to the ladder's.
       {"seed_bot_rating",
        "INSERT INTO ratings (player_id, game, rating, deviation) VALUES ($1, $2, $3, $4)"

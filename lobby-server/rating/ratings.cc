@@ -1,4 +1,4 @@
-#include "lobby-server/players/ratings.h"
+#include "lobby-server/rating/ratings.h"
 
 #include "absl/strings/str_cat.h"
 #include "lobby-server/storage/store.h"

@@ -1,4 +1,4 @@
-#include "engine/games/gomoku/pbrain_pipe.h"
+#include "engine/tool/gomoku/pbrain_pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,8 @@
 // An engine runs in its own process group, so a Ctrl-C or a SIGTERM meant for the caller does not
 // reach it; a program that can be stopped that way calls KillEnginesOnSignal once, so that every
 // engine not yet reaped is killed with its group before the program dies of the signal.
-#ifndef PLY_ENGINE_GAMES_GOMOKU_PBRAIN_PIPE_H_
-#define PLY_ENGINE_GAMES_GOMOKU_PBRAIN_PIPE_H_
+#ifndef PLY_ENGINE_TOOL_GOMOKU_PBRAIN_PIPE_H_
+#define PLY_ENGINE_TOOL_GOMOKU_PBRAIN_PIPE_H_
 
 #include <sys/types.h>
 
@@ -102,4 +102,4 @@ class PbrainPipe {
 
 }  // namespace ply
 
-#endif  // PLY_ENGINE_GAMES_GOMOKU_PBRAIN_PIPE_H_
+#endif  // PLY_ENGINE_TOOL_GOMOKU_PBRAIN_PIPE_H_

@@ -2,8 +2,8 @@
 // and bot levels share. Each rated game is a rating period of its own for both players, as on
 // most online game servers: ratings move after every game, and a player who has not played for
 // a while is not penalised here (no period without games is applied).
-#ifndef PLY_LOBBY_SERVER_PLAYERS_GLICKO2_H_
-#define PLY_LOBBY_SERVER_PLAYERS_GLICKO2_H_
+#ifndef PLY_LOBBY_SERVER_RATING_GLICKO2_H_
+#define PLY_LOBBY_SERVER_RATING_GLICKO2_H_
 
 #include <vector>
 
@@ -31,4 +31,4 @@ Glicko GlickoUpdate(const Glicko& player, const std::vector<GlickoGame>& games, 
 
 }  // namespace ply::lobby
 
-#endif  // PLY_LOBBY_SERVER_PLAYERS_GLICKO2_H_
+#endif  // PLY_LOBBY_SERVER_RATING_GLICKO2_H_

@@ -1,4 +1,4 @@
-#include "lobby-server/players/glicko2.h"
+#include "lobby-server/rating/glicko2.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,15 +12,15 @@
 //   ladder measured, and games against people count in its record but never move it, so that
 //   throwaway resignations cannot push a level up the scale (its rating drives the bot offers
 //   of pairing and what `ply games` shows). The person's rating moves as against anyone.
-#ifndef PLY_LOBBY_SERVER_PLAYERS_RATINGS_H_
-#define PLY_LOBBY_SERVER_PLAYERS_RATINGS_H_
+#ifndef PLY_LOBBY_SERVER_RATING_RATINGS_H_
+#define PLY_LOBBY_SERVER_RATING_RATINGS_H_
 
 #include <array>
 #include <cstdint>
 #include <optional>
 
 #include "absl/status/status.h"
-#include "lobby-server/players/glicko2.h"
+#include "lobby-server/rating/glicko2.h"
 
 namespace ply::lobby {
 
@@ -56,4 +56,4 @@ std::optional<std::array<SeatRating, 2>> RateResult(const std::array<RatedSeat, 
 
 }  // namespace ply::lobby
 
-#endif  // PLY_LOBBY_SERVER_PLAYERS_RATINGS_H_
+#endif  // PLY_LOBBY_SERVER_RATING_RATINGS_H_

@@ -35,7 +35,7 @@
 #include "absl/strings/str_split.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
-#include "engine/games/gomoku/pbrain_pipe.h"
+#include "engine/tool/gomoku/pbrain_pipe.h"
 #include "engine/tool/match.h"
 
 ABSL_FLAG(int, games, 20, "games to play (colours alternate)");
