@@ -130,7 +130,7 @@ absl::Status ListenLikeAPlyServer(grpc::ServerBuilder& builder, const std::strin
   // gRPC's default, which 0 turned off: a third ping sooner than the interval above, with no
   // data sent in between, closes the connection (GOAWAY ENHANCE_YOUR_CALM). Ply's clients ping
   // every 20 s. With strikes off, one connection flooding pings took ply-bot from 51 MB to
-  // 365 MB and a health check's latency to 2.3 s (README, "Abuse cases").
+  // 365 MB and a health check's latency to 2.3 s (docs/hardening.md, "Abuse cases").
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
   return absl::OkStatus();
 }

@@ -5,7 +5,8 @@
 //                        the game's folder.
 //   error-rates GAME     plays each level of --levels against --b and analyses every game the
 //                        same way: per level, inaccuracies, mistakes and blunders per 100 of its
-//                        own moves and its mean accuracy (the README's table).
+//                        own moves and its mean accuracy (docs/performance.md, "Post-game
+//                        analysis").
 #ifndef PLY_ENGINE_TOOL_ANALYSIS_TOOL_H_
 #define PLY_ENGINE_TOOL_ANALYSIS_TOOL_H_
 

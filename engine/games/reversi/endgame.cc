@@ -766,7 +766,7 @@ namespace {
 // What the 8x8 solver needs to finish at n empty cells (the index), exactly and for win, loss or
 // draw only: the largest node count over the sample of tests/bench/reversi_solve_reach_bench
 // (the FFO sets and 40 games of a 4-ply search played down from 22 empty cells, positions
-// solved at every ply with the table cleared; README, "Reversi endgame"), rounded up.
+// solved at every ply with the table cleared; docs/performance.md, "Reversi endgames"), rounded up.
 constexpr int64_t kExactNodes[] = {
     // empties 0-7 (the last cells cost next to nothing), 8-13
     0, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 1'000, 2'000, 4'000, 9'000, 18'000, 32'000, 66'000,
