@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "engine/core/display_text.h"
 
 namespace ply::lobby {
 namespace {
@@ -40,11 +41,9 @@ bool InAny(char32_t c, std::initializer_list<Range> ranges) {
 // scripts whose vowel points stack (Hebrew, Arabic, Thai); a mark outside them counts as a
 // character of its own, which the length bounds still limit.
 Kind Classify(char32_t c) {
-  if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029) return Kind::kControl;
+  if (IsControlCharacter(c)) return Kind::kControl;
   if (c < 0x7f) return c == ' ' ? Kind::kBlank : Kind::kVisible;
-  if (c == 0x061c || c == 0x200e || c == 0x200f || InAny(c, {{0x202a, 0x202e}, {0x2066, 0x2069}})) {
-    return Kind::kBidi;
-  }
+  if (IsBidiFormatting(c)) return Kind::kBidi;
   if (c == 0x00ad || c == 0x180e || c == 0x200b || c == 0xfeff ||
       InAny(c, {{0x2060, 0x2064},
                 {0x206a, 0x206f},
@@ -71,35 +70,6 @@ Kind Classify(char32_t c) {
     return Kind::kUnprintable;
   }
   return Kind::kVisible;
-}
-
-// Decodes one UTF-8 sequence at the start of `s` into *c; its length, or 0 when it is not
-// well-formed (truncated, overlong, a surrogate, past U+10FFFF).
-size_t DecodeUtf8(std::string_view s, char32_t* c) {
-  const auto b = [&s](size_t i) { return static_cast<unsigned char>(s[i]); };
-  const unsigned char lead = b(0);
-  if (lead < 0x80) {
-    *c = lead;
-    return 1;
-  }
-  size_t n;
-  char32_t min;
-  if ((lead & 0xe0) == 0xc0) {
-    n = 2, min = 0x80, *c = lead & 0x1f;
-  } else if ((lead & 0xf0) == 0xe0) {
-    n = 3, min = 0x800, *c = lead & 0x0f;
-  } else if ((lead & 0xf8) == 0xf0) {
-    n = 4, min = 0x10000, *c = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() < n) return 0;
-  for (size_t i = 1; i < n; ++i) {
-    if ((b(i) & 0xc0) != 0x80) return 0;
-    *c = (*c << 6) | (b(i) & 0x3f);
-  }
-  if (*c < min || *c > 0x10ffff || (*c >= 0xd800 && *c <= 0xdfff)) return 0;
-  return n;
 }
 
 struct Char {

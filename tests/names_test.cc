@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "engine/core/display_text.h"
+
 namespace ply::lobby {
 namespace {
 
@@ -155,6 +157,26 @@ TEST(CleanDisplayName, RefusesPrivateUseAndNonCharacters) {
   ExpectRefused("a\uffff", "private-use or non-characters");
   ExpectRefused("a\ufdd0", "private-use or non-characters");
   ExpectRefused("a\U0010FFFD", "private-use or non-characters");
+}
+
+// What the lobby refuses in a name is what every client's DisplayText blanks out of a record
+// from elsewhere: one table of control and bidi characters (engine/core/display_text.h).
+TEST(DisplayText, BlanksWhatNamesRefuse) {
+  const std::string mark = "\xEF\xBF\xBD";  // U+FFFD
+  for (const char* bad : {"\x1b", "\xc2\x9b", "\u202e", "\u2067", "\u200f", "\u061c", "\u2028"}) {
+    EXPECT_FALSE(CleanDisplayName(std::string("ab") + bad + "cd").ok()) << bad;
+    EXPECT_EQ(DisplayText(std::string("ab") + bad + "cd"), "ab" + mark + "cd") << bad;
+  }
+  EXPECT_EQ(DisplayText("a\xff\xc0\x80"
+                        "b"),
+            "a" + mark + mark + mark + "b")
+      << "not UTF-8, overlong";
+  EXPECT_EQ(DisplayText("Zo\u00eb \u674e"), "Zo\u00eb \u674e");
+  char32_t c = 0;
+  EXPECT_EQ(DecodeUtf8("\xf0\x9f\x99\x82", &c), 4u);
+  EXPECT_EQ(c, U'\U0001F642');
+  EXPECT_EQ(DecodeUtf8("\xed\xa0\x80", &c), 0u) << "a surrogate";
+  EXPECT_EQ(DecodeUtf8("", &c), 0u);
 }
 
 }  // namespace

@@ -10,8 +10,19 @@
 
 namespace ply {
 
-// `text` with C0 and C1 control characters, DEL, bidirectional overrides, embeddings and
-// isolates (U+202A-U+202E, U+2066-U+2069) and bytes that are not UTF-8 each replaced by U+FFFD.
+// Decodes the UTF-8 sequence at the start of `s` into *c: its length, or 0 when it is not
+// well-formed (empty, truncated, overlong, a surrogate, past U+10FFFF).
+size_t DecodeUtf8(std::string_view s, char32_t* c);
+// C0 and C1 control characters, DEL, and the line and paragraph separators (U+2028, U+2029):
+// what moves a cursor or starts a new line.
+bool IsControlCharacter(char32_t c);
+// Bidirectional formatting: the marks (ALM, LRM, RLM), embeddings and overrides
+// (U+202A-U+202E) and isolates (U+2066-U+2069): what reorders the text after it.
+bool IsBidiFormatting(char32_t c);
+
+// `text` with control characters, bidirectional formatting (both as above) and bytes that are
+// not UTF-8 each replaced by U+FFFD. The lobby's name rules (lobby-server/names.h) refuse the
+// same characters.
 std::string DisplayText(std::string_view text);
 
 // DisplayText for a PDN (or PGN) tag value: also a backslash and a double quote escaped, so a

@@ -16,25 +16,10 @@ namespace pg {
 // The statements that append moves.
 const StatementList& MoveStatements() {
   static const StatementList statements = {
-      // A move in one statement (one round trip, atomic on its own): the match advances only
-      // if it is still active at the previous ply, and the move row and the mover's clock are
-      // written only if it did.
-      {"append_move",
-       "WITH advanced AS ("
-       "  UPDATE matches SET ply = $2, turn_started_ms = $3, draw_offer = $4, status = $5,"
-       "    winner = $6, end_reason = $7, result_text = $8"
-       "  WHERE id = $1 AND status = 2 AND ply = $2 - 1 RETURNING id),"
-       " inserted AS ("
-       "  INSERT INTO moves (match_id, ply, seat, move, think_ms, clock_ms, time_ms, bot)"
-       "  SELECT id, $2, $9, $10, $11, $12, $13, NULLIF($14, '')::jsonb FROM advanced"
-       "  RETURNING 1),"
-       " clocked AS ("
-       "  UPDATE seats SET clock_ms = $15 WHERE $16 AND match_id = $1 AND seat = $9"
-       "  AND EXISTS (SELECT 1 FROM advanced) RETURNING 1)"
-       " SELECT (SELECT count(*) FROM advanced), (SELECT count(*) FROM inserted),"
-       "  (SELECT count(*) FROM clocked)"},
-      // append_move for many matches at once, from a JSON array of moves; returns the ids of
-      // the matches that advanced (the others were no longer active at the previous ply).
+      // Moves of distinct matches in one statement (one round trip), from a JSON array of
+      // MoveRow objects: a match advances only if it is still active at the previous ply, and
+      // its move row and the mover's clock are written only if it did. Returns the ids of the
+      // matches that advanced (the others were no longer active at the previous ply).
       {"append_moves",
        "WITH batch AS ("
        "  SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(m bigint, p integer, ts bigint,"
@@ -55,6 +40,28 @@ const StatementList& MoveStatements() {
        " SELECT id FROM advanced"},
   };
   return statements;
+}
+
+// One move as append_moves reads it (the batch's column names, one place for all 16).
+nlohmann::json MoveRow(int64_t match_id, const MoveCommit& c) {
+  const MatchResult result = c.result.value_or(MatchResult{});
+  return {{"m", match_id},
+          {"p", c.move.ply},
+          {"ts", c.turn_started_ms},
+          {"d", c.draw_offer},
+          {"st",
+           static_cast<int>(c.result.has_value() ? MatchStatus::kFinished : MatchStatus::kActive)},
+          {"w", result.winner},
+          {"r", static_cast<int>(result.reason)},
+          {"rt", result.text},
+          {"s", c.move.seat},
+          {"mv", c.move.move},
+          {"th", c.move.think_ms},
+          {"cl", c.move.clock_ms},
+          {"t", c.move.time_ms},
+          {"bot", c.move.bot_json},
+          {"mc", c.mover_clock_ms},
+          {"c", c.clocked}};
 }
 
 }  // namespace pg
@@ -164,27 +171,7 @@ std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAp
     return results;
   }
   nlohmann::json rows = nlohmann::json::array();
-  for (const PendingAppend& p : batch) {
-    const MoveCommit& c = p.commit;
-    const MatchResult result = c.result.value_or(MatchResult{});
-    rows.push_back({{"m", p.match_id},
-                    {"p", c.move.ply},
-                    {"ts", c.turn_started_ms},
-                    {"d", c.draw_offer},
-                    {"st", static_cast<int>(c.result.has_value() ? MatchStatus::kFinished
-                                                                 : MatchStatus::kActive)},
-                    {"w", result.winner},
-                    {"r", static_cast<int>(result.reason)},
-                    {"rt", result.text},
-                    {"s", c.move.seat},
-                    {"mv", c.move.move},
-                    {"th", c.move.think_ms},
-                    {"cl", c.move.clock_ms},
-                    {"t", c.move.time_ms},
-                    {"bot", c.move.bot_json},
-                    {"mc", c.mover_clock_ms},
-                    {"c", c.clocked}});
-  }
+  for (const PendingAppend& p : batch) rows.push_back(pg::MoveRow(p.match_id, p.commit));
   const std::string json = pg::Dump(rows);
   std::vector<char> advanced(batch.size(), 0);
   absl::Status s = WithConnection([&](Connection& conn) {
@@ -219,17 +206,9 @@ std::vector<absl::Status> PostgresStore::AppendBatch(const std::vector<PendingAp
 absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit) {
   return WithConnection([&](Connection& conn) {
     pqxx::work tx(conn.c);
-    const MoveRecord& mv = commit.move;
-    const MatchResult result = commit.result.value_or(MatchResult{});
-    const int status =
-        static_cast<int>(commit.result.has_value() ? MatchStatus::kFinished : MatchStatus::kActive);
-    pqxx::row r = tx.exec_prepared1(
-        "append_move", match_id, mv.ply, commit.turn_started_ms, commit.draw_offer, status,
-        result.winner, static_cast<int>(result.reason), result.text, mv.seat, mv.move, mv.think_ms,
-        mv.clock_ms, mv.time_ms, mv.bot_json, commit.mover_clock_ms, commit.clocked);
-    if (r[0].as<int>() == 0) {
-      return MatchMovedOn(match_id, mv.ply - 1);
-    }
+    pqxx::result r = tx.exec_prepared(
+        "append_moves", pg::Dump(nlohmann::json::array({pg::MoveRow(match_id, commit)})));
+    if (r.empty()) return MatchMovedOn(match_id, commit.move.ply - 1);
     if (commit.result) pg::RateMatch(tx, match_id, *commit.result);
     tx.commit();
     return absl::OkStatus();
