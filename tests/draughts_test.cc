@@ -11,6 +11,7 @@
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
+#include "tests/play_moves.h"
 
 namespace ply {
 namespace {
@@ -23,15 +24,7 @@ Draughts Fen(std::string_view fen) {
   return *g;
 }
 
-void Play(Draughts& g, std::initializer_list<const char*> moves) {
-  for (const char* text : moves) {
-    ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing) << "before " << text;
-    absl::StatusOr<Draughts::Move> m = g.ParseMove(text);
-    ASSERT_TRUE(m.ok()) << text << ": " << m.status() << "\n" << g.Render();
-    Draughts::UndoInfo undo;
-    g.Make(*m, undo);
-  }
-}
+using testing_util::PlayMoves;
 
 std::vector<std::string> LegalTexts(const Draughts& g) {
   MoveList<Draughts::Move, Draughts::kMaxMoves> moves;
@@ -65,19 +58,19 @@ TEST(Draughts, OpeningMovesUseStandardSquareNumbers) {
   EXPECT_EQ(LegalTexts(Start()), (std::vector<std::string>{"10-14", "10-15", "11-15", "11-16",
                                                            "12-16", "9-13", "9-14"}));
   Draughts g = Start();
-  Play(g, {"11-15"});
+  PlayMoves(g, {"11-15"});
   EXPECT_EQ(LegalTexts(g), (std::vector<std::string>{"21-17", "22-17", "22-18", "23-18", "23-19",
                                                      "24-19", "24-20"}));
 }
 
 TEST(Draughts, CaptureIsMandatory) {
   Draughts g = Start();
-  Play(g, {"11-15", "22-18"});
+  PlayMoves(g, {"11-15", "22-18"});
   EXPECT_EQ(LegalTexts(g), std::vector<std::string>{"15x22"});
   absl::StatusOr<Draughts::Move> quiet = g.ParseMove("9-13");
   EXPECT_EQ(quiet.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(quiet.status().message().find("mandatory"), std::string::npos);
-  Play(g, {"15x22"});
+  PlayMoves(g, {"15x22"});
   EXPECT_EQ(LegalTexts(g), (std::vector<std::string>{"25x18", "26x17"}));
 }
 
@@ -132,7 +125,7 @@ TEST(Draughts, CrowningEndsTheMove) {
   // The man on 22 jumps to 31 and is crowned; as a king it could jump 27 at once, but may not.
   Draughts g = Fen("B:W26,27:B22");
   EXPECT_EQ(LegalTexts(g), std::vector<std::string>{"22x31"});
-  Play(g, {"22x31"});
+  PlayMoves(g, {"22x31"});
   EXPECT_EQ(g.ToFen(), "W:W27:BK31");
   // A king that reaches the far row keeps jumping.
   Draughts k = Fen("B:W26,27:BK22");
@@ -159,7 +152,7 @@ TEST(Draughts, SideWithoutMovesLoses) {
 
 TEST(Draughts, ThirdRepetitionDraws) {
   Draughts g = Fen("B:WK32:BK1");
-  Play(g, {"1-6", "32-27", "6-1", "27-32", "1-6", "32-27", "6-1"});
+  PlayMoves(g, {"1-6", "32-27", "6-1", "27-32", "1-6", "32-27", "6-1"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kOngoing);
   Draughts before = g;
   Draughts::Move m = *g.ParseMove("27-32");
@@ -174,7 +167,7 @@ TEST(Draughts, ThirdRepetitionDraws) {
 
 TEST(Draughts, ManMoveOrCaptureResetsTheRepetitionCount) {
   Draughts g = Fen("B:WK32,21:BK1,12");
-  Play(g, {"1-6", "32-27", "6-1", "27-32", "12-16", "32-27", "1-6", "27-32", "6-1", "32-27"});
+  PlayMoves(g, {"1-6", "32-27", "6-1", "27-32", "12-16", "32-27", "1-6", "27-32", "6-1", "32-27"});
   EXPECT_EQ(g.reversible_plies(), 5);
   EXPECT_EQ(g.GetOutcome(), Outcome::kOngoing);
 }
@@ -226,7 +219,7 @@ TEST(Draughts, FenRoundTripsAndRejectsNonsense) {
 
 TEST(Draughts, RenderShowsSquareNumbersAndPieces) {
   Draughts g = Start();
-  Play(g, {"11-15"});
+  PlayMoves(g, {"11-15"});
   std::string r = g.Render();
   EXPECT_NE(r.find("    1-4\n"), std::string::npos) << r;
   EXPECT_NE(r.find(" 11"), std::string::npos) << r;  // now empty
@@ -313,7 +306,7 @@ TEST(Draughts, EvaluationIsColourSymmetric) {
 TEST(Draughts, EvaluationCountsPendingCaptures) {
   // Black to move must take 15x22 and then loses the man to 25x18 or 26x17: even material.
   Draughts g = Start();
-  Play(g, {"11-15", "22-18"});
+  PlayMoves(g, {"11-15", "22-18"});
   EXPECT_LT(std::abs(g.Evaluate()), 60);
   // A man that can be taken for nothing is a man down for the side to move's opponent.
   Draughts free_man = Fen("B:W18,30,31,32:B14,1,2,3");

@@ -14,20 +14,13 @@
 #include "absl/strings/str_cat.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
+#include "tests/play_moves.h"
 
 namespace ply::gomoku_test {
 
 inline Gomoku Make(const GameOptions& options = {}) { return *Gomoku::Create(options); }
 
-inline void PlayMoves(Gomoku& g, std::initializer_list<const char*> moves) {
-  for (const char* text : moves) {
-    auto m = g.ParseMove(text);
-    ASSERT_TRUE(m.ok()) << text << ": " << m.status();
-    ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing) << text;
-    Gomoku::UndoInfo u;
-    g.Make(*m, u);
-  }
-}
+using testing_util::PlayMoves;
 
 // Plays one of the AI's candidate moves, picked by `rng`: games that look like the search's own.
 inline void PlayRandomSearchMove(Gomoku& g, Rng& rng) {

@@ -10,6 +10,7 @@
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
+#include "tests/play_moves.h"
 
 namespace ply {
 namespace {
@@ -22,14 +23,7 @@ Morris Position(std::string_view white, std::string_view black, int white_in_han
   return *g;
 }
 
-void Play(Morris& g, std::initializer_list<const char*> moves) {
-  for (const char* text : moves) {
-    absl::StatusOr<Morris::Move> m = g.ParseMove(text);
-    ASSERT_TRUE(m.ok()) << text << ": " << m.status() << "\n" << g.Render();
-    Morris::UndoInfo u;
-    g.Make(*m, u);
-  }
-}
+using testing_util::PlayMoves;
 
 std::set<std::string> MoveTexts(const Morris& g) {
   MoveListOf<Morris> moves;
@@ -111,7 +105,7 @@ TEST(Morris, PlacingMillRemovesAPieceOutsideMills) {
   EXPECT_EQ(g.ParseMove("g1xd2").status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(g.ParseMove("g1xa4").status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(g.ParseMove("g4xg7").status().code(), absl::StatusCode::kFailedPrecondition);
-  Play(g, {"g1xg7"});
+  PlayMoves(g, {"g1xg7"});
   EXPECT_EQ(g.pieces(1), Position("", "b2 d2 f2", 5, 5, 0).pieces(1));
   EXPECT_EQ(g.in_hand(0), 4);
   EXPECT_EQ(g.quiet_plies(), 0);
@@ -142,7 +136,7 @@ TEST(Morris, MovingSlidesToAdjacentEmptyPoints) {
   EXPECT_EQ(g.ParseMove("a1-d1").status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(g.ParseMove("b4-a4").status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(g.ParseMove("a4").status().code(), absl::StatusCode::kFailedPrecondition);
-  Play(g, {"a1-a4", "b4-b2"});
+  PlayMoves(g, {"a1-a4", "b4-b2"});
   EXPECT_EQ(g.quiet_plies(), 2);
 }
 
@@ -178,7 +172,7 @@ TEST(Morris, AThreePieceSideFlies) {
 TEST(Morris, ASideWithTwoPiecesLoses) {
   // Black flies with three pieces; White closes a mill and takes one.
   Morris g = Position("a1 d1 g4 b6", "a7 c5 e3", 0, 0, 0);
-  Play(g, {"g4-g1xa7"});
+  PlayMoves(g, {"g4-g1xa7"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kLoss);
   EXPECT_EQ(g.Status().winner, 0);
   EXPECT_STREQ(g.Status().reason, "fewer than three pieces left");
@@ -189,7 +183,7 @@ TEST(Morris, ABlockedSideLoses) {
   // Black a1 d1 g7 d7 is hemmed in except for d6, which White's d5 now fills.
   Morris g = Position("a4 g1 d2 g4 a7 d5", "a1 d1 g7 d7", 0, 0, 0);
   EXPECT_EQ(g.GetOutcome(), Outcome::kOngoing);
-  Play(g, {"d5-d6"});
+  PlayMoves(g, {"d5-d6"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kLoss);
   EXPECT_EQ(g.Status().winner, 0);
   EXPECT_STREQ(g.Status().reason, "no legal move");
@@ -201,9 +195,9 @@ TEST(Morris, ABlockedSideLoses) {
 
 TEST(Morris, ThirdRepetitionIsADraw) {
   Morris g = Position("a1 c3 e5 b6", "g7 e3 c5 f2", 0, 0, 0);
-  Play(g, {"a1-a4", "g7-g4", "a4-a1", "g4-g7", "a1-a4", "g7-g4", "a4-a1"});
+  PlayMoves(g, {"a1-a4", "g7-g4", "a4-a1", "g4-g7", "a1-a4", "g7-g4", "a4-a1"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kOngoing);
-  Play(g, {"g4-g7"});
+  PlayMoves(g, {"g4-g7"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kDraw);
   EXPECT_STREQ(g.Status().reason, "threefold repetition");
   EXPECT_EQ(g.Status().winner, -1);
@@ -259,7 +253,7 @@ TEST(Morris, NotationRoundTripsAndRejectsNonsense) {
 
 TEST(Morris, RenderShowsTheDiagramWithCoordinates) {
   Morris g = *Morris::Create({});
-  Play(g, {"a1", "g7", "d2"});
+  PlayMoves(g, {"a1", "g7", "d2"});
   const std::string board = g.Render();
   EXPECT_NE(board.find("7 .-----------.-----------B"), std::string::npos) << board;
   EXPECT_NE(board.find("1 W-----------.-----------."), std::string::npos) << board;
@@ -361,7 +355,7 @@ TEST(Morris, HardLevelBlocksTheLastMove) {
 TEST(Morris, SearchAvoidsAThirdRepetitionWhenAhead) {
   // White, a piece up, could repeat the start position for the third time with a1-a4.
   Morris g = Position("a4 c3 e5 b6 d6", "g7 e3 c5 f2", 0, 0, 1);
-  Play(g, {"g7-g4", "a4-a1", "g4-g7", "a1-a4", "g7-g4", "a4-a1", "g4-g7"});
+  PlayMoves(g, {"g7-g4", "a4-a1", "g4-g7", "a1-a4", "g7-g4", "a4-a1", "g4-g7"});
   Morris::Move repeat = *g.ParseMove("a1-a4");
   Morris after = g;
   Morris::UndoInfo u;

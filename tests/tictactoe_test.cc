@@ -5,16 +5,14 @@
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
+#include "tests/play_moves.h"
 
 namespace ply {
 namespace {
 
-TicTacToe Play(std::initializer_list<const char*> moves) {
+TicTacToe Play(std::initializer_list<std::string_view> moves) {
   TicTacToe g = *TicTacToe::Create({});
-  for (const char* m : moves) {
-    TicTacToe::UndoInfo u;
-    g.Make(*g.ParseMove(m), u);
-  }
+  testing_util::PlayMoves(g, moves);
   return g;
 }
 

@@ -11,21 +11,14 @@
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
+#include "tests/play_moves.h"
 
 namespace ply {
 namespace {
 
 TicTacTwo MakeGame(const GameOptions& options = {}) { return *TicTacTwo::Create(options); }
 
-void Play(TicTacTwo& g, const std::vector<std::string>& moves) {
-  for (const std::string& text : moves) {
-    ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing) << "before " << text << "\n" << g.Render();
-    auto m = g.ParseMove(text);
-    ASSERT_TRUE(m.ok()) << text << ": " << m.status() << "\n" << g.Render();
-    TicTacTwo::UndoInfo u;
-    g.Make(*m, u);
-  }
-}
+using testing_util::PlayMoves;
 
 std::vector<std::string> LegalTexts(const TicTacTwo& g) {
   MoveListOf<TicTacTwo> moves;
@@ -242,7 +235,7 @@ const std::vector<PerftCase>& PerftCases() {
 TEST(TicTacTwo, PerftAgreesWithANaiveImplementation) {
   for (const PerftCase& c : PerftCases()) {
     TicTacTwo g = MakeGame(c.options);
-    Play(g, c.prefix);
+    PlayMoves(g, c.prefix);
     std::vector<std::string> line = c.prefix;
     for (const std::string& m : QuietLine(g, c.quiet_until)) line.push_back(m);
     const int* a = c.naive_args;
@@ -289,7 +282,7 @@ TEST(TicTacTwo, PresetsAndOptions) {
 
 TEST(TicTacTwo, NotationRoundTripsAndRejectsBadText) {
   TicTacTwo g = MakeGame();
-  Play(g, {"c3", "b2", "d4", "c2"});
+  PlayMoves(g, {"c3", "b2", "d4", "c2"});
   EXPECT_EQ(g.MoveToText(*g.ParseMove("b3")), "b3");
   EXPECT_EQ(g.MoveToText(*g.ParseMove("c3-d2")), "c3-d2");
   EXPECT_EQ(g.MoveToText(*g.ParseMove("g:ne")), "g:ne");
@@ -311,11 +304,11 @@ TEST(TicTacTwo, OnlyPlacementsBeforeTheUnlock) {
   for (const char* text : {"c3", "b2", "d4"}) {
     for (const std::string& m : LegalTexts(g)) EXPECT_EQ(m.size(), 2u) << m;
     EXPECT_EQ(g.ParseMove("g:n").status().code(), absl::StatusCode::kFailedPrecondition);
-    Play(g, {text});
+    PlayMoves(g, {text});
   }
   EXPECT_EQ(g.ParseMove("b2-c2").status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_FALSE(g.Unlocked());
-  Play(g, {"c2"});
+  PlayMoves(g, {"c2"});
   EXPECT_TRUE(g.Unlocked());
   EXPECT_TRUE(g.ParseMove("g:n").ok());
   EXPECT_TRUE(g.ParseMove("c3-b3").ok());
@@ -338,7 +331,7 @@ TEST(TicTacTwo, PlacementsStopWhenTheHandIsEmpty) {
 
 TEST(TicTacTwo, TheGridCannotLeaveTheBoard) {
   TicTacTwo g = MakeGame();
-  Play(g, {"c3", "b2", "d4", "c2", "g:nw"});
+  PlayMoves(g, {"c3", "b2", "d4", "c2", "g:nw"});
   EXPECT_EQ(g.grid_row(), 0);
   EXPECT_EQ(g.grid_col(), 0);
   for (const char* dir : {"g:n", "g:nw", "g:w", "g:ne", "g:sw"}) {
@@ -356,10 +349,10 @@ TEST(TicTacTwo, TheGridCannotLeaveTheBoard) {
 TEST(TicTacTwo, OnlyLinesInsideTheGridCount) {
   TicTacTwo g = MakeGame();
   // X gets a2 b2 c2, but a2 lies outside the grid b2-d4 when c2 completes the row.
-  Play(g, {"b2", "d4", "d3", "d2", "g:w", "c4", "a2", "g:e", "c2"});
+  PlayMoves(g, {"b2", "d4", "d3", "d2", "g:w", "c4", "a2", "g:e", "c2"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kOngoing) << g.Render();
   // O moves the grid back over X's row: only X has a line, so X wins.
-  Play(g, {"g:w"});
+  PlayMoves(g, {"g:w"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kWin);
   EXPECT_EQ(g.Status().winner, 0);
 }
@@ -367,10 +360,10 @@ TEST(TicTacTwo, OnlyLinesInsideTheGridCount) {
 TEST(TicTacTwo, AGridMoveThatMakesLinesForBothWinsForTheMover) {
   TicTacTwo g = MakeGame();
   // X ends with a2 b2 c2 d3 and O with a4 b4 c4 d2, the grid on b2-d4 (a2 and a4 outside it).
-  Play(g, {"b2", "b4", "d3", "d2", "g:w", "a4", "a2", "g:e", "c2", "c4"});
+  PlayMoves(g, {"b2", "b4", "d3", "d2", "g:w", "a4", "a2", "g:e", "c2", "c4"});
   ASSERT_EQ(g.GetOutcome(), Outcome::kOngoing) << g.Render();
   // Moving the grid west puts both rows inside it.
-  Play(g, {"g:w"});
+  PlayMoves(g, {"g:w"});
   EXPECT_TRUE(g.HasLine(g.pieces(1), g.grid_row() * g.board() + g.grid_col()));
   EXPECT_EQ(g.GetOutcome(), Outcome::kLoss) << g.Render();
   EXPECT_EQ(g.Status().winner, 0);
@@ -378,23 +371,23 @@ TEST(TicTacTwo, AGridMoveThatMakesLinesForBothWinsForTheMover) {
 
 TEST(TicTacTwo, ThreefoldRepetitionDraws) {
   TicTacTwo g = MakeGame();
-  Play(g, {"c3", "b2", "d4", "c2", "g:e", "g:w", "g:e"});
+  PlayMoves(g, {"c3", "b2", "d4", "c2", "g:e", "g:w", "g:e"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kOngoing);
-  Play(g, {"g:w"});
+  PlayMoves(g, {"g:w"});
   EXPECT_EQ(g.GetOutcome(), Outcome::kDraw);
   EXPECT_STREQ(g.Status().reason, "threefold repetition");
 }
 
 TEST(TicTacTwo, SearchEscapesALostPositionByRepetition) {
   TicTacTwo g = MakeGame();
-  Play(g, {"c4", "b3", "d4", "c2", "c4-c3", "d2", "b4", "g:n"});
+  PlayMoves(g, {"c4", "b3", "d4", "c2", "c4-c3", "d2", "b4", "g:n"});
   // The first time here X is lost.
   Searcher<TicTacTwo> s(1);
   auto lost = s.Search(g, {.max_depth = 6});
   EXPECT_LE(lost.score, -kMateThreshold) << g.Render();
   // The second time, g:s brings back the position after b4 for the third time: a draw. The
   // same searcher (and transposition table) must see it.
-  Play(g, {"g:s", "g:n"});
+  PlayMoves(g, {"g:s", "g:n"});
   auto drawn = s.Search(g, {.max_depth = 6});
   EXPECT_EQ(g.MoveToText(drawn.best_move), "g:s");
   EXPECT_EQ(drawn.score, 0);
@@ -405,18 +398,18 @@ TEST(TicTacTwo, TheHashTellsARepeatedPositionApart) {
   // The second time round the same position is one repetition closer to a draw, so the
   // transposition table must not reuse what it learned the first time.
   TicTacTwo g = MakeGame();
-  Play(g, {"c3", "b2", "d4", "c2"});
+  PlayMoves(g, {"c3", "b2", "d4", "c2"});
   const uint64_t first = g.Hash();
-  Play(g, {"g:e", "g:w"});
+  PlayMoves(g, {"g:e", "g:w"});
   const uint64_t second = g.Hash();
   EXPECT_NE(first, second);
   TicTacTwo fresh = MakeGame();
-  Play(fresh, {"d4", "c2", "c3", "b2"});
+  PlayMoves(fresh, {"d4", "c2", "c3", "b2"});
   EXPECT_EQ(fresh.Hash(), first) << "the same first occurrence by another move order";
   // A placement can never be undone, so it starts the count afresh.
-  Play(g, {"b3", "d3"});
+  PlayMoves(g, {"b3", "d3"});
   TicTacTwo other = MakeGame();
-  Play(other, {"c3", "b2", "d4", "c2", "b3", "d3"});
+  PlayMoves(other, {"c3", "b2", "d4", "c2", "b3", "d3"});
   EXPECT_EQ(g.Hash(), other.Hash());
 }
 
@@ -438,13 +431,13 @@ TEST(TicTacTwo, SearchTakesAWinInOneAndBlocks) {
   Searcher<TicTacTwo> s(1);
   // X: b2 c2, O: b4 d4; X to move completes row 2 at d2.
   TicTacTwo win = MakeGame();
-  Play(win, {"b2", "b4", "c2", "d4"});
+  PlayMoves(win, {"b2", "b4", "c2", "d4"});
   auto r = s.Search(win, {.max_depth = 4});
   EXPECT_EQ(win.MoveToText(r.best_move), "d2");
   EXPECT_EQ(r.score, WinIn(1));
   // X: b2 c2, O: d4; O has one piece placed, so only placements: it must block at d2.
   TicTacTwo block = MakeGame();
-  Play(block, {"b2", "d4", "c2"});
+  PlayMoves(block, {"b2", "d4", "c2"});
   auto r2 = s.Search(block, {.max_depth = 4});
   EXPECT_EQ(block.MoveToText(r2.best_move), "d2");
 }
