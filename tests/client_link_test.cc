@@ -1,4 +1,4 @@
-// The client's link to the lobby (client-cli/lobby_link), against fake lobbies served in this
+// The client's link to the lobby (lobby-client/lobby_link), against fake lobbies served in this
 // process: a lobby of several instances where one is gone or goes away, a WatchMatch stream that
 // repeats moves, skips one or breaks off (what the user sees has each move once, in order), and
 // an address where nothing listens (said at once, not retried for ever), and a stream whose
@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "lobby-client/lobby_link.h"
+#include "tests/fake_lobby.h"
 
 namespace ply::client {
 namespace {
@@ -34,57 +35,7 @@ v1::MatchEvent Move(int ply) {
   return e;
 }
 
-// A lobby instance that answers GetMatch with its name, and WatchMatch with the script of the
-// call's turn (shared by every instance, so that a stream can move from one to another).
-class FakeLobby final : public v1::LobbyService::Service {
- public:
-  using Script =
-      std::function<grpc::Status(grpc::ServerContext*, grpc::ServerWriter<v1::MatchEvent>*)>;
-
-  explicit FakeLobby(std::string name) : name_(std::move(name)) {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
-    server_ = builder.BuildAndStart();
-  }
-  ~FakeLobby() override { Stop(); }
-  void Stop() {
-    if (server_ == nullptr) return;
-    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Milliseconds(100)));
-    server_.reset();
-  }
-  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
-
-  grpc::Status GetMatch(grpc::ServerContext*, const v1::GetMatchRequest* request,
-                        v1::Match* match) override {
-    match->set_id(request->match_id());
-    match->mutable_spec()->set_name(name_);
-    return grpc::Status::OK;
-  }
-
-  grpc::Status WatchMatch(grpc::ServerContext* context, const v1::WatchMatchRequest* request,
-                          grpc::ServerWriter<v1::MatchEvent>* writer) override {
-    Script script;
-    {
-      std::lock_guard<std::mutex> lock(*mu_);
-      after_plies_->push_back(request->has_after_ply() ? request->after_ply() : -1);
-      if (scripts_->empty()) return grpc::Status(grpc::StatusCode::INTERNAL, "no script left");
-      script = scripts_->front();
-      scripts_->erase(scripts_->begin());
-    }
-    return script(context, writer);
-  }
-
-  // Shared between instances.
-  std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
-  std::shared_ptr<std::vector<Script>> scripts_ = std::make_shared<std::vector<Script>>();
-  std::shared_ptr<std::vector<int>> after_plies_ = std::make_shared<std::vector<int>>();
-
- private:
-  std::string name_;
-  int port_ = 0;
-  std::unique_ptr<grpc::Server> server_;
-};
+using ::ply::testing::FakeLobby;
 
 LobbyClient Client(const std::string& servers) {
   absl::StatusOr<LobbyTarget> target = ParseServers(servers);
@@ -157,12 +108,10 @@ TEST(LobbyLink, AWatchThatNeverConnectedEndsAtOnce) {
 TEST(LobbyLink, AWatchShowsEveryMoveOnceAcrossLostStreamsRepeatsAndGaps) {
   FakeLobby a("a"), b("b");
   // One set of scripts for both instances: the calls of the stream in turn.
-  b.mu_ = a.mu_;
-  b.scripts_ = a.scripts_;
-  b.after_plies_ = a.after_plies_;
+  b.ShareScriptsWith(a);
   using Writer = grpc::ServerWriter<v1::MatchEvent>;
   // 1: a snapshot with two moves, move 3 twice and an old move 2, then the instance goes.
-  a.scripts_->push_back([](grpc::ServerContext*, Writer* w) {
+  a.AddScript([](grpc::ServerContext*, Writer* w) {
     v1::MatchEvent snapshot;
     for (int ply = 1; ply <= 2; ++ply) snapshot.mutable_snapshot()->add_moves()->set_ply(ply);
     w->Write(snapshot);
@@ -172,7 +121,7 @@ TEST(LobbyLink, AWatchShowsEveryMoveOnceAcrossLostStreamsRepeatsAndGaps) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "instance going away");
   });
   // 2: (after move 3) a careless resume that repeats move 3, then move 4, then skips to 6.
-  a.scripts_->push_back([](grpc::ServerContext* context, Writer* w) {
+  a.AddScript([](grpc::ServerContext* context, Writer* w) {
     w->Write(Move(3));
     w->Write(Move(4));
     w->Write(Move(6));
@@ -181,7 +130,7 @@ TEST(LobbyLink, AWatchShowsEveryMoveOnceAcrossLostStreamsRepeatsAndGaps) {
     return grpc::Status::OK;
   });
   // 3: (after move 4) the rest, and the end.
-  a.scripts_->push_back([](grpc::ServerContext*, Writer* w) {
+  a.AddScript([](grpc::ServerContext*, Writer* w) {
     w->Write(Move(5));
     w->Write(Move(6));
     v1::MatchEvent over;
@@ -208,7 +157,7 @@ TEST(LobbyLink, AWatchShowsEveryMoveOnceAcrossLostStreamsRepeatsAndGaps) {
   EXPECT_EQ(plies, (std::vector<int>{2, 3, 4, 5, 6}));
   EXPECT_TRUE(lost);
   EXPECT_TRUE(back);
-  EXPECT_EQ(*a.after_plies_, (std::vector<int>{-1, 3, 4}));
+  EXPECT_EQ(a.after_plies(), (std::vector<int>{-1, 3, 4}));
 }
 
 // Descriptors open in this process.

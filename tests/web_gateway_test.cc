@@ -21,6 +21,7 @@
 #include "common/bounded_server.h"
 #include "common/client_address.h"
 #include "nlohmann/json.hpp"
+#include "tests/fake_lobby.h"
 #include "tests/raw_http.h"
 
 namespace ply::web {
@@ -203,34 +204,8 @@ TEST_F(GatewayHttp, AWellFormedClaimRematchOrPresenceReachesTheLobby) {
   EXPECT_EQ(left->status, 200);
 }
 
-// A lobby whose WatchMatch runs `watch` (the call's number, from 1, passed along).
-class ScriptedLobby final : public v1::LobbyService::Service {
- public:
-  using Watch = std::function<grpc::Status(int call, grpc::ServerContext*,
-                                           grpc::ServerWriter<v1::MatchEvent>*)>;
-  explicit ScriptedLobby(Watch watch) : watch_(std::move(watch)) {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
-    server_ = builder.BuildAndStart();
-  }
-  ~ScriptedLobby() override {
-    if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now()));
-  }
-  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
-  int calls() const { return calls_.load(); }
-
-  grpc::Status WatchMatch(grpc::ServerContext* context, const v1::WatchMatchRequest*,
-                          grpc::ServerWriter<v1::MatchEvent>* writer) override {
-    return watch_(++calls_, context, writer);
-  }
-
- private:
-  Watch watch_;
-  std::atomic<int> calls_{0};
-  int port_ = 0;
-  std::unique_ptr<grpc::Server> server_;
-};
+// A lobby whose WatchMatch runs one function for every call (tests/fake_lobby.h).
+using ScriptedLobby = ::ply::testing::FakeLobby;
 
 // A lobby that takes every WatchMatch call and never answers it (until it is cancelled), as a
 // lobby far behind would.
