@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "bot-service/bot_client.h"
 #include "common/credentials.h"
+#include "engine/core/flags_usage.h"
 #include "engine/core/percentile.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
@@ -213,7 +214,7 @@ int Main() {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("ply-bot-load: load test for ply-bot instances");
+  ply::SetFlagsUsage("ply-bot-load: load test for ply-bot instances");
   absl::ParseCommandLine(argc, argv);
   return ply::Main();
 }

@@ -24,6 +24,7 @@
 #include "common/grpc_server.h"
 #include "common/log_text.h"
 #include "common/metrics_http.h"
+#include "engine/core/flags_usage.h"
 #include "engine/registry/registry.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -217,7 +218,7 @@ int Main() {
 }  // namespace ply::bot
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  ply::SetFlagsUsage(
       "ply-bot: the gRPC bot service (ply.v1.BotService). Example: ply-bot --port=50051");
   absl::ParseCommandLine(argc, argv);
   return ply::bot::Main();

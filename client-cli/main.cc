@@ -32,6 +32,7 @@
 #include "client-cli/session.h"
 #include "common/credentials.h"
 #include "engine/core/display_text.h"
+#include "engine/core/flags_usage.h"
 #include "engine/registry/registry.h"
 #include "lobby-client/lobby_link.h"
 
@@ -683,10 +684,7 @@ int HelpAsked(int argc, char** argv) {
 
 int Main(int argc, char** argv) {
   if (const int helped = HelpAsked(argc, argv); helped >= 0) return helped;
-  absl::SetProgramUsageMessage("ply COMMAND [ARGS] [FLAGS]; `ply help` lists the commands.");
-  absl::FlagsUsageConfig usage;
-  usage.version_string = Version;
-  absl::SetFlagsUsageConfig(usage);
+  SetFlagsUsage("ply COMMAND [ARGS] [FLAGS]; `ply help` lists the commands.", Version);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty() || args[0] == "help") {

@@ -72,8 +72,11 @@ void SendJson(httplib::Response& res, int status, const json& body) {
 // The lobby's sentence (or ours) for the page to show as it is.
 void SendError(httplib::Response& res, const absl::Status& status) {
   std::string message(status.message());
-  if (status.code() == absl::StatusCode::kUnavailable) {
+  if (client::ReachedNoLobby(status)) {
     message = "the lobby cannot be reached just now; try again in a moment";
+  } else if (status.code() == absl::StatusCode::kUnavailable) {
+    // The lobby answered: it cannot do this now (its database or bots are away).
+    message = absl::StrCat("the lobby cannot do this now: ", message, " (try again shortly)");
   } else if (status.code() == absl::StatusCode::kDeadlineExceeded) {
     message = "the lobby did not answer in time";
   }

@@ -18,6 +18,7 @@
 #include "common/bounded_server.h"
 #include "common/client_address.h"
 #include "common/credentials.h"
+#include "engine/core/flags_usage.h"
 #include "lobby-client/lobby_link.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -81,7 +82,7 @@ void WidenAcceptQueue(int port) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
+  ply::SetFlagsUsage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
   absl::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_healthcheck)) {
     httplib::Client client("127.0.0.1", absl::GetFlag(FLAGS_port));

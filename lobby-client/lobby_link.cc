@@ -273,13 +273,72 @@ absl::StatusOr<v1::LeaderboardResponse> LobbyClient::Leaderboard(const std::stri
 }
 #undef PLY_UNARY
 
+namespace {
+
+// What gRPC's own words for a failed connection mean, said for people; "" when `message` is
+// none of them (then the lobby itself answered, and its sentence is what to show).
+std::string TransportProblem(const std::string& message, const std::string& address) {
+  const auto has = [&](const char* part) { return message.find(part) != std::string::npos; };
+  const std::string host = address.substr(0, address.rfind(':'));
+  if (has("DNS resolution failed") || has("Domain name not found") || has("ARES_") ||
+      has("Name or service not known")) {
+    return absl::StrCat("cannot find the lobby's host ", host,
+                        ": the name does not resolve (check --server or $PLY_SERVER)");
+  }
+  if (has("Connection refused")) {
+    return absl::StrCat("nothing is listening at ", address,
+                        " (connection refused): is the lobby running? (`make up` starts the "
+                        "local stack)");
+  }
+  if (has("Network is unreachable") || has("No route to host")) {
+    return absl::StrCat("cannot reach ", address, ": no network route to it");
+  }
+  if (has("Connection timed out") || has("Timeout occurred") || has("Deadline Exceeded")) {
+    return absl::StrCat("cannot reach ", address, ": the connection timed out");
+  }
+  if (has("SSL") || has("ssl") || has("TLS") || has("handshake") || has("certificate")) {
+    return absl::StrCat("the secure connection to ", address,
+                        " failed: does the lobby use TLS, and does --tls_ca (or the system's "
+                        "roots, --tls) vouch for its certificate?");
+  }
+  if (has("Socket closed") || has("Connection reset") || has("GOAWAY") || has("Broken pipe") ||
+      has("failed to connect to all addresses") || has("connections to all backends failing") ||
+      has("Failed to connect to remote host") || has("Connection lost")) {
+    return absl::StrCat("cannot reach the lobby at ", address,
+                        ": the connection failed; is it running? (`make up` starts the local "
+                        "stack)");
+  }
+  return "";
+}
+
+}  // namespace
+
+bool ReachedNoLobby(const absl::Status& status) {
+  return (status.code() == absl::StatusCode::kUnavailable ||
+          status.code() == absl::StatusCode::kInternal ||
+          status.code() == absl::StatusCode::kUnknown) &&
+         !TransportProblem(std::string(status.message()), "lobby").empty();
+}
+
 std::string Describe(const absl::Status& status, const std::string& address) {
   switch (status.code()) {
-    case absl::StatusCode::kUnavailable:
-      return absl::StrCat("cannot reach the lobby at ", address, " (", status.message(),
-                          "); is it running? (`make up` starts the local stack)");
+    case absl::StatusCode::kUnavailable: {
+      const std::string transport = TransportProblem(std::string(status.message()), address);
+      if (!transport.empty()) return transport;
+      // The lobby answered: it cannot do this now (its database or bots are away).
+      return absl::StrCat("the lobby cannot do this now: ", status.message(),
+                          " (try again in a few seconds)");
+    }
     case absl::StatusCode::kDeadlineExceeded:
-      return absl::StrCat("the lobby at ", address, " did not answer in time");
+      return absl::StrCat("the lobby at ", address, " did not answer in time; try again");
+    case absl::StatusCode::kCancelled:
+      return "the call was cancelled";
+    case absl::StatusCode::kInternal:
+    case absl::StatusCode::kUnknown: {
+      const std::string transport = TransportProblem(std::string(status.message()), address);
+      if (!transport.empty()) return transport;
+      return absl::StrCat("the lobby failed: ", status.message());
+    }
     default:
       return std::string(status.message());
   }

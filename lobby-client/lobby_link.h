@@ -97,8 +97,12 @@ class LobbyClient {
   std::unique_ptr<v1::LobbyService::Stub> stub_;
 };
 
-// An error for people: the lobby's sentence, or what went wrong reaching it.
+// An error for people: the lobby's sentence, or what went wrong reaching it (a name that does not
+// resolve, nothing listening, a timeout, a failed TLS handshake), never gRPC's internals. A lobby
+// that answered UNAVAILABLE (its database or bots away) is not called unreachable.
 std::string Describe(const absl::Status& status, const std::string& address);
+// Whether `status` is gRPC failing to reach the lobby (rather than the lobby's own answer).
+bool ReachedNoLobby(const absl::Status& status);
 
 // One match's event stream, kept alive across connection losses. Each move arrives once and in
 // order, across reconnections to any instance: one already delivered is dropped, and a gap

@@ -46,6 +46,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "engine/core/flags_usage.h"
 #include "ply/v1/lobby.grpc.pb.h"
 
 ABSL_FLAG(std::string, lobby, "127.0.0.1:50050",
@@ -863,7 +864,7 @@ int Run() {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  ply::SetFlagsUsage(
       "Replays fair-play attacks against a running lobby and says of each whether it held.\n"
       "  ply-fair-play --lobby=HOST:PORT [--lobby2=HOST:PORT] [--web=HOST:PORT] [--only=NAME]");
   absl::ParseCommandLine(argc, argv);

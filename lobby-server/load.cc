@@ -49,6 +49,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "engine/core/flags_usage.h"
 #include "engine/core/percentile.h"
 #include "engine/core/random.h"
 #include "lobby-server/load_failover.h"
@@ -635,7 +636,7 @@ int Main() {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  ply::SetFlagsUsage(
       "ply-lobby-load: lobby throughput (with a pgbench comparison) and spectator fan-out.");
   absl::ParseCommandLine(argc, argv);
   return ply::Main();

@@ -30,6 +30,7 @@
 #include "common/grpc_server.h"
 #include "common/log_text.h"
 #include "common/metrics_http.h"
+#include "engine/core/flags_usage.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/lobby_service.h"
@@ -343,7 +344,7 @@ int Main() {
 }  // namespace ply::lobby
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  ply::SetFlagsUsage(
       "ply-lobby: the gRPC lobby (ply.v1.LobbyService). Example: ply-lobby --port=50050 "
       "--database_url='host=127.0.0.1 port=5432 dbname=ply user=postgres' "
       "--bot_target=ipv4:127.0.0.1:50051,127.0.0.1:50052");

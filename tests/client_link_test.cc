@@ -189,6 +189,36 @@ uint64_t AddressSpace() {
 // code says how it went: 0 thrown and nothing left open, 1 thrown with descriptors left open, 2
 // not thrown (the cap did not stop the thread; the stream's thread then has no lobby to use and
 // the child exits at once), 3 the cap could not be set.
+// What a person reads when a call fails: what happened and what to do, never gRPC's internals.
+TEST(LobbyLink, ErrorsSayWhatHappenedWithoutGrpcInternals) {
+  {
+    LobbyClient lobby = Client("127.0.0.1:1");
+    absl::StatusOr<v1::Match> m = lobby.GetMatch(5);
+    ASSERT_FALSE(m.ok());
+    const std::string text = Describe(m.status(), lobby.address());
+    EXPECT_NE(text.find("nothing is listening at 127.0.0.1:1"), std::string::npos) << text;
+    EXPECT_EQ(text.find("ipv4:"), std::string::npos) << text;
+  }
+  {
+    // A name that cannot resolve (.invalid never does, RFC 6761).
+    LobbyClient lobby = Client("no-such-lobby.invalid:50050");
+    absl::StatusOr<v1::Match> m = lobby.GetMatch(5);
+    ASSERT_FALSE(m.ok());
+    const std::string text = Describe(m.status(), lobby.address());
+    EXPECT_NE(text.find("cannot find the lobby's host no-such-lobby.invalid"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("C-ares"), std::string::npos) << text;
+    EXPECT_EQ(text.find("ARES"), std::string::npos) << text;
+  }
+  // A lobby that answered is not unreachable: its sentence is shown as its own.
+  const std::string busy =
+      Describe(absl::UnavailableError("no bot could judge the position now"), "127.0.0.1:50050");
+  EXPECT_EQ(busy.find("cannot reach"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("the lobby cannot do this now: no bot could judge the position now"),
+            std::string::npos)
+      << busy;
+}
+
 TEST(LobbyLinkDeathTest, AStreamWhoseThreadCannotStartLeavesNoDescriptorsOpen) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "a sanitizer's shadow memory does not live under an address-space cap";

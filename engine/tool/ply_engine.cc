@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "engine/core/flags_usage.h"
 #include "engine/core/random.h"
 #include "engine/core/text.h"
 #include "engine/games/connect4/book.h"
@@ -597,7 +598,7 @@ int Demo(const std::vector<std::string>& args, const GameOptions& options) {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  ply::SetFlagsUsage(
       "the ply engine from the command line\n"
       "  ply-engine games\n"
       "  ply-engine perft GAME DEPTH [--opt k=v ...] [--moves \"M1 M2 ...\"]\n"

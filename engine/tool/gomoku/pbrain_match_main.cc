@@ -33,6 +33,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "engine/core/flags_usage.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
 #include "engine/tool/gomoku/pbrain_pipe.h"
@@ -332,7 +333,7 @@ int Main(const std::string& a, const std::string& b) {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  ply::SetFlagsUsage(
       "pbrain-match [--games N] [--turn_ms T] [--size S] [--rule R] [--seed N] "
       "[--opening_stones K] [--show] \"COMMAND A\" \"COMMAND B\"");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);

@@ -1,0 +1,31 @@
+#include "engine/core/flags_usage.h"
+
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+
+namespace ply {
+
+std::string FlagFileName(std::string_view path) {
+  constexpr std::string_view kSource = PLY_SOURCE_DIR "/";
+  if (path.substr(0, kSource.size()) == kSource) return std::string(path.substr(kSource.size()));
+  while (path.substr(0, 2) == "./") path.remove_prefix(2);
+  if (const size_t absl = path.rfind("absl/"); absl != std::string_view::npos) {
+    return std::string(path.substr(absl));
+  }
+  const size_t last = path.rfind('/');
+  if (last == std::string_view::npos || last == 0) return std::string(path);
+  const size_t before = path.rfind('/', last - 1);
+  return std::string(before == std::string_view::npos ? path : path.substr(before + 1));
+}
+
+void SetFlagsUsage(std::string_view usage, std::string (*version)()) {
+  absl::SetProgramUsageMessage(absl::string_view(usage.data(), usage.size()));
+  absl::FlagsUsageConfig config;
+  if (version != nullptr) config.version_string = version;
+  config.normalize_filename = [](absl::string_view path) {
+    return FlagFileName(std::string_view(path.data(), path.size()));
+  };
+  absl::SetFlagsUsageConfig(config);
+}
+
+}  // namespace ply

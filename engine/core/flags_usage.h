@@ -1,0 +1,21 @@
+// How every ply program introduces its flags: the usage line, and the files flags are listed
+// under in --helpfull named as they are in the source tree ("client-cli/main.cc"), never by the
+// path of the machine that built the program.
+#ifndef PLY_ENGINE_CORE_FLAGS_USAGE_H_
+#define PLY_ENGINE_CORE_FLAGS_USAGE_H_
+
+#include <string>
+#include <string_view>
+
+namespace ply {
+
+// Call before absl::ParseCommandLine. `version`, when given, answers --version.
+void SetFlagsUsage(std::string_view usage, std::string (*version)() = nullptr);
+
+// The name --helpfull gives a source file: relative to the project ("lobby-server/main.cc"), or
+// Abseil's own ("absl/flags/parse.cc"); a path elsewhere keeps its last two parts.
+std::string FlagFileName(std::string_view path);
+
+}  // namespace ply
+
+#endif  // PLY_ENGINE_CORE_FLAGS_USAGE_H_
