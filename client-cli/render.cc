@@ -1,6 +1,7 @@
 #include "client-cli/render.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <memory>
 #include <vector>
@@ -12,72 +13,25 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client-cli/screen.h"
+#include "engine/core/board_look.h"
 #include "engine/core/display_text.h"
 #include "engine/core/text.h"
+#include "engine/registry/registry.h"
 
 namespace ply::client {
 namespace {
 
-// One character of a game's text rendering and how it looks in kFancy.
-struct Glyph {
-  char ascii;
-  std::string_view text;
-  // SGR parameters ("1;31" is bold red); empty for none.
-  std::string_view sgr;
-};
-
-struct BoardStyle {
-  std::string_view game;
-  // The first two are the seats' pieces (first player first); kings and the like follow.
-  std::vector<Glyph> pieces;
-  // Everything else drawn: empty points, lines, walls, the Tic-Tac-Two grid.
-  std::vector<Glyph> marks;
-  // Caption rewrites in kFancy, beyond "(C)" -> "(glyph)": "{C}" in the replacement is piece C.
-  std::vector<std::pair<std::string_view, std::string_view>> captions;
-  // For a board that can be turned round: its rows are this many cells of `cell_width`
-  // characters (then a label that stays with its row). 0: never turned.
-  int cells = 0;
-  int cell_width = 0;
-};
-
-const std::vector<BoardStyle>& Styles() {
-  static const auto* styles = new std::vector<BoardStyle>{
-      // Shapes tell the sides apart as well as colours, for those who do not see the colours.
-      {"connect4", {{'X', "●", "1;31"}, {'O', "○", "1;33"}}, {{'.', "·", "2"}}, {}},
-      {"tictactoe", {{'X', "X", "1;31"}, {'O', "O", "1;34"}}, {{'.', "·", "2"}}, {}},
-      {"tictactwo",
-       {{'X', "X", "1;31"}, {'O', "O", "1;34"}},
-       {{'.', "·", "2"}, {'[', "[", "1;36"}, {']', "]", "1;36"}},
-       {}},
-      {"reversi", {{'X', "●", "1"}, {'O', "○", "1"}}, {{'.', "·", "2;32"}, {'#', "█", "2"}}, {}},
-      {"gomoku", {{'X', "●", "1"}, {'O', "○", "1"}}, {{'.', "·", "2"}}, {}},
-      // White in the terminal's own foreground colour: bright white vanishes on a light
-      // background, and the foreground is readable on any.
-      {"draughts",
-       {{'b', "●", "1;31"}, {'w', "○", "1"}, {'B', "◉", "1;31"}, {'W', "◎", "1"}},
-       {},
-       {{"B and W are kings", "{B} {W} are kings"}},
-       /*cells=*/8,
-       /*cell_width=*/3},
-      {"morris",
-       {{'W', "○", "1"}, {'B', "●", "1"}},
-       {{'.', "·", "2"}, {'-', "─", "2"}, {'|', "│", "2"}},
-       {}},
-  };
-  return *styles;
+// How the game looks (its kLook, engine/core/board_look.h); a plain look for a game this build
+// does not know.
+const BoardLook& StyleOf(std::string_view game) {
+  static const BoardLook* none = new BoardLook{};
+  const GameInfo* info = FindGame(game);
+  return info != nullptr ? info->look : *none;
 }
 
-const BoardStyle& StyleOf(std::string_view game) {
-  static const BoardStyle* none = new BoardStyle{"", {}, {}, {}, 0, 0};
-  for (const BoardStyle& s : Styles()) {
-    if (s.game == game) return s;
-  }
-  return *none;
-}
-
-const Glyph* Find(const std::vector<Glyph>& glyphs, char c) {
+const Glyph* Find(const std::array<Glyph, 4>& glyphs, char c) {
   for (const Glyph& g : glyphs) {
-    if (g.ascii == c) return &g;
+    if (g.ascii != 0 && g.ascii == c) return &g;
   }
   return nullptr;
 }
@@ -98,17 +52,19 @@ bool IsCaption(std::string_view line) {
   return false;
 }
 
-std::string FancyCaption(std::string_view line, const BoardStyle& style) {
+std::string FancyCaption(std::string_view line, const BoardLook& style) {
   std::string out(line);
-  for (const auto& [from, to] : style.captions) {
-    std::string replacement(to);
+  if (!style.caption_from.empty()) {
+    std::string replacement(style.caption_to);
     for (const Glyph& g : style.pieces) {
+      if (g.ascii == 0) continue;
       replacement = absl::StrReplaceAll(
           replacement, {{absl::StrCat("{", std::string(1, g.ascii), "}"), Sgr(g.text, g.sgr)}});
     }
-    out = absl::StrReplaceAll(out, {{Absl(from), replacement}});
+    out = absl::StrReplaceAll(out, {{Absl(style.caption_from), replacement}});
   }
   for (const Glyph& g : style.pieces) {
+    if (g.ascii == 0) continue;
     out = absl::StrReplaceAll(out, {{absl::StrCat("(", std::string(1, g.ascii), ")"),
                                      absl::StrCat("(", Sgr(g.text, g.sgr), ")")}});
   }
@@ -123,17 +79,17 @@ std::vector<std::string> Lines(const std::string& text) {
 
 // The board rows (the lines before the first caption) in reverse order, each row's cells
 // reversed; the label after the cells stays with its row.
-void Flip(const BoardStyle& style, std::vector<std::string>& lines) {
-  if (style.cells == 0) return;
-  const size_t width = static_cast<size_t>(style.cells * style.cell_width);
+void Flip(const BoardLook& style, std::vector<std::string>& lines) {
+  if (style.turn_cells == 0) return;
+  const size_t width = static_cast<size_t>(style.turn_cells * style.turn_cell_width);
   size_t rows = 0;
   while (rows < lines.size() && !IsCaption(lines[rows]) && lines[rows].size() >= width) ++rows;
   std::reverse(lines.begin(), lines.begin() + rows);
   for (size_t r = 0; r < rows; ++r) {
     std::string& line = lines[r];
     std::string turned;
-    for (int c = style.cells - 1; c >= 0; --c) {
-      turned += line.substr(static_cast<size_t>(c * style.cell_width), style.cell_width);
+    for (int c = style.turn_cells - 1; c >= 0; --c) {
+      turned += line.substr(static_cast<size_t>(c * style.turn_cell_width), style.turn_cell_width);
     }
     line = turned + line.substr(width);
   }
@@ -154,7 +110,7 @@ std::string WithoutTurn(std::string line) {
 }
 
 // The game's text with the options applied, line by line.
-std::vector<std::string> BoardLines(const std::string& text, const BoardStyle& style,
+std::vector<std::string> BoardLines(const std::string& text, const BoardLook& style,
                                     const BoardOptions& options) {
   std::vector<std::string> lines = Lines(text);
   if (options.flip) Flip(style, lines);
@@ -202,7 +158,7 @@ Look ChooseLook(bool stdout_is_tty, const char* no_color) {
 }
 
 std::string RenderBoard(const AnyGame& game, Look look, const BoardOptions& options) {
-  const BoardStyle& style = StyleOf(game.Info().name);
+  const BoardLook& style = StyleOf(game.Info().name);
   const std::vector<std::string> lines = BoardLines(game.Render(), style, options);
   if (look == Look::kPlain) return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 
@@ -239,11 +195,13 @@ std::string RenderBoard(const AnyGame& game, Look look, const BoardOptions& opti
   return out;
 }
 
-bool FlipsFor(std::string_view game, int seat) { return game == "draughts" && seat == 0; }
+bool FlipsFor(std::string_view game, int seat) {
+  return StyleOf(game).flip_for_first_seat && seat == 0;
+}
 
 std::string SideGlyph(std::string_view game, int seat, Look look) {
-  const BoardStyle& style = StyleOf(game);
-  if (seat < 0 || seat >= static_cast<int>(style.pieces.size())) return "";
+  const BoardLook& style = StyleOf(game);
+  if (seat < 0 || seat >= 2 || style.pieces[seat].ascii == 0) return "";
   const Glyph& g = style.pieces[seat];
   if (look == Look::kPlain) return std::string(1, g.ascii);
   return Sgr(g.text, g.sgr);

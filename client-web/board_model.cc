@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "engine/registry/registry.h"
 
 namespace ply::web {
 namespace {
@@ -63,15 +64,15 @@ int NumberAfter(std::string_view line, std::string_view label) {
 }
 
 // Connect Four, Tic-Tac-Toe, Tic-Tac-Two, Reversi and Gomoku: rows of '.', 'X', 'O' and '#'.
-json GridBoard(std::string_view game, const std::vector<std::string>& lines) {
+json GridBoard(const std::vector<std::string>& lines) {
   json rows = json::array();
   size_t width = 0;
   json model = json::object();
   for (const std::string& line : lines) {
     std::string row = GridRow(line);
     if (row.empty()) {
-      // Tic-Tac-Two's caption: "grid b2-d4, X to move, in hand X 4 O 4".
-      if (game == "tictactwo" && line.rfind("grid ", 0) == 0 && line.size() >= 10) {
+      // A movable grid's caption (Tic-Tac-Two): "grid b2-d4, X to move, in hand X 4 O 4".
+      if (line.rfind("grid ", 0) == 0 && line.size() >= 10) {
         model["grid"] = {line[5] - 'a', line[6] - '1', line[8] - 'a', line[9] - '1'};
         if (const size_t at = line.find("in hand X "); at != std::string::npos) {
           const std::string_view rest = std::string_view(line).substr(at);
@@ -145,9 +146,12 @@ json DraughtsBoard(const std::vector<std::string>& lines) {
 
 json BoardModel(std::string_view game, std::string_view text) {
   const std::vector<std::string> lines = Lines(text);
-  if (game == "morris") return MorrisBoard(lines);
-  if (game == "draughts") return DraughtsBoard(lines);
-  return GridBoard(game, lines);
+  // The text's shape follows the board the game declares (its kLook).
+  const GameInfo* info = FindGame(game);
+  const std::string_view board = info != nullptr ? info->look.board : "squares";
+  if (board == "morris") return MorrisBoard(lines);
+  if (board == "dark-squares") return DraughtsBoard(lines);
+  return GridBoard(lines);
 }
 
 }  // namespace ply::web

@@ -119,7 +119,23 @@ json GamesJson(const v1::ListGamesResponse& games) {
     for (const std::string& p : g.player_names()) sides.push_back(p);
     json formats = json::array();
     for (const std::string& f : g.record_formats()) formats.push_back(f);
+    // How the page draws it (the game's kLook); null from a lobby that does not say.
+    json look = nullptr;
+    if (g.has_look()) {
+      const v1::BoardLook& l = g.look();
+      look = {{"cell_names", l.cell_names()},
+              {"board", l.board()},
+              {"piece_shape", l.piece_shape()},
+              {"background", l.background()},
+              {"empty", l.empty()},
+              {"first", l.first()},
+              {"second", l.second()},
+              {"lines", l.lines()},
+              {"coordinates", l.coordinates()},
+              {"flip_for_first_seat", l.flip_for_first_seat()}};
+    }
     out.push_back({{"name", g.name()},
+                   {"look", look},
                    {"title", g.title()},
                    {"description", g.description()},
                    {"options", options},

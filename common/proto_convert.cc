@@ -34,6 +34,18 @@ void ToProto(const GameInfo& info, v1::GameInfo* out) {
   for (const std::string& name : info.player_names) out->add_player_names(name);
   out->set_notation_hint(info.notation_hint);
   for (const std::string& f : info.record_formats) out->add_record_formats(f);
+  const BoardLook& look = info.look;
+  v1::BoardLook* l = out->mutable_look();
+  l->set_cell_names(std::string(look.cell_names));
+  l->set_board(std::string(look.board));
+  l->set_piece_shape(std::string(look.piece_shape));
+  l->set_background(std::string(look.background));
+  l->set_empty(std::string(look.empty));
+  l->set_first(std::string(look.first));
+  l->set_second(std::string(look.second));
+  l->set_lines(std::string(look.lines));
+  l->set_coordinates(std::string(look.coordinates));
+  l->set_flip_for_first_seat(look.flip_for_first_seat);
 }
 
 GameOptions FromProto(const v1::GameSpec& spec) {

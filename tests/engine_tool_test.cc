@@ -203,7 +203,11 @@ TEST(EngineTool, FitWinChanceWritesTheGameHeaderToOut) {
   EXPECT_NE(written.out.find("written to " + path), std::string::npos) << written.out;
   std::ifstream in(path);
   std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The name connect4.h reads as its kWinChance, and the engine's core type (a game's folder does
+  // not include analysis).
   EXPECT_NE(header.find("inline constexpr WinChanceCurve kConnect4WinChance"), std::string::npos)
+      << header;
+  EXPECT_NE(header.find("#include \"engine/core/win_chance_curve.h\""), std::string::npos)
       << header;
   std::remove(path.c_str());
 }

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string_view>
+
 #include "engine/core/random.h"
 #include "engine/games/draughts/draughts.h"
 
@@ -33,6 +36,44 @@ TEST(Registry, EveryGameSaysWhatPeopleReadAndHowToTypeAMove) {
   }
   EXPECT_EQ(FindGame("draughts")->record_formats, std::vector<std::string>{"pdn"});
   EXPECT_TRUE(FindGame("connect4")->record_formats.empty());
+}
+
+// A game declares once, in its own header, how clients draw it and how analysis reads its
+// scores; the terminal and the web page have no table of games. Every look uses the words the
+// clients know, names both sides' pieces, and gives a colour for each part.
+TEST(Registry, EveryGameDeclaresItsLookAndItsWinChanceCurve) {
+  const std::set<std::string_view> cell_names = {"column", "letter-row-down", "letter-row-up",
+                                                 "dark-squares"};
+  const std::set<std::string_view> boards = {"holes", "squares", "intersections", "morris",
+                                             "dark-squares"};
+  const std::set<std::string_view> shapes = {"stones", "crosses-and-noughts"};
+  const auto colour = [](std::string_view c) {
+    if (c == "none") return true;
+    if (c.size() != 7 || c[0] != '#') return false;
+    return c.substr(1).find_first_not_of("0123456789abcdef") == std::string_view::npos;
+  };
+  for (const GameInfo& info : ListGames()) {
+    SCOPED_TRACE(info.name);
+    const BoardLook& look = info.look;
+    EXPECT_TRUE(cell_names.count(look.cell_names)) << look.cell_names;
+    EXPECT_TRUE(boards.count(look.board)) << look.board;
+    EXPECT_TRUE(shapes.count(look.piece_shape)) << look.piece_shape;
+    for (std::string_view c :
+         {look.background, look.empty, look.first, look.second, look.lines, look.coordinates}) {
+      EXPECT_TRUE(colour(c)) << c;
+    }
+    EXPECT_NE(look.first, look.second);
+    // The terminal: both sides' pieces, distinct characters, and a glyph for each.
+    ASSERT_NE(look.pieces[0].ascii, 0);
+    ASSERT_NE(look.pieces[1].ascii, 0);
+    EXPECT_NE(look.pieces[0].ascii, look.pieces[1].ascii);
+    EXPECT_NE(look.pieces[0].text, look.pieces[1].text);
+    if (look.flip_for_first_seat) EXPECT_GT(look.turn_cells * look.turn_cell_width, 0);
+    // Analysis reads the game's own curve, not a guess.
+    EXPECT_GT(info.win_chance.scale, 0);
+  }
+  EXPECT_EQ(FindGame("connect4")->look.cell_names, "column");
+  EXPECT_TRUE(FindGame("draughts")->look.flip_for_first_seat);
 }
 
 TEST(Registry, EachOptionsPublishedDefaultIsTheOneTheGameUses) {

@@ -2,7 +2,7 @@
 // finished one. Talks only to the ply-web that served it (/api/...). Text from the network is
 // only ever put into the page as text (no innerHTML), and a seat's token lives in this browser's
 // localStorage alone: it goes out only in the Authorization header of this seat's own moves.
-import { drawBoard, changedCells } from './board.js';
+import { drawBoard, changedCells, setLooks, lookOf } from './board.js';
 
 // ---- small helpers ------------------------------------------------------------------------
 
@@ -97,7 +97,10 @@ function route() {
   main.focus({ preventScroll: true });
 }
 window.addEventListener('hashchange', route);
-window.addEventListener('DOMContentLoaded', route);
+// The first page waits for the game list: every board is drawn from its game's look.
+window.addEventListener('DOMContentLoaded', () => {
+  games().then(setLooks, () => {}).finally(route);
+});
 
 // ---- the live list --------------------------------------------------------------------------
 
@@ -581,7 +584,7 @@ class MatchPage {
     this.step(steps[e.key]);
   }
 
-  flipped() { return this.game === 'draughts' && this.amPlayer && this.mine.seat === 0; }
+  flipped() { return lookOf(this.game).flip_for_first_seat && this.amPlayer && this.mine.seat === 0; }
 
   currentBoard() {
     if (this.replay) return this.replay.boards[this.replay.index];

@@ -1,8 +1,10 @@
 // Boards as SVG, for every game ply offers. The gateway sends a position as rows of cell codes
 // ('0' empty, '1'/'2' a piece of the first/second player, '3'/'4' their kings, '#' a wall, ' ' no
-// cell); this file knows each game's geometry and the names its notation gives the cells, and
-// nothing of its rules. The two sides differ in shape as well as colour: a plain piece for the
-// first player, a piece with a ring for the second (X and O in the noughts games).
+// cell), and with the game list each game's look (its kLook, engine/core/board_look.h: how cells
+// are named, what is drawn under the pieces, the pieces' shape, the colours). This file knows
+// those few kinds of board and nothing of any game's rules or name. The two sides differ in shape
+// as well as colour: a plain piece for the first player, a piece with a ring for the second (X
+// and O for crosses and noughts).
 
 const NS = 'http://www.w3.org/2000/svg';
 const CELL = 40;
@@ -22,33 +24,40 @@ function isDark(hex) {
 
 const letter = (i) => String.fromCharCode(97 + i);
 
+// Each game's look, by name, as the game list gave it (setLooks); a plain one for a game not
+// (yet) listed.
+const LOOKS = new Map();
+const PLAIN = {
+  cell_names: 'letter-row-down', board: 'squares', piece_shape: 'stones', background: '#fbfbfb',
+  empty: '#fbfbfb', first: '#151515', second: '#f7f7f7', lines: '#333333', coordinates: '#333333',
+  flip_for_first_seat: false,
+};
+export function setLooks(games) {
+  for (const g of games || []) if (g.look) LOOKS.set(g.name, { ...PLAIN, ...g.look });
+}
+export function lookOf(game) { return LOOKS.get(game) || PLAIN; }
+
 // The notation's name of the cell at row r (0 = top) and column c of `rows`.
 export function cellName(game, rows, r, c) {
   const h = rows.length;
-  switch (game) {
-    case 'connect4': return String(c + 1);
-    case 'gomoku': return letter(c) + (h - r);
-    case 'morris': return letter(c) + (7 - r);
-    case 'draughts': return String(r * 4 + Math.floor(c / 2) + 1);
-    default: return letter(c) + (r + 1);  // tictactoe, tictactwo, reversi: a1 top-left
+  switch (lookOf(game).cell_names) {
+    case 'column': return String(c + 1);
+    case 'letter-row-up': return letter(c) + (h - r);
+    case 'dark-squares': return String(r * 4 + Math.floor(c / 2) + 1);
+    default: return letter(c) + (r + 1);  // letter-row-down: a1 top-left
   }
 }
 
-// Colours per game and side; the shapes, not these, are what tell the sides apart.
-const PALETTE = {
-  connect4: { bg: '#1f4fa8', empty: '#eef2f8', p1: '#d7263d', p2: '#f6c90e', line: '#0f2f6a' },
-  reversi: { bg: '#1d7a46', empty: '#1d7a46', p1: '#151515', p2: '#f7f7f7', line: '#0d4d2a' },
-  gomoku: { bg: '#e3b96a', empty: 'none', p1: '#151515', p2: '#f7f7f7', line: '#6b4b16' },
-  morris: { bg: '#f1e3c3', empty: '#6b4b16', p1: '#f7f7f7', p2: '#151515', line: '#6b4b16' },
-  draughts: { bg: '#f0d9b5', empty: '#8b5a2b', p1: '#1b1b1b', p2: '#f2f2f2', line: '#5a3a1a' },
-  tictactoe: { bg: '#fbfbfb', empty: '#fbfbfb', p1: '#1b4f9c', p2: '#b3261e', line: '#333' },
-};
-PALETTE.tictactwo = PALETTE.tictactoe;
+// The look's colours; the shapes, not these, are what tell the sides apart.
+function paletteOf(look) {
+  return { bg: look.background, empty: look.empty, p1: look.first, p2: look.second,
+    line: look.lines, coord: look.coordinates };
+}
 
-function piece(g, cx, cy, r, code, pal, game) {
+function piece(g, cx, cy, r, code, pal, look) {
   const side = code === '1' || code === '3' ? 1 : 2;
   const king = code === '3' || code === '4';
-  if (game === 'tictactoe' || game === 'tictactwo') {
+  if (look.piece_shape === 'crosses-and-noughts') {
     const s = r * 0.7;
     if (side === 1) {
       el('path', { d: `M${cx - s},${cy - s}L${cx + s},${cy + s}M${cx + s},${cy - s}L${cx - s},${cy + s}`,
@@ -77,7 +86,8 @@ function piece(g, cx, cy, r, code, pal, game) {
 
 // The board of `game` for the position `model` ({rows, grid?, hand?}). Options:
 //   small      a thumbnail: no coordinates, no interaction marks
-//   flip       turned half round (the first player of draughts sees its pieces at the bottom)
+//   flip       turned half round (a look's flip_for_first_seat: the first player sees its
+//              pieces at the bottom)
 //   last       cell names the last move touched (highlighted)
 //   selected   cell names picked so far for a move in several clicks
 //   targets    cell names that would continue or finish that move
@@ -87,9 +97,10 @@ export function drawBoard(game, model, opts = {}) {
   const rows = model.rows;
   const h = rows.length;
   const w = rows[0].length;
-  const pal = PALETTE[game] || PALETTE.tictactoe;
+  const look = lookOf(game);
+  const pal = paletteOf(look);
   const pad = opts.small ? 4 : 26;
-  const ghost = game === 'connect4' && opts.cylinder ? CELL : 0;
+  const ghost = look.board === 'holes' && opts.cylinder ? CELL : 0;
   const width = w * CELL + 2 * pad + 2 * ghost;
   const height = h * CELL + 2 * pad;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, class: `board board-${game}`,
@@ -101,8 +112,8 @@ export function drawBoard(game, model, opts = {}) {
     return [pad + ghost + cc * CELL + CELL / 2, pad + rr * CELL + CELL / 2];
   };
   const marks = el('g', {}, svg);
-  drawLines(game, marks, rows, at, pal, model, opts);
-  if (ghost) drawCylinderGhosts(svg, rows, pad, ghost, pal);
+  drawLines(game, look, marks, rows, at, pal, model, opts);
+  if (ghost) drawCylinderGhosts(svg, rows, pad, ghost, pal, look);
   const pieces = el('g', {}, svg);
   const last = new Set(opts.last || []);
   const selected = new Set(opts.selected || []);
@@ -123,9 +134,11 @@ export function drawBoard(game, model, opts = {}) {
           stroke: '#999', 'stroke-width': 3 }, cell);
         continue;
       }
-      if (game === 'connect4') el('circle', { cx: x, cy: y, r: CELL * 0.4, fill: pal.empty }, cell);
-      if (game === 'morris' && code === '0') el('circle', { cx: x, cy: y, r: 5, fill: pal.empty }, cell);
-      if (code !== '0') piece(cell, x, y, CELL * (game === 'gomoku' ? 0.44 : 0.38), code, pal, game);
+      if (look.board === 'holes') el('circle', { cx: x, cy: y, r: CELL * 0.4, fill: pal.empty }, cell);
+      if (look.board === 'morris' && code === '0') el('circle', { cx: x, cy: y, r: 5, fill: pal.empty }, cell);
+      if (code !== '0') {
+        piece(cell, x, y, CELL * (look.board === 'intersections' ? 0.44 : 0.38), code, pal, look);
+      }
       if (!opts.small && last.has(lastKey(game, name, r))) {
         el('rect', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 2, width: CELL - 4, height: CELL - 4,
           fill: 'none', stroke: '#ff8c00', 'stroke-width': 3, 'stroke-dasharray': '6 3', class: 'last' }, cell);
@@ -144,12 +157,12 @@ export function drawBoard(game, model, opts = {}) {
       }
     }
   }
-  if (!opts.small) drawCoordinates(svg, game, rows, at, pad);
+  if (!opts.small) drawCoordinates(svg, game, look, rows, at, pad, pal);
   return svg;
 }
 
-// Connect Four's last move is a column; the highlight is the cell, so it is keyed by row too.
-function lastKey(game, name, r) { return game === 'connect4' ? `${name}@${r}` : name; }
+// Where a move names a column (Connect Four), the highlight is the cell, so it is keyed by row too.
+function lastKey(game, name, r) { return lookOf(game).cell_names === 'column' ? `${name}@${r}` : name; }
 
 // The names the last move touched: every cell that differs between two positions.
 export function changedCells(game, before, after) {
@@ -165,7 +178,7 @@ export function changedCells(game, before, after) {
   return out;
 }
 
-function drawLines(game, g, rows, at, pal, model, opts) {
+function drawLines(game, look, g, rows, at, pal, model, opts) {
   const h = rows.length;
   const w = rows[0].length;
   const line = (a, b, width = 2) => {
@@ -173,28 +186,28 @@ function drawLines(game, g, rows, at, pal, model, opts) {
     const [x2, y2] = at(...b);
     el('line', { x1, y1, x2, y2, stroke: pal.line, 'stroke-width': width }, g);
   };
-  if (game === 'gomoku') {
+  if (look.board === 'intersections') {
     for (let r = 0; r < h; r++) line([r, 0], [r, w - 1], 1);
     for (let c = 0; c < w; c++) line([0, c], [h - 1, c], 1);
-  } else if (game === 'morris') {
+  } else if (look.board === 'morris') {
     for (const k of [0, 1, 2]) {
       const e = 6 - k;
       line([k, k], [k, e]); line([k, e], [e, e]); line([e, e], [e, k]); line([e, k], [k, k]);
     }
     line([0, 3], [2, 3]); line([4, 3], [6, 3]); line([3, 0], [3, 2]); line([3, 4], [3, 6]);
-  } else if (game === 'draughts') {
+  } else if (look.board === 'dark-squares') {
     for (let r = 0; r < h; r++) {
       for (let c = 0; c < w; c++) {
         if (rows[r][c] === ' ') continue;
         const [x, y] = at(r, c);
         el('rect', { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: pal.empty }, g);
         if (!opts.small) {
-          el('text', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 10, 'font-size': 9, fill: '#f0d9b5' }, g)
+          el('text', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 10, 'font-size': 9, fill: pal.bg }, g)
             .textContent = cellName(game, rows, r, c);
         }
       }
     }
-  } else if (game !== 'connect4') {
+  } else if (look.board !== 'holes') {
     for (let r = 0; r < h; r++) {
       for (let c = 0; c < w; c++) {
         const [x, y] = at(r, c);
@@ -224,7 +237,7 @@ function drawLines(game, g, rows, at, pal, model, opts) {
 
 // A cylinder's columns wrap: the last column is shown faded left of the first, and the first
 // right of the last.
-function drawCylinderGhosts(svg, rows, pad, ghost, pal) {
+function drawCylinderGhosts(svg, rows, pad, ghost, pal, look) {
   const h = rows.length;
   const w = rows[0].length;
   const g = el('g', { opacity: 0.35, class: 'wrap' }, svg);
@@ -233,22 +246,22 @@ function drawCylinderGhosts(svg, rows, pad, ghost, pal) {
       const y = pad + r * CELL + CELL / 2;
       const code = rows[r][from];
       el('circle', { cx: x, cy: y, r: CELL * 0.4, fill: pal.empty }, g);
-      if (code !== '0') piece(g, x, y, CELL * 0.38, code, pal, 'connect4');
+      if (code !== '0') piece(g, x, y, CELL * 0.38, code, pal, look);
     }
   }
   el('text', { x: pad + 2, y: pad - 8, 'font-size': 12, fill: '#fff' }, svg).textContent = '⟲ columns wrap ⟳';
 }
 
-function drawCoordinates(svg, game, rows, at, pad) {
+function drawCoordinates(svg, game, look, rows, at, pad, pal) {
   const h = rows.length;
   const w = rows[0].length;
   const text = (x, y, s) => {
     const t = el('text', { x, y, 'font-size': 12, 'text-anchor': 'middle', 'dominant-baseline': 'middle',
-      fill: game === 'connect4' || game === 'reversi' ? '#fff' : '#333', class: 'coord' }, svg);
+      fill: pal.coord, class: 'coord' }, svg);
     t.textContent = s;
   };
-  if (game === 'draughts') return;  // squares carry their numbers
-  if (game === 'connect4') {
+  if (look.cell_names === 'dark-squares') return;  // squares carry their numbers
+  if (look.cell_names === 'column') {
     for (let c = 0; c < w; c++) {
       const [x, y] = at(h - 1, c);
       text(x, y + CELL / 2 + pad / 2, String(c + 1));

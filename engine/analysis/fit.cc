@@ -55,7 +55,7 @@ std::string WinChanceHeader(std::string_view game_view, std::string_view constan
       " for post-game analysis (engine/analysis/win_chance.h),\n// fitted by `", command, "`:\n// ",
       curve.samples, " heuristic scores from ", curve.games,
       " self-play games. Rerun it to refit.\n#ifndef ", guard, "\n#define ", guard,
-      "\n\n#include \"engine/analysis/win_chance.h\"\n\nnamespace ply {\n\ninline constexpr "
+      "\n\n#include \"engine/core/win_chance_curve.h\"\n\nnamespace ply {\n\ninline constexpr "
       "WinChanceCurve ",
       constant_name, "{\n    .scale = ", absl::StrFormat("%.6g", curve.scale),
       ", .games = ", curve.games, ", .samples = ", curve.samples,

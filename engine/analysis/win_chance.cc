@@ -2,25 +2,14 @@
 
 #include <cmath>
 
-#include "engine/games/connect4/win_chance.h"
-#include "engine/games/draughts/win_chance.h"
-#include "engine/games/gomoku/win_chance.h"
-#include "engine/games/morris/win_chance.h"
-#include "engine/games/reversi/win_chance.h"
-#include "engine/games/tictactoe/win_chance.h"
-#include "engine/games/tictactwo/win_chance.h"
+#include "engine/registry/registry.h"
 
 namespace ply {
 
 WinChanceCurve WinChanceCurveFor(std::string_view game) {
-  if (game == "connect4") return kConnect4WinChance;
-  if (game == "tictactoe") return kTicTacToeWinChance;
-  if (game == "tictactwo") return kTicTacTwoWinChance;
-  if (game == "reversi") return kReversiWinChance;
-  if (game == "gomoku") return kGomokuWinChance;
-  if (game == "draughts") return kDraughtsWinChance;
-  if (game == "morris") return kMorrisWinChance;
-  return {.scale = 1.0 / 400};
+  const GameInfo* info = FindGame(game);
+  if (info == nullptr || info->win_chance.scale <= 0) return {.scale = 1.0 / 400};
+  return info->win_chance;
 }
 
 int ExactOutcome(Score score) { return score > 0 ? 1 : score < 0 ? -1 : 0; }

@@ -11,17 +11,12 @@
 #include <string_view>
 
 #include "engine/core/types.h"
+#include "engine/core/win_chance_curve.h"
 
 namespace ply {
 
-struct WinChanceCurve {
-  double scale = 0;
-  // How it was fitted, for people reading a table of results: games played and scores used.
-  int games = 0;
-  int samples = 0;
-};
-
-// The curve kept in the game's folder; a game without one gets a flat guess (scale 1/400).
+// The curve the game declares (its kWinChance, from its folder's win_chance.h); a game without a
+// fitted one, or no such game, gets a flat guess (scale 1/400).
 WinChanceCurve WinChanceCurveFor(std::string_view game);
 
 // The mover's chance in [0, 1]. `exact`: the score is the game's true value (a proven win or loss,

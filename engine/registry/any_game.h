@@ -16,8 +16,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
+#include "engine/core/win_chance_curve.h"
 #include "engine/registry/ladder_data.h"
 #include "engine/search/difficulty.h"
 
@@ -40,6 +42,9 @@ struct GameInfo {
   // The game's budget-dependent decisions per level (ladder_data.h), folded into the ladder's
   // levels fingerprint; null for games without any.
   BudgetPlans budget_plans;
+  // How clients draw it and how analysis reads its scores: the game's kLook and kWinChance.
+  BoardLook look;
+  WinChanceCurve win_chance;
 };
 
 // What a search saw, in text, for tools, logs and the wire.

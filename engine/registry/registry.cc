@@ -48,7 +48,9 @@ Entry Register() {
                     .levels = G::Levels(),
                     .player_names = {std::string(G::kSides[0]), std::string(G::kSides[1])},
                     .notation_hint = std::string(G::kNotationHint),
-                    .ladder = ShippedLadder(G::kName)};
+                    .ladder = ShippedLadder(G::kName),
+                    .look = G::kLook,
+                    .win_chance = G::kWinChance};
   if constexpr (requires(const Difficulty& d) { G::BudgetPlanText(d, int64_t{}, int64_t{}); }) {
     e.info.budget_plans = &G::BudgetPlanText;
   }

@@ -1,5 +1,6 @@
 #include "engine/tool/analysis_tool.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "engine/registry/registry.h"
 
@@ -36,14 +37,9 @@ absl::StatusOr<WinChanceData> CollectWinChanceSamples(
 }
 
 std::string WinChanceConstantName(std::string_view game) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"connect4", "Connect4"}, {"tictactoe", "TicTacToe"}, {"tictactwo", "TicTacTwo"},
-      {"reversi", "Reversi"},   {"gomoku", "Gomoku"},       {"draughts", "Draughts"},
-      {"morris", "Morris"}};
-  for (const auto& [name, title] : kNames) {
-    if (game == name) return absl::StrCat("k", title, "WinChance");
-  }
-  return absl::StrCat("k", std::string(game), "WinChance");
+  std::string name(game);
+  if (!name.empty()) name[0] = absl::ascii_toupper(static_cast<unsigned char>(name[0]));
+  return absl::StrCat("k", name, "WinChance");
 }
 
 absl::StatusOr<std::vector<LevelErrors>> MeasureErrorRates(

@@ -31,7 +31,8 @@ absl::StatusOr<WinChanceData> CollectWinChanceSamples(
     const MatchConfig& match, const AnalysisLimits& judge,
     const std::function<void(int game, int games)>& progress = {});
 
-// "kConnect4WinChance" for "connect4": the name of the constant in the game's header.
+// "kConnect4WinChance" for "connect4", "kTictactoeWinChance" for "tictactoe": the name of the
+// constant fit-winchance writes into the game's win_chance.h, which its header names as kWinChance.
 std::string WinChanceConstantName(std::string_view game);
 
 struct LevelErrors {

@@ -23,9 +23,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
+#include "engine/games/connect4/win_chance.h"
 #include "engine/search/difficulty.h"
 #include "engine/search/search.h"
 
@@ -45,6 +47,19 @@ class Connect4 {
   static constexpr std::string_view kSides[2] = {"Red", "Yellow"};
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint = "a column number, 1 from the left (e.g. 4).";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{.pieces = {{{'X', "●", "1;31"}, {'O', "○", "1;33"}}},
+                                   .marks = {{{'.', "·", "2"}}},
+                                   .cell_names = "column",
+                                   .board = "holes",
+                                   .background = "#1f4fa8",
+                                   .empty = "#eef2f8",
+                                   .first = "#d7263d",
+                                   .second = "#f6c90e",
+                                   .lines = "#0f2f6a",
+                                   .coordinates = "#ffffff"};
+  static constexpr WinChanceCurve kWinChance = kConnect4WinChance;
   static constexpr Move kNoMove = 0xff;
   static constexpr int kMaxWidth = 12;
   static constexpr int kMaxMoves = kMaxWidth;

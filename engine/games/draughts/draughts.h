@@ -36,10 +36,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/record.h"
 #include "engine/core/types.h"
+#include "engine/games/draughts/win_chance.h"
 #include "engine/search/difficulty.h"
 
 namespace ply {
@@ -90,6 +92,25 @@ class Draughts {
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint =
       "squares 1-32: 11-15; jumps 22x15, several: 22x15x6.";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{
+      // White in the terminal's own foreground colour: bright white vanishes on a light
+      // background, and the foreground is readable on any.
+      .pieces = {{{'b', "●", "1;31"}, {'w', "○", "1"}, {'B', "◉", "1;31"}, {'W', "◎", "1"}}},
+      .caption_from = "B and W are kings",
+      .caption_to = "{B} {W} are kings",
+      .flip_for_first_seat = true,
+      .turn_cells = 8,
+      .turn_cell_width = 3,
+      .cell_names = "dark-squares",
+      .board = "dark-squares",
+      .background = "#f0d9b5",
+      .empty = "#8b5a2b",
+      .first = "#1b1b1b",
+      .second = "#f2f2f2",
+      .lines = "#5a3a1a"};
+  static constexpr WinChanceCurve kWinChance = kDraughtsWinChance;
   // The record formats ExportRecord writes.
   static constexpr std::string_view kRecordFormats[1] = {"pdn"};
   // The game from the standard position through `moves` in a record format: "pdn" (ExportPdn

@@ -5,7 +5,7 @@
 #ifndef PLY_ENGINE_GAMES_DRAUGHTS_WIN_CHANCE_H_
 #define PLY_ENGINE_GAMES_DRAUGHTS_WIN_CHANCE_H_
 
-#include "engine/analysis/win_chance.h"
+#include "engine/core/win_chance_curve.h"
 
 namespace ply {
 

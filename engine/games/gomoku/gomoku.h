@@ -46,10 +46,12 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/random.h"
 #include "engine/core/types.h"
+#include "engine/games/gomoku/win_chance.h"
 #include "engine/search/difficulty.h"
 #include "engine/search/search.h"
 
@@ -73,6 +75,16 @@ class Gomoku {
   static constexpr std::string_view kSides[2] = {"Black", "White"};
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint = "a point such as h8 (a1 is bottom left).";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{.pieces = {{{'X', "●", "1"}, {'O', "○", "1"}}},
+                                   .marks = {{{'.', "·", "2"}}},
+                                   .cell_names = "letter-row-up",
+                                   .board = "intersections",
+                                   .background = "#e3b96a",
+                                   .empty = "none",
+                                   .lines = "#6b4b16"};
+  static constexpr WinChanceCurve kWinChance = kGomokuWinChance;
   static constexpr Move kNoMove = 0;  // a wall cell, never a legal move
   static constexpr int kMaxMoves = kMaxSize * kMaxSize;
   static constexpr int kHistorySize = kCells;

@@ -39,9 +39,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
+#include "engine/games/morris/win_chance.h"
 #include "engine/search/difficulty.h"
 
 namespace ply {
@@ -100,6 +102,18 @@ class Morris {
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint =
       "place d2; move d2-d3; after a mill add the piece taken: d2xg7, a1-a4xg7.";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{.pieces = {{{'W', "○", "1"}, {'B', "●", "1"}}},
+                                   .marks = {{{'.', "·", "2"}, {'-', "─", "2"}, {'|', "│", "2"}}},
+                                   .cell_names = "letter-row-up",
+                                   .board = "morris",
+                                   .background = "#f1e3c3",
+                                   .empty = "#6b4b16",
+                                   .first = "#f7f7f7",
+                                   .second = "#151515",
+                                   .lines = "#6b4b16"};
+  static constexpr WinChanceCurve kWinChance = kMorrisWinChance;
   static constexpr int kPoints = morris_internal::kPoints;
   static constexpr int kNone = 24;
   static constexpr Move kNoMove = 0xffff;

@@ -30,10 +30,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
 #include "engine/games/reversi/bits.h"
+#include "engine/games/reversi/win_chance.h"
 #include "engine/search/difficulty.h"
 #include "engine/search/search.h"
 
@@ -58,6 +60,15 @@ class Reversi {
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint =
       "a cell such as d3 (a1 is top left), or pass when you must.";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{.pieces = {{{'X', "●", "1"}, {'O', "○", "1"}}},
+                                   .marks = {{{'.', "·", "2;32"}, {'#', "█", "2"}}},
+                                   .background = "#1d7a46",
+                                   .empty = "#1d7a46",
+                                   .lines = "#0d4d2a",
+                                   .coordinates = "#ffffff"};
+  static constexpr WinChanceCurve kWinChance = kReversiWinChance;
   static constexpr int kMaxSide = 16;
   static constexpr int kMaxCells = kMaxSide * kMaxSide;
   static constexpr Move kPass = 0xfffe;

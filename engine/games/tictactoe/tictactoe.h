@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
+#include "engine/games/tictactoe/win_chance.h"
 #include "engine/search/difficulty.h"
 
 namespace ply {
@@ -33,6 +35,14 @@ class TicTacToe {
   static constexpr std::string_view kSides[2] = {"X", "O"};
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint = "a cell, a1 (top left) to c3, or 1 to 9.";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{.pieces = {{{'X', "X", "1;31"}, {'O', "O", "1;34"}}},
+                                   .marks = {{{'.', "·", "2"}}},
+                                   .piece_shape = "crosses-and-noughts",
+                                   .first = "#1b4f9c",
+                                   .second = "#b3261e"};
+  static constexpr WinChanceCurve kWinChance = kTictactoeWinChance;
   static constexpr Move kNoMove = 0xff;
   static constexpr int kMaxMoves = 9;
   static constexpr int kHistorySize = 9;

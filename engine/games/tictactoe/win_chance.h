@@ -4,11 +4,11 @@
 #ifndef PLY_ENGINE_GAMES_TICTACTOE_WIN_CHANCE_H_
 #define PLY_ENGINE_GAMES_TICTACTOE_WIN_CHANCE_H_
 
-#include "engine/analysis/win_chance.h"
+#include "engine/core/win_chance_curve.h"
 
 namespace ply {
 
-inline constexpr WinChanceCurve kTicTacToeWinChance{.scale = 0.0025, .games = 0, .samples = 0};
+inline constexpr WinChanceCurve kTictactoeWinChance{.scale = 0.0025, .games = 0, .samples = 0};
 
 }  // namespace ply
 

@@ -40,9 +40,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/core/board_look.h"
 #include "engine/core/move_list.h"
 #include "engine/core/options.h"
 #include "engine/core/types.h"
+#include "engine/games/tictactwo/win_chance.h"
 #include "engine/search/difficulty.h"
 
 namespace ply {
@@ -67,6 +69,15 @@ class TicTacTwo {
   // How to type a move, in one line.
   static constexpr std::string_view kNotationHint =
       "place: b2; move a piece: b2-c3; move the grid: g:ne (n, ne, e, se, s, sw, w, nw).";
+  // How clients draw it (engine/core/board_look.h) and how analysis reads its scores (its
+  // fitted curve, win_chance.h beside this file).
+  static constexpr BoardLook kLook{
+      .pieces = {{{'X', "X", "1;31"}, {'O', "O", "1;34"}}},
+      .marks = {{{'.', "·", "2"}, {'[', "[", "1;36"}, {']', "]", "1;36"}}},
+      .piece_shape = "crosses-and-noughts",
+      .first = "#1b4f9c",
+      .second = "#b3261e"};
+  static constexpr WinChanceCurve kWinChance = kTictactwoWinChance;
   static constexpr Move kNoMove = 0xffff;
   static constexpr int kMaxBoard = 8;
   static constexpr int kMaxGrid = 5;

@@ -5,11 +5,11 @@
 #ifndef PLY_ENGINE_GAMES_TICTACTWO_WIN_CHANCE_H_
 #define PLY_ENGINE_GAMES_TICTACTWO_WIN_CHANCE_H_
 
-#include "engine/analysis/win_chance.h"
+#include "engine/core/win_chance_curve.h"
 
 namespace ply {
 
-inline constexpr WinChanceCurve kTicTacTwoWinChance{
+inline constexpr WinChanceCurve kTictactwoWinChance{
     .scale = 0.00724948, .games = 24, .samples = 102};
 
 }  // namespace ply
