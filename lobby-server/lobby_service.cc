@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/proto_convert.h"
+#include "lobby-server/analysis/analyze_stream.h"
 #include "lobby-server/events/write_queue.h"
 
 namespace ply::lobby {
@@ -246,184 +247,54 @@ grpc::ServerUnaryReactor* LobbyServiceImpl::OfferRematch(grpc::CallbackServerCon
 
 namespace {
 
-// The lobby's side of one stream (shared with the lobby, which may outlive the RPC) and the
-// reactor that writes it. Events wait in a bounded queue; one write is in flight at a time.
-class WatchStream;
+// The lobby's side of one watch stream (shared with the lobby, which may outlive the RPC) and
+// the reactor that writes it: events wait in a bounded queue (events/write_queue.h), numbered as
+// they are queued; one write is in flight at a time.
+void StampSequence(v1::MatchEvent& event, int64_t sequence) { event.set_sequence(sequence); }
 
 class Watcher final : public EventSink {
  public:
-  Watcher(WatchStream* stream, int capacity, LobbyMetrics* metrics)
-      : stream_(stream), capacity_(capacity), metrics_(metrics) {}
-  bool Push(v1::MatchEvent event) override;
-  void Close(const absl::Status& status) override;
+  Watcher(grpc::ServerWriteReactor<v1::MatchEvent>* stream, int capacity, LobbyMetrics* metrics)
+      : writes_(stream, metrics, Method::kWatchMatch,
+                {.stamp = &StampSequence,
+                 .capacity = capacity,
+                 .overflow = "this watcher fell too far behind; reconnect with after_ply"}) {}
+  bool Push(v1::MatchEvent event) override { return writes_.Send(std::move(event)); }
+  void Close(const absl::Status& status) override { writes_.Finish(status); }
   bool FollowsRematch() const override { return follows_rematch_; }
-  bool Closed() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return finished_ || stream_ == nullptr;
-  }
+  bool Closed() override { return writes_.Closed(); }
   void set_follows_rematch(bool follows) { follows_rematch_ = follows; }
-  void OnWriteDone(bool ok);
-  void OnCancel();
-  void OnDone();
   // Runs `fn` once the RPC is over (at once if it is).
-  void WhenDone(std::function<void()> fn);
+  void WhenDone(std::function<void()> fn) { writes_.WhenDone(std::move(fn)); }
+  WriteQueue<v1::MatchEvent>& writes() { return writes_; }
 
  private:
-  // Ends the RPC now (mu_ held).
-  void FinishLocked(const grpc::Status& status);
-
-  std::mutex mu_;
-  WatchStream* stream_;  // null once the RPC is done
-  const int capacity_;
-  LobbyMetrics* metrics_;
+  WriteQueue<v1::MatchEvent> writes_;
   bool follows_rematch_ = false;
-  std::deque<v1::MatchEvent> queue_;
-  int64_t sequence_ = 0;
-  bool writing_ = false;
-  bool closing_ = false;  // no more events: finish once the queue is written
-  bool finished_ = false;
-  bool done_ = false;
-  std::function<void()> when_done_;
-  grpc::Status final_status_;
 };
 
-class WatchStream final : public grpc::ServerWriteReactor<v1::MatchEvent> {
- public:
-  // `on_done` runs once the RPC is over (it releases the client's stream slot).
-  WatchStream(int capacity, LobbyMetrics* metrics, std::function<void()> on_done)
-      : watcher_(std::make_shared<Watcher>(this, capacity, metrics)),
-        on_done_(std::move(on_done)) {}
-  const std::shared_ptr<Watcher>& watcher() { return watcher_; }
-  void OnWriteDone(bool ok) override { watcher_->OnWriteDone(ok); }
-  void OnCancel() override { watcher_->OnCancel(); }
-  void OnDone() override {
-    watcher_->OnDone();
-    if (on_done_) on_done_();
-    delete this;
-  }
-
- private:
-  std::shared_ptr<Watcher> watcher_;
-  std::function<void()> on_done_;
-};
-
-bool Watcher::Push(v1::MatchEvent event) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (finished_ || closing_ || stream_ == nullptr) return false;
-  if (static_cast<int>(queue_.size()) >= capacity_) {
-    FinishLocked(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                              "this watcher fell too far behind; reconnect with after_ply"));
-    return false;
-  }
-  event.set_sequence(++sequence_);
-  queue_.push_back(std::move(event));
-  if (!writing_) {
-    writing_ = true;
-    stream_->StartWrite(&queue_.front());
-  }
-  return true;
-}
-
-void Watcher::Close(const absl::Status& status) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (finished_ || closing_ || stream_ == nullptr) return;
-  closing_ = true;
-  final_status_ = ToGrpcStatus(status);
-  if (!writing_) FinishLocked(final_status_);
-}
-
-void Watcher::OnWriteDone(bool ok) {
-  std::lock_guard<std::mutex> lock(mu_);
-  writing_ = false;
-  if (!queue_.empty()) queue_.pop_front();
-  if (!ok) {
-    // The client went away: nothing more can be written.
-    FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "the watcher went away"));
-    return;
-  }
-  if (finished_) return;
-  if (!queue_.empty()) {
-    writing_ = true;
-    stream_->StartWrite(&queue_.front());
-  } else if (closing_) {
-    FinishLocked(final_status_);
-  }
-}
-
-void Watcher::OnCancel() {
-  std::lock_guard<std::mutex> lock(mu_);
-  closing_ = true;
-  FinishLocked(grpc::Status::CANCELLED);
-}
-
-void Watcher::OnDone() {
-  std::function<void()> fn;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stream_ = nullptr;
-    finished_ = true;
-    done_ = true;
-    queue_.clear();
-    fn = std::move(when_done_);
-  }
-  if (fn) fn();
-}
-
-void Watcher::WhenDone(std::function<void()> fn) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!done_) {
-      when_done_ = std::move(fn);
-      return;
-    }
-  }
-  fn();
-}
-
-void Watcher::FinishLocked(const grpc::Status& status) {
-  if (finished_ || stream_ == nullptr) return;
-  finished_ = true;
-  metrics_->CountCall(Method::kWatchMatch, status.error_code());
-  stream_->Finish(status);
-}
+using WatchStream = QueuedStream<v1::MatchEvent, Watcher>;
 
 }  // namespace
 
 namespace {
 
-// One Pair stream: a few events (waiting, a bot offer, the pairing), written one at a time.
-class PairStream final : public grpc::ServerWriteReactor<v1::PairEvent> {
+// One Pair stream: a few events (waiting, a bot offer, the pairing), written one at a time; the
+// lobby's handle on it may outlive the RPC.
+class PairWrites final : public PairSink {
  public:
-  // The lobby's handle on the stream; it may outlive the RPC.
-  class Sink final : public PairSink {
-   public:
-    Sink(PairStream* stream, LobbyMetrics* metrics) : writes_(stream, metrics, Method::kPair) {}
-    bool Send(v1::PairEvent event) override { return writes_.Send(std::move(event)); }
-    void Finish(const absl::Status& status) override { writes_.Finish(status); }
-    bool Gone() override { return writes_.Gone(); }
-    void OnGone(std::function<void()> fn) override { writes_.OnGone(std::move(fn)); }
-    WriteQueue<v1::PairEvent>& writes() { return writes_; }
-
-   private:
-    WriteQueue<v1::PairEvent> writes_;
-  };
-
-  explicit PairStream(LobbyMetrics* metrics) : sink_(std::make_shared<Sink>(this, metrics)) {}
-  const std::shared_ptr<Sink>& sink() { return sink_; }
-  // Runs once the RPC is over (gives back the client's stream slot).
-  void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
-  void OnWriteDone(bool ok) override { sink_->writes().WriteDone(ok); }
-  void OnCancel() override { sink_->writes().Left(/*done=*/false); }
-  void OnDone() override {
-    sink_->writes().Left(/*done=*/true);
-    if (on_done_) on_done_();
-    delete this;
-  }
+  PairWrites(grpc::ServerWriteReactor<v1::PairEvent>* stream, LobbyMetrics* metrics)
+      : writes_(stream, metrics, Method::kPair) {}
+  bool Send(v1::PairEvent event) override { return writes_.Send(std::move(event)); }
+  void Finish(const absl::Status& status) override { writes_.Finish(status); }
+  bool Gone() override { return writes_.Gone(); }
+  void OnGone(std::function<void()> fn) override { writes_.OnGone(std::move(fn)); }
+  WriteQueue<v1::PairEvent>& writes() { return writes_; }
 
  private:
-  std::shared_ptr<Sink> sink_;
-  std::function<void()> on_done_;
+  WriteQueue<v1::PairEvent> writes_;
 };
+using PairStream = QueuedStream<v1::PairEvent, PairWrites>;
 
 }  // namespace
 
@@ -439,7 +310,7 @@ bool LobbyServiceImpl::TakeStreamSlot(const grpc::CallbackServerContext& context
 grpc::ServerWriteReactor<v1::PairEvent>* LobbyServiceImpl::Pair(
     grpc::CallbackServerContext* context, const v1::PairRequest* request) {
   auto* stream = new PairStream(&lobby_->metrics());
-  std::shared_ptr<PairStream::Sink> sink = stream->sink();
+  std::shared_ptr<PairWrites> sink = stream->sink();
   if (!Admit(context)) {
     sink->Finish(absl::ResourceExhaustedError(kSlowDown));
     return stream;
@@ -463,8 +334,9 @@ grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
   const bool admitted = Admit(context);
   std::function<void()> release;
   const bool slot = admitted && TakeStreamSlot(*context, &release);
-  auto* stream = new WatchStream(watcher_queue_, &lobby_->metrics(), std::move(release));
-  std::shared_ptr<Watcher> watcher = stream->watcher();
+  auto* stream = new WatchStream(watcher_queue_, &lobby_->metrics());
+  stream->set_on_done(std::move(release));
+  std::shared_ptr<Watcher> watcher = stream->sink();
   watcher->set_follows_rematch(request->follow_rematch());
   if (!admitted) {
     watcher->Close(absl::ResourceExhaustedError(kSlowDown));
@@ -488,6 +360,32 @@ grpc::ServerWriteReactor<v1::MatchEvent>* LobbyServiceImpl::WatchMatch(
           watcher->WhenDone([lobby = lobby_, id, seat] { lobby->WatchEnded(id, seat); });
       })) {
     watcher->Close(absl::ResourceExhaustedError("the lobby is overloaded: try again shortly"));
+  }
+  return stream;
+}
+
+grpc::ServerWriteReactor<v1::AnalyzeMatchEvent>* LobbyServiceImpl::AnalyzeMatch(
+    grpc::CallbackServerContext* context, const v1::AnalyzeMatchRequest* request) {
+  auto* stream = new AnalyzeStream(&lobby_->metrics());
+  std::shared_ptr<AnalysisWrites> sink = stream->sink();
+  if (!Admit(context)) {
+    sink->Finish(absl::ResourceExhaustedError("too many calls from this client: slow down"));
+    return stream;
+  }
+  if (analyzer_ == nullptr) {
+    sink->Finish(absl::UnavailableError("this lobby does not analyse matches"));
+    return stream;
+  }
+  // An analysis stream (one waiting for another's analysis too) is held open like a watch and
+  // counts against the same per-client cap.
+  if (!HoldStreamSlot(*context, stream, *sink)) return stream;
+  const int64_t id = request->match_id();
+  const bool stored_only = request->stored_only();
+  if (!executor_->Post([analyzer = analyzer_, sink, id, stored_only] {
+        absl::Status s = analyzer->Analyze(id, stored_only, sink);
+        if (!s.ok()) sink->Finish(s);
+      })) {
+    sink->Finish(absl::ResourceExhaustedError("the lobby is overloaded: try again shortly"));
   }
   return stream;
 }

@@ -49,6 +49,11 @@ RULES = [
      "inside the transaction that ends a match"),
     ("lobby-server/rating", ["lobby-server/"], ["lobby-server/rating/", "lobby-server/storage/store.h"],
      "the rating rules are pure: they read the match records and nothing else"),
+    ("lobby-server/analysis", ["lobby-server/lobby_service.h", "lobby-server/players/"], [],
+     "analysis is below the service: the service starts its stream, not the other way round"),
+    ("lobby-server/events", ["lobby-server/lobby_service.h", "lobby-server/analysis/",
+                             "lobby-server/players/"], [],
+     "the event plumbing knows no service, analysis or players' rules"),
     ("lobby-server/players", ["lobby-server/storage/postgres/", "lobby-server/storage/memory/"],
      [], "the players' rules see their stores through interfaces only"),
 ]
