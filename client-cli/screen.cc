@@ -249,6 +249,7 @@ std::vector<std::string> StatusLines(const MatchModel& view, const ScreenOptions
                            : absl::StrCat(view.Side(m.draw_offer()), " offers a draw",
                                           o.my_seat >= 0 ? ": type 'draw' to accept." : "."));
     }
+    if (!view.draw_answer().empty()) status.push_back(view.draw_answer() + ".");
   }
   return status;
 }

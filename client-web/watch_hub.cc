@@ -108,6 +108,14 @@ void MatchFeed::Apply(const v1::MatchEvent& event) {
            SseEvent("move", move.ply(), {{"move", MoveJson(move, player_sees)}, {"state", state}}));
     return;
   }
+  if (event.has_draw_declined()) {
+    std::string state = SseEvent("state", view_.plies(), State());
+    Append(state, state);
+    const json note = {{"seat", event.draw_declined().seat()}, {"message", view_.draw_answer()}};
+    std::string text = SseEvent("notice", view_.plies(), note);
+    Append(text, text);
+    return;
+  }
   if (event.has_bot_trouble()) {
     const json note = {{"seat", event.bot_trouble().seat()},
                        {"message", event.bot_trouble().message()}};

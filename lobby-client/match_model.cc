@@ -40,6 +40,7 @@ absl::Status MatchModel::Apply(const v1::MatchEvent& event, absl::Time received)
     match_.set_to_move(applied.to_move());
     match_.set_turn_started_ms(applied.move().time_ms());
     match_.set_draw_offer(-1);
+    draw_answer_.clear();
     match_.set_board(applied.board());
     match_.clear_legal_moves();
     clocks_at_ = received;
@@ -63,6 +64,10 @@ absl::Status MatchModel::Apply(const v1::MatchEvent& event, absl::Time received)
     clocks_at_ = received;
   } else if (event.has_draw_offered()) {
     match_.set_draw_offer(event.draw_offered().seat());
+    draw_answer_.clear();
+  } else if (event.has_draw_declined()) {
+    match_.set_draw_offer(-1);
+    draw_answer_ = DisplayText(event.draw_declined().text());
   } else if (event.has_presence()) {
     const v1::PresenceChanged& p = event.presence();
     if (p.seat() >= 0 && p.seat() < match_.seats_size()) {

@@ -37,11 +37,15 @@ class MatchModel {
   std::string Side(int seat) const;
   // "alice", "bot (hard)", or "(open)".
   std::string Player(int seat) const;
+  // A bot's answer to the last draw offer ("Yellow (bot, hard) declines the draw: ..."), until
+  // the next move or offer; "" for none.
+  const std::string& draw_answer() const { return draw_answer_; }
 
  private:
   v1::Match match_;
   std::unique_ptr<AnyGame> game_;
   absl::Time clocks_at_;
+  std::string draw_answer_;
 };
 
 // When the opponent of `seat` may claim (ms since the Unix epoch): `seat` is away and to move

@@ -301,6 +301,7 @@ class Lobby : private BotDriver::Host {
   // the changes.
   void UpdatePresence(LiveMatch& live, const std::vector<SeatPresence>& found, int64_t now_ms);
   void RetryLater(int64_t id, absl::Duration delay) override;
+  absl::Status DeclineDraw(LiveMatch& live, int seat, const std::string& text) override;
   // After a failed commit whose outcome is unknown (UNAVAILABLE): reload the match shortly.
   void ReloadSoon(int64_t id, const absl::Status& failure);
   void CheckFlag(int64_t id, int ply);

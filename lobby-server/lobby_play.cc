@@ -313,9 +313,24 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
           v1::MatchEvent e = Event(now);
           e.mutable_draw_offered()->set_seat(seat);
           Broadcast(live, std::move(e));
+          // A bot answers at once, from its level's search of the position.
+          bots_.AnswerDraw(live, 1 - seat);
         }
         return absl::OkStatus();
       });
+}
+
+absl::Status Lobby::DeclineDraw(LiveMatch& live, int seat, const std::string& text) {
+  if (absl::Status d = store_->SetDrawOffer(live.id, live.rec.ply, -1); !d.ok()) {
+    live.stale = true;
+    return d;
+  }
+  live.rec.draw_offer = -1;
+  v1::MatchEvent e = Event(NowMs());
+  e.mutable_draw_declined()->set_seat(seat);
+  e.mutable_draw_declined()->set_text(text);
+  Broadcast(live, std::move(e));
+  return absl::OkStatus();
 }
 
 }  // namespace ply::lobby

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -129,6 +130,101 @@ TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
     if (c.game == "tictactoe") {
       EXPECT_NE(end.result().winner(), 0);
     }
+  }
+}
+
+// The value of a Tic-Tac-Toe position for the side to move, by full search: +1 win, 0 draw,
+// -1 loss (the test's own judge of which offers a bot should take).
+int TicTacToeValue(AnyGame& g) {
+  const GameStatus st = g.Status();
+  if (st.over) return st.winner < 0 ? 0 : (st.winner == g.SideToMove() ? 1 : -1);
+  int best = -2;
+  for (const std::string& m : g.LegalMoves()) {
+    EXPECT_TRUE(g.Play(m).ok());
+    best = std::max(best, -TicTacToeValue(g));
+    EXPECT_TRUE(g.Undo().ok());
+  }
+  return best;
+}
+
+// A person who offers a bot a draw gets its answer at once: accepted in a drawn position (the
+// match ends, a draw by agreement), declined with its reason where the bot is winning (the
+// offer is withdrawn and everyone is told why).
+TEST_F(LobbyTest, ABotAnswersADrawOfferAtOnceFromItsSearch) {
+  const auto offer = [&](int64_t id, const std::string& token) {
+    v1::OfferDrawRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    v1::Match m;
+    return stub_->OfferDraw(&context, request, &m);
+  };
+  {
+    // Drawn: X takes the centre, the bot answers; Tic-Tac-Toe is then a proven draw.
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "hard"},
+                       &created, TakingSeat(0, "dora"))
+                    .ok());
+    const int64_t id = created.match().id();
+    ASSERT_TRUE(Move(id, 0, "b2", created.seat_token()).ok());
+    WaitMatch(id, [](const v1::Match& m) { return m.moves_size() == 2; });
+    const absl::Time asked = absl::Now();
+    ASSERT_TRUE(offer(id, created.seat_token()).ok());
+    v1::Match end = WaitMatch(
+        id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+        absl::Seconds(10));
+    EXPECT_LT(absl::Now() - asked, absl::Seconds(3)) << "answered at once";
+    ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+    EXPECT_EQ(end.result().reason(), v1::END_REASON_AGREEMENT);
+    EXPECT_EQ(end.result().winner(), -1);
+  }
+  {
+    // Lost for the person: the bot (X) opens, the person answers with a move the search proves
+    // lost, the bot plays on; the person's offer is declined with the bot's reason.
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"hard", ""},
+                       &created, TakingSeat(1, "dora"))
+                    .ok());
+    const int64_t id = created.match().id();
+    const std::string token = created.seat_token();
+    v1::Match m = WaitMatch(id, [](const v1::Match& m) { return m.moves_size() == 1; });
+    ASSERT_EQ(m.moves_size(), 1);
+    absl::StatusOr<std::unique_ptr<AnyGame>> g =
+        ReplayGame("tictactoe", {}, std::vector<std::string>{m.moves(0).move()});
+    ASSERT_TRUE(g.ok());
+    std::string losing;
+    for (const std::string& reply : (*g)->LegalMoves()) {
+      ASSERT_TRUE((*g)->Play(reply).ok());
+      if (TicTacToeValue(**g) == 1) losing = reply;  // X, to move, wins
+      ASSERT_TRUE((*g)->Undo().ok());
+      if (!losing.empty()) break;
+    }
+    ASSERT_FALSE(losing.empty());
+    ASSERT_TRUE(Move(id, 1, losing, token).ok());
+    m = WaitMatch(id, [](const v1::Match& m) {
+      return m.moves_size() == 3 || m.status() == v1::MATCH_STATUS_FINISHED;
+    });
+    ASSERT_EQ(m.status(), v1::MATCH_STATUS_ACTIVE);
+    Watch watch(stub_.get(), id);
+    ASSERT_TRUE(offer(id, token).ok());
+    ASSERT_TRUE(watch.WaitFor(
+        [](const std::vector<v1::MatchEvent>& events) {
+          for (const v1::MatchEvent& e : events) {
+            if (e.has_draw_declined()) return true;
+          }
+          return false;
+        },
+        absl::Seconds(5)));
+    for (const v1::MatchEvent& e : watch.events()) {
+      if (!e.has_draw_declined()) continue;
+      EXPECT_EQ(e.draw_declined().seat(), 0);
+      EXPECT_NE(e.draw_declined().text().find("declines the draw: it sees a forced win"),
+                std::string::npos)
+          << e.draw_declined().text();
+    }
+    m = WaitMatch(id, [](const v1::Match& m) { return m.draw_offer() < 0; });
+    EXPECT_EQ(m.draw_offer(), -1) << "the offer is withdrawn";
+    EXPECT_EQ(m.status(), v1::MATCH_STATUS_ACTIVE);
   }
 }
 

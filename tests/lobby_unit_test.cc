@@ -17,6 +17,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "lobby-server/bots/driver.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/match/clock.h"
@@ -640,6 +641,35 @@ TEST(MatchClockTest, ABotsBudgetIsCutToWhatItsClockAffords) {
   // Nearly flagged: never under 10 ms.
   rec.time_increment_ms = 0;
   EXPECT_EQ(BotBudgetMs(rec, 0, 5'000, /*now_ms=*/19'999), 10);
+}
+
+// A bot's answer to a draw offer, from its search's score on the game's win-chance scale: proven
+// results decide outright, a heuristic score by the bot's chance (a draw counting half).
+TEST(BotDrawAnswerTest, AcceptsDrawsAndLossesAndDeclinesWhenItsChancesAreGood) {
+  const auto reply = [](int score, bool exact) {
+    v1::ChooseMoveResponse r;
+    r.set_score(score);
+    r.set_exact(exact);
+    return r;
+  };
+  EXPECT_TRUE(BotDrawAnswer("tictactoe", reply(0, true), true, "O").accept);
+  const DrawAnswer won = BotDrawAnswer("connect4", reply(1, true), true, "Yellow (bot, hard)");
+  EXPECT_FALSE(won.accept);
+  EXPECT_EQ(won.text, "Yellow (bot, hard) declines the draw: it sees a forced win");
+  EXPECT_TRUE(BotDrawAnswer("connect4", reply(-1, true), true, "Y").accept) << "a proven loss";
+  // Not the bot's turn: the score is the person's, so a proven win for the person is a loss
+  // for the bot.
+  EXPECT_TRUE(BotDrawAnswer("connect4", reply(1, true), false, "Y").accept);
+  EXPECT_FALSE(BotDrawAnswer("connect4", reply(-1, true), false, "Y").accept);
+  // Heuristic: Connect Four's curve puts +3 near 54 %, +20 near 76 %.
+  EXPECT_TRUE(BotDrawAnswer("connect4", reply(3, false), true, "Y").accept);
+  const DrawAnswer ahead = BotDrawAnswer("connect4", reply(20, false), true, "Y");
+  EXPECT_FALSE(ahead.accept);
+  EXPECT_NE(ahead.text.find("it rates its chances at 76%"), std::string::npos) << ahead.text;
+  EXPECT_TRUE(BotDrawAnswer("connect4", reply(20, false), false, "Y").accept);
+  v1::ChooseMoveResponse random = reply(0, false);
+  random.set_random_move(true);
+  EXPECT_FALSE(BotDrawAnswer("connect4", random, true, "Y").accept) << "no search, plays on";
 }
 
 }  // namespace

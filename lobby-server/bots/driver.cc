@@ -1,11 +1,13 @@
 #include "lobby-server/bots/driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "engine/analysis/win_chance.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
@@ -40,13 +42,7 @@ void BotDriver::Request(LiveMatch& live) {
   if (!people && options_.bot_vs_bot_budget_ms > 0) {
     budget = std::min(budget, options_.bot_vs_bot_budget_ms);
   }
-  v1::ChooseMoveRequest request;
-  request.mutable_position()->mutable_spec()->set_name(live.rec.game);
-  for (const auto& [k, v] : live.rec.options) {
-    (*request.mutable_position()->mutable_spec()->mutable_options())[k] = v;
-  }
-  for (const MoveRecord& m : live.rec.moves) request.mutable_position()->add_moves(m.move);
-  request.set_difficulty(seat.difficulty);
+  v1::ChooseMoveRequest request = PositionRequest(live, seat);
   request.set_budget_ms(budget);
   // Nobody waits on a bot-vs-bot move: ply-bot serves people's bots first.
   if (!people) request.set_priority(v1::BOT_PRIORITY_BACKGROUND);
@@ -120,6 +116,95 @@ void BotDriver::OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespon
   if (!s.ok() && (absl::IsUnavailable(s) || absl::IsInternal(s))) {
     host_->RetryLater(id, absl::Milliseconds(500));
   }
+}
+
+v1::ChooseMoveRequest BotDriver::PositionRequest(const LiveMatch& live, const SeatRecord& seat) {
+  v1::ChooseMoveRequest request;
+  request.mutable_position()->mutable_spec()->set_name(live.rec.game);
+  for (const auto& [k, v] : live.rec.options) {
+    (*request.mutable_position()->mutable_spec()->mutable_options())[k] = v;
+  }
+  for (const MoveRecord& m : live.rec.moves) request.mutable_position()->add_moves(m.move);
+  request.set_difficulty(seat.difficulty);
+  return request;
+}
+
+DrawAnswer BotDrawAnswer(std::string_view game, const v1::ChooseMoveResponse& reply,
+                         bool bot_to_move, const std::string& who) {
+  if (reply.random_move()) {
+    // A level that played at random this time searched nothing: it plays on.
+    return {.accept = false, .text = absl::StrCat(who, " declines the draw: it plays on")};
+  }
+  const Score score = bot_to_move ? reply.score() : -reply.score();
+  const double chance = WinChance(WinChanceCurveFor(game), score, reply.exact());
+  if (reply.exact() || IsMateScore(score)) {
+    const int outcome = ExactOutcome(score);
+    if (outcome > 0)
+      return {.accept = false,
+              .text = absl::StrCat(who, " declines the draw: it sees a forced win")};
+    return {
+        .accept = true,
+        .text = absl::StrCat(who, outcome == 0 ? " accepts the draw: the position is a proven draw"
+                                               : " accepts the draw")};
+  }
+  const int percent = static_cast<int>(std::lround(chance * 100));
+  if (chance <= kBotDrawAcceptChance) {
+    return {.accept = true,
+            .text = absl::StrCat(who, " accepts the draw: it rates its chances at ", percent, "%")};
+  }
+  return {.accept = false,
+          .text = absl::StrCat(who, " declines the draw: it rates its chances at ", percent, "%")};
+}
+
+void BotDriver::AnswerDraw(LiveMatch& live, int seat) {
+  if (bots_ == nullptr || *stopping_ || live.rec.status != MatchStatus::kActive) return;
+  if (seat < 0 || seat >= static_cast<int>(live.rec.seats.size())) return;
+  const SeatRecord& bot = live.rec.seats[seat];
+  if (bot.kind != SeatKind::kBot) return;
+  const Difficulty* level = FindLevel(live.info->levels, bot.difficulty);
+  if (level == nullptr) return;
+  v1::ChooseMoveRequest request = PositionRequest(live, bot);
+  // A person waits for the answer: the level's own search, at most a second of it.
+  const int64_t budget = std::clamp<int64_t>(level->time_ms, 50, 1000);
+  request.set_budget_ms(budget);
+  request.set_seed(Mix64(static_cast<uint64_t>(live.id) * 1000033u + live.rec.ply) | 1);
+  const int64_t id = live.id;
+  const int ply = live.rec.ply;
+  metrics_->bot_calls.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<BotClient> client = bots_->Current();
+  // The call's handle is not kept: an answer for a position that moved on is dropped.
+  (void)client->ChooseMoveAsync(
+      request, absl::Milliseconds(budget + options_.deadline_margin_ms),
+      [this, id, ply, seat, client](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+        executor_->PostAt(absl::Now(), [this, id, ply, seat, reply = std::move(reply)] {
+          OnDrawReply(id, ply, seat, std::move(reply));
+        });
+      });
+}
+
+void BotDriver::OnDrawReply(int64_t id, int ply, int seat,
+                            absl::StatusOr<v1::ChooseMoveResponse> reply) {
+  if (*stopping_) return;
+  (void)host_->WithMatch(id, [&](LiveMatch& live) -> absl::Status {
+    // Only the offer this search judged: the same position, still standing, still ours to answer.
+    if (live.rec.status != MatchStatus::kActive || live.rec.ply != ply || !live.owned ||
+        live.rec.draw_offer < 0 || live.rec.draw_offer == seat) {
+      return absl::OkStatus();
+    }
+    const std::string who =
+        absl::StrCat(SideName(live.info, seat), " (bot, ", live.rec.seats[seat].difficulty, ")");
+    if (!reply.ok()) {
+      return host_->DeclineDraw(live, seat,
+                                absl::StrCat(who, " could not answer the draw offer (",
+                                             reply.status().message(), "); it plays on"));
+    }
+    const DrawAnswer answer =
+        BotDrawAnswer(live.rec.game, *reply, live.game->SideToMove() == seat, who);
+    if (!answer.accept) return host_->DeclineDraw(live, seat, answer.text);
+    return host_->CommitFinish(
+        live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
+        ClocksNow(live.rec, live.ToMove(), now_ms_()));
+  });
 }
 
 absl::Status BotDriver::Failed(LiveMatch& live, int seat, const absl::Status& problem) {

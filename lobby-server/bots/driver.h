@@ -37,6 +37,18 @@ struct BotDriverOptions {
   int64_t bot_vs_bot_budget_ms = 0;
 };
 
+// A bot's answer to a draw offer from its level's search of the position: it accepts when the
+// position is a proven draw or loss for it, or when its chance (the game's win-chance curve,
+// a draw counting half) is at most kBotDrawAcceptChance; otherwise it declines. `bot_to_move`:
+// the reply's score is the bot's own (else the opponent's, negated here). `text` says why.
+inline constexpr double kBotDrawAcceptChance = 0.55;
+struct DrawAnswer {
+  bool accept = false;
+  std::string text;
+};
+DrawAnswer BotDrawAnswer(std::string_view game, const v1::ChooseMoveResponse& reply,
+                         bool bot_to_move, const std::string& who);
+
 class BotDriver {
  public:
   // What the driver needs of the lobby: a match under its lock, and the two commits.
@@ -53,6 +65,8 @@ class BotDriver {
                                       std::vector<int64_t> clocks) = 0;
     // Re-arms the match's timed work after `delay` (reloading it first if need be).
     virtual void RetryLater(int64_t id, absl::Duration delay) = 0;
+    // Withdraws the draw offer standing at this ply, `seat` having declined it with `text`.
+    virtual absl::Status DeclineDraw(LiveMatch& live, int seat, const std::string& text) = 0;
   };
 
   // `bots` may be null: then there are no bot seats to drive. `stopping` is the lobby's.
@@ -63,9 +77,16 @@ class BotDriver {
   bool enabled() const { return bots_ != nullptr; }
   // Asks for a move if a bot is to move in `live` (lock held) and nobody asked for this ply.
   void Request(LiveMatch& live);
+  // The bot on `seat` answers the draw offer standing in `live` (lock held): its level searches
+  // the position (a short, interactive search) and the answer comes back through the host,
+  // accepted (a draw by agreement) or declined (DeclineDraw).
+  void AnswerDraw(LiveMatch& live, int seat);
 
  private:
   void OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply, int64_t think_ms);
+  void OnDrawReply(int64_t id, int ply, int seat, absl::StatusOr<v1::ChooseMoveResponse> reply);
+  // The request for the position of `live` at `seat`'s level.
+  static v1::ChooseMoveRequest PositionRequest(const LiveMatch& live, const SeatRecord& seat);
   // The reply is no move: tell the watchers, then retry later or forfeit the seat.
   absl::Status Failed(LiveMatch& live, int seat, const absl::Status& problem);
 
