@@ -3,31 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "engine/games/connect4/solver.h"
 #include "engine/registry/registry.h"
+#include "tests/data/test_data.h"
 
 namespace ply {
 namespace {
 
-struct Line {
-  std::string moves;
-  int score;
-};
-
-std::vector<Line> ReadSet(const std::string& name, int every, int limit) {
-  std::vector<Line> lines;
-  std::ifstream in(std::string(PLY_DATA_DIR) + "/connect4/" + name);
-  std::string moves;
-  int score = 0;
-  for (int i = 0; in >> moves >> score && static_cast<int>(lines.size()) < limit; ++i) {
-    if (i % every == 0) lines.push_back({moves, score});
-  }
-  return lines;
-}
+// A position of a set in tests/data/connect4/ with its exact value (test_data.h).
+using Line = test_data::Connect4Position;
 
 std::vector<std::string> Digits(const std::string& moves) {
   std::vector<std::string> out;
@@ -49,12 +36,13 @@ void ExpectValueKept(connect4::Solver& solver, const Line& line, const std::stri
   EXPECT_EQ(-after->score, line.score) << line.moves << " then " << move;
 }
 
-// Plays `level` in every `every`-th position of a test set (at most `limit`) and checks that the
-// chosen move is proven and keeps the position's exact value.
+// Plays `level` in every `every`-th position of a test set (`limit` of them; a missing or short
+// set fails) and checks that the chosen move is proven and keeps the position's exact value.
 void ExpectLevelKeepsValues(const std::string& set, int every, int limit,
                             const std::string& level) {
-  std::vector<Line> lines = ReadSet(set, every, limit);
-  if (lines.empty()) GTEST_SKIP() << "reference data not found at " << PLY_DATA_DIR;
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(test_data::LoadConnect4Set(set, every, limit, lines));
+  ASSERT_EQ(static_cast<int>(lines.size()), limit) << "positions sampled from " << set << ".txt";
   const GameInfo* info = FindGame("connect4");
   SearchCache cache(8);
   connect4::Solver solver(7, 6, 16);
@@ -69,11 +57,11 @@ void ExpectLevelKeepsValues(const std::string& set, int every, int limit,
 }
 
 TEST(Connect4Levels, PerfectKeepsTheExactValueOfMiddleGamePositions) {
-  ExpectLevelKeepsValues("Test_L2_R1", /*every=*/50, /*limit=*/20, "perfect");
+  ExpectLevelKeepsValues("middle-easy", /*every=*/50, /*limit=*/20, "perfect");
 }
 
 TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
-  ExpectLevelKeepsValues("Test_L3_R1", /*every=*/25, /*limit=*/40, "hard");
+  ExpectLevelKeepsValues("end-easy", /*every=*/25, /*limit=*/40, "hard");
 }
 
 // The solver cannot prove the empty board within a move's budget (that takes minutes); the

@@ -2,8 +2,6 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -12,40 +10,22 @@
 
 #include "engine/games/connect4/solver.h"
 #include "gtest/gtest.h"
-
-#ifndef PLY_DATA_DIR
-#define PLY_DATA_DIR ""
-#endif
+#include "tests/data/test_data.h"
 
 namespace ply::connect4 {
 namespace {
 
-struct Line {
-  std::string moves;
-  int score;
-};
+// The sets of tests/data/connect4/ (test_data.h): positions of the kinds of the public
+// benchmark sets, valued by this solver when they were written; a missing set fails the test.
+using Line = test_data::Connect4Position;
 
-// Every `stride`-th line of a benchmark set, at most `limit` of them (0: all).
-std::vector<Line> LoadSet(const std::string& name, int stride = 1, int limit = 0) {
-  std::vector<Line> lines;
-  std::ifstream in(std::string(PLY_DATA_DIR) + "/connect4/" + name);
-  Line line;
-  for (int i = 0; in >> line.moves >> line.score; ++i) {
-    if (i % stride != 0) continue;
-    lines.push_back(line);
-    if (limit > 0 && static_cast<int>(lines.size()) == limit) break;
-  }
-  return lines;
+// Every `stride`-th position of a set, at most `limit` of them (0: all); there must be
+// `expected` of them. Call through ASSERT_NO_FATAL_FAILURE.
+void LoadSet(const std::string& name, int stride, int limit, size_t expected,
+             std::vector<Line>& lines) {
+  ASSERT_NO_FATAL_FAILURE(test_data::LoadConnect4Set(name, stride, limit, lines));
+  ASSERT_EQ(lines.size(), expected) << "positions sampled from " << name << ".txt";
 }
-
-bool HaveData() {
-  return std::filesystem::exists(std::string(PLY_DATA_DIR) + "/connect4/Test_L3_R1");
-}
-
-#define SKIP_WITHOUT_DATA()                                                     \
-  if (!HaveData()) {                                                            \
-    GTEST_SKIP() << "benchmark sets not found under " PLY_DATA_DIR "/connect4"; \
-  }
 
 // A position on a W x H board in the solver's layout, built by playing columns.
 struct Board {
@@ -164,36 +144,41 @@ void ExpectSetSolved(const std::vector<Line>& lines, bool check_best_column) {
 }
 
 TEST(Connect4SolverTest, SolvesEveryEndgamePosition) {
-  SKIP_WITHOUT_DATA();
-  ExpectSetSolved(LoadSet("Test_L3_R1"), /*check_best_column=*/true);
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("end-easy", /*stride=*/1, /*limit=*/0, 1000, lines));
+  ExpectSetSolved(lines, /*check_best_column=*/true);
 }
 
 TEST(Connect4SolverTest, SolvesEveryEasyMiddlegamePosition) {
-  SKIP_WITHOUT_DATA();
-  ExpectSetSolved(LoadSet("Test_L2_R1"), /*check_best_column=*/true);
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-easy", /*stride=*/1, /*limit=*/0, 1000, lines));
+  ExpectSetSolved(lines, /*check_best_column=*/true);
 }
 
 TEST(Connect4SolverTest, SolvesMediumMiddlegameSample) {
-  SKIP_WITHOUT_DATA();
-  ExpectSetSolved(LoadSet("Test_L2_R2", /*stride=*/20), /*check_best_column=*/true);
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/10, /*limit=*/0, 50, lines));
+  ExpectSetSolved(lines, /*check_best_column=*/true);
 }
 
 TEST(Connect4SolverTest, SolvesEasyOpeningSample) {
-  SKIP_WITHOUT_DATA();
-  ExpectSetSolved(LoadSet("Test_L1_R1", /*stride=*/20), /*check_best_column=*/true);
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("begin-easy", /*stride=*/10, /*limit=*/0, 50, lines));
+  ExpectSetSolved(lines, /*check_best_column=*/true);
 }
 
 TEST(Connect4SolverTest, SolvesMediumOpeningSample) {
-  SKIP_WITHOUT_DATA();
-  ExpectSetSolved(LoadSet("Test_L1_R2", /*stride=*/100, /*limit=*/10),
-                  /*check_best_column=*/false);
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("begin-medium", /*stride=*/20, /*limit=*/10, 10, lines));
+  ExpectSetSolved(lines, /*check_best_column=*/false);
 }
 
 TEST(Connect4SolverTest, KeepsTableBetweenPositionsOfOneGame) {
-  SKIP_WITHOUT_DATA();
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/25, /*limit=*/0, 20, lines));
   // Without Reset the table carries over; scores must not change.
   Solver solver;
-  for (const Line& line : LoadSet("Test_L2_R2", /*stride=*/50)) {
+  for (const Line& line : lines) {
     const absl::StatusOr<SolveResult> r = solver.SolveSequence(line.moves);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->score, line.score) << line.moves;
@@ -280,11 +265,12 @@ TEST(Connect4SolverTest, TimeLimitStopsTheSearch) {
 }
 
 TEST(Connect4SolverTest, StoppedSearchLeavesTableSound) {
-  SKIP_WITHOUT_DATA();
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/50, /*limit=*/0, 10, lines));
   // Aborted searches must not have stored anything wrong: solve the same positions again
   // without clearing the table.
   Solver solver;
-  for (const Line& line : LoadSet("Test_L2_R2", /*stride=*/100)) {
+  for (const Line& line : lines) {
     const absl::StatusOr<SolveResult> cut = solver.SolveSequence(line.moves, {.max_nodes = 300});
     ASSERT_TRUE(cut.ok());
     const absl::StatusOr<SolveResult> r = solver.SolveSequence(line.moves);

@@ -2,13 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
+#include "tests/data/test_data.h"
 
 namespace ply {
 namespace {
@@ -122,13 +123,15 @@ Score ToSearchScore(int solver_score, int moves_played) {
   return LossIn(2 * (stone - (moves_played + 1) / 2));
 }
 
+// The first 300 end-game positions of tests/data/connect4/end-easy.txt, valued by the exact
+// solver (a missing set fails).
 TEST(Connect4, SearchProvesEndGamePositionsWithExactDistances) {
-  std::ifstream in(std::string(PLY_DATA_DIR) + "/connect4/Test_L3_R1");
-  if (!in) GTEST_SKIP() << "reference data not found at " << PLY_DATA_DIR;
+  std::vector<test_data::Connect4Position> positions;
+  ASSERT_NO_FATAL_FAILURE(
+      test_data::LoadConnect4Set("end-easy", /*stride=*/1, /*limit=*/300, positions));
   auto searcher = std::make_unique<Searcher<Connect4>>(16);
-  std::string moves;
-  int score = 0, checked = 0;
-  while (in >> moves >> score && checked < 300) {
+  int checked = 0;
+  for (const auto& [moves, score] : positions) {
     Connect4 g = Make();
     PlayColumns(g, moves);
     auto r = searcher->Search(g, {});

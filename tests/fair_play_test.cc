@@ -293,7 +293,9 @@ TEST(Matchmaker, TheGapWidensWithTheWaitAndABotIsOfferedOnce) {
       const QueueLook look = q.Look(*t);
       if (look.bot_offer) {
         ++offers;
-        if (t == &a) EXPECT_EQ(look.bot_offer->first, "easy");
+        if (t == &a) {
+          EXPECT_EQ(look.bot_offer->first, "easy");
+        }
       }
       if (look.paired) paired = look.paired;
     }

@@ -253,7 +253,9 @@ TEST_F(LobbyTest, ABotsThinkingIsHiddenFromEveryoneWhileAPersonPlaysItAndShownAf
     }
     if (e.has_snapshot()) {
       for (const v1::MoveRecord& mv : e.snapshot().moves()) {
-        if (mv.seat() == 1) EXPECT_TRUE(hidden(mv)) << mv.DebugString();
+        if (mv.seat() == 1) {
+          EXPECT_TRUE(hidden(mv)) << mv.DebugString();
+        }
       }
     }
   }

@@ -68,7 +68,9 @@ TEST(Registry, EveryGameDeclaresItsLookAndItsWinChanceCurve) {
     ASSERT_NE(look.pieces[1].ascii, 0);
     EXPECT_NE(look.pieces[0].ascii, look.pieces[1].ascii);
     EXPECT_NE(look.pieces[0].text, look.pieces[1].text);
-    if (look.flip_for_first_seat) EXPECT_GT(look.turn_cells * look.turn_cell_width, 0);
+    if (look.flip_for_first_seat) {
+      EXPECT_GT(look.turn_cells * look.turn_cell_width, 0);
+    }
     // Analysis reads the game's own curve, not a guess.
     EXPECT_GT(info.win_chance.scale, 0);
   }

@@ -19,6 +19,7 @@
 #include "engine/search/perft.h"
 #include "engine/search/search.h"
 #include "tests/conformance.h"
+#include "tests/data/test_data.h"
 
 namespace ply {
 namespace {
@@ -376,11 +377,13 @@ TEST(Reversi, ReadsSeveralObfFilesInOrder) {
   EXPECT_NE(missing.status().message().find("/nonexistent/x.obf"), std::string_view::npos);
 }
 
-// The FFO endgame set: positions 1-19 (the easier ones) solved exactly, with a best move among
-// the listed best moves.
+// The FFO endgame set: positions 1-19 (the easier ones; tests/data/reversi/ffo-1-19.txt, every
+// move's exact score) solved exactly, with a best move among the listed best moves.
 TEST(Reversi, SolvesFfoEndgamePositionsExactly) {
-  auto positions = reversi::ReadObfFile(std::string(PLY_DATA_DIR) + "/reversi/fforum-1-19.obf");
-  if (!positions.ok()) GTEST_SKIP() << positions.status();
+  const std::string path = test_data::Path("reversi/ffo-1-19.txt");
+  auto positions = reversi::ReadObfFile(path);
+  ASSERT_TRUE(positions.ok()) << "test data missing or malformed: " << positions.status();
+  ASSERT_EQ(positions->size(), 19u) << path;
   reversi::EndgameSolver solver(64);
   const auto start = std::chrono::steady_clock::now();
   int solved = 0;
@@ -428,7 +431,8 @@ TEST(Reversi, SolvesLargerFfoPositionsExactly) {
 }
 
 // FFO #45-#49 ship with the solver (the shared data stops at #44); too slow for a unit test to
-// solve (a minute or more in all), they are checked by `ply-engine solve reversi` (README).
+// solve (a minute or more in all), they are checked by `ply-engine solve reversi`
+// (engine/README.md).
 TEST(Reversi, ShipsFfoPositionsFortyFiveToFortyNine) {
   auto positions =
       reversi::ReadObfFile(std::string(PLY_SOURCE_DIR) + "/engine/games/reversi/ffo45-49.obf");
@@ -543,9 +547,12 @@ TEST(Reversi, WinLossDrawSolveFindsTheSignWithFewerNodes) {
     ASSERT_TRUE(p.ok()) << p.status();
     positions.push_back(*p);
   }
-  // The shared FForum set adds losses (#18: -2) and more wins.
-  auto more = reversi::ReadObfFile(std::string(PLY_DATA_DIR) + "/reversi/fforum-1-19.obf");
-  if (more.ok()) positions.insert(positions.end(), more->begin(), more->end());
+  // FFO #1-#19 (tests/data/reversi/ffo-1-19.txt) add losses (#18: -2) and more wins.
+  const std::string path = test_data::Path("reversi/ffo-1-19.txt");
+  auto more = reversi::ReadObfFile(path);
+  ASSERT_TRUE(more.ok()) << "test data missing or malformed: " << more.status();
+  ASSERT_EQ(more->size(), 19u) << path;
+  positions.insert(positions.end(), more->begin(), more->end());
   reversi::EndgameSolver solver(16);
   int64_t exact_nodes = 0, wld_nodes = 0;
   int losses = 0;
@@ -582,9 +589,7 @@ TEST(Reversi, WinLossDrawSolveFindsTheSignWithFewerNodes) {
     EXPECT_EQ(exact.score, p.best_score);
     exact_nodes += exact.nodes;
   }
-  if (more.ok()) {
-    EXPECT_GT(losses, 0);
-  }
+  EXPECT_GT(losses, 0);
   EXPECT_LT(wld_nodes * 2, exact_nodes);
 }
 
