@@ -70,6 +70,43 @@ std::string ProgressBar(int done, int total, int width) {
                       "/", total, " positions");
 }
 
+namespace {
+
+std::string Ordinal(int n) {
+  const int tens = n % 100;
+  const char* suffix = "th";
+  if (tens < 11 || tens > 13) {
+    switch (n % 10) {
+      case 1:
+        suffix = "st";
+        break;
+      case 2:
+        suffix = "nd";
+        break;
+      case 3:
+        suffix = "rd";
+        break;
+      default:
+        break;
+    }
+  }
+  return absl::StrCat(n, suffix);
+}
+
+}  // namespace
+
+std::string ProgressText(const v1::AnalysisProgress& p) {
+  if (p.waiting()) return "waiting for the analysis another request started...";
+  if (p.queue_position() > 0) {
+    return absl::StrCat("waiting for a turn: ", Ordinal(p.queue_position()), " in line (",
+                        p.running(), p.running() == 1 ? " analysis" : " analyses",
+                        " running on this lobby)");
+  }
+  std::string line = absl::StrCat("analysing ", ProgressBar(p.positions_done(), p.positions()));
+  if (p.bots_busy()) absl::StrAppend(&line, " (the bots are busy with people's moves: waiting)");
+  return line;
+}
+
 std::string AnalysisText(const v1::Match& match, const v1::MatchAnalysis& a, Look look) {
   std::string out = Bold(absl::StrCat("Analysis of match ", a.match_id(), " (", a.game(), ")",
                                       a.partial() ? ", moves so far (the match goes on)" : ""),

@@ -13,6 +13,10 @@
 
 namespace ply::client {
 
+// What an AnalyzeMatch progress event says, one line: waiting for another request's analysis,
+// waiting for a turn in the lobby's queue ("3rd in line"), or the bar, with a word when the bots
+// are busy with people's moves.
+std::string ProgressText(const v1::AnalysisProgress& p);
 // "", "?!", "?", "??".
 std::string MarkSymbol(v1::MoveMark mark);
 // "[#########.........]  12/40 positions".

@@ -507,13 +507,10 @@ class Cli {
     while (reader->Read(&e)) {
       if (e.has_analysis()) analysis = e.analysis();
       if (!bar || !e.has_progress()) continue;
-      if (e.progress().waiting()) {
-        std::cerr << "\rwaiting for the analysis another request started...   " << std::flush;
-      } else {
-        std::cerr << "\ranalysing "
-                  << ProgressBar(e.progress().positions_done(), e.progress().positions())
-                  << std::flush;
-      }
+      // The line is overwritten in place: padded so that a shorter one leaves nothing behind.
+      std::string line = ProgressText(e.progress());
+      if (line.size() < 90) line.resize(90, ' ');
+      std::cerr << "\r" << line << std::flush;
     }
     if (bar) std::cerr << "\n";
     grpc::Status s = reader->Finish();

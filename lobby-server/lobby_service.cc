@@ -381,8 +381,10 @@ grpc::ServerWriteReactor<v1::AnalyzeMatchEvent>* LobbyServiceImpl::AnalyzeMatch(
   if (!HoldStreamSlot(*context, stream, *sink)) return stream;
   const int64_t id = request->match_id();
   const bool stored_only = request->stored_only();
-  if (!executor_->Post([analyzer = analyzer_, sink, id, stored_only] {
-        absl::Status s = analyzer->Analyze(id, stored_only, sink);
+  AnalysisClient client{.address = ClientOf(*context), .player = PlayerKey(*context)};
+  client.exempt = limits_ != nullptr && limits_->Exempt(client.address);
+  if (!executor_->Post([analyzer = analyzer_, sink, id, stored_only, client] {
+        absl::Status s = analyzer->Analyze(id, stored_only, sink, client);
         if (!s.ok()) sink->Finish(s);
       })) {
     sink->Finish(absl::ResourceExhaustedError("the lobby is overloaded: try again shortly"));

@@ -169,7 +169,15 @@ ABSL_FLAG(int64_t, analysis_nodes, 0,
           "depend on the bots' speed or load.");
 ABSL_FLAG(int, analysis_parallel, 4,
           "Post-game analysis: positions of one match judged at once, spread over the bots.");
-ABSL_FLAG(int, analysis_max_running, 4, "Post-game analyses this instance runs at once.");
+ABSL_FLAG(int, analysis_max_running, 4,
+          "Post-game analyses this instance runs at once; more wait their turn in a queue.");
+ABSL_FLAG(int, analysis_max_queued, 64,
+          "Post-game analyses that may wait for a place; beyond them requests are refused.");
+ABSL_FLAG(int, analysis_client_in_flight, 2,
+          "Post-game analyses one client (address; player) may have running or waiting at once "
+          "(0: no limit). Stored analyses are always served.");
+ABSL_FLAG(int, analysis_client_per_hour, 30,
+          "Post-game analyses one client (address; player) may start in an hour (0: no limit).");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -289,6 +297,9 @@ int Main() {
        .max_nodes = std::max<int64_t>(0, absl::GetFlag(FLAGS_analysis_nodes)),
        .parallel = std::max(1, absl::GetFlag(FLAGS_analysis_parallel)),
        .max_running = std::max(1, absl::GetFlag(FLAGS_analysis_max_running)),
+       .max_queued = std::max(0, absl::GetFlag(FLAGS_analysis_max_queued)),
+       .client_in_flight = std::max(0, absl::GetFlag(FLAGS_analysis_client_in_flight)),
+       .client_per_hour = std::max(0, absl::GetFlag(FLAGS_analysis_client_per_hour)),
        .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port))});
   service.set_analyzer(&analyzer);
   const std::string address =

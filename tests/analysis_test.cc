@@ -5,6 +5,9 @@
 // be analysed while it runs, a bot game can (partially, not stored). A Reversi win that ply-bot
 // proves only as an outcome is shown and stored as "win (proven)", within a node budget that
 // makes it independent of the clock, and a smaller node budget keeps the solver from it.
+// Capacity: on one small bot beside a bot match two clients are both answered; analyses beyond
+// the running ones wait their turn told their place; per-client limits hold, stored analyses are
+// always served.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -250,6 +253,120 @@ TEST_F(AnalysisTest, SpectatorsAnalyseARunningBotGameWithoutStoringIt) {
   EXPECT_GE(live.analysis.moves_size(), 2);
   EXPECT_EQ(Analyze(stub_.get(), id, /*stored_only=*/true).status.error_code(),
             grpc::StatusCode::NOT_FOUND);
+}
+
+// Analysis is background work that waits for capacity and never fails for it: on one ply-bot
+// with 2 workers (of which 1 may serve background work, with 1 queue place), two clients
+// analysing at once beside a running bot-vs-bot match are both answered (their positions refused
+// by the busy bot are asked again), and the bot match goes on meanwhile.
+TEST_F(AnalysisTest, OneSmallBotServesTwoClientsAtOnceBesideABotMatch) {
+  auto bot = ::ply::testing::ServerProcess::Start(
+      PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=2", "--tt_mb=4",
+                       "--log_level=error", "--instance=lonely"});
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  StartLobby({absl::StrCat("--bot_target=ipv4:", (*bot)->address()), "--analysis_ms=300",
+              "--trusted_proxies=127.0.0.1"});
+  const int64_t games[2] = {FinishedGame(stub_.get()), FinishedGame(stub_.get())};
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT},
+                     {"hard", "hard"}, &created)
+                  .ok());
+  const int64_t bots_match = created.match().id();
+  const int moves_before = Get(bots_match).moves_size();
+
+  Analysed results[2];
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 2; ++i) {
+    clients.emplace_back([&, i] {
+      results[i] = Analyze(stub_.get(), games[i], false, absl::StrCat("198.51.100.", i + 1));
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  for (const Analysed& r : results) {
+    ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+    ASSERT_TRUE(r.has_analysis);
+    ASSERT_EQ(r.analysis.moves_size(), 8);
+    EXPECT_EQ(r.analysis.moves(6).mark(), v1::MOVE_MARK_BLUNDER);
+    EXPECT_EQ(r.analysis.instances_size(), 1);
+  }
+  const v1::Match after = Get(bots_match);
+  EXPECT_TRUE(after.moves_size() > moves_before + 1 || after.status() == v1::MATCH_STATUS_FINISHED)
+      << "the bot match made " << after.moves_size() - moves_before << " moves meanwhile";
+}
+
+// Beyond --analysis_max_running an analysis waits its turn, told its place, and is then made.
+TEST_F(AnalysisTest, AnalysesBeyondTheRunningOnesWaitTheirTurnToldTheirPlace) {
+  StartLobby({"--analysis_ms=1500", "--analysis_parallel=1", "--analysis_max_running=1",
+              "--trusted_proxies=127.0.0.1"});
+  const int64_t games[3] = {FinishedGame(stub_.get()), FinishedGame(stub_.get()),
+                            FinishedGame(stub_.get())};
+  Analysed results[3];
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 3; ++i) {
+    clients.emplace_back([&, i] {
+      results[i] = Analyze(stub_.get(), games[i], false, absl::StrCat("198.51.100.", i + 1));
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  int queued = 0;
+  std::set<int> places;
+  for (const Analysed& r : results) {
+    ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+    ASSERT_TRUE(r.has_analysis);
+    EXPECT_EQ(r.analysis.moves(6).mark(), v1::MOVE_MARK_BLUNDER);
+    bool waited = false;
+    for (const v1::AnalysisProgress& p : r.progress) {
+      if (p.queue_position() > 0) {
+        waited = true;
+        places.insert(p.queue_position());
+        EXPECT_EQ(p.running(), 1);
+        EXPECT_LE(p.queue_position(), p.queued());
+      }
+    }
+    queued += waited;
+  }
+  // One ran at once; the others waited, one of them second in line at first.
+  EXPECT_EQ(queued, 2);
+  EXPECT_EQ(places, (std::set<int>{1, 2}));
+}
+
+// One client cannot make the bots work for it without end: analyses running or waiting at
+// once and started in an hour are limited per client, and a stored analysis is served anyway.
+TEST_F(AnalysisTest, OneClientsAnalysesAreLimitedAndStoredOnesAlwaysServed) {
+  StartLobby({"--analysis_ms=1500", "--analysis_client_per_hour=2"});
+  const int64_t games[3] = {FinishedGame(stub_.get()), FinishedGame(stub_.get()),
+                            FinishedGame(stub_.get())};
+  for (int i = 0; i < 2; ++i) {
+    const Analysed r = Analyze(stub_.get(), games[i]);
+    ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  }
+  const Analysed third = Analyze(stub_.get(), games[2]);
+  EXPECT_EQ(third.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(third.status.error_message().find("2 analyses in the last hour"), std::string::npos)
+      << third.status.error_message();
+  EXPECT_NE(third.status.error_message().find("the next may start in"), std::string::npos)
+      << third.status.error_message();
+  const Analysed stored = Analyze(stub_.get(), games[0]);
+  ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
+  EXPECT_TRUE(stored.progress.empty());
+
+  // At most one at once: a second while a long one (a whole Reversi game, one position at a
+  // time) runs is refused.
+  StartLobby({"--analysis_ms=3000", "--analysis_parallel=1", "--analysis_client_in_flight=1"});
+  const int64_t reversi = FinishedReversiGame(stub_.get());
+  grpc::ClientContext context;
+  v1::AnalyzeMatchRequest request;
+  request.set_match_id(reversi);
+  auto reader = stub_->AnalyzeMatch(&context, request);
+  v1::AnalyzeMatchEvent first;
+  ASSERT_TRUE(reader->Read(&first));
+  const Analysed second = Analyze(stub_.get(), games[2]);
+  EXPECT_EQ(second.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(second.status.error_message().find("1 analysis running or waiting already"),
+            std::string::npos)
+      << second.status.error_message();
+  context.TryCancel();
+  (void)reader->Finish();
 }
 
 }  // namespace

@@ -186,13 +186,16 @@ struct Analysed {
   bool has_analysis = false;
 };
 
-// Analyses match `id` (or, with `stored_only`, only reads a stored analysis) to the stream's end.
-inline Analysed Analyze(v1::LobbyService::Stub* stub, int64_t id, bool stored_only = false) {
+// Analyses match `id` (or, with `stored_only`, only reads a stored analysis) to the stream's end;
+// `forwarded_for` ("" for none) is the client a trusted proxy would name.
+inline Analysed Analyze(v1::LobbyService::Stub* stub, int64_t id, bool stored_only = false,
+                        const std::string& forwarded_for = "") {
   v1::AnalyzeMatchRequest request;
   request.set_match_id(id);
   request.set_stored_only(stored_only);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
+  if (!forwarded_for.empty()) context.AddMetadata("x-forwarded-for", forwarded_for);
   Analysed out;
   auto reader = stub->AnalyzeMatch(&context, request);
   v1::AnalyzeMatchEvent event;

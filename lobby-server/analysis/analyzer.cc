@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/proto_convert.h"
@@ -29,6 +30,12 @@ struct Analyzer::Job {
   bool running = false;
   bool told_waiting = false;
   absl::Time started;
+  // Who asked; the per-client keys it counts against (none when exempt) while `counted`.
+  AnalysisClient client;
+  std::vector<std::string> keys;
+  bool counted = false;
+  // In the queue (under Analyzer::mu_).
+  bool queued = false;
 
   std::mutex mu;
   // Indices (0..moves.size()) of the positions to judge, and how far the calls have got.
@@ -39,8 +46,11 @@ struct Analyzer::Job {
   bool over = false;
   std::vector<std::optional<SearchReport>> judgements;
   std::vector<int> tries;
+  // Busy refusals in a row per position, and whether the last answer was one.
+  std::vector<int> busy;
+  bool bots_busy = false;
   std::set<std::string> instances;
-  std::shared_ptr<BotClient> client;
+  std::shared_ptr<BotClient> bot;
   std::vector<std::shared_ptr<BotClient::PendingMove>> calls;
   absl::Time last_renew;
 };
@@ -96,12 +106,37 @@ v1::MatchAnalysis ToProto(const GameAnalysis& a) {
   return out;
 }
 
-v1::AnalyzeMatchEvent Progress(int done, int total, bool waiting) {
+v1::AnalyzeMatchEvent Progress(int done, int total, bool waiting, bool bots_busy = false) {
   v1::AnalyzeMatchEvent e;
   e.mutable_progress()->set_positions_done(done);
   e.mutable_progress()->set_positions(total);
   e.mutable_progress()->set_waiting(waiting);
+  e.mutable_progress()->set_bots_busy(bots_busy);
   return e;
+}
+
+// A bot call's failure in the lobby's words: gRPC's own text for a failed connection would
+// read, to a client, as if the lobby could not be reached.
+std::string BotFailure(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kUnavailable:
+      return "the bots cannot be reached";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "the bots did not answer in time";
+    case absl::StatusCode::kCancelled:
+      return "the call was cancelled";
+    default:
+      return absl::StrCat("the bot answered ", absl::StatusCodeToString(status.code()), " (",
+                          status.message(), ")");
+  }
+}
+
+// "3 minutes", "40 seconds".
+std::string Wait(absl::Duration d) {
+  const int64_t s = std::max<int64_t>(1, absl::ToInt64Seconds(d + absl::Seconds(1)));
+  if (s < 120) return absl::StrCat(s, s == 1 ? " second" : " seconds");
+  const int64_t m = (s + 59) / 60;
+  return absl::StrCat(m, " minutes");
 }
 
 absl::Status SendStored(AnalysisSink& sink, const std::string& json) {
@@ -150,7 +185,7 @@ Analyzer::~Analyzer() {
 }
 
 absl::Status Analyzer::Analyze(int64_t match_id, bool stored_only,
-                               std::shared_ptr<AnalysisSink> sink) {
+                               std::shared_ptr<AnalysisSink> sink, AnalysisClient client) {
   absl::StatusOr<v1::Match> match = lobby_->GetMatch(match_id);
   if (!match.ok()) return match.status();
   if (match->status() == v1::MATCH_STATUS_WAITING) {
@@ -185,6 +220,11 @@ absl::Status Analyzer::Analyze(int64_t match_id, bool stored_only,
   job->spec = match->spec();
   for (const v1::MoveRecord& m : match->moves()) job->moves.push_back(m.move());
   job->partial = active;
+  job->client = std::move(client);
+  if (!job->client.exempt) {
+    if (!job->client.address.empty()) job->keys.push_back("address " + job->client.address);
+    if (!job->client.player.empty()) job->keys.push_back("player " + job->client.player);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t salt = ++next_holder_ ^ reinterpret_cast<uintptr_t>(job.get()) ^
@@ -238,19 +278,40 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
   if (refused.ok() && bots_ == nullptr) {
     refused = absl::UnavailableError("this lobby has no bots to analyse with");
   }
+  bool run = false;
   if (refused.ok()) {
+    for (size_t i = 0; i < todo->size(); ++i) {
+      if ((*todo)[i]) job->positions.push_back(static_cast<int>(i));
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
       refused = absl::UnavailableError("the lobby is shutting down");
-    } else if (running_ >= options_.max_running) {
-      refused = absl::ResourceExhaustedError(absl::StrCat("this lobby is analysing ", running_,
-                                                          " matches already: try again shortly"));
+    } else if (queue_.size() >= static_cast<size_t>(std::max(0, options_.max_queued)) &&
+               running_ >= options_.max_running) {
+      refused = absl::ResourceExhaustedError(
+          absl::StrCat("this lobby is analysing ", running_, " matches and ", queue_.size(),
+                       " more wait their turn, as many as it keeps: try again in a minute"));
     } else {
-      ++running_;
-      job->running = true;
+      refused = AdmitLocked(*job, absl::Now());
+    }
+    if (refused.ok()) {
       // Forget the jobs that are gone while adding this one.
       std::erase_if(jobs_, [](const std::weak_ptr<Job>& j) { return j.expired(); });
       jobs_.push_back(job);
+      if (running_ < options_.max_running) {
+        ++running_;
+        job->running = true;
+        if (!job->client.address.empty()) ++clients_[job->client.address].running;
+        run = true;
+      } else {
+        job->queued = true;
+        job->last_renew = absl::Now();
+        queue_.push_back(job);
+        if (!sweeping_) {
+          sweeping_ = true;
+          executor_->PostAt(absl::Now() + absl::Seconds(1), [this] { Sweep(); });
+        }
+      }
     }
   }
   if (!refused.ok()) {
@@ -258,14 +319,130 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
     job->sink->Finish(refused);
     return;
   }
+  if (run) {
+    Begin(job);
+  } else {
+    TellQueue();
+  }
+}
+
+absl::Status Analyzer::AdmitLocked(Job& job, absl::Time now) {
+  // Entries of clients with nothing in flight and no start within the hour are forgotten.
+  if (clients_.size() > 1024) {
+    std::erase_if(clients_, [now](const auto& entry) {
+      const ClientUse& u = entry.second;
+      return u.in_flight == 0 && u.running == 0 &&
+             (u.starts.empty() || now - u.starts.back() > absl::Hours(1));
+    });
+  }
+  for (const std::string& key : job.keys) {
+    ClientUse& use = clients_[key];
+    while (!use.starts.empty() && now - use.starts.front() >= absl::Hours(1)) {
+      use.starts.pop_front();
+    }
+    const char* who = absl::StartsWith(key, "player ") ? "this player" : "this client";
+    if (options_.client_in_flight > 0 && use.in_flight >= options_.client_in_flight) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(who, " has ", use.in_flight, use.in_flight == 1 ? " analysis" : " analyses",
+                       " running or waiting already, as many as one may: ask again when ",
+                       use.in_flight == 1 ? "it is" : "one is", " done"));
+    }
+    if (options_.client_per_hour > 0 &&
+        use.starts.size() >= static_cast<size_t>(options_.client_per_hour)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(who, " has started ", use.starts.size(),
+                       " analyses in the last hour, as many as one may: the next may start in ",
+                       Wait(use.starts.front() + absl::Hours(1) - now),
+                       " (analyses already made are always served)"));
+    }
+  }
+  for (const std::string& key : job.keys) {
+    ClientUse& use = clients_[key];
+    ++use.in_flight;
+    use.starts.push_back(now);
+  }
+  job.counted = true;
+  return absl::OkStatus();
+}
+
+void Analyzer::ReleaseLocked(Job& job) {
+  if (!job.counted) return;
+  job.counted = false;
+  for (const std::string& key : job.keys) --clients_[key].in_flight;
+}
+
+std::vector<size_t> Analyzer::QueueOrderLocked() {
+  // A client's k-th waiting analysis goes in round (its running analyses + k): everyone's first
+  // before anyone's second, arrival order within a round.
+  std::vector<std::pair<int, size_t>> rounds;
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    const std::string& who = queue_[i]->client.address;
+    auto it = clients_.find(who);
+    const int running = it == clients_.end() ? 0 : it->second.running;
+    rounds.emplace_back(running + seen[who]++, i);
+  }
+  std::stable_sort(rounds.begin(), rounds.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<size_t> order;
+  for (const auto& r : rounds) order.push_back(r.second);
+  return order;
+}
+
+void Analyzer::TellQueue() {
+  std::vector<std::pair<std::shared_ptr<AnalysisSink>, v1::AnalyzeMatchEvent>> tell;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::vector<size_t> order = QueueOrderLocked();
+    for (size_t place = 0; place < order.size(); ++place) {
+      const Job& job = *queue_[order[place]];
+      v1::AnalyzeMatchEvent e = Progress(0, static_cast<int>(job.positions.size()), false);
+      e.mutable_progress()->set_queue_position(static_cast<int>(place) + 1);
+      e.mutable_progress()->set_queued(static_cast<int>(queue_.size()));
+      e.mutable_progress()->set_running(running_);
+      tell.emplace_back(job.sink, std::move(e));
+    }
+  }
+  for (auto& [sink, event] : tell) sink->Send(std::move(event));
+}
+
+void Analyzer::Sweep() {
+  std::vector<std::shared_ptr<Job>> gone, renew;
+  const absl::Time now = absl::Now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    std::erase_if(queue_, [&](const std::shared_ptr<Job>& job) {
+      if (!job->sink->Gone()) return false;
+      job->queued = false;
+      ReleaseLocked(*job);
+      gone.push_back(job);
+      return true;
+    });
+    for (const auto& job : queue_) {
+      if (job->claimed && now - job->last_renew > absl::Milliseconds(options_.lease_ms / 3)) {
+        job->last_renew = now;
+        renew.push_back(job);
+      }
+    }
+    sweeping_ = !queue_.empty();
+    if (sweeping_) executor_->PostAt(now + absl::Seconds(1), [this] { Sweep(); });
+  }
+  // Nobody waits for these: they are made when someone asks again.
+  for (const auto& job : gone) {
+    if (job->claimed) store_->ReleaseAnalysis(job->match_id, job->holder);
+  }
+  for (const auto& job : renew) (void)store_->RenewAnalysis(job->match_id, job->holder);
+  TellQueue();
+}
+
+void Analyzer::Begin(const std::shared_ptr<Job>& job) {
   job->started = absl::Now();
   job->last_renew = job->started;
-  job->client = bots_->Current();
+  job->bot = bots_->Current();
   job->judgements.resize(job->moves.size() + 1);
   job->tries.assign(job->moves.size() + 1, 0);
-  for (size_t i = 0; i < todo->size(); ++i) {
-    if ((*todo)[i]) job->positions.push_back(static_cast<int>(i));
-  }
+  job->busy.assign(job->moves.size() + 1, 0);
   job->sink->Send(Progress(0, static_cast<int>(job->positions.size()), false));
   if (job->positions.empty()) {
     Complete(job);
@@ -307,7 +484,7 @@ void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
   }
   // Time for the search, a wait in a busy instance's queue, and the network.
   const absl::Duration timeout = absl::Milliseconds(options_.budget_ms * 3 + 2000);
-  std::shared_ptr<BotClient::PendingMove> call = job->client->ChooseMoveAsync(
+  std::shared_ptr<BotClient::PendingMove> call = job->bot->ChooseMoveAsync(
       request, timeout, [this, job, position](absl::StatusOr<v1::ChooseMoveResponse> reply) {
         Judged(job, position, std::move(reply));
         std::lock_guard<std::mutex> lock(mu_);
@@ -319,7 +496,7 @@ void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
 
 void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                       absl::StatusOr<v1::ChooseMoveResponse> reply) {
-  bool complete = false, renew = false, retry = false;
+  bool complete = false, renew = false, retry = false, busy = false, tell_busy = false;
   int done = 0, total = 0, tries = 0;
   {
     std::lock_guard<std::mutex> lock(job->mu);
@@ -327,7 +504,16 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       --job->in_flight;
       return;
     }
-    if (!reply.ok()) {
+    total = static_cast<int>(job->positions.size());
+    done = job->done;
+    if (!reply.ok() && reply.status().code() == absl::StatusCode::kResourceExhausted) {
+      // Every bot it reached is busy (people's moves go first): ask again later, as often as
+      // it takes; the position stays in flight.
+      busy = true;
+      tries = ++job->busy[position];
+      tell_busy = !job->bots_busy;
+      job->bots_busy = true;
+    } else if (!reply.ok()) {
       tries = ++job->tries[position];
       // A position tried again stays in flight.
       retry = tries < options_.attempts;
@@ -337,6 +523,8 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       }
     } else {
       --job->in_flight;
+      job->busy[position] = 0;
+      job->bots_busy = false;
       SearchReport r;
       r.move = reply->move();
       r.score = reply->score();
@@ -348,7 +536,6 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       job->judgements[position] = std::move(r);
       if (!reply->instance().empty()) job->instances.insert(reply->instance());
       done = ++job->done;
-      total = static_cast<int>(job->positions.size());
       complete = done == total;
       if (complete) job->over = true;
       const absl::Time now = absl::Now();
@@ -358,12 +545,29 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       }
     }
   }
+  if (busy) {
+    if (job->partial && job->sink->Gone()) {
+      executor_->PostAt(absl::Now(), [this, job] { Fail(job, absl::CancelledError("gone")); });
+      return;
+    }
+    if (tell_busy) job->sink->Send(Progress(done, total, false, /*bots_busy=*/true));
+    // 1, 2, 4, 8 times the pause, with a random part so that positions do not ask in step.
+    const int64_t pause = options_.busy_retry_ms << std::min(tries - 1, 3);
+    const int64_t jitter =
+        static_cast<int64_t>(Mix64(static_cast<uint64_t>(position) * 7919 + tries) %
+                             static_cast<uint64_t>(std::max<int64_t>(1, pause / 2)));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    executor_->PostAt(absl::Now() + absl::Milliseconds(pause + jitter),
+                      [this, job, position] { Ask(job, position); });
+    return;
+  }
   if (!reply.ok()) {
     if (!retry) {
       executor_->PostAt(absl::Now(), [this, job, status = reply.status(), position] {
-        Fail(job,
-             absl::UnavailableError(absl::StrCat("no bot could judge the position before move ",
-                                                 position + 1, ": ", status.message())));
+        Fail(job, absl::UnavailableError(absl::StrCat(
+                      "no bot could judge the position before move ", position + 1, ": ",
+                      BotFailure(status), "; try again when the bots are back")));
       });
       return;
     }
@@ -443,11 +647,39 @@ void Analyzer::Fail(const std::shared_ptr<Job>& job, const absl::Status& status)
 }
 
 void Analyzer::Ended(Job& job) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (job.running) {
-    job.running = false;
-    --running_;
+  std::vector<std::shared_ptr<Job>> next;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (job.running) {
+      job.running = false;
+      --running_;
+      if (!job.client.address.empty()) --clients_[job.client.address].running;
+    }
+    ReleaseLocked(job);
+    if (stopping_) return;
+    // The next in turn take the free places.
+    while (running_ < options_.max_running && !queue_.empty()) {
+      const size_t first = QueueOrderLocked().front();
+      std::shared_ptr<Job> up = queue_[first];
+      queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(first));
+      up->queued = false;
+      if (up->sink->Gone()) {
+        ReleaseLocked(*up);
+        if (up->claimed) {
+          executor_->PostAt(absl::Now(), [store = store_, up] {
+            store->ReleaseAnalysis(up->match_id, up->holder);
+          });
+        }
+        continue;
+      }
+      ++running_;
+      up->running = true;
+      if (!up->client.address.empty()) ++clients_[up->client.address].running;
+      next.push_back(std::move(up));
+    }
   }
+  for (auto& up : next) executor_->PostAt(absl::Now(), [this, up] { Begin(up); });
+  executor_->PostAt(absl::Now(), [this] { TellQueue(); });
 }
 
 }  // namespace ply::lobby

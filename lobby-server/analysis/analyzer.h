@@ -12,6 +12,14 @@
 // (spectators of bot games), and such a partial analysis is not stored. A match with a person
 // in it is never analysed while it is being played.
 //
+// Capacity: analysis is background work. An instance runs --analysis_max_running analyses at
+// once; more wait in a queue (told their place), clients taking turns, and are refused only when
+// the queue is full. Bots serve people's moves first and refuse background work beyond their
+// share (RESOURCE_EXHAUSTED): a position refused so is asked again after a pause, without limit
+// while its client waits, so that busy bots slow an analysis down and never fail it. Per client
+// (its address, and its player when it names one) analyses running or waiting at once and fresh
+// analyses started in an hour are limited; a stored analysis costs nothing and is never refused.
+//
 // Threads: Analyze runs on the executor; bot replies arrive on gRPC threads and never block
 // there (database work is posted to the executor).
 #ifndef PLY_LOBBY_SERVER_ANALYSIS_ANALYZER_H_
@@ -19,12 +27,15 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "lobby-server/bot_targets.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
@@ -43,8 +54,17 @@ struct AnalyzerOptions {
   int64_t max_nodes = 0;
   // Positions of one analysis in flight at once (spread over the instances).
   int parallel = 4;
-  // Analyses this instance runs at once; more are refused with RESOURCE_EXHAUSTED.
+  // Analyses this instance runs at once; more wait in its queue, up to max_queued, beyond which
+  // requests are refused with RESOURCE_EXHAUSTED.
   int max_running = 4;
+  int max_queued = 64;
+  // Per client (address; player): analyses running or waiting at once, and analyses started in
+  // any hour (stored ones served from the database do not count). 0 turns a limit off.
+  int client_in_flight = 2;
+  int client_per_hour = 30;
+  // A position every bot refused as busy is asked again after this long, doubling up to 8 times
+  // as long while they stay busy.
+  int64_t busy_retry_ms = 250;
   // A claim not renewed for this long may be taken over; waiters look this often.
   int64_t lease_ms = 30000;
   int64_t poll_ms = 250;
@@ -65,6 +85,14 @@ class AnalysisSink {
   virtual bool Gone() = 0;
 };
 
+// Who asks, for the per-client limits: the client's address key and, when the call named a
+// player, its player key. Exempt clients are not limited (they still take their turn).
+struct AnalysisClient {
+  std::string address;
+  std::string player;
+  bool exempt = false;
+};
+
 class Analyzer {
  public:
   // `bots` may be null: analyses then fail with UNAVAILABLE.
@@ -77,13 +105,34 @@ class Analyzer {
 
   // On the executor. An error found before anything was sent is returned (the caller finishes
   // the stream with it); later ones finish the sink.
-  absl::Status Analyze(int64_t match_id, bool stored_only, std::shared_ptr<AnalysisSink> sink);
+  absl::Status Analyze(int64_t match_id, bool stored_only, std::shared_ptr<AnalysisSink> sink,
+                       AnalysisClient client = {});
 
  private:
   struct Job;
+  struct ClientUse {
+    // Analyses running or queued, and the times fresh ones were admitted in the last hour.
+    int in_flight = 0;
+    int running = 0;
+    std::deque<absl::Time> starts;
+  };
   // Claims the match's analysis, answers with the stored one, or waits for another holder.
   void Claim(const std::shared_ptr<Job>& job);
+  // Admits the analysis (per-client limits) and runs it or queues it.
   void Start(const std::shared_ptr<Job>& job);
+  // Under mu_: the per-client limits' verdict on `job`, counting it when admitted.
+  absl::Status AdmitLocked(Job& job, absl::Time now);
+  // Under mu_: `job` no longer counts against its client.
+  void ReleaseLocked(Job& job);
+  // Under mu_: the queue's order of service (indices into queue_), clients taking turns.
+  std::vector<size_t> QueueOrderLocked();
+  // Tells every queued job its place.
+  void TellQueue();
+  // Every second while jobs wait: drops those whose client left, renews their claims, tells
+  // the rest their place.
+  void Sweep();
+  // Runs `job` (admitted, counted as running).
+  void Begin(const std::shared_ptr<Job>& job);
   // Starts calls until `parallel` are in flight or none is left.
   void Launch(const std::shared_ptr<Job>& job);
   void Ask(const std::shared_ptr<Job>& job, int position);
@@ -104,6 +153,10 @@ class Analyzer {
   bool stopping_ = false;
   int running_ = 0;
   int calls_ = 0;
+  // Admitted analyses waiting for a place, in arrival order.
+  std::vector<std::shared_ptr<Job>> queue_;
+  bool sweeping_ = false;
+  std::map<std::string, ClientUse> clients_;
   // Jobs with bot calls, so that the destructor can cancel them.
   std::vector<std::weak_ptr<Job>> jobs_;
   uint64_t next_holder_ = 0;
