@@ -113,6 +113,10 @@ absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& reques
   if (request.analysis() && !request.difficulty().empty()) {
     return absl::InvalidArgumentError("an analysis request takes no difficulty");
   }
+  if (absl::Status s = CheckText("judge_move", request.judge_move()); !s.ok()) return s;
+  if (!request.analysis() && !request.judge_move().empty()) {
+    return absl::InvalidArgumentError("judge_move goes only with an analysis request");
+  }
   if (request.max_depth() < 0 || request.max_depth() >= kMaxSearchPly) {
     return absl::InvalidArgumentError(absl::StrCat("max_depth is ", request.max_depth(),
                                                    "; it must be between 0 (no cap) and ",
@@ -136,7 +140,14 @@ absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& reques
     return absl::FailedPreconditionError(absl::StrCat(
         "the position is finished (", (*game)->Status().reason, "): there is no move to choose"));
   }
+  if (!request.judge_move().empty()) {
+    if (absl::Status s = (*game)->Play(request.judge_move()); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("judge_move: ", s.message()));
+    }
+    if (absl::Status s = (*game)->Undo(); !s.ok()) return s;
+  }
   PreparedSearch prepared;
+  prepared.judge_move = request.judge_move();
   prepared.level = request.analysis() ? AnalysisLevel(request.budget_ms() > 0 ? request.budget_ms()
                                                                               : max_budget_ms,
                                                       request.max_depth())
@@ -285,6 +296,29 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
   };
   const SteadyClock::time_point search_start = SteadyClock::now();
   absl::StatusOr<SearchReport> report = job.search.game->ChooseMove(search, &cache);
+  // An analysis's played move, valued by the same judge (at one ply less than its depth).
+  std::optional<SearchReport> judged;
+  if (report.ok() && !job.search.judge_move.empty() &&
+      NeedsMoveJudgement(*report, job.search.judge_move) && job.cancelled_at_ns.load() == 0) {
+    std::optional<int64_t> left_ms;
+    if (job.deadline) {
+      left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    *job.deadline - std::chrono::system_clock::now())
+                    .count();
+    }
+    const int64_t move_ms =
+        SearchBudgetMs(job.search.level.time_ms, job.search.requested_ms, left_ms,
+                       options_.deadline_margin_ms, options_.max_budget_ms);
+    if (move_ms > 0) {
+      absl::StatusOr<SearchReport> m = JudgeMove(*job.search.game, job.search.judge_move, *report,
+                                                 {.time_ms = move_ms,
+                                                  .max_depth = job.search.level.max_depth,
+                                                  .max_nodes = job.search.max_nodes,
+                                                  .stop = &job.stop},
+                                                 &cache);
+      if (m.ok()) judged = *std::move(m);
+    }
+  }
   // Wall time of the whole call: the search's own clock starts only once its tables are ready.
   const double call_ms = MsSince(search_start);
 
@@ -323,6 +357,15 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
   r.set_budget_ms(budget_ms);
   r.set_queue_ms(queue_ms);
   r.set_instance(Instance());
+  if (judged) {
+    v1::JudgedMove& j = *r.mutable_judged_move();
+    j.set_score(judged->score);
+    j.set_score_text(judged->ScoreText());
+    j.set_exact(judged->exact);
+    j.set_outcome_only(judged->exact && judged->outcome_only);
+    j.set_depth(judged->depth);
+    j.set_nodes(judged->nodes);
+  }
   Log(LogLevel::kInfo,
       absl::StrFormat("game=%s level=%s priority=%s budget_ms=%d depth=%d nodes=%d "
                       "search_ms=%.1f call_ms=%.1f queue_ms=%.1f outcome=OK move=%s score=%s",

@@ -69,6 +69,8 @@ struct PreparedSearch {
   int64_t max_nodes = 0;
   uint64_t seed = 0;
   Priority priority = Priority::kInteractive;
+  // An analysis request's played move (ChooseMoveRequest.judge_move), checked legal; may be empty.
+  std::string judge_move;
 };
 
 // INVALID_ARGUMENT or FAILED_PRECONDITION, with a sentence, for anything a search cannot start

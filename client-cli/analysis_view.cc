@@ -24,6 +24,10 @@ std::string MarkName(v1::MoveMark mark) {
   }
 }
 
+std::string Counted(int n, const char* one, const char* many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
 std::string Percent(double chance) { return absl::StrFormat("%.0f%%", 100 * chance); }
 
 // The first few moves of a line, so that a row stays on one line.
@@ -143,9 +147,11 @@ std::string AnalysisText(const v1::Match& match, const v1::MatchAnalysis& a, Loo
                           ? absl::StrCat(match.seats(p.seat()).side(), " (",
                                          DisplayText(match.seats(p.seat()).display_name()), ")")
                           : absl::StrCat("seat ", p.seat() + 1);
-    out += absl::StrFormat(
-        "%s: accuracy %.1f%%, %d moves: %d inaccuracies (?!), %d mistakes (?), %d blunders (??)\n",
-        who, p.accuracy(), p.moves(), p.inaccuracies(), p.mistakes(), p.blunders());
+    out += absl::StrCat(who, ": accuracy ", absl::StrFormat("%.1f%%", p.accuracy()), ", ",
+                        Counted(p.moves(), "move", "moves"), ": ",
+                        Counted(p.inaccuracies(), "inaccuracy", "inaccuracies"), " (?!), ",
+                        Counted(p.mistakes(), "mistake", "mistakes"), " (?), ",
+                        Counted(p.blunders(), "blunder", "blunders"), " (?\?)\n");
   }
   return out;
 }

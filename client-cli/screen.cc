@@ -41,18 +41,21 @@ std::string SideName(const v1::Match& match, int seat) {
 
 bool RandomMove(const v1::BotThinking& b) { return b.depth() == 0 && b.nodes() == 0; }
 
-// The mover's score text ("+35", "-12", "win in 3", "loss in 5", "draw") from the first seat's
-// side; a forced result names the side it favours.
+// The mover's score text ("+35", "-12", "win in 3", "loss in 5", "draw", "win by 6") from the first
+// seat's side; a forced result names the side it favours.
 std::string FirstSeatScore(const v1::MoveRecord& move, const v1::Match& match) {
   const std::string& text = move.bot().score_text();
   const int mover = move.seat();
   const int other = mover == 0 ? 1 : 0;
   if (text.empty()) return "?";
-  if (absl::StartsWith(text, "win in ")) {
-    return absl::StrCat(SideName(match, mover), " wins in ", text.substr(7));
-  }
-  if (absl::StartsWith(text, "loss in ")) {
-    return absl::StrCat(SideName(match, other), " wins in ", text.substr(8));
+  // "win in 3", "loss in 5", and a proven margin "win by 6", "loss by 2".
+  for (const char* how : {"in ", "by "}) {
+    if (absl::StartsWith(text, absl::StrCat("win ", how))) {
+      return absl::StrCat(SideName(match, mover), " wins ", how, text.substr(7));
+    }
+    if (absl::StartsWith(text, absl::StrCat("loss ", how))) {
+      return absl::StrCat(SideName(match, other), " wins ", how, text.substr(8));
+    }
   }
   int score = 0;
   if (!absl::SimpleAtoi(text, &score)) return text;

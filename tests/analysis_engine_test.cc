@@ -1,6 +1,7 @@
 // Post-game analysis in the engine (engine/analysis): verdicts on Connect Four checked against
 // the exact solver, marks from the win-chance drop, the curve fit, and Tic-Tac-Toe judged
 // exactly throughout.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -115,6 +116,110 @@ TEST(AnalysisTest, EveryExactVerdictOnConnectFourAgreesWithTheSolver) {
   EXPECT_GT(checked, 8);
 }
 
+// The solver's outcome (+1, 0, -1 for the side to move) of the position after `digits` plus
+// `column` (1-based), from the side that plays `column`; a move that ends the game counts as its
+// result.
+int MoveOutcome(connect4::Solver& solver, AnyGame& game, const std::string& digits, int column) {
+  const Player mover = game.SideToMove();
+  EXPECT_TRUE(game.Play(std::to_string(column)).ok());
+  const GameStatus status = game.Status();
+  EXPECT_TRUE(game.Undo().ok());
+  if (status.over) return status.winner < 0 ? 0 : status.winner == mover ? 1 : -1;
+  const int score = -SolverScore(solver, digits + std::to_string(column));
+  return score > 0 ? 1 : score < 0 ? -1 : 0;
+}
+
+// A game the solver plays perfectly but for two moves it chooses to be wrong: one that throws a
+// won position away into a draw (a mistake), and later one that leaves an immediate threat of the
+// opponent's unblocked (a blunder). The analysis marks exactly those two moves.
+TEST(AnalysisTest, SolverChosenErrorsAreExactlyTheMarkedMoves) {
+  connect4::Solver solver;
+  absl::StatusOr<std::unique_ptr<AnyGame>> g = CreateGame("connect4", {});
+  ASSERT_TRUE(g.ok());
+  AnyGame& game = **g;
+  // Ten perfect moves from the judge's book, then the solver's choices.
+  std::string digits;
+  for (int i = 0; i < 10; ++i) {
+    absl::StatusOr<SearchReport> r = JudgePosition(game, kJudge);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(r->exact);
+    ASSERT_TRUE(game.Play(r->move).ok());
+    digits += r->move;
+  }
+  int thrown = -1, unblocked = -1;
+  std::vector<Mark> expected(digits.size(), Mark::kNone);
+  while (!game.Status().over) {
+    int outcome[8] = {};
+    std::vector<int> legal;
+    for (const std::string& m : game.LegalMoves()) legal.push_back(std::stoi(m));
+    int best = -2;
+    for (int c : legal) {
+      outcome[c] = MoveOutcome(solver, game, digits, c);
+      best = std::max(best, outcome[c]);
+    }
+    // The opponent's immediate wins if the mover passed: columns where their stone would win.
+    std::vector<int> threats;
+    for (int c : legal) {
+      // As if the mover passed: a stone of theirs elsewhere, then the opponent's at c.
+      for (int filler : legal) {
+        if (filler == c) continue;
+        std::unique_ptr<AnyGame> probe = game.Clone();
+        if (!probe->Play(std::to_string(filler)).ok() || probe->Status().over) continue;
+        if (probe->Play(std::to_string(c)).ok() && probe->Status().over &&
+            probe->Status().winner != game.SideToMove()) {
+          threats.push_back(c);
+        }
+        break;
+      }
+    }
+    int choice = -1;
+    Mark mark = Mark::kNone;
+    if (thrown < 0 && best == 1) {
+      for (int c : legal) {
+        if (outcome[c] == 0) choice = c;
+      }
+      if (choice > 0) {
+        thrown = static_cast<int>(digits.size());
+        mark = Mark::kMistake;
+      }
+    } else if (thrown >= 0 && unblocked < 0 && best >= 0 && threats.size() == 1) {
+      for (int c : legal) {
+        if (c != threats[0] && outcome[c] < 0) choice = c;
+      }
+      if (choice > 0) {
+        unblocked = static_cast<int>(digits.size());
+        mark = Mark::kBlunder;
+      }
+    }
+    if (choice < 0) {
+      // The solver's move: the best outcome, from the centre outwards.
+      for (int c : {4, 3, 5, 2, 6, 1, 7}) {
+        if (std::find(legal.begin(), legal.end(), c) != legal.end() && outcome[c] == best) {
+          choice = c;
+          break;
+        }
+      }
+    }
+    ASSERT_TRUE(game.Play(std::to_string(choice)).ok());
+    digits += std::to_string(choice);
+    expected.push_back(mark);
+  }
+  ASSERT_GE(thrown, 0) << "no won position had a drawing move: " << digits;
+  ASSERT_GE(unblocked, 0) << "no single threat was left unblocked: " << digits;
+  std::vector<std::string> moves;
+  for (char c : digits) moves.push_back(std::string(1, c));
+  absl::StatusOr<GameAnalysis> a = AnalyzeGame("connect4", {}, moves, kJudge);
+  ASSERT_TRUE(a.ok()) << a.status();
+  for (const MoveVerdict& v : a->moves) {
+    EXPECT_EQ(v.mark, expected[v.ply]) << "move " << v.ply + 1 << " of " << digits;
+    if (v.ply >= 10) {
+      EXPECT_TRUE(v.exact_verdict) << "move " << v.ply + 1;
+    }
+  }
+  EXPECT_EQ(a->players[0].mistakes + a->players[1].mistakes, 1);
+  EXPECT_EQ(a->players[0].blunders + a->players[1].blunders, 1);
+}
+
 // A heuristic score that the opponent sees after a move for which the mover's win chance drops
 // from 1/2 by `drop`.
 Score OpponentScoreForDrop(double drop) {
@@ -154,6 +259,87 @@ TEST(AnalysisTest, HeuristicMarksFollowTheWinChanceDrop) {
   EXPECT_EQ(r->moves[6].mark, Mark::kNone);
 }
 
+// One judge per verdict: a move's value comes from the judge of the position before it, never
+// from a separate search of the next position that may disagree with it.
+TEST(AnalysisTest, AMovesValueComesFromTheJudgeOfThePositionBeforeIt) {
+  const std::vector<std::string> moves = Moves("1 7 2");
+  std::vector<std::optional<SearchReport>> j(4);
+  std::vector<std::optional<SearchReport>> played(3);
+  // Red's 1 is not the judge's best: its value is the judge's search of it (-200), not what the
+  // next judgement (Yellow +500, deeper) says.
+  j[0] = SearchReport{.move = "4", .score = 10, .depth = 8, .pv = {"4"}};
+  played[0] = SearchReport{.score = -200, .depth = 7};
+  // Yellow's 7 is the judge's best: it keeps the judge's +500 even though the next judgement
+  // disagrees (Red +800).
+  j[1] = SearchReport{.move = "7", .score = 500, .depth = 8, .pv = {"7"}};
+  // Red's 2, searched by the judge, is better than the judge's best: no loss at all.
+  j[2] = SearchReport{.move = "4", .score = 800, .depth = 8, .pv = {"4"}};
+  played[2] = SearchReport{.score = 900, .depth = 7};
+  j[3] = SearchReport{.move = "4", .score = 0, .depth = 8};
+  absl::StatusOr<GameAnalysis> r = AssembleAnalysis("connect4", {}, moves, j, played);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const WinChanceCurve curve = WinChanceCurveFor("connect4");
+  EXPECT_EQ(r->moves[0].after, -200);
+  EXPECT_TRUE(r->moves[0].same_judge);
+  EXPECT_EQ(r->moves[0].after_text, "-200");
+  EXPECT_DOUBLE_EQ(r->moves[0].win_before - r->moves[0].win_after,
+                   WinChance(curve, 10, false) - WinChance(curve, -200, false));
+  EXPECT_EQ(r->moves[1].before, 500);
+  EXPECT_EQ(r->moves[1].after, 500);
+  EXPECT_EQ(r->moves[1].after_text, "+500");
+  EXPECT_EQ(r->moves[1].mark, Mark::kNone);
+  EXPECT_DOUBLE_EQ(r->moves[1].accuracy, 100);
+  EXPECT_EQ(r->moves[2].before, 900);
+  EXPECT_EQ(r->moves[2].after, 900);
+  EXPECT_EQ(r->moves[2].mark, Mark::kNone);
+  EXPECT_DOUBLE_EQ(r->moves[2].accuracy, 100);
+  // Values of played moves must fit the moves.
+  played.resize(2);
+  EXPECT_EQ(AssembleAnalysis("connect4", {}, moves, j, played).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// JudgeMove searches the position after a move to one ply less than the judgement reached, and
+// gives its value from the mover's side; a move that ends the game gets its true result.
+TEST(AnalysisTest, JudgeMoveSearchesTheMoveAtTheJudgesDepth) {
+  absl::StatusOr<std::unique_ptr<AnyGame>> g = CreateGame("gomoku", {});
+  ASSERT_TRUE(g.ok());
+  for (const char* m : {"h8", "h9", "i8", "i9"}) ASSERT_TRUE((*g)->Play(m).ok());
+  const AnalysisLimits limits{.time_ms = 5000, .max_depth = 4};
+  absl::StatusOr<SearchReport> judged = JudgePosition(**g, limits);
+  ASSERT_TRUE(judged.ok()) << judged.status();
+  ASSERT_FALSE(judged->exact);
+  const uint64_t hash = (*g)->Hash();
+  absl::StatusOr<SearchReport> m = JudgeMove(**g, "a1", *judged, limits);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ((*g)->Hash(), hash);  // left as it was
+  EXPECT_LE(m->depth, judged->depth - 1);
+  EXPECT_LT(m->score, judged->score);  // a corner move is worse than the judge's best
+  EXPECT_TRUE(NeedsMoveJudgement(*judged, "a1"));
+  EXPECT_FALSE(NeedsMoveJudgement(*judged, judged->move));
+  // An illegal move is refused and changes nothing.
+  EXPECT_FALSE(JudgeMove(**g, "h8", *judged, limits).ok());
+  EXPECT_EQ((*g)->Hash(), hash);
+}
+
+TEST(AnalysisTest, AFewBlundersWeighHeavilyInAPlayersAccuracy) {
+  // 30 exact moves and 3 thrown away: the plain mean would be 91 %.
+  std::vector<double> accuracies(30, 100.0);
+  accuracies.insert(accuracies.end(), 3, 0.0);
+  const std::vector<double> flat(accuracies.size(), 1.0);
+  EXPECT_NEAR(GameAccuracy(accuracies, flat), (3000.0 / 33 + 33 / (0.3 + 3)) / 2, 1e-9);
+  EXPECT_LT(GameAccuracy(accuracies, flat), 55);
+  EXPECT_DOUBLE_EQ(GameAccuracy(std::vector<double>(10, 100.0), std::vector<double>(10, 1.0)), 100);
+  EXPECT_EQ(GameAccuracy({}, {}), 0);
+  // Weights: settled positions weigh 0.5, swings up to 12 (win chances in percent).
+  std::vector<double> calm(21, 0.5);
+  for (double w : SwingWeights(calm)) EXPECT_DOUBLE_EQ(w, 0.5);
+  EXPECT_EQ(SwingWeights(calm).size(), 20u);
+  std::vector<double> wild;
+  for (int i = 0; i < 21; ++i) wild.push_back(i % 2 == 0 ? 0.1 : 0.9);
+  for (double w : SwingWeights(wild)) EXPECT_DOUBLE_EQ(w, 12.0);
+}
+
 // A proven outcome without its margin (Reversi's win/loss/draw solve) reads as such on both
 // sides of a move, from each mover's side, and still counts as proven for the marks.
 TEST(AnalysisTest, AProvenOutcomeWithoutItsMarginIsShownAsOne) {
@@ -170,8 +356,8 @@ TEST(AnalysisTest, AProvenOutcomeWithoutItsMarginIsShownAsOne) {
   EXPECT_TRUE(r->moves[0].exact_verdict);
   EXPECT_EQ(r->moves[0].mark, Mark::kNone);
   EXPECT_EQ(r->moves[1].before_text, "loss (proven)");
-  EXPECT_EQ(r->moves[1].after_text, "-7");  // an exact margin keeps its number
-  EXPECT_EQ((SearchReport{.score = 1, .exact = true}).ScoreText(), "+1");
+  EXPECT_EQ(r->moves[1].after_text, "loss by 7");  // an exact margin is a result, not a number
+  EXPECT_EQ((SearchReport{.score = 1, .exact = true}).ScoreText(), "win by 1");
   EXPECT_EQ((SearchReport{.score = 0, .exact = true, .outcome_only = true}).ScoreText(), "draw");
   // Without `exact` the flag means nothing: a heuristic score stays a number.
   EXPECT_EQ((SearchReport{.score = 1, .outcome_only = true}).ScoreText(), "+1");

@@ -243,7 +243,40 @@ TEST(BotService, AWinLossDrawSolveRepliesWithAProvenOutcomeNotAMargin) {
   EXPECT_TRUE(exact.exact());
   EXPECT_FALSE(exact.outcome_only());
   EXPECT_EQ(exact.score(), 6);
-  EXPECT_EQ(exact.score_text(), "+6");
+  EXPECT_EQ(exact.score_text(), "win by 6");
+}
+
+// An analysis request names the move played: the judge values it too, at one ply less than its
+// own depth, when it is not the judge's best; a proven judgement or the best move needs nothing.
+TEST(BotService, AnAnalysisValuesThePlayedMoveWithTheSameJudge) {
+  auto bot = StartBot();
+  ASSERT_NE(bot, nullptr);
+  v1::ChooseMoveRequest r = Request("gomoku", {"h8", "h9", "i8", "i9"}, "", 2000);
+  r.set_analysis(true);
+  r.set_max_depth(4);
+  r.set_judge_move("a1");
+  v1::ChooseMoveResponse judged;
+  ASSERT_TRUE(Call(*bot, r, 10000, &judged).ok());
+  ASSERT_FALSE(judged.exact());
+  ASSERT_TRUE(judged.has_judged_move());
+  EXPECT_LE(judged.judged_move().depth(), judged.depth() - 1);
+  EXPECT_GT(judged.judged_move().depth(), 0);
+  EXPECT_LT(judged.judged_move().score(), judged.score());
+  EXPECT_FALSE(judged.judged_move().score_text().empty());
+  // The judge's own best move: nothing more to search.
+  r.set_judge_move(judged.move());
+  v1::ChooseMoveResponse best;
+  ASSERT_TRUE(Call(*bot, r, 10000, &best).ok());
+  EXPECT_FALSE(best.has_judged_move());
+  // An illegal move, or one without an analysis, is refused with a sentence.
+  r.set_judge_move("h8");
+  grpc::Status refused = Call(*bot, r, 10000, &best);
+  EXPECT_EQ(refused.error_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("judge_move"), std::string::npos);
+  r.set_judge_move("a1");
+  r.set_analysis(false);
+  r.set_max_depth(0);
+  EXPECT_EQ(Call(*bot, r, 10000, &best).error_code(), grpc::INVALID_ARGUMENT);
 }
 
 TEST(BotService, DeadlineShorterThanTheLevelBudgetStillAnswersInTime) {

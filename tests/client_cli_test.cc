@@ -700,7 +700,10 @@ TEST_F(ClientCliTest, AnalyzeShowsEachMoveMarkedAndReplayAndRecordShowTheAnalysi
           "\n +7  Red +7 +\\?\\? +win in [0-9]+ \\(100%\\) +loss in [0-9]+ \\(0%\\) += +1 ")))
       << out;
   EXPECT_NE(out.find("Red (alice): accuracy"), std::string::npos) << out;
-  EXPECT_NE(out.find("1 blunders (?\?)"), std::string::npos) << out;
+  EXPECT_NE(out.find("Red (alice): accuracy"), std::string::npos) << out;
+  EXPECT_NE(out.find("4 moves: 0 inaccuracies (?!), 0 mistakes (?), 1 blunder (?\?)"),
+            std::string::npos)
+      << out;
 
   std::tie(code, out) = Run("carol", {"analyze", id, "--json"});
   ASSERT_EQ(code, 0) << out;

@@ -412,6 +412,8 @@ TEST(Thinking, ScoresAreFromTheFirstPlayersSide) {
   EXPECT_EQ(BotSummary(BotMove(1, 0, "loss in 4", 9, 70), m),
             "depth 9, Yellow wins in 4, 70 nodes");
   EXPECT_EQ(BotSummary(BotMove(1, 0, "draw", 9, 70), m), "depth 9, draw, 70 nodes");
+  // A solver's proven margin names the side it favours too.
+  EXPECT_EQ(BotSummary(BotMove(2, 1, "loss by 6", 20, 70), m), "depth 20, Red wins by 6, 70 nodes");
   // A level that plays at random sometimes searched nothing for that move.
   EXPECT_EQ(BotSummary(BotMove(2, 1, "0", 0, 0), m), "random move");
   v1::MoveRecord person;
@@ -795,6 +797,31 @@ TEST(Analysis, TheHeaderSaysWhatJudgedEachPosition) {
                 .find("60 positions at 30000 ms, depth 4, 100000 nodes each"),
             std::string::npos)
       << AnalysisText(match, analysis, Look::kPlain);
+}
+
+TEST(Analysis, CountsUseTheRightForm) {
+  v1::Match match;
+  for (const char* side : {"Black", "White"}) match.add_seats()->set_side(side);
+  v1::MatchAnalysis analysis;
+  v1::PlayerAnalysis* p = analysis.add_players();
+  p->set_seat(0);
+  p->set_accuracy(41.25);
+  p->set_moves(1);
+  p->set_inaccuracies(1);
+  p->set_mistakes(1);
+  p->set_blunders(1);
+  v1::PlayerAnalysis* q = analysis.add_players();
+  q->set_seat(1);
+  q->set_accuracy(100);
+  q->set_moves(2);
+  q->set_blunders(2);
+  const std::string text = AnalysisText(match, analysis, Look::kPlain);
+  EXPECT_NE(text.find("accuracy 41.2%, 1 move: 1 inaccuracy (?!), 1 mistake (?), 1 blunder (?\?)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("2 moves: 0 inaccuracies (?!), 0 mistakes (?), 2 blunders (?\?)"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -284,6 +284,11 @@ TEST(Registry, ScoreTextSaysWinsLossesAndDraws) {
   EXPECT_EQ((SearchReport{.score = 0, .exact = true}).ScoreText(), "draw");
   EXPECT_EQ((SearchReport{.score = 35}).ScoreText(), "+35");
   EXPECT_EQ((SearchReport{.score = -12}).ScoreText(), "-12");
+  // A proven margin is a result; a proven outcome without one says so.
+  EXPECT_EQ((SearchReport{.score = 38, .exact = true}).ScoreText(), "win by 38");
+  EXPECT_EQ((SearchReport{.score = -6, .exact = true}).ScoreText(), "loss by 6");
+  EXPECT_EQ((SearchReport{.score = 1, .exact = true, .outcome_only = true}).ScoreText(),
+            "win (proven)");
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -622,6 +623,26 @@ TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
   EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
   EXPECT_GT(report["botInfo"].get<int>(), 0);
+  // Every bot's score from one stated side, the first seat's, as the terminal shows it.
+  EXPECT_NE(report["legend"].get<std::string>().find("score from Black's side"), std::string::npos)
+      << report["legend"];
+  const std::vector<std::string> bot_texts = report["botTexts"].get<std::vector<std::string>>();
+  ASSERT_EQ(bot_texts.size(), moves.size());
+  int checked = 0;
+  for (int i = 0; i < stored.moves_size(); ++i) {
+    const v1::MoveRecord& m = stored.moves(i);
+    int score = 0;
+    if (!m.has_bot() || m.bot().nodes() == 0 || !absl::SimpleAtoi(m.bot().score_text(), &score)) {
+      continue;
+    }
+    if (m.seat() == 1) score = -score;
+    const std::string shown = score > 0 ? absl::StrCat("+", score) : absl::StrCat(score);
+    EXPECT_NE(bot_texts[i].find(absl::StrCat(" · ", shown, " · ")), std::string::npos)
+        << "move " << i + 1 << " by seat " << m.seat() + 1 << ": " << bot_texts[i]
+        << " for the mover's " << m.bot().score_text();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
   EXPECT_GT(std::filesystem::file_size(report["screenshot"].get<std::string>()), 1000u);
   // The replay steps from the empty board to the end; the page fits a phone's width.
   const std::string result = absl::StrCat(" moves (", stored.result().text(), ")");

@@ -66,6 +66,28 @@ function formatClock(ms) {
   return `${m}:${String(s % 60).padStart(2, '0')}`;
 }
 
+// A bot's score text ("+35", "win in 3", "loss in 5", "draw", "win by 6") from the first
+// seat's side: a forced result names the side it favours.
+function firstSeatScore(m, st) {
+  const text = m.bot.score_text || '';
+  const side = (seat) => st.seats[seat]?.side || seatLabel(seat);
+  const other = m.seat === 0 ? 1 : 0;
+  const forced = /^(win|loss) (in|by) (.+)$/.exec(text);
+  if (forced) {
+    const winner = forced[1] === 'win' ? m.seat : other;
+    return `${side(winner)} wins ${forced[2]} ${forced[3]}`;
+  }
+  if (!/^[+-]?\d+$/.test(text)) return text || '?';
+  const score = m.seat === 0 ? Number(text) : -Number(text);
+  return score > 0 ? `+${score}` : `${score}`;
+}
+
+// What a bot saw when it chose a move, in one line.
+function botSummary(m, st) {
+  if (m.bot.depth === 0 && !m.bot.nodes) return 'random move';
+  return `depth ${m.bot.depth} · ${firstSeatScore(m, st)} · ${formatCount(m.bot.nodes)} nodes`;
+}
+
 function formatCount(n) {
   if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
   if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
@@ -610,7 +632,7 @@ class MatchPage {
       const result = st.result ? ` (${st.result.text})` : '';
       const judged = this.replay.analysis && this.replay.analysis.moves[this.replay.index - 1];
       const verdict = judged
-        ? ` · ${judged.mark ? `${judged.mark} ` : ''}${judged.before} → ${judged.after}, best ${judged.best}${judged.exact ? ' (exact)' : ''}`
+        ? ` · ${judged.mark ? `${judged.mark} ` : ''}${judged.before} → ${judged.after} for the mover, best ${judged.best}${judged.exact ? ' (exact)' : ''}`
         : '';
       return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves${result}${verdict}`;
     }
@@ -738,12 +760,15 @@ class MatchPage {
   drawMoves() {
     const st = this.state;
     const showBots = !this.amPlayer || st.status === 'finished';
+    const first = st.seats[0]?.side || seatLabel(0);
+    const second = st.seats[1]?.side || seatLabel(1);
+    // Scores from one stated side, the first seat's, as the terminal client shows them.
     this.legend.textContent = showBots && this.moves.some((m) => m.bot && m.bot.depth !== undefined)
-      ? "Bots: search depth, score from the mover's side, nodes searched." : '';
+      ? `Bots: search depth, score from ${first}'s side (+ is good for ${first}, - for ${second}), nodes searched.` : '';
     const items = this.moves.map((m) => {
       const side = st.seats[m.seat]?.side || seatLabel(m.seat);
       const bot = showBots && m.bot && m.bot.depth !== undefined
-        ? h('span', { class: 'bot' }, `depth ${m.bot.depth} · ${m.bot.score_text} · ${formatCount(m.bot.nodes)} nodes`) : null;
+        ? h('span', { class: 'bot' }, botSummary(m, st)) : null;
       const judged = this.replay && this.replay.analysis && this.replay.analysis.moves[m.ply - 1];
       const mark = judged && judged.mark
         ? h('span', { class: 'mark', title: `best ${judged.best}${judged.exact ? ' (exact)' : ''}` }, judged.mark) : null;

@@ -8,16 +8,33 @@
 // depth cap or time budget; Tic-Tac-Toe's search always finishes, so its verdicts are exact.
 // There is no randomness: no random moves, no evaluation noise.
 //
+// One judge, one scale, one side. Every score of a verdict is from the mover's side. A proven
+// value is the truth and beats every estimate: where the position after a move is proven (by
+// its own judgement, or because the solver's best move led there from a proven position), that
+// is the move's value. Elsewhere the judge of the position is a search to some depth d, and the
+// move's value comes from the same judge: the engine's best move keeps the judge's score (it is the
+// value the search gave that move), and any other move is searched in the position after it to
+// depth d - 1 with the same evaluation and tables (JudgeMove), so that a verdict never compares two
+// searches of different depths. Should that search find the move better than the judge's best, the
+// position is worth at least as much and the move loses nothing. An exact value and a heuristic
+// one are compared only through win chances: a proven result is 0, 1/2 or 1, a heuristic score
+// goes through the game's win-chance curve (win_chance.h).
+//
 // Marks. Where both scores around a move are proven (an exact verdict), the true results decide:
 // a win turned into a draw is a mistake, a win or draw turned into a loss a blunder, anything
 // else (a win kept, however slowly) is not marked. Elsewhere the drop in the mover's win chance
-// (win_chance.h) decides, as lichess does for chess: a drop of at least 5 percentage points is an
-// inaccuracy (?!), 10 a mistake (?), 15 a blunder (??). The engine's own best move is never
-// marked and counts as no drop.
+// decides, as lichess does for chess: a drop of at least 5 percentage points is an inaccuracy
+// (?!), 10 a mistake (?), 15 a blunder (??). The engine's best move is never marked.
 //
-// Accuracy of a move: 103.1668 * exp(-0.04354 * d) - 3.1669, clamped to [0, 100], where d is the
-// drop in win chance in percentage points (lichess's per-move formula: 100 for no drop, about 80
-// for a 5-point drop, 50 for 15 points). A player's accuracy is the mean over their moves.
+// Accuracy follows the definition lichess publishes for chess. A move's accuracy is
+// 103.1668 * exp(-0.04354 * d) - 3.1669, clamped to [0, 100], where d is the drop in the mover's
+// win chance in percentage points (100 for no drop, about 80 for 5 points, 50 for 15). A player's
+// accuracy for a game is the average of two means of their moves' accuracies: one weighted by
+// how much the game swung around each move (the standard deviation of the win chances in a
+// window of positions around it, window max(2, min(8, positions / 10)), weights clamped to
+// [0.5, 12]), so that moves in a sharp position count more than moves in a settled one; and the
+// harmonic mean (each accuracy taken as at least 1), so that a few bad moves weigh heavily. A
+// game thrown away by a few blunders thus cannot score like a clean one.
 #ifndef PLY_ENGINE_ANALYSIS_ANALYSIS_H_
 #define PLY_ENGINE_ANALYSIS_ANALYSIS_H_
 
@@ -52,6 +69,19 @@ Difficulty AnalysisLevel(int64_t time_ms, int max_depth);
 absl::StatusOr<SearchReport> JudgePosition(AnyGame& game, const AnalysisLimits& limits,
                                            SearchCache* cache = nullptr);
 
+// Whether a move played in a position so judged needs a value of its own from the judge: the
+// judgement is a search's (not proven) and the move is not its best.
+bool NeedsMoveJudgement(const SearchReport& judgement, std::string_view move);
+
+// The value of `move` in the position `game` is in, by the judge that gave `judgement` there:
+// the position after the move searched to one ply less than the judgement reached, with the
+// same limits (a proven value where the solver answers first). The score is from the side to
+// move in `game` (the mover); a move that ends the game gets its true result. The game is left
+// as it was.
+absl::StatusOr<SearchReport> JudgeMove(AnyGame& game, std::string_view move,
+                                       const SearchReport& judgement, const AnalysisLimits& limits,
+                                       SearchCache* cache = nullptr);
+
 enum class Mark { kNone = 0, kInaccuracy = 1, kMistake = 2, kBlunder = 3 };
 // "", "?!", "?", "??".
 std::string_view MarkSymbol(Mark mark);
@@ -63,6 +93,12 @@ inline constexpr double kInaccuracyDrop = 0.05;
 inline constexpr double kMistakeDrop = 0.10;
 inline constexpr double kBlunderDrop = 0.15;
 double MoveAccuracy(double win_chance_drop);
+// A player's accuracy for a game (above): `accuracies` of their moves, `weights` the swing around
+// each (same size). 0 for no moves.
+double GameAccuracy(const std::vector<double>& accuracies, const std::vector<double>& weights);
+// The swing weights of the moves of a game whose positions had the first player's win chances
+// `chances` (0..1; one more than the moves).
+std::vector<double> SwingWeights(const std::vector<double>& chances);
 
 struct MoveVerdict {
   int ply = 0;  // 0-based index into the moves
@@ -85,6 +121,9 @@ struct MoveVerdict {
   Mark mark = Mark::kNone;
   // Both scores were proven: the mark comes from the true results.
   bool exact_verdict = false;
+  // The move's value came from the judge of the position before it (the judge's best move, or
+  // JudgeMove's search at the judge's depth), not from a separate judgement of the next position.
+  bool same_judge = false;
   double accuracy = 100;
 };
 
@@ -104,10 +143,13 @@ struct GameAnalysis {
 
 // The verdicts of `moves` from the judgements of the positions they lead through: `judgements[i]`
 // judges the position before move i (i = 0..moves.size(); the last is the position after the last
-// move), nullopt exactly where the game is over there. INVALID_ARGUMENT when they do not fit.
+// move), nullopt exactly where the game is over there. `played[i]`, when given, is JudgeMove's
+// value of move i (empty, or one entry per move, nullopt where none was needed or none came).
+// INVALID_ARGUMENT when they do not fit.
 absl::StatusOr<GameAnalysis> AssembleAnalysis(
     std::string_view game, const GameOptions& options, const std::vector<std::string>& moves,
-    const std::vector<std::optional<SearchReport>>& judgements);
+    const std::vector<std::optional<SearchReport>>& judgements,
+    const std::vector<std::optional<SearchReport>>& played = {});
 
 // The positions of a game that need judging: for each i in 0..moves.size(), whether the game is
 // still on before move i (after the last one for i = moves.size()).

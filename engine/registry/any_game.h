@@ -61,8 +61,9 @@ struct SearchReport {
   bool outcome_only = false;
   bool random_move = false;
   bool stopped = false;
-  // The score for people: "+35", "-120", "win in 7", "loss in 4", "draw", and for a proven
-  // outcome without its margin "win (proven)" or "loss (proven)".
+  // The score for people: "+35", "-120", "win in 7", "loss in 4", "draw", for a proven margin
+  // "win by 38" or "loss by 6", and for a proven outcome without its margin "win (proven)" or
+  // "loss (proven)".
   std::string ScoreText() const;
 };
 

@@ -149,6 +149,8 @@ std::string SearchReport::ScoreText() const {
   }
   if (exact && score == 0) return "draw";
   if (exact && outcome_only) return score > 0 ? "win (proven)" : "loss (proven)";
+  // A proven margin (a solver that counts, such as Reversi's discs) is a result, not an estimate.
+  if (exact) return score > 0 ? absl::StrCat("win by ", score) : absl::StrCat("loss by ", -score);
   return score > 0 ? absl::StrCat("+", score) : absl::StrCat(score);
 }
 

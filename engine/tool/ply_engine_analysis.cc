@@ -77,10 +77,14 @@ int AnalyzeGameCommand(const std::vector<std::string>& args, const GameOptions& 
   }
   for (int p = 0; p < 2; ++p) {
     const PlayerSummary& s = analysis->players[p];
-    std::cout << absl::StrFormat(
-        "player %d: accuracy %.1f%%  %d inaccuracies, %d mistakes, %d "
-        "blunders in %d moves\n",
-        p + 1, s.accuracy, s.inaccuracies, s.mistakes, s.blunders, s.moves);
+    auto counted = [](int n, const char* one, const char* many) {
+      return absl::StrCat(n, " ", n == 1 ? one : many);
+    };
+    std::cout << absl::StrFormat("player %d: accuracy %.1f%%  %s, %s, %s in %s\n", p + 1,
+                                 s.accuracy, counted(s.inaccuracies, "inaccuracy", "inaccuracies"),
+                                 counted(s.mistakes, "mistake", "mistakes"),
+                                 counted(s.blunders, "blunder", "blunders"),
+                                 counted(s.moves, "move", "moves"));
   }
   return 0;
 }

@@ -45,6 +45,8 @@ struct Analyzer::Job {
   int done = 0;
   bool over = false;
   std::vector<std::optional<SearchReport>> judgements;
+  // The played moves' values from the judges of the positions before them (JudgeMove).
+  std::vector<std::optional<SearchReport>> played;
   std::vector<int> tries;
   // Busy refusals in a row per position, and whether the last answer was one.
   std::vector<int> busy;
@@ -441,6 +443,7 @@ void Analyzer::Begin(const std::shared_ptr<Job>& job) {
   job->last_renew = job->started;
   job->bot = bots_->Current();
   job->judgements.resize(job->moves.size() + 1);
+  job->played.resize(job->moves.size());
   job->tries.assign(job->moves.size() + 1, 0);
   job->busy.assign(job->moves.size() + 1, 0);
   job->sink->Send(Progress(0, static_cast<int>(job->positions.size()), false));
@@ -469,6 +472,8 @@ void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
   *request.mutable_position()->mutable_spec() = job->spec;
   for (int i = 0; i < position; ++i) request.mutable_position()->add_moves(job->moves[i]);
   request.set_analysis(true);
+  // The move played here, valued by the same judge when it is not the judge's best.
+  if (position < static_cast<int>(job->moves.size())) request.set_judge_move(job->moves[position]);
   request.set_budget_ms(options_.budget_ms);
   request.set_max_depth(options_.max_depth);
   request.set_max_nodes(options_.max_nodes);
@@ -534,6 +539,14 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       r.outcome_only = reply->exact() && reply->outcome_only();
       r.pv.assign(reply->pv().begin(), reply->pv().end());
       job->judgements[position] = std::move(r);
+      if (reply->has_judged_move() && position < static_cast<int>(job->played.size())) {
+        const v1::JudgedMove& m = reply->judged_move();
+        job->played[position] = SearchReport{.score = m.score(),
+                                             .depth = m.depth(),
+                                             .nodes = m.nodes(),
+                                             .exact = m.exact(),
+                                             .outcome_only = m.exact() && m.outcome_only()};
+      }
       if (!reply->instance().empty()) job->instances.insert(reply->instance());
       done = ++job->done;
       complete = done == total;
@@ -599,8 +612,8 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
 }
 
 void Analyzer::Complete(const std::shared_ptr<Job>& job) {
-  absl::StatusOr<GameAnalysis> assembled =
-      AssembleAnalysis(job->spec.name(), FromProto(job->spec), job->moves, job->judgements);
+  absl::StatusOr<GameAnalysis> assembled = AssembleAnalysis(
+      job->spec.name(), FromProto(job->spec), job->moves, job->judgements, job->played);
   if (!assembled.ok()) {
     Fail(job, assembled.status());
     return;

@@ -110,6 +110,9 @@ const scenarios = {
     const trace = await page.evaluate(() => window.plyTrace);
     const snapshots = await page.evaluate(() => window.plySnapshots);
     const botInfo = await page.locator('#moves li .bot').count();
+    const botTexts = await page.locator('#moves li').evaluateAll(
+      (items) => items.map((li) => li.querySelector('.bot')?.textContent || ''));
+    const legend = await page.locator('p.legend').innerText();
     const status = await statusText(page);
     const screenshot = await shot(page, 'watch');
     // The replay: from the start, one move on with the keyboard, and back to the end.
@@ -127,7 +130,7 @@ const scenarios = {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     await page.screenshot({ path: path.join(outDir, 'watch-phone.png'), fullPage: true });
     const connection = await page.locator('#connection').innerText();
-    return { moves, trace, snapshots, connection, botInfo, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
+    return { moves, trace, snapshots, connection, botInfo, botTexts, legend, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
   },
 
   // Two people, two browsers (separate storage): one creates an open seat and shares the link,

@@ -216,6 +216,12 @@ UPDATE players SET skeleton =
   replace(replace(translate(lower(name), '10i|_-.', 'loll'), 'rn', 'm'), 'vv', 'w');
 CREATE INDEX players_by_skeleton ON players (skeleton);
 )sql",
+      // 14: analyses made before each move's value came from the judge of the position before
+      // it (and before lichess's game accuracy) said things a player could not believe; they
+      // are dropped, and the next request judges the match again. Claims in progress stay.
+      R"sql(
+DELETE FROM match_analyses WHERE result IS NOT NULL;
+)sql",
   };
   return migrations;
 }
