@@ -157,7 +157,7 @@ TEST(EngineTool, AnalyzeGameMarksAProvenLossABlunder) {
   ToolRun text = RunTool("analyze-game tictactoe --moves \"b2 b1 a1\"");
   ASSERT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("2. b1     ??"), std::string::npos) << text.out;
-  EXPECT_NE(LastLine(text.out).find("1 blunders in 1 moves"), std::string::npos) << text.out;
+  EXPECT_NE(LastLine(text.out).find("1 blunder in 1 move"), std::string::npos) << text.out;
 
   ToolRun bad = RunTool("analyze-game tictactoe --moves \"b2 z9\" --json");
   EXPECT_EQ(bad.exit_code, 2);

@@ -713,7 +713,7 @@ TEST(Reversi, AWinLossDrawWinIsReportedAsAProvenOutcomeNotAMargin) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->exact);
   EXPECT_FALSE(report->outcome_only);
-  EXPECT_EQ(report->ScoreText(), "+38");
+  EXPECT_EQ(report->ScoreText(), "win by 38");
 }
 
 // A solve that cannot finish gives the move back to the search cleanly: stopped before it
