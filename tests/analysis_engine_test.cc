@@ -3,16 +3,20 @@
 // exactly throughout.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/fit.h"
 #include "engine/analysis/win_chance.h"
 #include "engine/core/random.h"
 #include "engine/games/connect4/solver.h"
+#include "engine/games/reversi/endgame.h"
+#include "engine/games/reversi/reversi.h"
 #include "engine/registry/registry.h"
 #include "gtest/gtest.h"
 
@@ -218,6 +222,109 @@ TEST(AnalysisTest, SolverChosenErrorsAreExactlyTheMarkedMoves) {
   }
   EXPECT_EQ(a->players[0].mistakes + a->players[1].mistakes, 1);
   EXPECT_EQ(a->players[0].blunders + a->players[1].blunders, 1);
+}
+
+// Reversi from 20 empty cells: after 40 moves of a game between a depth-1 and a depth-3 search,
+// the solver plays on, giving a won position away twice (the worst move it has, the first two
+// times the side to move is winning). The analysis judges those 20-odd moves, and every verdict
+// is checked against exact endgame values computed here with the endgame solver itself: the
+// margins before and after each move, and the mark from the outcomes.
+TEST(AnalysisTest, ReversiMarksFrom20EmptiesAgreeWithExactEndgameValues) {
+  std::vector<std::string> moves = Moves(
+      "d3 c5 f6 e3 f3 f4 f5 g4 g3 g6 h4 e6 c4 h3 h2 c2 c3 d2 d6 g5 d1 b2 d7 c6 c1 b1 a1 e2 e1 h5 "
+      "h6 f2 b3 g2 e7 f1 h1 g1 b4 c7");
+  const size_t from = moves.size();
+  absl::StatusOr<Reversi> exact = Reversi::Create({});
+  ASSERT_TRUE(exact.ok());
+  for (const std::string& m : moves) {
+    absl::StatusOr<Reversi::Move> parsed = exact->ParseMove(m);
+    ASSERT_TRUE(parsed.ok()) << m;
+    Reversi::UndoInfo undo;
+    exact->Make(*parsed, undo);
+  }
+  ASSERT_EQ(exact->Empties(), 20);
+  reversi::EndgameSolver solver(64);
+  // The solver's disc margin for the side to move before each move from here, and who that is.
+  std::vector<std::pair<int, Player>> truth;
+  int thrown = 0;
+  while (!exact->Status().over) {
+    const reversi::EndgameResult here = solver.Solve(*exact);
+    ASSERT_TRUE(here.solved);
+    truth.push_back({here.score, exact->SideToMove()});
+    MoveList<Reversi::Move, Reversi::kMaxMoves> legal;
+    exact->GenerateMoves(legal);
+    Reversi::Move choice = here.best_move;
+    if (here.score > 0 && thrown < 2 && legal.size() > 1) {
+      // The worst move there is.
+      int worst = here.score;
+      for (Reversi::Move m : legal) {
+        Reversi child = *exact;
+        Reversi::UndoInfo undo;
+        child.Make(m, undo);
+        const reversi::EndgameResult r = solver.Solve(child);
+        ASSERT_TRUE(r.solved);
+        if (-r.score < worst) {
+          worst = -r.score;
+          choice = m;
+        }
+      }
+      if (worst <= 0)
+        ++thrown;
+      else
+        choice = here.best_move;
+    }
+    moves.push_back(exact->MoveToText(choice));
+    Reversi::UndoInfo undo;
+    exact->Make(choice, undo);
+  }
+  ASSERT_EQ(thrown, 2) << absl::StrJoin(moves, " ");
+  const GameStatus end = exact->Status();
+
+  absl::StatusOr<std::unique_ptr<AnyGame>> g = CreateGame("reversi", {});
+  ASSERT_TRUE(g.ok());
+  std::vector<std::optional<SearchReport>> judgements(moves.size() + 1);
+  for (size_t i = 0; i <= moves.size(); ++i) {
+    if (i < from) {
+      // Stand-ins before the endgame: the move played is the best, nothing is marked there.
+      judgements[i] = SearchReport{.move = moves[i], .score = 0, .depth = 1};
+    } else if (i < moves.size()) {
+      absl::StatusOr<SearchReport> r = JudgePosition(**g, {.time_ms = 60000});
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_TRUE(r->exact && !r->outcome_only) << "before move " << i + 1;
+      judgements[i] = *r;
+    }
+    if (i == moves.size()) break;
+    ASSERT_TRUE((*g)->Play(moves[i]).ok()) << moves[i];
+  }
+  ASSERT_TRUE((*g)->Status().over);
+  absl::StatusOr<GameAnalysis> a = AssembleAnalysis("reversi", {}, moves, judgements);
+  ASSERT_TRUE(a.ok()) << a.status();
+  auto sign = [](int x) { return x > 0 ? 1 : x < 0 ? -1 : 0; };
+  int marked = 0;
+  for (size_t i = from; i < moves.size(); ++i) {
+    const MoveVerdict& v = a->moves[i];
+    const auto [before, side] = truth[i - from];
+    ASSERT_EQ(side, v.player);
+    int after = 0;
+    if (i + 1 < moves.size()) {
+      const auto [next, next_side] = truth[i + 1 - from];
+      after = next_side == v.player ? next : -next;
+      EXPECT_EQ(v.after, after) << "move " << i + 1;
+    } else {
+      after = end.winner < 0 ? 0 : end.winner == v.player ? 1 : -1;
+    }
+    EXPECT_TRUE(v.exact_verdict) << "move " << i + 1;
+    EXPECT_EQ(v.before, before) << "move " << i + 1;
+    EXPECT_EQ(ExactOutcome(v.after), sign(after)) << "move " << i + 1;
+    const Mark expected = sign(after) >= sign(before) ? Mark::kNone
+                          : sign(after) < 0           ? Mark::kBlunder
+                                                      : Mark::kMistake;
+    EXPECT_EQ(v.mark, expected) << "move " << i + 1 << ": " << v.before_text << " -> "
+                                << v.after_text;
+    if (v.mark != Mark::kNone) ++marked;
+  }
+  // The two given-away wins, and nothing else.
+  EXPECT_EQ(marked, 2) << absl::StrJoin(moves, " ");
 }
 
 // A heuristic score that the opponent sees after a move for which the mover's win chance drops
