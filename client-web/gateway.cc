@@ -70,7 +70,8 @@ void SendJson(httplib::Response& res, int status, const json& body) {
 }
 
 // The lobby's sentence (or ours) for the page to show as it is.
-void SendError(httplib::Response& res, const absl::Status& status) {
+// The lobby's sentence for people, or what went wrong reaching it.
+std::string ErrorText(const absl::Status& status) {
   std::string message(status.message());
   if (client::ReachedNoLobby(status)) {
     message = "the lobby cannot be reached just now; try again in a moment";
@@ -80,8 +81,12 @@ void SendError(httplib::Response& res, const absl::Status& status) {
   } else if (status.code() == absl::StatusCode::kDeadlineExceeded) {
     message = "the lobby did not answer in time";
   }
+  return message;
+}
+
+void SendError(httplib::Response& res, const absl::Status& status) {
   SendJson(res, HttpStatus(status.code()),
-           {{"error", message}, {"code", absl::StatusCodeToString(status.code())}});
+           {{"error", ErrorText(status)}, {"code", absl::StatusCodeToString(status.code())}});
 }
 
 // The body as JSON. Only application/json is taken: a cross-site form cannot send it without a
@@ -216,6 +221,8 @@ void Gateway::Install(httplib::Server& server) {
               [this](const httplib::Request& req, httplib::Response& res) { Presence(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/replay)",
              [this](const httplib::Request& req, httplib::Response& res) { Replay(req, res); });
+  server.Get(R"(/api/matches/(\d{1,16})/analysis)",
+             [this](const httplib::Request& req, httplib::Response& res) { Analysis(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/events)",
              [this](const httplib::Request& req, httplib::Response& res) { Events(req, res); });
   server.Get(R"(/([a-z0-9_.\-]*))", [](const httplib::Request& req, httplib::Response& res) {
@@ -506,6 +513,57 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
       },
       [this, feed, client](bool) {
         feed->DropReader();
+        limits_.CloseStream(client);
+        streams_.fetch_sub(1);
+      });
+}
+
+void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
+  if (!id.ok()) return SendError(res, id.status());
+  if (streams_.fetch_add(1) >= options_.max_streams) {
+    streams_.fetch_sub(1);
+    res.set_header("Retry-After", "5");
+    return SendJson(res, 503, {{"error", "this server is watching all it can; try again soon"}});
+  }
+  const std::string client = ClientOf(req);
+  if (!limits_.OpenStream(client)) {
+    streams_.fetch_sub(1);
+    return SendJson(res, 429, {{"error", "too many live matches open from your address"}});
+  }
+  res.set_header("X-Accel-Buffering", "no");
+  // The whole analysis in one turn of the provider: the lobby's events are relayed as they come
+  // (its queue tells a waiting analysis its place every second), and a page that leaves cancels
+  // the lobby's call. The person's address goes with it (client::SetForwardedFor, this thread),
+  // so that the lobby's per-client limits count them, not this gateway.
+  const int64_t match_id = *id;
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, match_id](size_t, httplib::DataSink& sink) {
+        auto send = [&sink](const char* event, const json& data) {
+          const std::string out = absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n");
+          return sink.write(out.data(), out.size());
+        };
+        absl::StatusOr<v1::MatchAnalysis> a =
+            lobby_.Analyze(match_id, [&](const v1::AnalysisProgress& p) {
+              return send("progress", {{"positions", p.positions()},
+                                       {"positions_done", p.positions_done()},
+                                       {"waiting", p.waiting()},
+                                       {"queue_position", p.queue_position()},
+                                       {"queued", p.queued()},
+                                       {"running", p.running()},
+                                       {"bots_busy", p.bots_busy()}});
+            });
+        if (a.ok()) {
+          send("done", json::object());
+        } else if (a.status().code() != absl::StatusCode::kCancelled) {
+          send("failed", {{"error", ErrorText(a.status())},
+                          {"code", absl::StatusCodeToString(a.status().code())}});
+        }
+        sink.done();
+        return true;
+      },
+      [this, client](bool) {
         limits_.CloseStream(client);
         streams_.fetch_sub(1);
       });

@@ -72,6 +72,9 @@ class Gateway {
   void Rematch(const httplib::Request& req, httplib::Response& res);
   void Presence(const httplib::Request& req, httplib::Response& res);
   void Events(const httplib::Request& req, httplib::Response& res);
+  // A finished match's analysis, made (or fetched) for the page: server-sent events "progress"
+  // (the lobby's queue place, then positions judged), then "done" or "failed".
+  void Analysis(const httplib::Request& req, httplib::Response& res);
   void Replay(const httplib::Request& req, httplib::Response& res);
   // The rendered board of a listed match with `plies` moves, from a cache or the lobby.
   std::string BoardOf(int64_t id, int plies);

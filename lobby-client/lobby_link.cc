@@ -205,6 +205,32 @@ absl::StatusOr<std::optional<v1::MatchAnalysis>> LobbyClient::StoredAnalysis(int
   if (!status.ok()) return ToAbslStatus(status);
   return analysis;
 }
+absl::StatusOr<v1::MatchAnalysis> LobbyClient::Analyze(
+    int64_t match_id, const std::function<bool(const v1::AnalysisProgress&)>& on_progress) {
+  v1::AnalyzeMatchRequest request;
+  request.set_match_id(match_id);
+  std::optional<v1::MatchAnalysis> analysis;
+  bool left = false;
+  grpc::Status status = Unary(
+      [&](grpc::ClientContext* c) {
+        auto reader = stub_->AnalyzeMatch(c, request);
+        v1::AnalyzeMatchEvent e;
+        while (reader->Read(&e)) {
+          if (e.has_analysis()) {
+            analysis = e.analysis();
+          } else if (e.has_progress() && on_progress && !left && !on_progress(e.progress())) {
+            left = true;
+            c->TryCancel();
+          }
+        }
+        return reader->Finish();
+      },
+      "", player_key_, absl::Minutes(15));
+  if (left) return absl::CancelledError("the analysis was left before it ended");
+  if (!status.ok()) return ToAbslStatus(status);
+  if (!analysis) return absl::InternalError("the lobby ended the analysis without sending it");
+  return *std::move(analysis);
+}
 absl::StatusOr<v1::JoinMatchResponse> LobbyClient::JoinMatch(const v1::JoinMatchRequest& request) {
   PLY_UNARY(v1::JoinMatchResponse, JoinMatch, request, "");
 }

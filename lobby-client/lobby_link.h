@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -89,6 +90,11 @@ class LobbyClient {
   // The analysis the lobby keeps for the match (AnalyzeMatch with stored_only): nullopt when it
   // has none; nothing is started.
   absl::StatusOr<std::optional<v1::MatchAnalysis>> StoredAnalysis(int64_t match_id);
+  // Analyses the match (or gets its stored analysis), calling `on_progress` with each progress
+  // event as it comes: its place in the lobby's queue, then positions judged. `on_progress`
+  // returning false cancels the call (CANCELLED). Waits up to 15 minutes.
+  absl::StatusOr<v1::MatchAnalysis> Analyze(
+      int64_t match_id, const std::function<bool(const v1::AnalysisProgress&)>& on_progress);
 
  private:
   std::string address_;

@@ -153,15 +153,17 @@ class WebTest : public StackFixture {
 
   // A Connect Four match between two people where Red (winning) leaves Yellow's three in column
   // 1 open at ply 7, an exact blunder, then analysed by the lobby: its id.
-  int64_t AnalysedBlunderMatch() {
+  int64_t AnalysedBlunderMatch(bool analysed = true) {
     HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
     for (size_t i = 0; i < kBlunderGame.size(); ++i) {
       EXPECT_TRUE(
           Move(stub_.get(), seats.id, static_cast<int>(i), kBlunderGame[i], seats.tokens[i % 2])
               .ok());
     }
-    const grpc::Status s = ply::testing::Analyze(stub_.get(), seats.id).status;
-    EXPECT_TRUE(s.ok()) << s.error_message();
+    if (analysed) {
+      const grpc::Status s = ply::testing::Analyze(stub_.get(), seats.id).status;
+      EXPECT_TRUE(s.ok()) << s.error_message();
+    }
     return seats.id;
   }
   inline static const std::vector<std::string> kBlunderGame = {"4", "1", "4", "1",
@@ -612,6 +614,36 @@ TEST_F(WebTest, BrowserReplayShowsTheAnalysisMarks) {
   EXPECT_EQ(report["marks"][6], "??");
   EXPECT_NE(report.value("status", "").find("?? "), std::string::npos) << report.dump();
   EXPECT_NE(report.value("status", "").find("best 1 (exact)"), std::string::npos) << report.dump();
+}
+
+TEST_F(WebTest, BrowserAnalysesAFinishedMatchShowingTheLobbysProgress) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = AnalysedBlunderMatch(/*analysed=*/false);
+  const json report = Scenario("analyse", {std::to_string(id)});
+  EXPECT_EQ(report["before"], 0) << report.dump();
+  // The page's marks are the ones the lobby stored for the match.
+  httplib::Client c("127.0.0.1", web_->port());
+  const json replay =
+      json::parse(c.Get(absl::StrCat("/api/matches/", id, "/replay").c_str())->body);
+  ASSERT_TRUE(replay.contains("analysis")) << replay.dump();
+  ASSERT_EQ(report["marks"].size(), kBlunderGame.size()) << report.dump();
+  for (size_t i = 0; i < kBlunderGame.size(); ++i) {
+    EXPECT_EQ(report["marks"][i], replay["analysis"]["moves"][i]["mark"]) << i;
+  }
+  EXPECT_EQ(report["marks"][6], "??");
+  // Each player's accuracy, counted in words, and the lobby's progress on the way.
+  const std::string accuracy = report["accuracy"].dump();
+  EXPECT_NE(accuracy.find("Red (alice): accuracy"), std::string::npos) << accuracy;
+  EXPECT_NE(accuracy.find("1 blunder (?\?)"), std::string::npos) << accuracy;
+  bool progressed = false;
+  for (const json& p : report["progress"]) {
+    progressed = progressed || absl::StrContains(p.get<std::string>(), "positions");
+  }
+  EXPECT_TRUE(progressed) << report["progress"].dump();
+  // The endpoint refuses what is not a finished match with the lobby's reason.
+  httplib::Result missing = c.Get("/api/matches/999999/analysis");
+  ASSERT_TRUE(missing);
+  EXPECT_NE(missing->body.find("failed"), std::string::npos) << missing->body;
 }
 
 TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {

@@ -66,6 +66,25 @@ function formatClock(ms) {
   return `${m}:${String(s % 60).padStart(2, '0')}`;
 }
 
+function counted(n, one, many) { return `${n} ${n === 1 ? one : many}`; }
+
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th');
+  return `${n}${suffix}`;
+}
+
+// An analysis's progress in words, as the terminal client says it.
+function progressText(p) {
+  if (p.waiting) return 'waiting for the analysis another request started...';
+  if (p.queue_position > 0) {
+    return `waiting for a turn: ${ordinal(p.queue_position)} in line (${counted(p.running, 'analysis', 'analyses')} running on this lobby)`;
+  }
+  const pct = p.positions > 0 ? Math.floor((100 * p.positions_done) / p.positions) : 0;
+  return `analysing: ${p.positions_done} of ${p.positions} positions (${pct}%)` +
+    (p.bots_busy ? " (the bots are busy with people's moves: waiting)" : '');
+}
+
 // A bot's score text ("+35", "win in 3", "loss in 5", "draw", "win by 6") from the first
 // seat's side: a forced result names the side it favours.
 function firstSeatScore(m, st) {
@@ -792,9 +811,55 @@ class MatchPage {
         h('button', { type: 'button', id: 'rp-prev', 'aria-label': 'Back one move', onclick: () => this.step(-1) }, '◀'),
         h('button', { type: 'button', id: 'rp-next', 'aria-label': 'Forward one move', onclick: () => this.step(1) }, '▶'),
         h('button', { type: 'button', id: 'rp-last', 'aria-label': 'End', onclick: () => this.step(1e9) }, '▶|'),
-        h('button', { type: 'button', id: 'rp-exit', onclick: () => { this.replay = null; this.replayBox.replaceChildren(); this.render(); } }, 'Leave the replay'));
+        h('button', { type: 'button', id: 'rp-exit', onclick: () => { this.leaveAnalysis(); this.replay = null; this.replayBox.replaceChildren(); this.render(); } }, 'Leave the replay'));
+      if (data.analysis) {
+        // Each player's accuracy and marks, under the replay's buttons.
+        for (const p of data.analysis.players || []) {
+          const seat = this.state.seats[p.seat];
+          const who = seat ? `${seat.side}${seat.name ? ` (${seat.name})` : ''}` : seatLabel(p.seat);
+          this.replayBox.append(h('p', { class: 'accuracy' },
+            `${who}: accuracy ${p.accuracy.toFixed(1)}%, ${counted(p.inaccuracies, 'inaccuracy', 'inaccuracies')} (?!), ` +
+            `${counted(p.mistakes, 'mistake', 'mistakes')} (?), ${counted(p.blunders, 'blunder', 'blunders')} (??)`));
+        }
+      } else {
+        this.replayBox.append(h('button', { type: 'button', id: 'rp-analyse', onclick: () => this.analyse() }, 'Analyse the game'));
+      }
       this.render();
     } catch (e) { this.notice.textContent = e.message; }
+  }
+
+  // Has the lobby judge every move (or fetch its stored verdicts), showing the place in its queue
+  // and then the positions judged; the replay then shows each move's mark.
+  analyse() {
+    if (this.analysing) return;
+    const button = document.getElementById('rp-analyse');
+    if (button) button.disabled = true;
+    const box = h('p', { id: 'analysis-progress', class: 'progress', role: 'status' }, 'asking the lobby...');
+    this.replayBox.append(box);
+    const es = new EventSource(`/api/matches/${this.id}/analysis`);
+    this.analysing = es;
+    const finish = (text) => {
+      es.close();
+      if (this.analysing === es) this.analysing = null;
+      if (text !== undefined) {
+        box.textContent = text;
+        if (button) button.disabled = false;
+      }
+    };
+    es.addEventListener('progress', (e) => { box.textContent = progressText(JSON.parse(e.data)); });
+    es.addEventListener('failed', (e) => finish(JSON.parse(e.data).error));
+    es.addEventListener('done', async () => {
+      finish();
+      const at = this.replay ? this.replay.index : 0;
+      await this.startReplay();
+      if (this.replay) this.step(at);
+    });
+    es.onerror = () => { if (this.analysing === es) finish('the connection to the server broke; try again'); };
+  }
+
+  leaveAnalysis() {
+    if (this.analysing) this.analysing.close();
+    this.analysing = null;
   }
 
   step(delta) {

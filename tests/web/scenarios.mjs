@@ -339,6 +339,32 @@ const scenarios = {
     await waitStatus(page, new RegExp(`after ${ply} of`));
     return { marks, status: await statusText(page), screenshot: await shot(page, 'analysis-replay') };
   },
+
+  // A spectator replays a match nobody has analysed and asks for the analysis: the page shows
+  // the lobby's progress, then each move's mark and each player's accuracy. ARGS: match id.
+  async analyse(context, errors) {
+    const [id] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Game over/);
+    await page.click('#replay-start');
+    await waitStatus(page, /Replay/);
+    const before = await page.locator('#moves li .mark').count();
+    // Every text the progress line shows, however briefly.
+    await page.evaluate(() => {
+      window.plyProgress = [];
+      new MutationObserver(() => {
+        const p = document.getElementById('analysis-progress');
+        if (p && window.plyProgress.at(-1) !== p.textContent) window.plyProgress.push(p.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.click('#rp-analyse');
+    await page.waitForSelector('p.accuracy', { timeout: 60000 });
+    const marks = await page.evaluate(() => [...document.querySelectorAll('#moves li')].map((li) => li.querySelector('.mark')?.textContent || ''));
+    const accuracy = await page.locator('p.accuracy').allInnerTexts();
+    const progress = await page.evaluate(() => window.plyProgress);
+    return { before, marks, accuracy, progress, status: await statusText(page), screenshot: await shot(page, 'analyse') };
+  },
 };
 
 const started = Date.now();
