@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "engine/registry/registry.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
 #include "tests/stack_helper.h"
@@ -300,6 +301,58 @@ TEST_F(AnalysisTest, OneSmallBotServesTwoClientsAtOnceBesideABotMatch) {
   }
   EXPECT_TRUE(after.moves_size() >= moves_before + 2 || after.status() == v1::MATCH_STATUS_FINISHED)
       << "the bot match made " << after.moves_size() - moves_before << " moves";
+}
+
+// Every kind of game on the smallest stack: one ply-bot on its defaults (2 workers), a bot match
+// playing, and two clients analysing at once, each half of the games: a short game of each kind
+// that a player resigned.
+TEST_F(AnalysisTest, EveryKindOfGameIsAnalysedOnOneDefaultBot) {
+  auto bot = ::ply::testing::ServerProcess::Start(
+      PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--log_level=error", "--instance=lonely"});
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  StartLobby({absl::StrCat("--bot_target=ipv4:", (*bot)->address()), "--analysis_ms=200",
+              "--trusted_proxies=127.0.0.1"});
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT},
+                     {"hard", "hard"}, &created)
+                  .ok());
+  const int64_t bots_match = created.match().id();
+  std::vector<std::pair<std::string, int64_t>> games;
+  for (const GameInfo& info : ListGames()) {
+    HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), info.name);
+    for (int ply = 0; ply < 4; ++ply) {
+      const v1::Match m = Get(seats.id);
+      ASSERT_EQ(m.status(), v1::MATCH_STATUS_ACTIVE) << info.name;
+      ASSERT_FALSE(m.legal_moves().empty()) << info.name;
+      grpc::Status moved =
+          Move(stub_.get(), seats.id, ply, m.legal_moves(0), seats.tokens[m.to_move() & 1]);
+      ASSERT_TRUE(moved.ok()) << info.name << ": " << moved.error_message();
+    }
+    ASSERT_TRUE(::ply::testing::Resign(stub_.get(), seats.id, seats.tokens[0]).ok()) << info.name;
+    games.push_back({info.name, seats.id});
+  }
+  ASSERT_GE(games.size(), 7u);
+  std::vector<Analysed> results(games.size());
+  std::vector<std::thread> clients;
+  for (size_t c = 0; c < 2; ++c) {
+    clients.emplace_back([&, c] {
+      for (size_t i = c; i < games.size(); i += 2) {
+        results[i] =
+            Analyze(stub_.get(), games[i].second, false, absl::StrCat("198.51.100.", c + 1));
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  for (size_t i = 0; i < games.size(); ++i) {
+    const Analysed& r = results[i];
+    ASSERT_TRUE(r.status.ok()) << games[i].first << ": " << r.status.error_message();
+    ASSERT_TRUE(r.has_analysis) << games[i].first;
+    EXPECT_EQ(r.analysis.game(), games[i].first);
+    EXPECT_EQ(r.analysis.moves_size(), 4) << games[i].first;
+    EXPECT_EQ(r.analysis.players_size(), 2) << games[i].first;
+  }
+  // The bot match went on beside them.
+  EXPECT_GT(Get(bots_match).moves_size(), 0);
 }
 
 // Beyond --analysis_max_running an analysis waits its turn, told its place, and is then made.
