@@ -278,15 +278,18 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
     return;
   }
 
-  std::optional<int64_t> remaining_ms;
-  if (job.deadline) {
-    remaining_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       *job.deadline - std::chrono::system_clock::now())
-                       .count();
-  }
-  const int64_t budget_ms =
-      SearchBudgetMs(job.search.level.time_ms, job.search.requested_ms, remaining_ms,
-                     options_.deadline_margin_ms, options_.max_budget_ms);
+  // The budget a search started now may take, after the level, the request and the deadline.
+  auto budget_now = [&]() -> int64_t {
+    std::optional<int64_t> remaining_ms;
+    if (job.deadline) {
+      remaining_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         *job.deadline - std::chrono::system_clock::now())
+                         .count();
+    }
+    return SearchBudgetMs(job.search.level.time_ms, job.search.requested_ms, remaining_ms,
+                          options_.deadline_margin_ms, options_.max_budget_ms);
+  };
+  const int64_t budget_ms = budget_now();
   SearchRequest search{
       .level = job.search.level,
       .time_ms = std::max<int64_t>(budget_ms, 1),
@@ -300,15 +303,7 @@ void BotServiceImpl::RunJob(Job& job, SearchCache& cache) {
   std::optional<SearchReport> judged;
   if (report.ok() && !job.search.judge_move.empty() &&
       NeedsMoveJudgement(*report, job.search.judge_move) && job.cancelled_at_ns.load() == 0) {
-    std::optional<int64_t> left_ms;
-    if (job.deadline) {
-      left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    *job.deadline - std::chrono::system_clock::now())
-                    .count();
-    }
-    const int64_t move_ms =
-        SearchBudgetMs(job.search.level.time_ms, job.search.requested_ms, left_ms,
-                       options_.deadline_margin_ms, options_.max_budget_ms);
+    const int64_t move_ms = budget_now();
     if (move_ms > 0) {
       absl::StatusOr<SearchReport> m = JudgeMove(*job.search.game, job.search.judge_move, *report,
                                                  {.time_ms = move_ms,

@@ -461,6 +461,28 @@ void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {
   SendJson(res, 200, out);
 }
 
+std::optional<std::string> Gateway::OpenStream(const httplib::Request& req,
+                                               httplib::Response& res) {
+  if (streams_.fetch_add(1) >= options_.max_streams) {
+    streams_.fetch_sub(1);
+    res.set_header("Retry-After", "5");
+    SendJson(res, 503, {{"error", "this server is watching all it can; try again soon"}});
+    return std::nullopt;
+  }
+  std::string client = ClientOf(req);
+  if (!limits_.OpenStream(client)) {
+    streams_.fetch_sub(1);
+    SendJson(res, 429, {{"error", "too many live matches open from your address"}});
+    return std::nullopt;
+  }
+  return client;
+}
+
+void Gateway::CloseStream(const std::string& client) {
+  limits_.CloseStream(client);
+  streams_.fetch_sub(1);
+}
+
 void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
   absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
   if (!id.ok()) return SendError(res, id.status());
@@ -475,20 +497,11 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
   }
   const Reader reader =
       req.get_param_value("view") == "player" ? Reader::kPlayer : Reader::kSpectator;
-  if (streams_.fetch_add(1) >= options_.max_streams) {
-    streams_.fetch_sub(1);
-    res.set_header("Retry-After", "5");
-    return SendJson(res, 503, {{"error", "this server is watching all it can; try again soon"}});
-  }
-  const std::string client = ClientOf(req);
-  if (!limits_.OpenStream(client)) {
-    streams_.fetch_sub(1);
-    return SendJson(res, 429, {{"error", "too many live matches open from your address"}});
-  }
+  const std::optional<std::string> client = OpenStream(req, res);
+  if (!client) return;
   std::shared_ptr<MatchFeed> feed = hub_.Feed(*id);
   if (absl::Status loaded = feed->WaitLoaded(absl::Seconds(5)); !loaded.ok()) {
-    limits_.CloseStream(client);
-    streams_.fetch_sub(1);
+    CloseStream(*client);
     return SendError(res, loaded);
   }
   feed->AddReader();
@@ -511,26 +524,17 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
         if (!more) sink.done();
         return true;
       },
-      [this, feed, client](bool) {
+      [this, feed, client = *client](bool) {
         feed->DropReader();
-        limits_.CloseStream(client);
-        streams_.fetch_sub(1);
+        CloseStream(client);
       });
 }
 
 void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
   absl::StatusOr<int64_t> id = MatchId(req.matches[1].str());
   if (!id.ok()) return SendError(res, id.status());
-  if (streams_.fetch_add(1) >= options_.max_streams) {
-    streams_.fetch_sub(1);
-    res.set_header("Retry-After", "5");
-    return SendJson(res, 503, {{"error", "this server is watching all it can; try again soon"}});
-  }
-  const std::string client = ClientOf(req);
-  if (!limits_.OpenStream(client)) {
-    streams_.fetch_sub(1);
-    return SendJson(res, 429, {{"error", "too many live matches open from your address"}});
-  }
+  const std::optional<std::string> client = OpenStream(req, res);
+  if (!client) return;
   res.set_header("X-Accel-Buffering", "no");
   // The whole analysis in one turn of the provider: the lobby's events are relayed as they come
   // (its queue tells a waiting analysis its place every second), and a page that leaves cancels
@@ -563,10 +567,7 @@ void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
         sink.done();
         return true;
       },
-      [this, client](bool) {
-        limits_.CloseStream(client);
-        streams_.fetch_sub(1);
-      });
+      [this, client = *client](bool) { CloseStream(client); });
 }
 
 }  // namespace ply::web

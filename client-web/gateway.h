@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -71,6 +72,11 @@ class Gateway {
   void Claim(const httplib::Request& req, httplib::Response& res);
   void Rematch(const httplib::Request& req, httplib::Response& res);
   void Presence(const httplib::Request& req, httplib::Response& res);
+  // Counts a long-lived response (an event stream) against the server's and the client's
+  // bounds: the client's key, or nullopt with `res` already answered (503 or 429).
+  std::optional<std::string> OpenStream(const httplib::Request& req, httplib::Response& res);
+  // Gives back what OpenStream took.
+  void CloseStream(const std::string& client);
   void Events(const httplib::Request& req, httplib::Response& res);
   // A finished match's analysis, made (or fetched) for the page: server-sent events "progress"
   // (the lobby's queue place, then positions judged), then "done" or "failed".

@@ -256,6 +256,21 @@ TEST_F(AnalysisTest, SpectatorsAnalyseARunningBotGameWithoutStoringIt) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+// Analyses each match at once from a client of its own (198.51.100.1, .2, ...: the lobby must
+// trust 127.0.0.1 as a proxy), in the matches' order.
+std::vector<Analysed> AnalyseAtOnce(v1::LobbyService::Stub* stub,
+                                    const std::vector<int64_t>& matches) {
+  std::vector<Analysed> results(matches.size());
+  std::vector<std::thread> clients;
+  for (size_t i = 0; i < matches.size(); ++i) {
+    clients.emplace_back([&, i] {
+      results[i] = Analyze(stub, matches[i], false, absl::StrCat("198.51.100.", i + 1));
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  return results;
+}
+
 // Analysis is background work that waits for capacity and never fails for it: on one ply-bot
 // with 2 workers (of which 1 may serve background work, with 1 queue place), two clients
 // analysing at once beside a running bot-vs-bot match are both answered (their positions refused
@@ -275,14 +290,7 @@ TEST_F(AnalysisTest, OneSmallBotServesTwoClientsAtOnceBesideABotMatch) {
   const int64_t bots_match = created.match().id();
   const int moves_before = Get(bots_match).moves_size();
 
-  Analysed results[2];
-  std::vector<std::thread> clients;
-  for (int i = 0; i < 2; ++i) {
-    clients.emplace_back([&, i] {
-      results[i] = Analyze(stub_.get(), games[i], false, absl::StrCat("198.51.100.", i + 1));
-    });
-  }
-  for (std::thread& t : clients) t.join();
+  const std::vector<Analysed> results = AnalyseAtOnce(stub_.get(), {games[0], games[1]});
   for (const Analysed& r : results) {
     ASSERT_TRUE(r.status.ok()) << r.status.error_message();
     ASSERT_TRUE(r.has_analysis);
@@ -361,14 +369,7 @@ TEST_F(AnalysisTest, AnalysesBeyondTheRunningOnesWaitTheirTurnToldTheirPlace) {
               "--trusted_proxies=127.0.0.1"});
   const int64_t games[3] = {FinishedGame(stub_.get()), FinishedGame(stub_.get()),
                             FinishedGame(stub_.get())};
-  Analysed results[3];
-  std::vector<std::thread> clients;
-  for (int i = 0; i < 3; ++i) {
-    clients.emplace_back([&, i] {
-      results[i] = Analyze(stub_.get(), games[i], false, absl::StrCat("198.51.100.", i + 1));
-    });
-  }
-  for (std::thread& t : clients) t.join();
+  const std::vector<Analysed> results = AnalyseAtOnce(stub_.get(), {games[0], games[1], games[2]});
   int queued = 0;
   std::set<int> places;
   for (const Analysed& r : results) {
