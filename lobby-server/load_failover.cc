@@ -9,7 +9,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -64,6 +66,8 @@ struct Tally {
   // Acknowledged moves: (match, ply) -> move.
   std::map<std::pair<int64_t, int>, std::string> acked;
   int64_t uncertain = 0;  // answers lost in a failure: the move may or may not be stored
+  // Moves sent again after a lost answer and then refused: (match, ply) -> move.
+  std::map<std::pair<int64_t, int>, std::string> refused_resends;
   int64_t human_matches = 0;
   double longest_human_pause_ms = 0;
   std::vector<int64_t> bot_match_ids;
@@ -129,13 +133,20 @@ void Play(Lobbies& lobbies, size_t index, const std::atomic<bool>& stop, Tally& 
     }
     v1::Match match = joined.match();
     auto last_move = std::chrono::steady_clock::now();
+    // A move whose answer was lost is sent again, as a person's client would: the lobby
+    // answers it as played if it was stored.
+    bool resend = false;
+    v1::MakeMoveRequest move;
+    int mover = 0;
     while (!stop && match.status() == v1::MATCH_STATUS_ACTIVE) {
-      const int mover = match.to_move();
-      v1::MakeMoveRequest move;
-      move.set_match_id(id);
-      move.set_expected_ply(match.moves_size());
-      // The middle column first keeps games going; any legal move will do.
-      move.set_move(match.legal_moves(static_cast<int>(turn % match.legal_moves_size())));
+      const bool resent = std::exchange(resend, false);
+      if (!resent) {
+        mover = match.to_move();
+        move.set_match_id(id);
+        move.set_expected_ply(match.moves_size());
+        // Any legal move will do.
+        move.set_move(match.legal_moves(static_cast<int>(turn % match.legal_moves_size())));
+      }
       v1::MakeMoveResponse moved;
       grpc::Status s =
           lobbies.Any(turn++, [&](v1::LobbyService::Stub* stub, grpc::ClientContext& c) {
@@ -152,11 +163,20 @@ void Play(Lobbies& lobbies, size_t index, const std::atomic<bool>& stop, Tally& 
         last_move = now;
         match = moved.match();
       } else {
-        // The answer may have been lost with the instance: the stored state decides.
+        // The answer may have been lost with the instance or the database's primary: send the
+        // same move again.
         if (s.error_code() == grpc::StatusCode::UNAVAILABLE ||
             s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
           std::lock_guard<std::mutex> lock(tally.mu);
           ++tally.uncertain;
+          resend = true;
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          continue;
+        }
+        if (resent) {
+          // Refused when sent again: false if the first sending was in fact stored.
+          std::lock_guard<std::mutex> lock(tally.mu);
+          tally.refused_resends[{id, move.expected_ply() + 1}] = move.move();
         }
         if (!Get(lobbies, turn++, id, &match).ok()) continue;
       }
@@ -348,22 +368,37 @@ int RunFailover(const FailoverOptions& options) {
   stop = true;
   for (std::thread& t : threads) t.join();
 
-  // Every acknowledged move must be stored as acknowledged.
-  int64_t lost = 0;
+  // Every acknowledged move must be stored as acknowledged, and no move sent again and
+  // refused may be stored.
   std::map<int64_t, v1::Match> stored;
-  for (const auto& [key, move] : tally.acked) {
+  // Whether the stored match `key.first` has `move` at ply `key.second`; nullopt when it cannot
+  // be read.
+  auto stored_as = [&](const std::pair<int64_t, int>& key,
+                       const std::string& move) -> std::optional<bool> {
     auto it = stored.find(key.first);
     if (it == stored.end()) {
       v1::Match m;
       if (!Get(lobbies, 0, key.first, &m).ok()) {
         std::fprintf(stderr, "failover: cannot read match %lld to check it\n",
                      static_cast<long long>(key.first));
-        return 1;
+        return std::nullopt;
       }
       it = stored.emplace(key.first, m).first;
     }
     const v1::Match& m = it->second;
-    if (key.second > m.moves_size() || m.moves(key.second - 1).move() != move) ++lost;
+    return key.second <= m.moves_size() && m.moves(key.second - 1).move() == move;
+  };
+  int64_t lost = 0;
+  for (const auto& [key, move] : tally.acked) {
+    const std::optional<bool> found = stored_as(key, move);
+    if (!found) return 1;
+    lost += *found ? 0 : 1;
+  }
+  int64_t false_refusals = 0;
+  for (const auto& [key, move] : tally.refused_resends) {
+    const std::optional<bool> found = stored_as(key, move);
+    if (!found) return 1;
+    false_refusals += *found ? 1 : 0;
   }
   // Bot matches still running: their pauses so far count too.
   int64_t bot_matches_checked = 0;
@@ -382,8 +417,10 @@ int RunFailover(const FailoverOptions& options) {
   std::printf("| moves acknowledged | %zu |\n", tally.acked.size());
   std::printf("| moves lost (acknowledged, not stored as acknowledged) | %lld |\n",
               static_cast<long long>(lost));
-  std::printf("| answers lost in a failure (move re-read from the lobby) | %lld |\n",
+  std::printf("| answers lost in a failure (the move sent again) | %lld |\n",
               static_cast<long long>(tally.uncertain));
+  std::printf("| moves refused when sent again, though stored (false refusals) | %lld |\n",
+              static_cast<long long>(false_refusals));
   std::printf("| bot matches | %lld |\n", static_cast<long long>(bot_matches_checked));
   std::printf("| matches ended by a failure | %lld |\n",
               static_cast<long long>(tally.bot_failures));
@@ -403,7 +440,7 @@ int RunFailover(const FailoverOptions& options) {
       Percentile(tally.event_lag_ms, 50), Percentile(tally.event_lag_ms, 99),
       Percentile(tally.event_lag_ms, 100));
   std::fflush(stdout);
-  return lost == 0 && tally.bot_failures == 0 && tally.spectator_gaps == 0 &&
+  return lost == 0 && false_refusals == 0 && tally.bot_failures == 0 && tally.spectator_gaps == 0 &&
                  tally.spectator_duplicates == 0
              ? 0
              : 1;

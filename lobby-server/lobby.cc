@@ -161,6 +161,7 @@ std::string Lobby::MetricsText() {
   g.notifications = c.notifications;
   g.db_errors = c.errors;
   g.db_reconnects = c.reconnects;
+  g.db_settled_moves = c.settled_moves;
   return RenderMetrics(metrics_, g);
 }
 

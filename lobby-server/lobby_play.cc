@@ -37,6 +37,19 @@ absl::StatusOr<v1::MakeMoveResponse> Lobby::MakeMove(const v1::MakeMoveRequest& 
   v1::MakeMoveResponse response;
   absl::Status s = WithMatch(req.match_id(), [&](LiveMatch& live) -> absl::Status {
     const int64_t now = NowMs();
+    // The same move sent again, because the answer to the first was lost (the connection
+    // dropped, the database failed over while it was committed): it was played, and that is
+    // the answer, not "your view is out of date" (nor "the match is over" for a last move).
+    if (const std::optional<int> mover = SeatOfToken(live.rec, token)) {
+      if (const MoveRecord* played =
+              AlreadyPlayed(live.rec, *mover, req.expected_ply(), req.move());
+          played != nullptr) {
+        presence_.Seen(live.id, *mover);
+        *response.mutable_move() = MoveToProto(*played);
+        *response.mutable_match() = ToProto(live, now);
+        return absl::OkStatus();
+      }
+    }
     absl::StatusOr<int> seat = SeatThatMayAct(live, token, now);
     if (!seat.ok()) return seat.status();
     presence_.Seen(live.id, *seat);

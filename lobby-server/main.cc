@@ -50,6 +50,10 @@ ABSL_FLAG(int, db_writers, 2,
           "Threads that commit moves, each many matches' queued moves in one statement.");
 ABSL_FLAG(int, db_wait_s, 30,
           "At start, how long to wait for the database to accept connections before giving up.");
+ABSL_FLAG(int, db_settle_ms, 5000,
+          "A move whose commit failed for want of the database (a restart, a failover to a "
+          "standby, a connection broken during the commit) is read back and written again for "
+          "this long before the player is told to send it again.");
 ABSL_FLAG(std::string, bot_target, "",
           "ply-bot instances: host:port, ipv4:A:P,B:P, dns:///name:port, or file:PATH (a list "
           "of host:port re-read every second). Empty: no bot seats.");
@@ -200,7 +204,8 @@ int Main() {
   }
   PostgresStore store({.url = database_url,
                        .pool_size = absl::GetFlag(FLAGS_db_connections),
-                       .append_writers = absl::GetFlag(FLAGS_db_writers)});
+                       .append_writers = absl::GetFlag(FLAGS_db_writers),
+                       .settle_window = absl::Milliseconds(absl::GetFlag(FLAGS_db_settle_ms))});
   const absl::Time db_deadline = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_db_wait_s));
   for (;;) {
     absl::Status migrated = store.Migrate();

@@ -157,6 +157,10 @@ std::string RenderMetrics(const LobbyMetrics& m, const LobbyGauges& g) {
           g.db_errors, &out);
   Counter("ply_lobby_db_reconnects_total", "Reconnections of the listening connection.",
           g.db_reconnects, &out);
+  Counter("ply_lobby_db_settled_moves_total",
+          "Moves whose commit failed for want of the database (a restart, a failover), then "
+          "found stored or written again before the answer.",
+          g.db_settled_moves, &out);
   Counter("ply_lobby_bot_calls_total", "ChooseMove calls made to ply-bot.", m.bot_calls.load(),
           &out);
   Counter("ply_lobby_bot_failures_total", "ChooseMove calls that brought no usable move.",

@@ -90,6 +90,7 @@ struct LobbyGauges {
   int64_t notifications = 0;
   int64_t db_errors = 0;
   int64_t db_reconnects = 0;
+  int64_t db_settled_moves = 0;
 };
 
 // The whole page.

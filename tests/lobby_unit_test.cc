@@ -367,6 +367,37 @@ TEST_F(LobbyUnitTest, ADatabaseOutageAnswersUnavailableAndPlayGoesOnAfterIt) {
   EXPECT_EQ(r->move().ply(), 1);
 }
 
+// A player whose answer was lost (the connection dropped, or the database failed over while
+// the move was committed: the lobby could not tell) sends the move again: it was played, and
+// the answer says so; anything else at that ply is still refused.
+TEST_F(LobbyUnitTest, AMoveSentAgainAfterItsAnswerWasLostIsAnsweredAsPlayed) {
+  const Seats m = HumanMatch("tictactoe");
+  absl::StatusOr<v1::MakeMoveResponse> first = Move(m.id, 0, "a1", m.first);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<v1::MakeMoveResponse> again = Move(m.id, 0, "A1", m.first);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->move().ply(), 1);
+  EXPECT_EQ(again->move().move(), "a1");
+  EXPECT_EQ(again->match().moves_size(), 1);
+  EXPECT_EQ(Move(m.id, 0, "b2", m.first).status().code(), absl::StatusCode::kFailedPrecondition)
+      << "another move at the played ply";
+  EXPECT_EQ(Move(m.id, 0, "a1", m.second).status().code(), absl::StatusCode::kFailedPrecondition)
+      << "the other seat";
+  EXPECT_EQ(Move(m.id, 0, "a1", NewSeatToken()).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  ASSERT_TRUE(Move(m.id, 1, "b1", m.second).ok());
+  EXPECT_EQ(Move(m.id, 0, "a1", m.first).status().code(), absl::StatusCode::kFailedPrecondition)
+      << "no longer the last move";
+  // The move that ends the match, sent again: played, not "the match is over".
+  ASSERT_TRUE(Move(m.id, 2, "a2", m.first).ok());
+  ASSERT_TRUE(Move(m.id, 3, "b3", m.second).ok());
+  ASSERT_TRUE(Move(m.id, 4, "a3", m.first).ok());
+  absl::StatusOr<v1::MakeMoveResponse> last = Move(m.id, 4, "a3", m.first);
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_EQ(last->match().status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(Get(m.id).moves_size(), 5);
+}
+
 TEST_F(LobbyUnitTest, AClockChargesThinkingTimeAndFlagsWhenItRunsOut) {
   const Seats m = HumanMatch("connect4", Clock(/*initial_ms=*/60'000, /*increment_ms=*/2'000));
   Advance(absl::Milliseconds(1'500));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/proto_convert.h"
 #include "engine/registry/registry.h"
@@ -77,6 +78,17 @@ absl::Status CheckActive(const MatchRecord& rec) {
       return absl::OkStatus();
   }
   return absl::InternalError("unknown match status");
+}
+
+const MoveRecord* AlreadyPlayed(const MatchRecord& rec, int seat, int expected_ply,
+                                std::string_view move) {
+  if (rec.moves.empty() || expected_ply != rec.ply - 1) return nullptr;
+  const MoveRecord& last = rec.moves.back();
+  if (last.ply != rec.ply || last.seat != seat ||
+      !absl::EqualsIgnoreCase(last.move, absl::string_view(move.data(), move.size()))) {
+    return nullptr;
+  }
+  return &last;
 }
 
 absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,

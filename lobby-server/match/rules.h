@@ -53,6 +53,11 @@ struct MoveAttempt {
 // The game after `attempt`'s move, or why `attempt.seat` may not play it now: the match is not
 // active, the mover's time is up, it is another seat's turn, the caller's view is behind, or
 // the move is not legal (FAILED_PRECONDITION, or INVALID_ARGUMENT for the move itself).
+// The last move of `rec` when it is `move`, played by `seat` when the match was at
+// `expected_ply`: the same move sent again because its answer was lost. Null otherwise.
+const MoveRecord* AlreadyPlayed(const MatchRecord& rec, int seat, int expected_ply,
+                                std::string_view move);
+
 absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,
                                                    const MoveAttempt& attempt);
 

@@ -316,6 +316,9 @@ struct PeerCounters {
   int64_t notifications = 0;
   int64_t reconnects = 0;
   int64_t errors = 0;
+  // Moves whose commit failed for want of the database and were then found stored or written
+  // again (PostgresOptions::settle_window).
+  int64_t settled_moves = 0;
 };
 
 // Where the analysis of a match stands for one request (MatchStore::ClaimAnalysis).

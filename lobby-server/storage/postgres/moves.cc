@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lobby-server/storage/postgres/internal.h"
 
 namespace ply::lobby {
@@ -38,6 +39,11 @@ const StatementList& MoveStatements() {
        "  UPDATE seats SET clock_ms = b.mc FROM batch b JOIN advanced a ON a.id = b.m"
        "  WHERE b.c AND seats.match_id = b.m AND seats.seat = b.s)"
        " SELECT id FROM advanced"},
+      // What the database holds at a move's ply: the match's ply and status, and the move row
+      // at that ply if there is one (Settle reads back a commit whose outcome is unknown).
+      {"move_at",
+       "SELECT m.ply, m.status, mv.seat, mv.move, mv.time_ms FROM matches m"
+       " LEFT JOIN moves mv ON mv.match_id = m.id AND mv.ply = $2 WHERE m.id = $1"},
   };
   return statements;
 }
@@ -119,6 +125,15 @@ void PostgresStore::WriteAppends() {
       return a.match_id < b.match_id;
     });
     std::vector<absl::Status> results = AppendBatch(batch);
+    // Moves that failed for want of the database (it is restarting or failing over, or the
+    // connection broke during the commit): read back and, if not stored, write again, for a
+    // while, so that the answer is the truth.
+    const absl::Time settle_by = absl::Now() + options_.settle_window;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (absl::IsUnavailable(results[i])) {
+        results[i] = Settle(batch[i].match_id, batch[i].commit, results[i], settle_by);
+      }
+    }
     append_batches_.fetch_add(1, std::memory_order_relaxed);
     appended_moves_.fetch_add(
         static_cast<int64_t>(std::count_if(results.begin(), results.end(),
@@ -213,6 +228,57 @@ absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit
     tx.commit();
     return absl::OkStatus();
   });
+}
+
+absl::Status PostgresStore::Settle(int64_t match_id, const MoveCommit& commit, absl::Status failure,
+                                   absl::Time deadline) {
+  absl::Duration pause = absl::Milliseconds(50);
+  int64_t attempts = 0;
+  while (absl::IsUnavailable(failure) && absl::Now() < deadline) {
+    absl::SleepFor(std::min(pause, std::max(absl::ZeroDuration(), deadline - absl::Now())));
+    pause = std::min(pause * 2, absl::Milliseconds(500));
+    ++attempts;
+    enum class Found { kLanded, kNotYet, kMovedOn } found = Found::kNotYet;
+    absl::Status read = WithConnection([&](Connection& conn) {
+      pqxx::nontransaction tx(conn.c);
+      pqxx::result r = tx.exec_prepared("move_at", match_id, commit.move.ply);
+      if (r.empty()) {
+        found = Found::kMovedOn;
+        return absl::OkStatus();
+      }
+      const pqxx::row row = r[0];
+      if (!row[2].is_null() && row[2].as<int>() == commit.move.seat &&
+          row[3].as<std::string>() == commit.move.move &&
+          row[4].as<int64_t>() == commit.move.time_ms) {
+        found = Found::kLanded;
+      } else if (row[0].as<int>() == commit.move.ply - 1 &&
+                 row[1].as<int>() == static_cast<int>(MatchStatus::kActive)) {
+        found = Found::kNotYet;
+      } else {
+        found = Found::kMovedOn;
+      }
+      return absl::OkStatus();
+    });
+    if (absl::IsUnavailable(read)) continue;
+    if (!read.ok()) break;
+    if (found == Found::kLanded) {
+      settled_moves_.fetch_add(1, std::memory_order_relaxed);
+      return absl::OkStatus();
+    }
+    if (found == Found::kMovedOn) return MatchMovedOn(match_id, commit.move.ply - 1);
+    // Not stored, and the database answers: write it again (the expected ply keeps a second
+    // copy out, whoever wrote first).
+    failure = AppendOne(match_id, commit);
+    if (failure.ok()) settled_moves_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (absl::IsUnavailable(failure) && attempts > 0) {
+    // Still unknown: the caller may send the move again; a move already stored is answered as
+    // played (Lobby::MakeMove), so the answer is the truth either way.
+    return absl::UnavailableError(
+        "the database did not answer in time, so whether the move was stored is not known: "
+        "send it again (a move already stored is answered as played)");
+  }
+  return failure;
 }
 
 }  // namespace ply::lobby

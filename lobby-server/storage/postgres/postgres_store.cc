@@ -77,9 +77,17 @@ class PostgresStore::Lease {
 
 PostgresStore::PostgresStore(PostgresOptions options)
     : options_(std::move(options)), origin_(NewOrigin()) {
-  // Bound connection attempts and notice a dead server between calls.
-  const std::string extra = absl::StrCat("connect_timeout=", options_.connect_timeout_s,
-                                         " keepalives_idle=10 keepalives_interval=5");
+  // Bound connection attempts, and notice a server that is gone without a word (a lost
+  // machine: no reset ever comes) within about 25 s idle, or 10 s with data unacknowledged.
+  // With several hosts (host=a,b,c port=p,q,r: a primary and its standbys), libpq tries them in
+  // turn and keeps the one that accepts writes, so after a failover a new connection finds the
+  // new primary.
+  std::string extra = absl::StrCat("connect_timeout=", options_.connect_timeout_s,
+                                   " keepalives_idle=10 keepalives_interval=5 keepalives_count=3"
+                                   " tcp_user_timeout=10000");
+  if (options_.url.find("target_session_attrs") == std::string::npos) {
+    extra += " target_session_attrs=read-write";
+  }
   if (options_.url.find("://") != std::string::npos) {
     std::string query = extra;
     std::replace(query.begin(), query.end(), ' ', '&');
@@ -108,6 +116,17 @@ PostgresStore::~PostgresStore() {
 
 int PostgresStore::SchemaVersion() { return static_cast<int>(pg::Migrations().size()); }
 
+std::vector<std::pair<std::string, std::string>> PostgresStore::Statements() {
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const pg::StatementList* statements :
+       {&pg::MatchStatements(), &pg::ListStatements(), &pg::MoveStatements(),
+        &pg::PlayerStatements(), &pg::QueueStatements(), &pg::PresenceStatements(),
+        &pg::RematchStatements(), &pg::AnalysisStatements(), &pg::PeerStatements()}) {
+    all.insert(all.end(), statements->begin(), statements->end());
+  }
+  return all;
+}
+
 std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
     const std::string& application_name) {
   std::string conninfo = conninfo_;
@@ -116,12 +135,7 @@ std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
                              "application_name=", application_name);
   }
   auto conn = std::make_unique<Connection>(conninfo);
-  for (const pg::StatementList* statements :
-       {&pg::MatchStatements(), &pg::ListStatements(), &pg::MoveStatements(),
-        &pg::PlayerStatements(), &pg::QueueStatements(), &pg::PresenceStatements(),
-        &pg::RematchStatements(), &pg::AnalysisStatements(), &pg::PeerStatements()}) {
-    for (const auto& [name, sql] : *statements) conn->c.prepare(name, sql);
-  }
+  for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
   pqxx::nontransaction n(conn->c);
   n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
   return conn;

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -45,6 +46,10 @@ struct PostgresOptions {
   // different matches) into one statement: one round trip and one commit for many moves.
   int append_writers = 2;
   int max_append_batch = 64;
+  // How long a move whose commit failed for want of the database (a restart, a failover to a
+  // standby, a connection that broke during the commit) is read back and written again before
+  // the caller is told it is unknown. Within it, the caller's answer is the truth.
+  absl::Duration settle_window = absl::Seconds(5);
 };
 
 class PostgresStore final : public MatchStore {
@@ -54,6 +59,9 @@ class PostgresStore final : public MatchStore {
 
   // The schema version this build migrates to.
   static int SchemaVersion();
+  // Every SQL statement a connection prepares, by name: the whole of what the store asks of
+  // the database besides migrating (tests/shard_check_test.cc reads it).
+  static std::vector<std::pair<std::string, std::string>> Statements();
 
   // Moves the writers committed so far, and how many batches they took them in.
   struct AppendStats {
@@ -144,7 +152,8 @@ class PostgresStore final : public MatchStore {
   // This instance's name in announcements.
   const std::string& origin() const { return origin_; }
   PeerCounters peer_counters() const override {
-    return {notifications_.load(), listen_reconnects_.load(), db_errors_.load()};
+    return {notifications_.load(), listen_reconnects_.load(), db_errors_.load(),
+            settled_moves_.load()};
   }
 
  private:
@@ -185,6 +194,11 @@ class PostgresStore final : public MatchStore {
   // Commits a batch (moves of distinct matches); one status per move.
   std::vector<absl::Status> AppendBatch(const std::vector<PendingAppend>& batch);
   absl::Status AppendOne(int64_t match_id, const MoveCommit& commit);
+  // Resolves a move whose append answered UNAVAILABLE (`failure`): reads back what the
+  // database holds at its ply (stored: OK; another move there: ABORTED; not stored: append
+  // again), until `deadline`.
+  absl::Status Settle(int64_t match_id, const MoveCommit& commit, absl::Status failure,
+                      absl::Time deadline);
 
   const PostgresOptions options_;
   std::string conninfo_;
@@ -202,6 +216,7 @@ class PostgresStore final : public MatchStore {
   bool closing_ = false;
   std::atomic<int64_t> appended_moves_{0};
   std::atomic<int64_t> append_batches_{0};
+  std::atomic<int64_t> settled_moves_{0};
   std::vector<std::thread> writers_;
 
   // Announces changes to the other instances (best effort: a lost announcement is made up for
