@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ply needs to build, test and run, when any is missing.
 # Idempotent and quiet when everything is already there.
+#
+#   deploy/install-deps.sh [--ha]
+#
+# --ha: also Patroni and etcd, for PostgreSQL with a synchronous standby and automatic failover
+# (deploy/local/pg-ha, `deploy/local/up --ha`, deploy/local/db-failover and the failover test,
+# which is skipped with a message without them). CI asks for them.
 set -euo pipefail
 
 packages=(
@@ -12,6 +18,9 @@ packages=(
   # ply-web's browser tests: Debian's Chromium, driven by playwright-core from npm.
   chromium
 )
+if [ "${1:-}" = "--ha" ]; then
+  packages+=(patroni etcd-server etcd-client)
+fi
 
 # The Kubernetes API schemas for `check-deploy.py --schemas` (versions pinned by its
 # package-lock.json; node_modules is ignored by git). Quiet when installed; without npm, the
@@ -19,7 +28,7 @@ packages=(
 install_schemas() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/k8s-validate"
-  [ -d "$dir/node_modules/kubernetes-models" ] && return 0
+  [ -d "$dir/node_modules/@kubernetes-models/cloudnative-pg" ] && return 0
   command -v npm >/dev/null || return 0
   echo "Installing the Kubernetes schemas (npm ci in deploy/k8s-validate)"
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||

@@ -41,12 +41,15 @@ class Lobbies {
   v1::LobbyService::Stub* at(size_t i) { return stubs_[i % stubs_.size()].get(); }
 
   // Calls `call(stub, context)` on instance `first`, then the others, until one answers with
-  // something other than "unavailable"; tries for at most `patience`.
+  // something other than "unavailable"; tries for at most `patience`. `*sent`, when given,
+  // counts the attempts (more than one: the request was sent again after a lost answer).
   template <class Call>
-  grpc::Status Any(size_t first, Call call, absl::Duration patience = absl::Seconds(30)) {
+  grpc::Status Any(size_t first, Call call, absl::Duration patience = absl::Seconds(30),
+                   int* sent = nullptr) {
     const absl::Time give_up = absl::Now() + patience;
     grpc::Status s;
     for (size_t attempt = 0;; ++attempt) {
+      if (sent != nullptr) ++*sent;
       grpc::ClientContext context;
       context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(3)));
       s = call(at(first + attempt), context);
@@ -139,7 +142,7 @@ void Play(Lobbies& lobbies, size_t index, const std::atomic<bool>& stop, Tally& 
     v1::MakeMoveRequest move;
     int mover = 0;
     while (!stop && match.status() == v1::MATCH_STATUS_ACTIVE) {
-      const bool resent = std::exchange(resend, false);
+      bool resent = std::exchange(resend, false);
       if (!resent) {
         mover = match.to_move();
         move.set_match_id(id);
@@ -148,11 +151,19 @@ void Play(Lobbies& lobbies, size_t index, const std::atomic<bool>& stop, Tally& 
         move.set_move(match.legal_moves(static_cast<int>(turn % match.legal_moves_size())));
       }
       v1::MakeMoveResponse moved;
-      grpc::Status s =
-          lobbies.Any(turn++, [&](v1::LobbyService::Stub* stub, grpc::ClientContext& c) {
+      int sent = 0;
+      grpc::Status s = lobbies.Any(
+          turn++,
+          [&](v1::LobbyService::Stub* stub, grpc::ClientContext& c) {
             c.AddMetadata("authorization", absl::StrCat("Bearer ", tokens[mover]));
             return stub->MakeMove(&c, move, &moved);
-          });
+          },
+          absl::Seconds(30), &sent);
+      if (sent > 1) {
+        resent = true;
+        std::lock_guard<std::mutex> lock(tally.mu);
+        tally.uncertain += sent - 1;
+      }
       if (s.ok()) {
         const auto now = std::chrono::steady_clock::now();
         std::lock_guard<std::mutex> lock(tally.mu);

@@ -92,6 +92,16 @@ lobby_count() {
   echo "$n"
 }
 
+# The lobbies' database: the single server, or every node of the Patroni cluster that
+# `up --ha` started (libpq keeps the one that accepts writes).
+db_url() {
+  if [ -f "$DIR/run/db.url" ]; then
+    cat "$DIR/run/db.url"
+  else
+    echo "host=127.0.0.1 port=$PG_PORT dbname=ply user=postgres"
+  fi
+}
+
 # Lobby instance $1 on the local database; several instances share it.
 start_lobby() {
   local i="$1"
@@ -99,7 +109,7 @@ start_lobby() {
   # shellcheck disable=SC2086
   start_server "lobby$i" "$BUILD/lobby-server/ply-lobby" --host=127.0.0.1 \
     --port=$((LOBBY_PORT + i - 1)) --metrics_port=$((LOBBY_METRICS_BASE_PORT + i - 1)) \
-    --database_url="host=127.0.0.1 port=$PG_PORT dbname=ply user=postgres" \
+    --database_url="$(db_url)" \
     --bot_target="file:$TARGETS" --client_limit_exempt=127.0.0.1,::1 ${PLY_LOBBY_FLAGS:-}
 }
 
