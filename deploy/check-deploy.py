@@ -599,6 +599,7 @@ def selftest(dockerfile, compose, docs):
 
 
 VALIDATOR = os.path.join(ROOT, "deploy", "k8s-validate")
+HA_POSTGRES = "deploy/k8s/postgres-ha.yaml"
 
 
 def render_k8s():
@@ -648,10 +649,14 @@ def validate_schemas(text):
 
 
 def check_schemas(selftest):
-    if not os.path.isdir(os.path.join(VALIDATOR, "node_modules", "kubernetes-models")):
+    if not os.path.isdir(os.path.join(VALIDATOR, "node_modules", "@kubernetes-models",
+                                      "cloudnative-pg")):
         print("deploy/k8s-validate: schemas not installed (deploy/install-deps.sh installs them)")
         return 1
     text, how = render_k8s()
+    # The highly available PostgreSQL (CloudNativePG), which an operator puts in place of
+    # postgres.yaml, against the operator's CRD schemas.
+    text += "\n---\n" + read(HA_POSTGRES)
     problems = validate_schemas(text)
     if selftest:
         docs = [d for d in yaml.safe_load_all(text) if d]
@@ -662,7 +667,12 @@ def check_schemas(selftest):
                  d["spec"]["ports"][0].update(port="grpc")),
                 ("a probe of an unknown kind", lambda d: d["kind"] == "Deployment" and
                  d["spec"]["template"]["spec"]["containers"][0]["readinessProbe"].update(
-                     grpcc={"port": 1}))]:
+                     grpcc={"port": 1})),
+                ("an operator's resource with a misspelt field",
+                 lambda d: d["kind"] == "Cluster" and d["spec"].update(instance=3)),
+                ("a synchronous replication method the operator does not know",
+                 lambda d: d["kind"] == "Cluster" and
+                 d["spec"]["postgresql"]["synchronous"].update(method="sometimes"))]:
             broken = copy.deepcopy(docs)
             for d in broken:
                 change(d)

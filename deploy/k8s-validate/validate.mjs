@@ -30,6 +30,7 @@ function readDeclarations() {
   };
   walk(join(modules, "kubernetes-models"));
   walk(join(modules, "@kubernetes-models", "apimachinery"));
+  for (const group of Object.values(OPERATORS)) walk(join(modules, group.split("/").slice(0, 2).join("/")));
   return types;
 }
 
@@ -54,7 +55,7 @@ function parseDeclaration(text, types) {
     const prop = current && line.match(/^ {4}"([^"]+)"\??: (.*?);?$/);
     if (prop) current[prop[1]] = prop[2];
   }
-  for (const m of text.matchAll(/export \{ ([^}]*) \}/g)) {
+  for (const m of text.matchAll(/export (?:type )?\{ ([^}]*) \}/g)) {
     for (const part of m[1].split(",")) {
       const alias = part.trim().match(/^(\w+) as (\w+)$/);
       if (alias && local.has(alias[1])) types.set(alias[2], local.get(alias[1]));
@@ -79,10 +80,17 @@ function strictWalk(value, type, path, types, problems) {
   }
 }
 
-// apps/v1 -> kubernetes-models/apps/v1; v1 (the core group) -> kubernetes-models/v1.
+// Operators' resources, by API version: the package of models generated from the operator's
+// published CRD schemas (versions pinned in package-lock.json).
+const OPERATORS = {
+  "postgresql.cnpg.io/v1": "@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1",
+};
+
+// apps/v1 -> kubernetes-models/apps/v1; v1 (the core group) -> kubernetes-models/v1; an
+// operator's group -> its package.
 async function modelClass(apiVersion, kind) {
   try {
-    const group = await import(`kubernetes-models/${apiVersion}`);
+    const group = await import(OPERATORS[apiVersion] ?? `kubernetes-models/${apiVersion}`);
     return group[kind];
   } catch {
     return undefined;
