@@ -6,7 +6,8 @@
 #
 # --ha: also Patroni and etcd, for PostgreSQL with a synchronous standby and automatic failover
 # (deploy/local/pg-ha, `deploy/local/up --ha`, deploy/local/db-failover and the failover test,
-# which is skipped with a message without them). CI asks for them.
+# which is skipped with a message without them), and PgBouncer (pgbouncer_test). CI asks for
+# them.
 set -euo pipefail
 
 packages=(
@@ -19,7 +20,7 @@ packages=(
   chromium
 )
 if [ "${1:-}" = "--ha" ]; then
-  packages+=(patroni etcd-server etcd-client)
+  packages+=(patroni etcd-server etcd-client pgbouncer)
 fi
 
 # The Kubernetes API schemas for `check-deploy.py --schemas` (versions pinned by its

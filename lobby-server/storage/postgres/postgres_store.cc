@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -135,9 +136,20 @@ std::unique_ptr<PostgresStore::Connection> PostgresStore::Connect(
                              "application_name=", application_name);
   }
   auto conn = std::make_unique<Connection>(conninfo);
-  for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
-  pqxx::nontransaction n(conn->c);
-  n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
+  try {
+    // libpqxx prepares a statement on the server when it is first used.
+    for (const auto& [name, sql] : Statements()) conn->c.prepare(name, sql);
+    pqxx::nontransaction n(conn->c);
+    n.exec_prepared("statement_timeout", absl::StrCat(options_.statement_timeout_ms));
+  } catch (const pqxx::sql_error& e) {
+    // 42P05: this new connection's server session already holds the statement, so it is
+    // another client's session handed over by a pooler in transaction or statement mode.
+    if (e.sqlstate() != "42P05") throw;
+    throw std::runtime_error(
+        "the database session is shared with another connection (a pooler such as PgBouncer in "
+        "transaction or statement mode?): ply-lobby needs session pooling, for its prepared "
+        "statements, LISTEN and advisory locks");
+  }
   return conn;
 }
 
