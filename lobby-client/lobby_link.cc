@@ -126,7 +126,8 @@ absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers) {
 const char* LobbyServiceConfig() {
   // Three attempts, a few tens of milliseconds apart: enough to step past an instance that has
   // just gone, and a lobby that is down altogether is still reported at once. A retried
-  // MakeMove cannot play twice: its expected_ply no longer matches once the first one landed.
+  // MakeMove cannot play twice: its expected_ply no longer matches once the first one landed,
+  // and the lobby then answers it as played (same seat, ply and move) rather than refusing it.
   return R"json({
     "loadBalancingConfig": [{"round_robin": {}}],
     "methodConfig": [{
