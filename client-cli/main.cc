@@ -193,46 +193,49 @@ class Cli {
       *request.mutable_time_control() = m->request.time_control();
     }
     request.set_casual(absl::GetFlag(FLAGS_casual));
-    grpc::ClientContext context;
-    context.AddMetadata("x-ply-player", me_.key);
-    auto reader = lobby_.stub()->Pair(&context, request);
     std::cout << "Looking for an opponent in " << request.spec().name() << " as "
               << DisplayText(me_.name) << " (Ctrl-C leaves the queue)..." << std::endl;
-    v1::PairEvent e;
-    while (reader->Read(&e)) {
+    std::optional<v1::PairFound> found;
+    std::string take_bot;
+    absl::Status s = lobby_.Pair(request, [&](const v1::PairEvent& e) {
       if (e.has_waiting() && isatty(STDOUT_FILENO)) {
         std::cout << "\r  waiting " << e.waiting().waited_ms() / 1000 << " s, rating gap +-"
                   << e.waiting().rating_gap() << "   " << std::flush;
       } else if (e.has_bot_offer()) {
         const std::string bot = absl::StrCat("bot:", e.bot_offer().level());
         if (absl::GetFlag(FLAGS_bot)) {
-          context.TryCancel();
-          (void)reader->Finish();
           std::cout << "\nNobody near your rating came: playing " << bot << " ("
                     << e.bot_offer().rating() << ") instead." << std::endl;
-          absl::SetFlag(&FLAGS_seat1, "me");
-          absl::SetFlag(&FLAGS_seat2, bot);
-          return New(args);
+          take_bot = bot;
+          return false;
         }
         std::cout << "\nNobody near your rating yet. `ply play " << request.spec().name()
                   << " --bot` would play " << bot << " (" << e.bot_offer().rating()
                   << ") instead; still looking." << std::endl;
       } else if (e.has_paired()) {
-        const v1::PairFound& p = e.paired();
-        const SeatTicket ticket{
-            .match_id = p.match_id(), .seat = p.seat(), .token = p.seat_token(), .name = me_.name};
-        if (absl::Status saved = store_.Save(lobby_.address(), ticket); !saved.ok()) {
-          return Fail(saved);
-        }
-        std::cout << "\nPaired with " << DisplayText(p.opponent()) << " (" << p.opponent_rating()
-                  << "): match " << p.match_id() << ", you are seat " << p.seat() + 1 << "."
-                  << std::endl;
-        (void)reader->Finish();
-        return Session(p.match_id(), ticket);
+        found = e.paired();
       }
+      return true;
+    });
+    if (!take_bot.empty()) {
+      absl::SetFlag(&FLAGS_seat1, "me");
+      absl::SetFlag(&FLAGS_seat2, take_bot);
+      return New(args);
     }
-    grpc::Status s = reader->Finish();
-    return Fail(absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message()));
+    if (found) {
+      const SeatTicket ticket{.match_id = found->match_id(),
+                              .seat = found->seat(),
+                              .token = found->seat_token(),
+                              .name = me_.name};
+      if (absl::Status saved = store_.Save(lobby_.address(), ticket); !saved.ok()) {
+        return Fail(saved);
+      }
+      std::cout << "\nPaired with " << DisplayText(found->opponent()) << " ("
+                << found->opponent_rating() << "): match " << found->match_id() << ", you are seat "
+                << found->seat() + 1 << "." << std::endl;
+      return Session(found->match_id(), ticket);
+    }
+    return Fail(s.ok() ? absl::UnavailableError("the lobby ended the pairing without a match") : s);
   }
 
   int Whois(const std::vector<std::string>& args) {

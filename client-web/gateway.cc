@@ -1,7 +1,11 @@
 #include "client-web/gateway.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -37,6 +41,8 @@ constexpr size_t kBoardCache = 2000;
 // How long a list answer is served again, and how many different lists are kept.
 constexpr absl::Duration kListFresh = absl::Seconds(1);
 constexpr size_t kListCache = 256;
+// How often a pairing stream with nothing to say writes a comment, to find a page that has gone.
+constexpr std::chrono::milliseconds kPairBeat(250);
 
 int HttpStatus(absl::StatusCode code) {
   switch (code) {
@@ -176,6 +182,14 @@ void Gateway::Install(httplib::Server& server) {
       SendJson(res, 429, {{"error", "too many requests from your address; slow down"}});
       return httplib::Server::HandlerResponse::Handled;
     }
+    // A browser logged in as a player sends its key as "Authorization: Player KEY" (never in a
+    // URL or a cookie): this request's lobby calls carry it, so seats taken are the player's.
+    absl::StatusOr<std::string> key = PlayerKey(req.get_header_value("Authorization"));
+    if (!key.ok()) {
+      SendError(res, key.status());
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    client::SetPlayerKeyFor(*key);
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -223,6 +237,18 @@ void Gateway::Install(httplib::Server& server) {
              [this](const httplib::Request& req, httplib::Response& res) { Replay(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/analysis)",
              [this](const httplib::Request& req, httplib::Response& res) { Analysis(req, res); });
+  server.Post("/api/login",
+              [this](const httplib::Request& req, httplib::Response& res) { Login(req, res); });
+  server.Get(R"(/api/players/([A-Za-z0-9_.:\-]{1,40}))",
+             [this](const httplib::Request& req, httplib::Response& res) { Player(req, res); });
+  server.Get(
+      R"(/api/players/([A-Za-z0-9_.:\-]{1,40})/matches)",
+      [this](const httplib::Request& req, httplib::Response& res) { PlayerMatches(req, res); });
+  server.Get("/api/leaderboard", [this](const httplib::Request& req, httplib::Response& res) {
+    Leaderboard(req, res);
+  });
+  server.Post("/api/pair",
+              [this](const httplib::Request& req, httplib::Response& res) { Pair(req, res); });
   server.Get(R"(/api/matches/(\d{1,16})/events)",
              [this](const httplib::Request& req, httplib::Response& res) { Events(req, res); });
   server.Get(R"(/([a-z0-9_.\-]*))", [](const httplib::Request& req, httplib::Response& res) {
@@ -441,12 +467,22 @@ void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {
     for (const v1::MoveAnalysis& m : (*a)->moves()) {
       static constexpr const char* kMarks[] = {"", "?!", "?", "??"};
       const int mark = std::clamp(static_cast<int>(m.mark()), 0, 3);
+      json line = json::array();
+      for (const std::string& b : m.best_line()) line.push_back(b);
+      // Values from the mover's side; win chances in [0, 1], proven ones 0, 0.5 or 1.
       moves.push_back({{"ply", m.ply()},
+                       {"seat", m.seat()},
                        {"mark", kMarks[mark]},
                        {"exact", m.exact_verdict()},
                        {"best", m.best_move()},
+                       {"best_line", line},
                        {"before", m.score_before_text()},
-                       {"after", m.score_after_text()}});
+                       {"after", m.score_after_text()},
+                       {"win_before", m.win_before()},
+                       {"win_after", m.win_after()},
+                       {"before_exact", m.before_exact()},
+                       {"after_exact", m.after_exact()},
+                       {"accuracy", m.accuracy()}});
     }
     json players = json::array();
     for (const v1::PlayerAnalysis& p : (*a)->players()) {
@@ -528,6 +564,141 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
         feed->DropReader();
         CloseStream(client);
       });
+}
+
+void Gateway::Login(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<v1::LoginRequest> request = LoginRequest(*body);
+  if (!request.ok()) return SendError(res, request.status());
+  absl::StatusOr<v1::LoginResponse> login = lobby_.Login(request->name());
+  if (!login.ok()) return SendError(res, login.status());
+  json out = {{"player", PlayerJson(login->player())}};
+  // Only when the name was just registered: the page keeps it in its own storage.
+  if (!login->player_key().empty()) out["key"] = login->player_key();
+  SendJson(res, 200, out);
+}
+
+void Gateway::Player(const httplib::Request& req, httplib::Response& res) {
+  const std::string name = req.matches[1].str();
+  if (absl::Status s = CheckPlayerName(name); !s.ok()) return SendError(res, s);
+  absl::StatusOr<v1::Player> player = lobby_.GetPlayer(name);
+  if (!player.ok()) return SendError(res, player.status());
+  SendJson(res, 200, PlayerJson(*player));
+}
+
+void Gateway::PlayerMatches(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<v1::ListPlayerMatchesRequest> request =
+      PlayerMatchesRequest(req.matches[1].str(), {.game = req.get_param_value("game"),
+                                                  .limit = req.get_param_value("limit"),
+                                                  .page = req.get_param_value("page")});
+  if (!request.ok()) return SendError(res, request.status());
+  absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListPlayerMatches(*request);
+  if (!list.ok()) return SendError(res, list.status());
+  json matches = json::array();
+  for (const v1::MatchSummary& s : list->matches()) matches.push_back(SummaryJson(s, ""));
+  SendJson(res, 200, {{"matches", matches}, {"next", list->next_page_token()}});
+}
+
+void Gateway::Leaderboard(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<v1::LeaderboardRequest> request = LeaderboardRequest(
+      {.game = req.get_param_value("game"), .limit = req.get_param_value("limit")});
+  if (!request.ok()) return SendError(res, request.status());
+  absl::StatusOr<v1::LeaderboardResponse> board =
+      lobby_.Leaderboard(request->game(), request->limit());
+  if (!board.ok()) return SendError(res, board.status());
+  SendJson(res, 200, LeaderboardJson(*board));
+}
+
+void Gateway::Pair(const httplib::Request& req, httplib::Response& res) {
+  absl::StatusOr<std::string> key = PlayerKey(req.get_header_value("Authorization"));
+  if (!key.ok()) return SendError(res, key.status());
+  if (key->empty()) {
+    return SendError(res, absl::UnauthenticatedError(
+                              "quick pairing is for players: log in (or register a name) first"));
+  }
+  absl::StatusOr<json> body = Body(req);
+  if (!body.ok()) return SendError(res, body.status());
+  absl::StatusOr<v1::PairRequest> request = PairRequest(*body);
+  if (!request.ok()) return SendError(res, request.status());
+  const std::optional<std::string> client = OpenStream(req, res);
+  if (!client) return;
+  res.set_header("X-Accel-Buffering", "no");
+  // The queue's events relayed as they come, as server-sent events: "queued", "waiting",
+  // "bot_offer", then "paired" (with the seat's token) or "failed". The lobby's stream runs on
+  // a thread of its own while this one writes its events, and a comment when there are none
+  // for kPairBeat: a page that has gone (its tab closed) fails a write within two beats, and its
+  // player leaves the lobby's queue then, not at the lobby's next event (a ghost entry would be
+  // paired with the next person who asks).
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, request = *request, key = *key, address = ClientAddress(req)](
+          size_t, httplib::DataSink& sink) {
+        struct Relay {
+          std::mutex mu;
+          std::condition_variable cv;
+          std::deque<json> events;
+          bool ended = false;
+          absl::Status status;
+        };
+        auto relay = std::make_shared<Relay>();
+        auto canceller = std::make_shared<client::CallCanceller>();
+        std::thread lobby_call([this, relay, canceller, request, key, address] {
+          client::SetForwardedFor(address);
+          client::SetPlayerKeyFor(key);
+          absl::Status s = lobby_.Pair(
+              request,
+              [&](const v1::PairEvent& e) {
+                std::lock_guard<std::mutex> lock(relay->mu);
+                relay->events.push_back(PairEventJson(e));
+                relay->cv.notify_all();
+                return true;
+              },
+              absl::Hours(1), canceller.get());
+          std::lock_guard<std::mutex> lock(relay->mu);
+          relay->ended = true;
+          relay->status = s;
+          relay->cv.notify_all();
+        });
+        auto write = [&sink](const std::string& text) {
+          return sink.write(text.data(), text.size());
+        };
+        auto send = [&](const std::string& event, const json& data) {
+          return write(absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n"));
+        };
+        bool open = send("queued", json::object());
+        while (open) {
+          std::deque<json> events;
+          bool ended = false;
+          absl::Status status;
+          {
+            std::unique_lock<std::mutex> lock(relay->mu);
+            relay->cv.wait_for(lock, kPairBeat,
+                               [&] { return !relay->events.empty() || relay->ended; });
+            events.swap(relay->events);
+            ended = relay->ended;
+            status = relay->status;
+          }
+          for (const json& e : events) {
+            open = open && send(e.begin().key(), e.begin().value());
+          }
+          if (!open) break;
+          if (ended) {
+            if (!status.ok() && status.code() != absl::StatusCode::kCancelled) {
+              send("failed", {{"error", ErrorText(status)},
+                              {"code", absl::StatusCodeToString(status.code())}});
+            }
+            break;
+          }
+          if (events.empty()) open = write(": still looking\n\n");
+        }
+        // Out of the lobby's queue (a no-op once the stream has ended by itself).
+        canceller->Cancel();
+        lobby_call.join();
+        sink.done();
+        return true;
+      },
+      [this, client = *client](bool) { CloseStream(client); });
 }
 
 void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {

@@ -72,6 +72,13 @@ class Gateway {
   void Claim(const httplib::Request& req, httplib::Response& res);
   void Rematch(const httplib::Request& req, httplib::Response& res);
   void Presence(const httplib::Request& req, httplib::Response& res);
+  // Players: register a name or check a key, a profile, a player's matches, a game's best.
+  void Login(const httplib::Request& req, httplib::Response& res);
+  void Player(const httplib::Request& req, httplib::Response& res);
+  void PlayerMatches(const httplib::Request& req, httplib::Response& res);
+  void Leaderboard(const httplib::Request& req, httplib::Response& res);
+  // Quick pairing for a logged-in player, as server-sent events (see the definition).
+  void Pair(const httplib::Request& req, httplib::Response& res);
   // Counts a long-lived response (an event stream) against the server's and the client's
   // bounds: the client's key, or nullopt with `res` already answered (503 or 429).
   std::optional<std::string> OpenStream(const httplib::Request& req, httplib::Response& res);

@@ -55,6 +55,45 @@ absl::StatusOr<int64_t> Decimal(std::string_view text, int64_t lo, int64_t hi, c
   return v;
 }
 
+// The game and its options: {"game", "options": {name: value}} into `spec`; the game's info.
+absl::StatusOr<const GameInfo*> SpecField(const json& body, v1::GameSpec* spec) {
+  absl::StatusOr<std::string> game = StringField(body, "game", 32);
+  if (!game.ok()) return game.status();
+  const GameInfo* info = FindGame(*game);
+  if (info == nullptr) return Bad(absl::StrCat("no game '", *game, "'"));
+  spec->set_name(*game);
+  if (body.contains("options") && !body["options"].is_null()) {
+    const json& options = body["options"];
+    if (!options.is_object() || options.size() > 16) return Bad("'options' must be an object");
+    for (const auto& [name, value] : options.items()) {
+      bool known = false;
+      for (const OptionInfo& o : info->options) known = known || o.name == name;
+      if (!known) return Bad(absl::StrCat(info->title, " has no option '", name, "'"));
+      if (!value.is_string() || value.get<std::string>().size() > 256 ||
+          !AllOf(value.get<std::string>(), "+-_,.:")) {
+        return Bad(absl::StrCat("option '", name, "' must be a short text"));
+      }
+      (*spec->mutable_options())[name] = value.get<std::string>();
+    }
+  }
+  return info;
+}
+
+// {"clock": {"initial_s", "increment_s"} | null} into the request's time control.
+template <class Request>
+absl::Status ClockField(const json& body, Request* request) {
+  if (!body.contains("clock") || body["clock"].is_null()) return absl::OkStatus();
+  const json& clock = body["clock"];
+  if (!clock.is_object()) return Bad("'clock' must be an object");
+  absl::StatusOr<int64_t> initial = IntField(clock, "initial_s", 10, 3 * 3600, 300);
+  if (!initial.ok()) return initial.status();
+  absl::StatusOr<int64_t> increment = IntField(clock, "increment_s", 0, 600, 0);
+  if (!increment.ok()) return increment.status();
+  request->mutable_time_control()->set_initial_ms(*initial * 1000);
+  request->mutable_time_control()->set_increment_ms(*increment * 1000);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<int64_t> MatchId(std::string_view text) {
@@ -98,28 +137,92 @@ absl::StatusOr<std::string> BearerToken(std::string_view header) {
   return std::string(token);
 }
 
+absl::StatusOr<std::string> PlayerKey(std::string_view header) {
+  constexpr std::string_view kPrefix = "Player ";
+  if (header.substr(0, kPrefix.size()) != kPrefix) return std::string();
+  std::string_view key = header.substr(kPrefix.size());
+  if (key.size() < 16 || key.size() > 128 || !AllOf(key, "-_")) {
+    return absl::UnauthenticatedError(
+        "that is not a player key: log in again, or paste the key `ply login` showed you");
+  }
+  return std::string(key);
+}
+
+absl::Status CheckPlayerName(std::string_view name) {
+  // A person's name (letters, digits, _ - .) or a bot level's ("bot:hard").
+  if (name.size() < 2 || name.size() > 32 || !AllOf(name, "_-.:")) {
+    return Bad("a player's name has 2 to 24 letters, digits, '_', '-' or '.'");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::LoginRequest> LoginRequest(const json& body) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  absl::StatusOr<std::string> name = StringField(body, "name", kMaxName);
+  if (!name.ok()) return name.status();
+  if (!name->empty()) {
+    if (absl::Status s = CheckPlayerName(*name); !s.ok()) return s;
+  }
+  v1::LoginRequest request;
+  request.set_name(*name);
+  return request;
+}
+
+absl::StatusOr<v1::PairRequest> PairRequest(const json& body) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  v1::PairRequest request;
+  absl::StatusOr<const GameInfo*> info = SpecField(body, request.mutable_spec());
+  if (!info.ok()) return info.status();
+  if (absl::Status s = ClockField(body, &request); !s.ok()) return s;
+  if (body.contains("casual") && !body["casual"].is_null()) {
+    if (!body["casual"].is_boolean()) return Bad("'casual' must be true or false");
+    request.set_casual(body["casual"].get<bool>());
+  }
+  return request;
+}
+
+absl::StatusOr<v1::ListPlayerMatchesRequest> PlayerMatchesRequest(std::string_view name,
+                                                                  const ListQuery& query) {
+  if (absl::Status s = CheckPlayerName(name); !s.ok()) return s;
+  v1::ListPlayerMatchesRequest request;
+  request.set_name(std::string(name));
+  if (!query.game.empty()) {
+    if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game '", query.game, "'"));
+    request.set_game(query.game);
+  }
+  int64_t limit = 20;
+  if (!query.limit.empty()) {
+    absl::StatusOr<int64_t> v = Decimal(query.limit, 1, kMaxPageSize, "limit");
+    if (!v.ok()) return v.status();
+    limit = *v;
+  }
+  request.set_page_size(static_cast<int32_t>(limit));
+  if (!query.page.empty()) {
+    if (query.page.size() > 32 || !AllOf(query.page, "")) return Bad("a bad page token");
+    request.set_page_token(query.page);
+  }
+  return request;
+}
+
+absl::StatusOr<v1::LeaderboardRequest> LeaderboardRequest(const ListQuery& query) {
+  if (FindGame(query.game) == nullptr) return Bad("name a game: leaderboard?game=connect4");
+  v1::LeaderboardRequest request;
+  request.set_game(query.game);
+  int64_t limit = 20;
+  if (!query.limit.empty()) {
+    absl::StatusOr<int64_t> v = Decimal(query.limit, 1, 100, "limit");
+    if (!v.ok()) return v.status();
+    limit = *v;
+  }
+  request.set_limit(static_cast<int32_t>(limit));
+  return request;
+}
+
 absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
   v1::CreateMatchRequest request;
-  absl::StatusOr<std::string> game = StringField(body, "game", 32);
-  if (!game.ok()) return game.status();
-  const GameInfo* info = FindGame(*game);
-  if (info == nullptr) return Bad(absl::StrCat("no game '", *game, "'"));
-  request.mutable_spec()->set_name(*game);
-  if (body.contains("options") && !body["options"].is_null()) {
-    const json& options = body["options"];
-    if (!options.is_object() || options.size() > 16) return Bad("'options' must be an object");
-    for (const auto& [name, value] : options.items()) {
-      bool known = false;
-      for (const OptionInfo& o : info->options) known = known || o.name == name;
-      if (!known) return Bad(absl::StrCat(info->title, " has no option '", name, "'"));
-      if (!value.is_string() || value.get<std::string>().size() > 256 ||
-          !AllOf(value.get<std::string>(), "+-_,.:")) {
-        return Bad(absl::StrCat("option '", name, "' must be a short text"));
-      }
-      (*request.mutable_spec()->mutable_options())[name] = value.get<std::string>();
-    }
-  }
+  absl::StatusOr<const GameInfo*> info = SpecField(body, request.mutable_spec());
+  if (!info.ok()) return info.status();
   if (!body.contains("seats") || !body["seats"].is_array() || body["seats"].size() != 2) {
     return Bad("'seats' must list the two seats");
   }
@@ -133,8 +236,8 @@ absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
       if (!level.ok()) return level.status();
       if (!level->empty()) {
         bool known = false;
-        for (const Difficulty& d : info->levels) known = known || d.name == *level;
-        if (!known) return Bad(absl::StrCat(info->title, " has no bot level '", *level, "'"));
+        for (const Difficulty& d : (*info)->levels) known = known || d.name == *level;
+        if (!known) return Bad(absl::StrCat((*info)->title, " has no bot level '", *level, "'"));
       }
       spec->set_difficulty(*level);
     }
@@ -149,16 +252,7 @@ absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
   if (!name.ok()) return name.status();
   if (absl::Status s = CheckName(*name); !s.ok()) return s;
   request.set_display_name(*name);
-  if (body.contains("clock") && !body["clock"].is_null()) {
-    const json& clock = body["clock"];
-    if (!clock.is_object()) return Bad("'clock' must be an object");
-    absl::StatusOr<int64_t> initial = IntField(clock, "initial_s", 10, 3 * 3600, 300);
-    if (!initial.ok()) return initial.status();
-    absl::StatusOr<int64_t> increment = IntField(clock, "increment_s", 0, 600, 0);
-    if (!increment.ok()) return increment.status();
-    request.mutable_time_control()->set_initial_ms(*initial * 1000);
-    request.mutable_time_control()->set_increment_ms(*increment * 1000);
-  }
+  if (absl::Status s = ClockField(body, &request); !s.ok()) return s;
   return request;
 }
 

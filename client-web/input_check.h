@@ -31,6 +31,16 @@ absl::Status CheckName(std::string_view name);
 // The token from "Authorization: Bearer <token>": letters, digits, - and _ only, 16..128 long.
 absl::StatusOr<std::string> BearerToken(std::string_view header);
 
+// "Authorization: Player <key>": the player key of a browser logged in as a player ("" when the
+// header is absent or names another scheme, such as a seat's Bearer token).
+absl::StatusOr<std::string> PlayerKey(std::string_view header);
+// A player's name as a path holds it: 2..32 letters, digits and _ - . : ("bot:hard").
+absl::Status CheckPlayerName(std::string_view name);
+// POST /api/login: {"name"} (empty with a player key: who the key is).
+absl::StatusOr<v1::LoginRequest> LoginRequest(const nlohmann::json& body);
+// POST /api/pair: {"game", "options", "clock": {...} | null, "casual": bool}.
+absl::StatusOr<v1::PairRequest> PairRequest(const nlohmann::json& body);
+
 // POST /api/matches: {"game", "options": {name: value}, "seats": [{"bot": bool, "level"}] (two),
 // "take_seat": 0|1|null, "name", "clock": {"initial_s", "increment_s"} | null}.
 absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const nlohmann::json& body);
@@ -50,6 +60,11 @@ struct ListQuery {
   std::string page;
 };
 absl::StatusOr<v1::ListMatchesRequest> ListRequest(const ListQuery& query);
+// GET /api/players/NAME/matches?game=&limit=&page=.
+absl::StatusOr<v1::ListPlayerMatchesRequest> PlayerMatchesRequest(std::string_view name,
+                                                                  const ListQuery& query);
+// GET /api/leaderboard?game=&limit= (1..100).
+absl::StatusOr<v1::LeaderboardRequest> LeaderboardRequest(const ListQuery& query);
 
 }  // namespace ply::web
 

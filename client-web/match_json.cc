@@ -64,7 +64,12 @@ json SeatsJson(const google::protobuf::RepeatedPtrField<v1::Seat>& seats) {
                    {"clock_ms", s.clock_ms()},
                    {"side", s.side()},
                    {"away", s.away()},
-                   {"away_since_ms", s.away_since_ms()}});
+                   {"away_since_ms", s.away_since_ms()},
+                   // The seat's rating when the match started (0: none: a guest, a casual
+                   // game) and after it, once the result is rated (0 until then).
+                   {"rating", s.rating()},
+                   {"rating_after", s.rating_after()},
+                   {"provisional", s.provisional()}});
   }
   return out;
 }
@@ -218,6 +223,57 @@ json SummaryJson(const v1::MatchSummary& summary, const std::string& board) {
           {"result", result},
           {"created_ms", summary.created_ms()},
           {"board", board.empty() ? json(nullptr) : BoardModel(summary.spec().name(), board)}};
+}
+
+json PlayerJson(const v1::Player& player) {
+  json ratings = json::array();
+  for (const v1::GameRating& r : player.ratings()) {
+    ratings.push_back({{"game", r.game()},
+                       {"rating", r.rating()},
+                       {"deviation", r.deviation()},
+                       {"provisional", r.provisional()},
+                       {"games", r.games()},
+                       {"wins", r.wins()},
+                       {"draws", r.draws()},
+                       {"losses", r.losses()}});
+  }
+  return {{"name", player.name()},
+          {"bot", player.bot()},
+          {"created_ms", player.created_ms()},
+          {"last_seen_ms", player.last_seen_ms()},
+          {"ratings", ratings}};
+}
+
+json LeaderboardJson(const v1::LeaderboardResponse& board) {
+  json entries = json::array();
+  for (const v1::LeaderboardEntry& e : board.entries()) {
+    entries.push_back({{"rank", e.rank()},
+                       {"name", e.name()},
+                       {"bot", e.bot()},
+                       {"rating", e.rating()},
+                       {"deviation", e.deviation()},
+                       {"games", e.games()}});
+  }
+  return {{"entries", entries}};
+}
+
+json PairEventJson(const v1::PairEvent& event) {
+  if (event.has_waiting()) {
+    return {{"waiting",
+             {{"waited_ms", event.waiting().waited_ms()},
+              {"rating_gap", event.waiting().rating_gap()}}}};
+  }
+  if (event.has_bot_offer()) {
+    return {{"bot_offer",
+             {{"level", event.bot_offer().level()}, {"rating", event.bot_offer().rating()}}}};
+  }
+  // The seat's token goes only to the browser that asked, in this stream's answer.
+  return {{"paired",
+           {{"id", event.paired().match_id()},
+            {"seat", event.paired().seat()},
+            {"token", event.paired().seat_token()},
+            {"opponent", event.paired().opponent()},
+            {"opponent_rating", event.paired().opponent_rating()}}}};
 }
 
 }  // namespace ply::web

@@ -26,6 +26,13 @@ nlohmann::json MatchJson(const v1::Match& match, Reader reader);
 // One row of the list; `board` is the match's rendered board ("" when not known).
 nlohmann::json SummaryJson(const v1::MatchSummary& summary, const std::string& board);
 
+// A player's profile: ratings per game ({game, rating, deviation, provisional, games, wins,
+// draws, losses}).
+nlohmann::json PlayerJson(const v1::Player& player);
+nlohmann::json LeaderboardJson(const v1::LeaderboardResponse& board);
+// One event of a pairing stream: {"waiting"}, {"bot_offer"} or {"paired"} (with the seat token).
+nlohmann::json PairEventJson(const v1::PairEvent& event);
+
 // Whether `reader` may see bot thinking in `match` as it stands (client::ShowsBotThinking).
 bool ShowsThinking(const v1::Match& match, Reader reader);
 

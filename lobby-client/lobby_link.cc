@@ -80,6 +80,7 @@ void Dedupe(std::vector<std::string>& v) {
 }
 
 thread_local std::string forwarded_for;
+thread_local std::string thread_player_key;
 
 template <class Call>
 auto Unary(Call call, const std::string& token = "", const std::string& player_key = "",
@@ -87,7 +88,11 @@ auto Unary(Call call, const std::string& token = "", const std::string& player_k
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
-  if (!player_key.empty()) context.AddMetadata("x-ply-player", player_key);
+  if (!player_key.empty()) {
+    context.AddMetadata("x-ply-player", player_key);
+  } else if (!thread_player_key.empty()) {
+    context.AddMetadata("x-ply-player", thread_player_key);
+  }
   if (!forwarded_for.empty()) context.AddMetadata("x-forwarded-for", forwarded_for);
   return call(&context);
 }
@@ -96,6 +101,7 @@ auto Unary(Call call, const std::string& token = "", const std::string& player_k
 
 void SetForwardedFor(std::string address) { forwarded_for = std::move(address); }
 const std::string& ForwardedFor() { return forwarded_for; }
+void SetPlayerKeyFor(std::string key) { thread_player_key = std::move(key); }
 
 absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers) {
   const std::string text(absl::StripAsciiWhitespace(servers));
@@ -299,6 +305,50 @@ absl::StatusOr<v1::LeaderboardResponse> LobbyClient::Leaderboard(const std::stri
   PLY_UNARY(v1::LeaderboardResponse, Leaderboard, request, "");
 }
 #undef PLY_UNARY
+
+void CallCanceller::Cancel() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancelled_ = true;
+  if (context_ != nullptr) context_->TryCancel();
+}
+
+void CallCanceller::Attach(grpc::ClientContext* context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  context_ = context;
+  if (cancelled_) context_->TryCancel();
+}
+
+void CallCanceller::Detach() {
+  std::lock_guard<std::mutex> lock(mu_);
+  context_ = nullptr;
+}
+
+absl::Status LobbyClient::Pair(const v1::PairRequest& request,
+                               const std::function<bool(const v1::PairEvent&)>& on_event,
+                               absl::Duration wait, CallCanceller* canceller) {
+  bool left = false;
+  grpc::Status status = Unary(
+      [&](grpc::ClientContext* c) {
+        if (canceller != nullptr) canceller->Attach(c);
+        auto reader = stub_->Pair(c, request);
+        v1::PairEvent e;
+        while (reader->Read(&e)) {
+          if (!left && !on_event(e)) {
+            // Closing the stream is how a player leaves the queue.
+            left = true;
+            c->TryCancel();
+          }
+        }
+        grpc::Status finished = reader->Finish();
+        if (canceller != nullptr) canceller->Detach();
+        return finished;
+      },
+      "", player_key_, wait);
+  if (left || status.error_code() == grpc::StatusCode::CANCELLED) {
+    return absl::CancelledError("left the pairing queue");
+  }
+  return ToAbslStatus(status);
+}
 
 namespace {
 

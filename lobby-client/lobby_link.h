@@ -52,6 +52,25 @@ const char* LobbyServiceConfig();
 // A lobby that does not trust the gateway ignores it.
 void SetForwardedFor(std::string address);
 const std::string& ForwardedFor();
+// The player a gateway calls for on this thread: calls made on it without a client-wide key
+// (set_player_key) carry `key` as x-ply-player ("" stops that), so that a browser logged in as
+// a player takes seats, pairs and is rated as that player.
+void SetPlayerKeyFor(std::string key);
+
+// Ends a streaming call from another thread: Cancel() cancels the call it is given to, at once
+// if the call is under way, or as soon as it starts.
+class CallCanceller {
+ public:
+  void Cancel();
+
+ private:
+  friend class LobbyClient;
+  void Attach(grpc::ClientContext* context);
+  void Detach();
+  std::mutex mu_;
+  grpc::ClientContext* context_ = nullptr;
+  bool cancelled_ = false;
+};
 
 class LobbyClient {
  public:
@@ -87,6 +106,13 @@ class LobbyClient {
   absl::StatusOr<v1::ListMatchesResponse> ListPlayerMatches(
       const v1::ListPlayerMatchesRequest& request);
   absl::StatusOr<v1::LeaderboardResponse> Leaderboard(const std::string& game, int limit);
+  // Quick pairing: queues the player (whose key the call carries) and calls `on_event` with each
+  // event until the lobby pairs them (the stream then ends: OK) or `on_event` returns false (the
+  // player leaves the queue: CANCELLED), or `canceller` cancels it (CANCELLED). Waits up to
+  // `wait`.
+  absl::Status Pair(const v1::PairRequest& request,
+                    const std::function<bool(const v1::PairEvent&)>& on_event,
+                    absl::Duration wait = absl::Hours(1), CallCanceller* canceller = nullptr);
   // The analysis the lobby keeps for the match (AnalyzeMatch with stored_only): nullopt when it
   // has none; nothing is started.
   absl::StatusOr<std::optional<v1::MatchAnalysis>> StoredAnalysis(int64_t match_id);

@@ -461,6 +461,167 @@ TEST_F(WebTest, TheLobbyCountsEachBrowserNotTheGatewayAsOneClient) {
   EXPECT_EQ(open("2001:db8:5::1"), 201);
 }
 
+TEST_F(WebTest, PlayersLogInPairAndReadRatingsThroughTheApi) {
+  httplib::Client c("127.0.0.1", web_->port());
+  c.set_read_timeout(20, 0);
+  auto post = [&](const std::string& path, const std::string& auth, const json& body) {
+    httplib::Headers headers;
+    if (!auth.empty()) headers.emplace("Authorization", auth);
+    return c.Post(path.c_str(), headers, body.dump(), "application/json");
+  };
+  // Registering a name answers its key once; the key then logs in as that name, and only it.
+  httplib::Result made = post("/api/login", "", {{"name", "carol"}});
+  ASSERT_TRUE(made && made->status == 200) << (made ? made->body : "no answer");
+  const json login = json::parse(made->body);
+  const std::string key = login.value("key", "");
+  ASSERT_GE(key.size(), 16u);
+  EXPECT_EQ(login["player"]["name"], "carol");
+  httplib::Result again = post("/api/login", absl::StrCat("Player ", key), {{"name", "carol"}});
+  ASSERT_TRUE(again && again->status == 200) << (again ? again->body : "no answer");
+  EXPECT_FALSE(json::parse(again->body).contains("key")) << "a key is shown once";
+  httplib::Result taken = post("/api/login", "", {{"name", "Carol"}});
+  EXPECT_TRUE(taken && taken->status == 409) << (taken ? taken->body : "no answer");
+  httplib::Result foreign = post("/api/login", absl::StrCat("Player ", key), {{"name", "dave"}});
+  EXPECT_TRUE(foreign && foreign->status == 403) << (foreign ? foreign->body : "no answer");
+  httplib::Result garbage = post("/api/login", "Player <script>", {{"name", "carol"}});
+  EXPECT_TRUE(garbage && garbage->status == 401) << (garbage ? garbage->body : "no answer");
+  httplib::Result unknown =
+      post("/api/login", "Player AAAAAAAAAAAAAAAAAAAAAAAA", json{{"name", ""}});
+  EXPECT_TRUE(unknown && unknown->status == 401) << (unknown ? unknown->body : "no answer");
+  // Pairing is for players: a guest is told to log in, and a bad request says what is wrong.
+  httplib::Result guest = post("/api/pair", "", {{"game", "tictactoe"}});
+  ASSERT_TRUE(guest);
+  EXPECT_EQ(guest->status, 401);
+  EXPECT_NE(guest->body.find("log in"), std::string::npos) << guest->body;
+  httplib::Result bad = post("/api/pair", absl::StrCat("Player ", key), {{"game", "chess"}});
+  EXPECT_TRUE(bad && bad->status == 400) << (bad ? bad->body : "no answer");
+  // A match created with the key is the player's: the seat carries the name, not a guest's.
+  httplib::Result created =
+      post("/api/matches", absl::StrCat("Player ", key),
+           {{"game", "tictactoe"},
+            {"name", "someone else"},
+            {"seats", json::array({json{{"bot", false}}, json{{"bot", true}, {"level", "easy"}}})},
+            {"take_seat", 0}});
+  ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "no answer");
+  const json seat = json::parse(created->body)["match"]["seats"][0];
+  EXPECT_EQ(seat["player"], "carol");
+  EXPECT_EQ(seat["guest"], false);
+  // Profiles, a player's matches and the leaderboard, as the lobby has them.
+  httplib::Result profile = c.Get("/api/players/carol");
+  ASSERT_TRUE(profile && profile->status == 200) << (profile ? profile->body : "no answer");
+  EXPECT_EQ(json::parse(profile->body)["name"], "carol");
+  httplib::Result history = c.Get("/api/players/carol/matches?limit=5");
+  ASSERT_TRUE(history && history->status == 200) << (history ? history->body : "no answer");
+  EXPECT_EQ(json::parse(history->body)["matches"].size(), 1u);
+  httplib::Result nobody = c.Get("/api/players/nobody_here");
+  EXPECT_TRUE(nobody && nobody->status == 404) << (nobody ? nobody->body : "no answer");
+  httplib::Result top = c.Get("/api/leaderboard?game=connect4&limit=5");
+  ASSERT_TRUE(top && top->status == 200) << (top ? top->body : "no answer");
+  v1::LeaderboardRequest request;
+  request.set_game("connect4");
+  request.set_limit(5);
+  v1::LeaderboardResponse expected;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->Leaderboard(&context, request, &expected).ok());
+  const json entries = json::parse(top->body)["entries"];
+  ASSERT_EQ(entries.size(), static_cast<size_t>(expected.entries_size()));
+  for (int i = 0; i < expected.entries_size(); ++i) {
+    EXPECT_EQ(entries[i]["name"], expected.entries(i).name());
+    EXPECT_EQ(entries[i]["rating"], expected.entries(i).rating());
+  }
+  httplib::Result no_game = c.Get("/api/leaderboard?game=chess");
+  EXPECT_TRUE(no_game && no_game->status == 400) << (no_game ? no_game->body : "no answer");
+}
+
+TEST_F(WebTest, APairingPageThatLeavesTakesItsPlayerOutOfTheQueue) {
+  httplib::Client c("127.0.0.1", web_->port());
+  c.set_read_timeout(20, 0);
+  httplib::Result made = c.Post("/api/login", json{{"name", "erin"}}.dump(), "application/json");
+  ASSERT_TRUE(made && made->status == 200) << (made ? made->body : "no answer");
+  const std::string key = json::parse(made->body)["key"];
+  // The page reads the stream until it has seen the queue, then goes away.
+  std::string text;
+  httplib::Request pair_call;
+  pair_call.method = "POST";
+  pair_call.path = "/api/pair";
+  pair_call.set_header("Authorization", absl::StrCat("Player ", key));
+  pair_call.set_header("Content-Type", "application/json");
+  pair_call.body = json{{"game", "connect4"}}.dump();
+  pair_call.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    text.append(data, n);
+    return text.find("event: queued") == std::string::npos;
+  };
+  httplib::Response pair_answer;
+  httplib::Error pair_error = httplib::Error::Success;
+  c.send(pair_call, pair_answer, pair_error);
+  EXPECT_NE(text.find("event: queued"), std::string::npos) << text;
+  // Someone else asking for the same game a second later is not paired with a page that left
+  // (the gateway finds the closed page within two of its 250 ms beats).
+  absl::SleepFor(absl::Seconds(1));
+  v1::LoginRequest login;
+  login.set_name("frank");
+  v1::LoginResponse frank;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->Login(&context, login, &frank).ok());
+  }
+  grpc::ClientContext context;
+  context.AddMetadata("x-ply-player", frank.player_key());
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(3));
+  v1::PairRequest pair;
+  pair.mutable_spec()->set_name("connect4");
+  auto reader = stub_->Pair(&context, pair);
+  v1::PairEvent e;
+  bool paired = false;
+  while (reader->Read(&e)) paired = paired || e.has_paired();
+  EXPECT_FALSE(paired) << "paired with a player whose page had left the queue";
+}
+
+TEST_F(WebTest, BrowserPlayersRegisterPairPlayARatedGameAndSeeTheirRatings) {
+  SKIP_WITHOUT_BROWSER();
+  const json report = Scenario("players", {"tictactoe", "w1"});
+  ASSERT_TRUE(report.contains("id")) << report.dump();
+  const int64_t id = report["id"];
+  EXPECT_EQ(report["ids"][0], report["ids"][1]) << "both pages in the same match";
+  EXPECT_EQ(report["corner"], "alice_w1");
+  EXPECT_NE(report.value("waiting", "").find("Looking for an opponent"), std::string::npos);
+  const v1::Match m = Get(id);
+  ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_RESIGNATION);
+  const int loser = report["loser"];
+  EXPECT_EQ(m.result().winner(), 1 - loser);
+  // Both pages show both seats' rating changes, as the lobby rated them.
+  for (int page = 0; page < 2; ++page) {
+    ASSERT_EQ(report["changes"][page].size(), 2u) << report.dump();
+    for (int seat = 0; seat < 2; ++seat) {
+      const v1::Seat& s = m.seats(seat);
+      ASSERT_GT(s.rating_after(), 0) << "a rated game";
+      const int delta = s.rating_after() - s.rating();
+      EXPECT_EQ(report["changes"][page][seat],
+                absl::StrCat("→ ", s.rating_after(), " (", delta >= 0 ? "+" : "", delta, ")"));
+    }
+  }
+  EXPECT_GT(m.seats(1 - loser).rating_after(), m.seats(1 - loser).rating());
+  // The winner's page: the game's rating (provisional after one game) and the game won.
+  const std::string row = report.value("ratingRow", "");
+  EXPECT_NE(row.find(absl::StrCat(m.seats(1 - loser).rating_after(), "?")), std::string::npos)
+      << row;
+  ASSERT_GE(report["history"].size(), 1u);
+  EXPECT_NE(report["history"][0].get<std::string>().find("won"), std::string::npos)
+      << report["history"][0];
+  // The leaderboard as the lobby has it (settled ratings only: the bot levels here).
+  v1::LeaderboardRequest request;
+  request.set_game("tictactoe");
+  request.set_limit(50);
+  v1::LeaderboardResponse expected;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->Leaderboard(&context, request, &expected).ok());
+  EXPECT_EQ(report["board"].size(), static_cast<size_t>(expected.entries_size()));
+  // Logged out, the page is a guest's; the key brings the name back.
+  EXPECT_EQ(report["afterLogout"], "Log in");
+  EXPECT_EQ(report["back"], report["names"][loser]);
+}
+
 TEST_F(WebTest, ARematchOfferIsWithdrawnAndDeclinedThroughTheApi) {
   HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
   ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
@@ -613,7 +774,38 @@ TEST_F(WebTest, BrowserReplayShowsTheAnalysisMarks) {
   }
   EXPECT_EQ(report["marks"][6], "??");
   EXPECT_NE(report.value("status", "").find("?? "), std::string::npos) << report.dump();
-  EXPECT_NE(report.value("status", "").find("best 1 (exact)"), std::string::npos) << report.dump();
+  EXPECT_NE(report.value("status", "").find("(proven), best was 1"), std::string::npos)
+      << report.dump();
+}
+
+TEST_F(WebTest, BrowserShowsTheWinChanceGraphAndTheBestMoveOfAnAnalysedMatch) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = AnalysedBlunderMatch();
+  const json report = Scenario("graph", {std::to_string(id), "7"});
+  httplib::Client c("127.0.0.1", web_->port());
+  const json analysis =
+      json::parse(c.Get(absl::StrCat("/api/matches/", id, "/replay").c_str())->body)["analysis"];
+  const json& moves = analysis["moves"];
+  // One point per position (the start and after each move); the marked and proven ones as the
+  // lobby judged them; marks inline in the move list; no second analysis offered.
+  EXPECT_EQ(report["points"], kBlunderGame.size() + 1) << report.dump();
+  std::vector<int> marked;
+  int proven = moves[0]["before_exact"].get<bool>() ? 1 : 0;
+  for (const json& m : moves) {
+    if (!m["mark"].get<std::string>().empty()) marked.push_back(m["ply"]);
+    proven += m["after_exact"].get<bool>() ? 1 : 0;
+  }
+  EXPECT_EQ(report["marked"].get<std::vector<int>>(), marked);
+  EXPECT_EQ(report["proven"], proven);
+  for (size_t i = 0; i < kBlunderGame.size(); ++i) EXPECT_EQ(report["inline"][i], moves[i]["mark"]);
+  EXPECT_EQ(report["accuracy"].size(), 2u);
+  EXPECT_EQ(report["analyseButton"], 0);
+  // Clicked just before the blunder: the best move (block column 1) named and drawn on its cell.
+  EXPECT_EQ(report["current"], "6");
+  EXPECT_NE(report.value("best", "").find("Best here for Red: 1"), std::string::npos)
+      << report.dump();
+  EXPECT_EQ(report["bestCells"], json::array({"1"}));
+  EXPECT_NE(report.value("status", "").find("?? "), std::string::npos) << report.dump();
 }
 
 TEST_F(WebTest, BrowserAnalysesAFinishedMatchShowingTheLobbysProgress) {

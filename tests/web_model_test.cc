@@ -166,6 +166,78 @@ TEST(InputCheck, BearerTokensHaveTheLobbysShape) {
   EXPECT_FALSE(BearerToken("Bearer ply_0123456789abcdef\r\nX: y").ok());
 }
 
+TEST(InputCheck, PlayerKeysComeOnlyAsAPlayerAuthorization) {
+  EXPECT_EQ(*PlayerKey("Player ply_0123456789abcdef0123"), "ply_0123456789abcdef0123");
+  // No key at all (a guest, or a seat's own call): no error, and nothing sent as the player.
+  EXPECT_EQ(*PlayerKey(""), "");
+  EXPECT_EQ(*PlayerKey("Bearer ply_0123456789abcdef0123"), "");
+  EXPECT_EQ(PlayerKey("Player short").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_FALSE(PlayerKey("Player ply_0123456789abcdef\r\nX: y").ok());
+  EXPECT_FALSE(PlayerKey("Player <script>alert(1)</script>xx").ok());
+}
+
+TEST(InputCheck, LoginPairAndLeaderboardRequestsAreChecked) {
+  EXPECT_EQ(LoginRequest(json{{"name", "alice_1"}})->name(), "alice_1");
+  EXPECT_EQ(LoginRequest(json::object())->name(), "");
+  EXPECT_FALSE(LoginRequest(json{{"name", "a"}}).ok());
+  EXPECT_FALSE(LoginRequest(json{{"name", "<b>"}}).ok());
+  EXPECT_FALSE(LoginRequest(json{{"name", 7}}).ok());
+  EXPECT_FALSE(LoginRequest(json::array()).ok());
+
+  absl::StatusOr<v1::PairRequest> pair =
+      PairRequest(json{{"game", "connect4"},
+                       {"options", {{"width", "8"}}},
+                       {"clock", {{"initial_s", 180}, {"increment_s", 2}}},
+                       {"casual", true}});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  EXPECT_EQ(pair->spec().name(), "connect4");
+  EXPECT_EQ(pair->spec().options().at("width"), "8");
+  EXPECT_EQ(pair->time_control().initial_ms(), 180000);
+  EXPECT_EQ(pair->time_control().increment_ms(), 2000);
+  EXPECT_TRUE(pair->casual());
+  EXPECT_FALSE(PairRequest(json{{"game", "chess"}}).ok());
+  EXPECT_FALSE(PairRequest(json{{"game", "connect4"}, {"options", {{"nope", "1"}}}}).ok());
+  EXPECT_FALSE(PairRequest(json{{"game", "connect4"}, {"clock", {{"initial_s", 1}}}}).ok());
+  EXPECT_FALSE(PairRequest(json{{"game", "connect4"}, {"casual", "yes"}}).ok());
+
+  EXPECT_EQ(LeaderboardRequest({.game = "reversi", .limit = "7"})->limit(), 7);
+  EXPECT_EQ(LeaderboardRequest({.game = "reversi"})->limit(), 20);
+  EXPECT_FALSE(LeaderboardRequest({.game = ""}).ok());
+  EXPECT_FALSE(LeaderboardRequest({.game = "reversi", .limit = "500"}).ok());
+  EXPECT_TRUE(CheckPlayerName("bot:hard").ok());
+  EXPECT_FALSE(CheckPlayerName("x").ok());
+  EXPECT_FALSE(CheckPlayerName("a/b").ok());
+  EXPECT_EQ(
+      PlayerMatchesRequest("bob", {.game = "gomoku", .limit = "5", .page = "42"})->page_token(),
+      "42");
+  EXPECT_FALSE(PlayerMatchesRequest("bob", {.page = "x y"}).ok());
+}
+
+TEST(MatchJson, SeatsCarryRatingsAndPairEventsTheSeat) {
+  v1::Match m;
+  m.set_id(3);
+  v1::Seat* s = m.add_seats();
+  s->set_kind(v1::SEAT_KIND_HUMAN);
+  s->set_taken(true);
+  s->set_player("alice");
+  s->set_rating(1500);
+  s->set_rating_after(1516);
+  s->set_provisional(true);
+  const json seat = StateJson(m, {})["seats"][0];
+  EXPECT_EQ(seat["rating"], 1500);
+  EXPECT_EQ(seat["rating_after"], 1516);
+  EXPECT_EQ(seat["provisional"], true);
+  EXPECT_EQ(seat["guest"], false);
+  v1::PairEvent e;
+  e.mutable_paired()->set_match_id(9);
+  e.mutable_paired()->set_seat(1);
+  e.mutable_paired()->set_seat_token("tok");
+  EXPECT_EQ(PairEventJson(e)["paired"]["id"], 9);
+  EXPECT_EQ(PairEventJson(e)["paired"]["token"], "tok");
+  e.mutable_waiting()->set_rating_gap(150);
+  EXPECT_EQ(PairEventJson(e)["waiting"]["rating_gap"], 150);
+}
+
 TEST(InputCheck, CreateRequestChecksGameOptionsSeatsAndLevels) {
   const json good = json::parse(R"({"game": "connect4", "options": {"width": "8"},
       "seats": [{"bot": false}, {"bot": true, "level": "easy"}], "take_seat": 0, "name": "ann",

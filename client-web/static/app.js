@@ -2,7 +2,7 @@
 // finished one. Talks only to the ply-web that served it (/api/...). Text from the network is
 // only ever put into the page as text (no innerHTML), and a seat's token lives in this browser's
 // localStorage alone: it goes out only in the Authorization header of this seat's own moves.
-import { drawBoard, changedCells, setLooks, lookOf } from './board.js';
+import { drawBoard, changedCells, setLooks, lookOf, cellName } from './board.js';
 
 // ---- small helpers ------------------------------------------------------------------------
 
@@ -20,10 +20,14 @@ function h(tag, attrs, ...children) {
   return e;
 }
 
-async function api(path, { method = 'GET', body, token, keepalive = false } = {}) {
+// `token`: a seat's token; `player`: send this browser's player key (or this key, a string) (calls that act as the
+// player: logging in, creating, joining, pairing). Either goes only in the Authorization header.
+async function api(path, { method = 'GET', body, token, player = false, keepalive = false } = {}) {
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
+  else if (typeof player === 'string') headers.Authorization = `Player ${player}`;
+  else if (player && me.get()) headers.Authorization = `Player ${me.get().key}`;
   const res = await fetch(path, { method, headers, keepalive, body: body === undefined ? undefined : JSON.stringify(body) });
   let data = {};
   try { data = await res.json(); } catch { /* an empty or non-JSON answer */ }
@@ -44,6 +48,39 @@ const seats = {
   },
   put(id, seat, token) { localStorage.setItem(this.key(id), JSON.stringify({ seat, token })); },
 };
+
+// The player this browser is logged in as ({name, key}), or null: a guest. The key is the
+// player's password: kept in this browser's localStorage, sent only in the Authorization header.
+const me = {
+  key: 'ply.player',
+  get() {
+    try {
+      const p = JSON.parse(localStorage.getItem(this.key) || 'null');
+      return p && typeof p.name === 'string' && typeof p.key === 'string' ? p : null;
+    } catch { return null; }
+  },
+  put(name, key) { localStorage.setItem(this.key, JSON.stringify({ name, key })); showMe(); },
+  clear() { localStorage.removeItem(this.key); showMe(); },
+};
+
+// The header's corner: who this browser plays as.
+function showMe() {
+  const box = document.getElementById('me');
+  if (!box) return;
+  const p = me.get();
+  box.replaceChildren(p ? h('a', { href: `#/p/${encodeURIComponent(p.name)}`, id: 'me-name' }, p.name)
+    : h('a', { href: '#/login', id: 'me-login' }, 'Log in'));
+}
+
+// "1532" or "1532?" while provisional (few games, a wide deviation); "" without a rating.
+function ratingText(rating, provisional) {
+  return rating > 0 ? `${rating}${provisional ? '?' : ''}` : '';
+}
+
+// A player's name as a link to their page (bots too); a guest's as text.
+function playerLink(name, text) {
+  return name ? h('a', { href: `#/p/${encodeURIComponent(name)}`, class: 'player' }, text || name) : h('span', {}, text || '');
+}
 
 let gamesCache = null;
 let gamesLoading = null;
@@ -121,6 +158,78 @@ function sideGlyph(game, index) {
   return svg;
 }
 
+// ---- the win-chance graph of an analysed match ------------------------------------------------
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svgEl(tag, attrs, parent) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// The first seat's chance to win before the first move and after each move (the analysis gives
+// them from the mover's side), as an SVG line over the game: marks coloured by their kind,
+// proven values drawn as squares, the position shown ringed; a click on a move's column calls
+// `pick` with its ply.
+function winGraph(moves, firstSide, index, pick) {
+  const W = 600;
+  const H = 140;
+  const padL = 34;
+  const padR = 8;
+  const padT = 8;
+  const padB = 18;
+  const n = moves.length;
+  const firstChance = (m, after) => {
+    const mine = after ? m.win_after : m.win_before;
+    return m.seat === 0 ? mine : 1 - mine;
+  };
+  const points = n ? [{ ply: 0, p: firstChance(moves[0], false), exact: moves[0].before_exact, mark: '' }] : [];
+  for (const m of moves) points.push({ ply: m.ply, p: firstChance(m, true), exact: m.after_exact, mark: m.mark });
+  const x = (ply) => padL + (n ? ply / n : 0) * (W - padL - padR);
+  const y = (p) => padT + (1 - Math.max(0, Math.min(1, p))) * (H - padT - padB);
+  const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: 'win-graph', id: 'win-graph', role: 'img',
+    'aria-label': `Win chance for ${firstSide} over the game` });
+  svgEl('rect', { x: padL, y: padT, width: W - padL - padR, height: H - padT - padB, fill: '#fff', stroke: '#d5d5d5' }, svg);
+  for (const [p, label] of [[1, '100%'], [0.5, '50%'], [0, '0%']]) {
+    svgEl('line', { x1: padL, x2: W - padR, y1: y(p), y2: y(p), stroke: p === 0.5 ? '#999' : '#eee', 'stroke-dasharray': p === 0.5 ? '4 3' : '' }, svg);
+    svgEl('text', { x: padL - 4, y: y(p) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5c5c5c' }, svg).textContent = label;
+  }
+  if (points.length) {
+    const line = points.map((q) => `${x(q.ply).toFixed(1)},${y(q.p).toFixed(1)}`).join(' ');
+    svgEl('polygon', { points: `${x(0)},${y(0)} ${line} ${x(n)},${y(0)}`, fill: '#1f4fa8', 'fill-opacity': 0.12 }, svg);
+    svgEl('polyline', { points: line, fill: 'none', stroke: '#1f4fa8', 'stroke-width': 2 }, svg);
+  }
+  svgEl('line', { x1: x(index), x2: x(index), y1: padT, y2: H - padB, stroke: '#ff8c00', 'stroke-width': 2, class: 'now' }, svg);
+  const colours = { '?!': '#c99a00', '?': '#d46a00', '??': '#b00020' };
+  for (const q of points) {
+    const cx = x(q.ply);
+    const cy = y(q.p);
+    const fill = colours[q.mark] || '#1f4fa8';
+    const r = q.mark ? 4.5 : 2.5;
+    const dot = q.exact
+      ? svgEl('rect', { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, fill }, svg)
+      : svgEl('circle', { cx, cy, r, fill }, svg);
+    dot.setAttribute('class', `pt${q.mark ? ' marked' : ''}${q.exact ? ' proven' : ''}`);
+    dot.setAttribute('data-ply', q.ply);
+    if (q.ply === index) svgEl('circle', { cx, cy, r: 8, fill: 'none', stroke: '#ff8c00', 'stroke-width': 2 }, svg);
+  }
+  // One clickable column per position, each the width of a move.
+  const step = n ? (W - padL - padR) / n : 0;
+  for (const q of points) {
+    const hit = svgEl('rect', { x: x(q.ply) - step / 2, y: 0, width: Math.max(step, 6), height: H, fill: 'transparent',
+      class: 'hit', 'data-ply': q.ply }, svg);
+    const pct = Math.round(100 * q.p);
+    svgEl('title', {}, hit).textContent = q.ply === 0 ? `start: ${pct}% for ${firstSide}`
+      : `after move ${q.ply}${q.mark ? ` ${q.mark}` : ''}: ${pct}% for ${firstSide}${q.exact ? ' (proven)' : ''}`;
+    hit.addEventListener('click', () => pick(q.ply));
+  }
+  const box = h('figure', { class: 'graph' }, svg,
+    h('figcaption', { class: 'legend' }, `${firstSide}'s chance to win after each move (100% at the top). ` +
+      'Squares are proven results; ?! ? ?? marks in yellow, orange and red. Click to see that move.'));
+  return box;
+}
+
 // ---- routing --------------------------------------------------------------------------------
 
 const main = document.getElementById('main');
@@ -134,12 +243,17 @@ function route() {
   let m;
   if ((m = hash.match(/^#\/m\/(\d{1,15})$/))) current = new MatchPage(Number(m[1]));
   else if (hash === '#/new') current = new NewPage();
+  else if (hash === '#/login') current = new LoginPage();
+  else if (hash === '#/pair') current = new PairPage();
+  else if ((m = hash.match(/^#\/top(?:\/([a-z0-9_]{1,32}))?$/))) current = new LeaderboardPage(m[1]);
+  else if ((m = hash.match(/^#\/p\/([A-Za-z0-9_.:%-]{1,64})$/))) current = new PlayerPage(decodeURIComponent(m[1]));
   else current = new ListPage();
   main.focus({ preventScroll: true });
 }
 window.addEventListener('hashchange', route);
 // The first page waits for the game list: every board is drawn from its game's look.
 window.addEventListener('DOMContentLoaded', () => {
+  showMe();
   games().then(setLooks, () => {}).finally(route);
 });
 
@@ -183,7 +297,9 @@ class ListPage {
 }
 
 function card(m) {
-  const who = m.seats.map((s) => s.taken ? s.name + (s.guest ? ' (guest)' : '') : '(open)').join(' vs ');
+  const who = m.seats.map((s) => s.taken
+    ? s.name + (s.guest ? ' (guest)' : s.rating > 0 ? ` (${ratingText(s.rating, s.provisional)})` : '')
+    : '(open)').join(' vs ');
   const status = m.status === 'finished' ? (m.result ? m.result.text : 'finished')
     : m.status === 'waiting' ? 'waiting for a player' : `${m.plies} moves`;
   return h('a', { class: 'card', href: `#/m/${m.id}`, 'data-match': m.id },
@@ -254,6 +370,8 @@ class NewPage {
     this.botRow.hidden = mode === 'friend';
     this.bot2Row.hidden = mode !== 'bots';
     this.sideRow.hidden = this.nameRow.hidden = mode === 'bots';
+    // A player plays under their own name (and is rated); a guest picks one.
+    if (me.get()) this.nameRow.hidden = true;
   }
 
   async create(name, clock) {
@@ -276,7 +394,7 @@ class NewPage {
       body.clock = { initial_s: initial, increment_s: increment };
     }
     try {
-      const out = await api('/api/matches', { method: 'POST', body });
+      const out = await api('/api/matches', { method: 'POST', body, player: true });
       if (out.token) seats.put(out.match.id, out.seat, out.token);
       location.hash = `#/m/${out.match.id}`;
     } catch (e) {
@@ -378,8 +496,9 @@ class MatchPage {
       this.typed.value = '';
     } }, this.typed, h('button', { type: 'submit' }, 'Play'));
     this.legend = h('p', { class: 'legend' });
+    this.analysisBox = h('div', { id: 'analysis', class: 'analysis' });
     main.appendChild(h('div', { class: 'match-page' },
-      h('div', { class: 'board-col' }, this.title, this.status, this.presence, this.connection, this.boardBox, this.extra, this.typeForm, this.notice, this.replayBox),
+      h('div', { class: 'board-col' }, this.title, this.status, this.presence, this.connection, this.boardBox, this.extra, this.typeForm, this.notice, this.replayBox, this.analysisBox),
       h('div', { class: 'side-col' }, this.seatsBox, this.controls, h('h3', {}, 'Moves'), this.legend, this.moveList)));
     this.boardBox.addEventListener('click', (e) => {
       const cell = e.target.closest('[data-cell]');
@@ -461,6 +580,7 @@ class MatchPage {
     this.clockAt = performance.now();
     this.render();
     if (this.amPlayer && st.status === 'finished') this.followRematch();
+    if (st.status === 'finished' && !this.review) this.loadReview();
   }
 
   // After the end, a player's page asks every two seconds how the rematch stands (the live
@@ -588,7 +708,7 @@ class MatchPage {
 
   async join(seat, name) {
     try {
-      const out = await api(`/api/matches/${this.id}/join`, { method: 'POST', body: { seat, name: name || 'guest' } });
+      const out = await api(`/api/matches/${this.id}/join`, { method: 'POST', body: { seat, name: name || 'guest' }, player: true });
       seats.put(this.id, out.seat, out.token);
       route();
     } catch (e) { this.notice.textContent = e.message; }
@@ -643,6 +763,7 @@ class MatchPage {
     this.drawControls();
     this.drawMoves();
     this.drawPresence();
+    this.drawAnalysis();
   }
 
   statusText() {
@@ -651,7 +772,8 @@ class MatchPage {
       const result = st.result ? ` (${st.result.text})` : '';
       const judged = this.replay.analysis && this.replay.analysis.moves[this.replay.index - 1];
       const verdict = judged
-        ? ` · ${judged.mark ? `${judged.mark} ` : ''}${judged.before} → ${judged.after} for the mover, best ${judged.best}${judged.exact ? ' (exact)' : ''}`
+        ? ` · ${judged.mark ? `${judged.mark} ` : ''}${judged.before} → ${judged.after} for the mover` +
+          `${judged.exact ? ' (proven)' : ''}, best was ${judged.best}`
         : '';
       return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves${result}${verdict}`;
     }
@@ -678,6 +800,7 @@ class MatchPage {
       : [];
     const svg = drawBoard(this.game, board, {
       flip: this.flipped(),
+      best: this.replay ? this.bestCells(board) : [],
       last: this.replay ? this.replayLast() : this.last,
       selected: path,
       targets,
@@ -703,7 +826,10 @@ class MatchPage {
       class: `seat${st.to_move === i && st.status === 'active' ? ' to-move' : ''}`, 'data-seat': i + 1 },
     sideGlyph(this.game, i),
     h('span', { class: 'seat-side' }, `${s.side} · ${seatLabel(i)}`),
-    h('span', { class: 'seat-name' }, s.taken ? s.name : '(open)'),
+    h('span', { class: 'seat-name' }, s.taken ? playerLink(s.player, s.name) : '(open)'),
+    s.rating > 0 ? h('span', { class: 'rating', 'data-rating': i + 1 }, ratingText(s.rating, s.provisional)) : null,
+    s.rating > 0 && s.rating_after > 0 ? h('span', { class: `rating-change ${s.rating_after >= s.rating ? 'up' : 'down'}`, 'data-rating-change': i + 1 },
+      `→ ${s.rating_after} (${s.rating_after >= s.rating ? '+' : ''}${s.rating_after - s.rating})`) : null,
     s.guest ? h('span', { class: 'guest', title: 'a guest: not a registered player' }, 'guest') : null,
     this.amPlayer && this.mine.seat === i ? h('span', { class: 'you' }, 'you') : null,
     st.status === 'active' && s.away && !s.bot && !(this.amPlayer && this.mine.seat === i) ? h('span', { class: 'away' }, 'left') : null,
@@ -728,7 +854,8 @@ class MatchPage {
     const items = [];
     if (st.status === 'waiting' && !this.amPlayer) {
       const name = h('input', { id: 'join-name', maxlength: 32, placeholder: 'your name', 'aria-label': 'Your name' });
-      items.push(name);
+      if (me.get()) items.push(h('span', {}, `You play as ${me.get().name}.`));
+      else items.push(name);
       for (const s of st.seats.filter((x) => !x.taken && !x.bot)) {
         items.push(h('button', { type: 'button', 'data-join': s.index + 1, onclick: () => this.join(s.index, name.value.trim()) },
           `Play ${s.side} (${seatLabel(s.index)})`));
@@ -788,40 +915,49 @@ class MatchPage {
       const side = st.seats[m.seat]?.side || seatLabel(m.seat);
       const bot = showBots && m.bot && m.bot.depth !== undefined
         ? h('span', { class: 'bot' }, botSummary(m, st)) : null;
-      const judged = this.replay && this.replay.analysis && this.replay.analysis.moves[m.ply - 1];
+      const analysis = this.replay ? this.replay.analysis : this.review && this.review.analysis;
+      const judged = analysis && analysis.moves[m.ply - 1];
       const mark = judged && judged.mark
-        ? h('span', { class: 'mark', title: `best ${judged.best}${judged.exact ? ' (exact)' : ''}` }, judged.mark) : null;
+        ? h('span', { class: `mark ${{ '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[judged.mark] || ''}`,
+          title: `${judged.before} → ${judged.after} for the mover; best was ${judged.best}${judged.exact ? ' (proven)' : ''}` }, judged.mark) : null;
       const li = h('li', { 'data-ply': m.ply, class: this.replay && this.replay.index === m.ply ? 'current' : '' },
         h('span', { class: 'mv-side' }, side), ' ', h('span', { class: 'mv' }, m.move), mark ? ' ' : null, mark, bot ? ' ' : null, bot);
+      // A finished match's move list is a way into its replay at that move.
       if (this.replay) li.addEventListener('click', () => this.step(m.ply - this.replay.index));
+      else if (st.status === 'finished') li.addEventListener('click', () => this.startReplay(m.ply));
       return li;
     });
     const atEnd = this.moveList.scrollTop + this.moveList.clientHeight >= this.moveList.scrollHeight - 4;
     this.moveList.replaceChildren(...items);
     if (atEnd && !this.replay) this.moveList.scrollTop = this.moveList.scrollHeight;
+    const current = this.replay && this.moveList.querySelector('li.current');
+    if (current) current.scrollIntoView({ block: 'nearest' });
   }
 
-  async startReplay() {
+  // The finished match's positions and its stored analysis, asked once when the match is over:
+  // an analysed match shows its graph and accuracies to everyone who opens it.
+  async loadReview() {
+    this.review = { loading: true };
     try {
-      const data = await api(`/api/matches/${this.id}/replay`);
+      this.review = await api(`/api/matches/${this.id}/replay`);
+      // The marks go into the move list too.
+      if (this.review.analysis) this.render();
+    } catch { this.review = null; }
+  }
+
+  async startReplay(at = 0, fresh = false) {
+    try {
+      const data = !fresh && this.review && this.review.boards ? this.review : await api(`/api/matches/${this.id}/replay`);
+      this.review = data;
       this.moves = data.moves;
-      this.replay = { boards: data.boards, index: 0, analysis: data.analysis || null };
+      this.replay = { boards: data.boards, index: Math.max(0, Math.min(at, data.boards.length - 1)), analysis: data.analysis || null };
       this.replayBox.replaceChildren(
         h('button', { type: 'button', id: 'rp-first', 'aria-label': 'Start', onclick: () => this.step(-1e9) }, '|◀'),
         h('button', { type: 'button', id: 'rp-prev', 'aria-label': 'Back one move', onclick: () => this.step(-1) }, '◀'),
         h('button', { type: 'button', id: 'rp-next', 'aria-label': 'Forward one move', onclick: () => this.step(1) }, '▶'),
         h('button', { type: 'button', id: 'rp-last', 'aria-label': 'End', onclick: () => this.step(1e9) }, '▶|'),
         h('button', { type: 'button', id: 'rp-exit', onclick: () => { this.leaveAnalysis(); this.replay = null; this.replayBox.replaceChildren(); this.render(); } }, 'Leave the replay'));
-      if (data.analysis) {
-        // Each player's accuracy and marks, under the replay's buttons.
-        for (const p of data.analysis.players || []) {
-          const seat = this.state.seats[p.seat];
-          const who = seat ? `${seat.side}${seat.name ? ` (${seat.name})` : ''}` : seatLabel(p.seat);
-          this.replayBox.append(h('p', { class: 'accuracy' },
-            `${who}: accuracy ${p.accuracy.toFixed(1)}%, ${counted(p.inaccuracies, 'inaccuracy', 'inaccuracies')} (?!), ` +
-            `${counted(p.mistakes, 'mistake', 'mistakes')} (?), ${counted(p.blunders, 'blunder', 'blunders')} (??)`));
-        }
-      } else {
+      if (!data.analysis) {
         this.replayBox.append(h('button', { type: 'button', id: 'rp-analyse', onclick: () => this.analyse() }, 'Analyse the game'));
       }
       this.render();
@@ -850,9 +986,7 @@ class MatchPage {
     es.addEventListener('failed', (e) => finish(JSON.parse(e.data).error));
     es.addEventListener('done', async () => {
       finish();
-      const at = this.replay ? this.replay.index : 0;
-      await this.startReplay();
-      if (this.replay) this.step(at);
+      await this.startReplay(this.replay ? this.replay.index : 0, true);
     });
     es.onerror = () => { if (this.analysing === es) finish('the connection to the server broke; try again'); };
   }
@@ -862,10 +996,354 @@ class MatchPage {
     this.analysing = null;
   }
 
+  // The cells of the analysis's best move in the replay's position (the move the next ply's
+  // verdict compares with): every cell it names, a column's landing cell in Connect Four.
+  bestCells(board) {
+    const judged = this.replay.analysis && this.replay.analysis.moves[this.replay.index];
+    const names = judged && judged.best ? moveCells(judged.best) : null;
+    if (!names || !board || !board.rows) return [];
+    const rows = board.rows;
+    const column = lookOf(this.game).cell_names === 'column';
+    const out = [];
+    for (const name of names) {
+      const found = [];
+      for (let r = 0; r < rows.length; r++) {
+        for (let c = 0; c < rows[r].length; c++) {
+          if (rows[r][c] !== ' ' && cellName(this.game, rows, r, c) === name) found.push([r, c]);
+        }
+      }
+      if (column) {
+        const empty = found.filter(([r, c]) => rows[r][c] === '0');
+        if (empty.length) out.push(empty[empty.length - 1]);
+      } else {
+        out.push(...found);
+      }
+    }
+    return out;
+  }
+
+  // Under the board once the match is analysed: each side's accuracy, the win-chance graph
+  // (from the first seat's side, as the legend says; clicking it replays that move) and, in the
+  // replay, the best move of the position shown.
+  drawAnalysis() {
+    const analysis = this.replay ? this.replay.analysis : this.review && this.review.analysis;
+    if (!analysis || !this.state) {
+      if (this.analysisBox.firstChild) this.analysisBox.replaceChildren();
+      return;
+    }
+    const st = this.state;
+    const sideOf = (i) => st.seats[i]?.side || seatLabel(i);
+    const lines = (analysis.players || []).map((p) => {
+      const seat = st.seats[p.seat];
+      const who = seat ? `${seat.side}${seat.name ? ` (${seat.name})` : ''}` : seatLabel(p.seat);
+      return h('p', { class: 'accuracy', 'data-seat': p.seat + 1 },
+        `${who}: accuracy ${p.accuracy.toFixed(1)}%, ${counted(p.inaccuracies, 'inaccuracy', 'inaccuracies')} (?!), ` +
+        `${counted(p.mistakes, 'mistake', 'mistakes')} (?), ${counted(p.blunders, 'blunder', 'blunders')} (??)`);
+    });
+    const index = this.replay ? this.replay.index : analysis.moves.length;
+    const graph = winGraph(analysis.moves, sideOf(0), index, (ply) => {
+      if (this.replay) this.step(ply - this.replay.index);
+      else this.startReplay(ply);
+    });
+    let best = null;
+    const next = this.replay && analysis.moves[this.replay.index];
+    if (next && next.best) {
+      const chance = Math.round(100 * next.win_before);
+      best = h('p', { id: 'best-move', class: 'best-move' },
+        `Best here for ${sideOf(next.seat)}: `, h('strong', {}, next.best),
+        ` (${next.before}, ${chance}% to win${next.before_exact ? ', proven' : ''})`,
+        next.best_line && next.best_line.length > 1 ? ` · line ${next.best_line.join(' ')}` : '');
+    }
+    this.analysisBox.replaceChildren(h('h3', {}, 'Analysis'), ...lines, graph, best);
+  }
+
   step(delta) {
     if (!this.replay) return;
     const n = this.replay.boards.length - 1;
     this.replay.index = Math.max(0, Math.min(n, this.replay.index + delta));
     this.render();
+  }
+}
+
+// ---- players: logging in, pairing, a player's page, the leaderboard ---------------------------
+
+// The server-sent events of a fetch() answer (EventSource cannot send an Authorization header):
+// yields {event, data} with `data` parsed.
+async function* serverEvents(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      if (data) yield { event, data: JSON.parse(data) };
+    }
+  }
+}
+
+function formatWait(ms) {
+  const s = Math.floor(ms / 1000);
+  return s < 60 ? counted(s, 'second', 'seconds') : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+const clockChoices = () => [
+  h('option', { value: '' }, 'no clocks'),
+  h('option', { value: '60+0' }, '1 minute'),
+  h('option', { value: '180+2' }, '3 minutes + 2 s a move'),
+  h('option', { value: '300+3' }, '5 minutes + 3 s a move'),
+  h('option', { value: '600+5' }, '10 minutes + 5 s a move')];
+
+function clockOf(value) {
+  if (!value) return null;
+  const [initial, increment] = value.split('+').map(Number);
+  return { initial_s: initial, increment_s: increment };
+}
+
+class LoginPage {
+  constructor() {
+    this.root = h('div', { class: 'login-page' });
+    main.appendChild(this.root);
+    this.draw(false);
+  }
+
+  draw(registered) {
+    const p = me.get();
+    if (p) {
+      const key = h('p', { class: 'key-box' }, h('input', { id: 'key-text', readonly: true, value: p.key, 'aria-label': 'Your player key' }),
+        h('button', { type: 'button', onclick: () => navigator.clipboard?.writeText(p.key) }, 'Copy'));
+      this.root.replaceChildren(h('h2', {}, `You play as ${p.name}`),
+        registered
+          ? h('div', { id: 'new-key', class: 'notice-box' }, h('p', {}, 'Your player key is your password: keep it somewhere safe. ' +
+            'It is the only way back to this name on another browser, or here after clearing the browser. It is shown once.'), key)
+          : h('details', {}, h('summary', {}, 'Show my player key'), key),
+        h('p', {}, h('a', { href: `#/p/${encodeURIComponent(p.name)}` }, 'Your ratings and games'), ' · ',
+          h('a', { href: '#/pair' }, 'Find an opponent'), ' · ', h('a', { href: '#/new' }, 'Play a bot')),
+        h('button', { type: 'button', id: 'logout', onclick: () => { me.clear(); this.draw(false); } }, 'Log out on this browser'));
+      return;
+    }
+    const error = h('p', { class: 'error', role: 'alert', id: 'login-error' });
+    const name = h('input', { id: 'reg-name', maxlength: 24, autocomplete: 'username', required: true, placeholder: 'a name (2 to 24 letters, digits, _ - .)' });
+    const oldName = h('input', { id: 'key-name', maxlength: 24, autocomplete: 'username', placeholder: 'your name' });
+    const oldKey = h('input', { id: 'key-input', maxlength: 128, autocomplete: 'current-password', type: 'password', placeholder: 'your player key' });
+    const register = async (e) => {
+      e.preventDefault();
+      try {
+        const out = await api('/api/login', { method: 'POST', body: { name: name.value.trim() } });
+        me.put(out.player.name, out.key);
+        this.draw(true);
+      } catch (err) { error.textContent = err.message; }
+    };
+    const useKey = async (e) => {
+      e.preventDefault();
+      try {
+        const out = await api('/api/login', { method: 'POST', body: { name: oldName.value.trim() }, player: oldKey.value.trim() });
+        me.put(out.player.name, oldKey.value.trim());
+        this.draw(false);
+      } catch (err) { error.textContent = err.message; }
+    };
+    this.root.replaceChildren(h('h2', {}, 'Log in'),
+      h('p', {}, 'A player has a name, ratings per game and rated games. Register a name and this browser keeps its key; ' +
+        'nothing else is asked.'),
+      h('form', { class: 'new-form', onsubmit: register }, h('label', {}, h('span', {}, 'New player'), name),
+        h('button', { type: 'submit', id: 'register' }, 'Register this name')),
+      h('form', { class: 'new-form', onsubmit: useKey }, h('label', {}, h('span', {}, 'Already a player (here or with `ply login`)'), oldName), oldKey,
+        h('button', { type: 'submit', id: 'use-key' }, 'Log in with my key')),
+      error,
+      h('p', { class: 'legend' }, 'Or play as a guest: ', h('a', { href: '#/new' }, 'start a match'),
+        ' under any name. A guest is marked as one, and guests\' games are not rated.'));
+  }
+}
+
+class PairPage {
+  constructor() {
+    this.root = h('div', { class: 'pair-page' }, h('h2', {}, 'Find an opponent'));
+    main.appendChild(this.root);
+    if (!me.get()) {
+      this.root.append(h('p', { id: 'pair-login' }, 'Quick pairing finds a player near your rating; it is for players. ',
+        h('a', { href: '#/login' }, 'Log in or register a name'), ' first, or ',
+        h('a', { href: '#/new' }, 'play a bot or a friend as a guest'), '.'));
+      return;
+    }
+    games().then((list) => this.build(list)).catch((e) => this.root.append(h('p', { class: 'error' }, e.message)));
+  }
+
+  stop() { if (this.abort) this.abort.abort(); }
+
+  build(list) {
+    this.game = h('select', { id: 'pair-game' }, list.map((g) => h('option', { value: g.name }, g.title)));
+    this.clock = h('select', { id: 'pair-clock' }, clockChoices());
+    this.rated = h('input', { type: 'checkbox', id: 'pair-rated', checked: true });
+    this.startButton = h('button', { type: 'submit', id: 'pair-start' }, 'Find an opponent');
+    this.cancelButton = h('button', { type: 'button', id: 'pair-cancel', hidden: true, onclick: () => this.cancel() }, 'Stop looking');
+    this.state = h('p', { id: 'pair-status', role: 'status', 'aria-live': 'polite' });
+    this.offer = h('div', { id: 'pair-offer', class: 'buttons' });
+    this.error = h('p', { class: 'error', role: 'alert' });
+    const label = (text, control) => h('label', {}, h('span', {}, text), control);
+    this.root.append(h('form', { class: 'new-form', onsubmit: (e) => { e.preventDefault(); this.start(); } },
+      label('Game', this.game), label('Clocks', this.clock),
+      h('label', { class: 'inline' }, this.rated, h('span', {}, ' Rated (your rating changes with the result)')),
+      h('div', { class: 'buttons' }, this.startButton, this.cancelButton)),
+    this.state, this.offer, this.error);
+  }
+
+  body() {
+    return { game: this.game.value, clock: clockOf(this.clock.value), casual: !this.rated.checked };
+  }
+
+  async start() {
+    this.error.textContent = '';
+    this.offer.replaceChildren();
+    this.startButton.hidden = true;
+    this.cancelButton.hidden = false;
+    this.state.textContent = 'Looking for an opponent…';
+    this.abort = new AbortController();
+    const title = gameTitle(this.game.value);
+    try {
+      const res = await fetch('/api/pair', {
+        method: 'POST', signal: this.abort.signal, body: JSON.stringify(this.body()),
+        headers: { 'Content-Type': 'application/json', Authorization: `Player ${me.get().key}` },
+      });
+      if (!res.ok) {
+        const data = await res.json().catch(() => ({}));
+        throw new Error(data.error || `the server answered ${res.status}`);
+      }
+      for await (const { event, data } of serverEvents(res)) {
+        if (event === 'waiting') {
+          this.state.textContent = `Looking for an opponent in ${title}: ${formatWait(data.waited_ms)} so far, ` +
+            `accepting ratings within ±${data.rating_gap} of yours.`;
+        } else if (event === 'bot_offer') {
+          this.offer.replaceChildren(h('span', {}, 'Nobody near your rating yet.'),
+            h('button', { type: 'button', id: 'pair-bot', onclick: () => this.playBot(data.level) },
+              `Play bot:${data.level} (${data.rating}) instead`));
+        } else if (event === 'paired') {
+          seats.put(data.id, data.seat, data.token);
+          this.paired = true;
+          location.hash = `#/m/${data.id}`;
+          return;
+        } else if (event === 'failed') {
+          throw new Error(data.error);
+        }
+      }
+      throw new Error('the pairing ended without a match; try again');
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      this.error.textContent = e.message;
+      this.state.textContent = '';
+      this.startButton.hidden = false;
+      this.cancelButton.hidden = true;
+    }
+  }
+
+  cancel() {
+    if (this.abort) this.abort.abort();
+    this.state.textContent = 'You left the queue.';
+    this.offer.replaceChildren();
+    this.startButton.hidden = false;
+    this.cancelButton.hidden = true;
+  }
+
+  // The bot offer taken: out of the queue, into a match against that level.
+  async playBot(level) {
+    if (this.abort) this.abort.abort();
+    const b = this.body();
+    const body = { game: b.game, seats: [{ bot: false }, { bot: true, level }], take_seat: 0, clock: b.clock, name: me.get().name };
+    try {
+      const out = await api('/api/matches', { method: 'POST', body, player: true });
+      seats.put(out.match.id, out.seat, out.token);
+      location.hash = `#/m/${out.match.id}`;
+    } catch (e) { this.error.textContent = e.message; }
+  }
+}
+
+// The result of a listed match for `name`: won / lost / drawn / still going, and the rating change.
+function resultFor(m, name) {
+  const i = m.seats.findIndex((s) => s.player && s.player.toLowerCase() === name.toLowerCase());
+  const seat = m.seats[i];
+  let outcome = m.status === 'finished' ? 'finished' : m.status === 'waiting' ? 'waiting' : 'in progress';
+  if (m.result && i >= 0) outcome = m.result.winner < 0 ? 'drawn' : m.result.winner === i ? 'won' : 'lost';
+  const them = m.seats.filter((_, k) => k !== i).map((s) => s.name || '(open)').join(', ');
+  let change = '';
+  if (seat && seat.rating > 0 && seat.rating_after > 0) {
+    const d = seat.rating_after - seat.rating;
+    change = ` · ${seat.rating} → ${seat.rating_after} (${d >= 0 ? '+' : ''}${d})`;
+  }
+  return { outcome, them, change };
+}
+
+class PlayerPage {
+  constructor(name) {
+    this.root = h('div', { class: 'player-page' }, h('h2', { id: 'player-name' }, name), h('p', {}, 'Loading…'));
+    main.appendChild(this.root);
+    this.load(name);
+  }
+
+  async load(name) {
+    try {
+      const path = `/api/players/${encodeURIComponent(name)}`;
+      const [p, list] = await Promise.all([api(path), api(`${path}/matches?limit=20`)]);
+      await games().catch(() => null);
+      const since = new Date(p.created_ms).toLocaleDateString();
+      const seen = p.last_seen_ms ? new Date(p.last_seen_ms).toLocaleString() : 'never';
+      const rows = p.ratings.map((r) => h('tr', { 'data-game': r.game },
+        h('td', {}, h('a', { href: `#/top/${r.game}` }, gameTitle(r.game))),
+        h('td', { class: 'num', title: `deviation ±${r.deviation}${r.provisional ? ': provisional until it narrows' : ''}` }, ratingText(r.rating, r.provisional)),
+        h('td', { class: 'num' }, r.games), h('td', { class: 'num' }, r.wins), h('td', { class: 'num' }, r.draws), h('td', { class: 'num' }, r.losses)));
+      const games_ = list.matches.map((m) => {
+        const { outcome, them, change } = resultFor(m, p.name);
+        return h('li', { 'data-match': m.id }, h('a', { href: `#/m/${m.id}` }, `#${m.id} ${gameTitle(m.spec.name)}`),
+          ` against ${them}: `, h('span', { class: `outcome ${outcome.replace(' ', '-')}` }, outcome), change);
+      });
+      this.root.replaceChildren(
+        h('h2', { id: 'player-name' }, p.name, p.bot ? h('span', { class: 'tag' }, 'bot level') : null,
+          me.get()?.name.toLowerCase() === p.name.toLowerCase() ? h('span', { class: 'you' }, 'you') : null),
+        h('p', { class: 'legend' }, `Player since ${since} · last seen ${seen}. A rating with ? is provisional.`),
+        h('h3', {}, 'Ratings'),
+        rows.length ? h('table', { id: 'ratings', class: 'table' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Game'), h('th', {}, 'Rating'), h('th', {}, 'Games'), h('th', {}, 'Won'), h('th', {}, 'Drawn'), h('th', {}, 'Lost'))),
+          h('tbody', {}, rows)) : h('p', { class: 'empty', id: 'ratings' }, 'No rated games yet.'),
+        h('h3', {}, 'Recent games'),
+        games_.length ? h('ul', { id: 'player-matches', class: 'plain' }, games_) : h('p', { class: 'empty' }, 'No games yet.'));
+    } catch (e) {
+      this.root.replaceChildren(h('h2', {}, name), h('p', { class: 'error' }, e.message));
+    }
+  }
+}
+
+class LeaderboardPage {
+  constructor(game) {
+    this.root = h('div', { class: 'top-page' }, h('h2', {}, 'Leaderboard'));
+    main.appendChild(this.root);
+    games().then((list) => this.build(list, game || list[0].name))
+      .catch((e) => this.root.append(h('p', { class: 'error' }, e.message)));
+  }
+
+  async build(list, game) {
+    const pick = h('select', { id: 'top-game', 'aria-label': 'Game', onchange: () => { location.hash = `#/top/${pick.value}`; } },
+      list.map((g) => h('option', { value: g.name, selected: g.name === game }, g.title)));
+    const box = h('div', {}, h('p', {}, 'Loading…'));
+    this.root.replaceChildren(h('h2', {}, 'Leaderboard: ', pick), box);
+    try {
+      const { entries } = await api(`/api/leaderboard?game=${encodeURIComponent(game)}&limit=50`);
+      box.replaceChildren(entries.length ? h('table', { id: 'leaderboard', class: 'table' },
+        h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Player'), h('th', {}, 'Rating'), h('th', {}, 'Games'))),
+        h('tbody', {}, entries.map((e) => h('tr', { 'data-player': e.name },
+          h('td', { class: 'num' }, e.rank), h('td', {}, playerLink(e.name), e.bot && !e.name.startsWith('bot:') ? h('span', { class: 'tag' }, 'bot') : null),
+          h('td', { class: 'num', title: `deviation ±${e.deviation}` }, e.rating), h('td', { class: 'num' }, e.games)))))
+        : h('p', { class: 'empty' }, `No settled ratings in ${gameTitle(game)} yet: a rating shows here once its deviation is narrow enough.`),
+      h('p', { class: 'legend' }, 'People and bot levels on one scale (Glicko-2).'));
+    } catch (e) {
+      box.replaceChildren(h('p', { class: 'error' }, e.message));
+    }
   }
 }

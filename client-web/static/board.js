@@ -118,6 +118,9 @@ export function drawBoard(game, model, opts = {}) {
   const last = new Set(opts.last || []);
   const selected = new Set(opts.selected || []);
   const targets = new Set(opts.targets || []);
+  // The analysis's best move here: cells by position ([r, c]), since a Connect Four column's
+  // cells share one name and only the one the piece would land in is meant.
+  const best = new Set((opts.best || []).map(([r, c]) => `${r},${c}`));
   for (let r = 0; r < h; r++) {
     for (let c = 0; c < w; c++) {
       const code = rows[r][c];
@@ -150,6 +153,10 @@ export function drawBoard(game, model, opts = {}) {
       if (targets.has(name)) {
         el('circle', { cx: x, cy: y, r: 6, fill: '#0a7cff', stroke: '#fff', 'stroke-width': 2,
           class: 'target' }, cell);
+      }
+      if (best.has(`${r},${c}`)) {
+        el('circle', { cx: x, cy: y, r: CELL * 0.3, fill: 'none', stroke: '#1d8a3a', 'stroke-width': 5,
+          'stroke-dasharray': '7 4', class: 'best', 'data-best': name }, cell);
       }
       if (opts.cursor && opts.cursor[0] === r && opts.cursor[1] === c) {
         el('rect', { x: x - CELL / 2 + 4, y: y - CELL / 2 + 4, width: CELL - 8, height: CELL - 8,

@@ -327,6 +327,38 @@ const scenarios = {
 
   // A spectator replays an analysed match: each judged move carries its mark in the move list,
   // and stepping onto one says its verdict and the best move. ARGS: match id, ply to look at.
+  // An analysed match opened later: its graph and accuracies at once, without asking for an
+  // analysis; a click on the graph replays that move with the best move drawn on the board.
+  async graph(context, errors) {
+    const [id, ply] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Game over/);
+    await page.waitForSelector('#win-graph');
+    const points = await page.locator('#win-graph .pt').count();
+    const marked = await page.locator('#win-graph .pt.marked').evaluateAll((els) => els.map((e) => Number(e.dataset.ply)));
+    const proven = await page.locator('#win-graph .pt.proven').count();
+    const accuracy = await page.locator('#analysis p.accuracy').allInnerTexts();
+    const inline = await page.evaluate(() => [...document.querySelectorAll('#moves li')].map((li) => li.querySelector('.mark')?.textContent || ''));
+    const analyseButton = await page.locator('#rp-analyse').count();
+    const whole = path.join(outDir, 'analysis-graph.png');
+    await page.screenshot({ path: whole, fullPage: true });
+    await page.locator(`#win-graph .hit[data-ply="${Number(ply) - 1}"]`).click();
+    await waitStatus(page, new RegExp(`after ${Number(ply) - 1} of`));
+    const best = await page.locator('#best-move').innerText();
+    const bestCells = await page.locator('#board [data-best]').evaluateAll((els) => els.map((e) => e.dataset.best));
+    const current = await page.locator('#moves li.current').getAttribute('data-ply');
+    // The keyboard steps on: the position after the marked move, its verdict in the status.
+    await page.keyboard.press('ArrowRight');
+    await waitStatus(page, new RegExp(`after ${ply} of`));
+    const status = await statusText(page);
+    const ringed = await page.locator(`#win-graph .hit[data-ply="${ply}"]`).count();
+    const replay = path.join(outDir, 'analysis-best-move.png');
+    await page.screenshot({ path: replay, fullPage: true });
+    return { points, marked, proven, accuracy, inline, analyseButton, best, bestCells, current, status, ringed,
+      screenshots: [whole, replay] };
+  },
+
   async analysis(context, errors) {
     const [id, ply] = args;
     const page = await newPage(context, errors);
@@ -364,6 +396,88 @@ const scenarios = {
     const accuracy = await page.locator('p.accuracy').allInnerTexts();
     const progress = await page.evaluate(() => window.plyProgress);
     return { before, marks, accuracy, progress, status: await statusText(page), screenshot: await shot(page, 'analyse') };
+  },
+
+  // Two people, each in a browser of their own, register names, ask for a rated game of `game`
+  // by quick pairing, play it (two moves each by clicking, then the second resigns) and see
+  // both ratings change; then the winner's page and the game's leaderboard.
+  async players(context, errors) {
+    const [game, suffix] = args;
+    const second = await launch();
+    try {
+      const pages = [await newPage(context, errors), await newPage(second.context, errors)];
+      const names = [`alice_${suffix}`, `bob_${suffix}`];
+      const keys = [];
+      for (let i = 0; i < 2; i++) {
+        const page = pages[i];
+        page.on('dialog', (d) => d.accept());
+        await page.goto(`${base}/#/login`);
+        await page.fill('#reg-name', names[i]);
+        await page.click('#register');
+        await page.waitForSelector('#new-key');
+        keys.push(await page.inputValue('#key-text'));
+      }
+      const corner = await pages[0].locator('#me').innerText();
+      let waiting = '';
+      for (const page of pages) {
+        await page.goto(`${base}/#/pair`);
+        await page.selectOption('#pair-game', game);
+        await page.click('#pair-start');
+        if (!waiting) {
+          await page.waitForFunction(() => /Looking for an opponent/.test(document.querySelector('#pair-status')?.textContent || ''));
+          waiting = await page.locator('#pair-status').innerText();
+        }
+      }
+      for (const page of pages) await page.waitForURL(/#\/m\/\d+$/);
+      const id = Number(pages[0].url().match(/#\/m\/(\d+)$/)[1]);
+      const ids = pages.map((p) => Number(p.url().match(/#\/m\/(\d+)$/)[1]));
+      await Promise.all(pages.map((p) => p.waitForSelector('#status')));
+      const ratingsBefore = await pages[0].locator('#seats .rating').allInnerTexts();
+      // Who moves first: the page that says "Your move".
+      for (let ply = 0; ply < 4; ply++) {
+        let mover = null;
+        await Promise.race(pages.map((p, i) => waitStatus(p, /Your move/).then(() => { mover ??= i; })));
+        const moves = await legalMoves(pages[mover], id);
+        await clickMove(pages[mover], moves[0]);
+        await pages[mover].waitForFunction((k) => document.querySelectorAll('#moves li').length >= k, ply + 1);
+      }
+      // The one to move now resigns (its page asks first: accepted above).
+      let loser = null;
+      await Promise.race(pages.map((p, i) => waitStatus(p, /Your move/).then(() => { loser ??= i; })));
+      await pages[loser].click('#resign');
+      for (const page of pages) await waitStatus(page, /Game over/);
+      for (const page of pages) await page.waitForFunction(() => document.querySelectorAll('[data-rating-change]').length === 2, null, { timeout: 15000 });
+      const changes = await Promise.all(pages.map((p) => p.locator('[data-rating-change]').allInnerTexts()));
+      const final = path.join(outDir, 'players-final.png');
+      await pages[1 - loser].screenshot({ path: final });
+      // The winner's page: the game's rating and the game just played.
+      const winner = pages[1 - loser];
+      await winner.click('#me-name');
+      await winner.waitForSelector(`#ratings tr[data-game="${game}"]`);
+      const ratingRow = await winner.locator(`#ratings tr[data-game="${game}"]`).innerText();
+      const history = await winner.locator('#player-matches li').allInnerTexts();
+      const profile = path.join(outDir, 'player-page.png');
+      await winner.screenshot({ path: profile, fullPage: true });
+      await winner.click(`#ratings tr[data-game="${game}"] a`);
+      await winner.waitForSelector('#leaderboard, .top-page .empty');
+      const board = await winner.locator('#leaderboard tbody tr').allInnerTexts();
+      const top = path.join(outDir, 'leaderboard.png');
+      await winner.screenshot({ path: top, fullPage: true });
+      // A player who logs out becomes a guest; the key brings the name back.
+      const loserPage = pages[loser];
+      await loserPage.goto(`${base}/#/login`);
+      await loserPage.click('#logout');
+      const afterLogout = await loserPage.locator('#me').innerText();
+      await loserPage.fill('#key-name', names[loser]);
+      await loserPage.fill('#key-input', keys[loser]);
+      await loserPage.click('#use-key');
+      await loserPage.waitForSelector('#logout');
+      const back = await loserPage.locator('#me').innerText();
+      return { names, keys, corner, waiting, id, ids, ratingsBefore, loser, changes, ratingRow, history, board,
+        afterLogout, back, screenshots: [final, profile, top] };
+    } finally {
+      await second.close();
+    }
   },
 };
 
