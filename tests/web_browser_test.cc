@@ -975,6 +975,10 @@ TEST_F(WebTest, BrowserPagesPlayConnectFourAgainstEachOtherToAWin) {
   EXPECT_EQ(report["a"], "Game over: Red wins: four in a row");
   EXPECT_EQ(report["b"], "Game over: Red wins: four in a row");
   EXPECT_EQ(report["tokenShownToB"], false);
+  // The winning four ringed on both pages: column 1's four red pieces, no other cell.
+  for (int page = 0; page < 2; ++page) {
+    EXPECT_EQ(report["wins"][page], json::array({"1", "1", "1", "1"})) << report.dump();
+  }
 }
 
 TEST_F(WebTest, BrowserPlaysABotInEveryGameByClicking) {
@@ -1004,6 +1008,18 @@ TEST_F(WebTest, BrowserPlaysABotInEveryGameByClicking) {
       EXPECT_EQ(stored.moves(2 * i).move(), r["played"][i]);
     }
     EXPECT_GT(std::filesystem::file_size(r["screenshot"].get<std::string>()), 1000u);
+    // Reversi's legal moves are dots on the board before anything is picked; other games'
+    // boards are left clean.
+    std::vector<std::string> dots = r.value("dots", std::vector<std::string>());
+    std::sort(dots.begin(), dots.end());
+    if (r["label"].get<std::string>().rfind("reversi", 0) == 0) {
+      std::vector<std::string> legal = r["legal"];
+      std::sort(legal.begin(), legal.end());
+      EXPECT_EQ(dots, legal);
+      EXPECT_FALSE(dots.empty());
+    } else {
+      EXPECT_TRUE(dots.empty()) << r.dump();
+    }
   }
 }
 
@@ -1065,6 +1081,30 @@ TEST_F(WebTest, BrowserShowsTheLobbysReasonForARefusedMove) {
   const json report = Scenario("refused", {"beginner"});
   EXPECT_EQ(report["first"], "b2");  // played with the arrow keys and Enter
   EXPECT_EQ(report["notice"], "Move b2 refused: b2 is already taken");
+}
+
+TEST_F(WebTest, BrowserPageWeightAndTimeToTheFirstBoard) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = BotMatch("connect4", 100);
+  WaitFinished(id);
+  const json report = Scenario("weight", {std::to_string(id)});
+  // The page is its own few files, nothing from elsewhere; its size is a budget (a heavy
+  // framework would show here first). The times are a record, not a test (docs: README).
+  std::vector<std::string> names;
+  for (const json& f : report["cold"]["files"]) names.push_back(f["name"]);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"/", "/app.js", "/board.js", "/favicon.svg", "/style.css"}))
+      << report.dump();
+  const int bytes = report["cold"]["bytes"];
+  EXPECT_GT(bytes, 20000);
+  EXPECT_LT(bytes, 160000) << "the page grew past its budget: " << report.dump();
+  EXPECT_GT(report["cold"]["boardMs"].get<int>(), 0);
+  std::printf(
+      "page weight %d bytes (%zu files); first board drawn %d ms after navigation cold, "
+      "%d ms on reload\n",
+      bytes, names.size(), report["cold"]["boardMs"].get<int>(),
+      report["warm"]["boardMs"].get<int>());
 }
 
 TEST_F(WebTest, BrowserReloadKeepsTheSeat) {

@@ -2,7 +2,7 @@
 // finished one. Talks only to the ply-web that served it (/api/...). Text from the network is
 // only ever put into the page as text (no innerHTML), and a seat's token lives in this browser's
 // localStorage alone: it goes out only in the Authorization header of this seat's own moves.
-import { drawBoard, changedCells, setLooks, lookOf, cellName } from './board.js';
+import { drawBoard, changedCells, setLooks, lookOf, cellName, winningCells } from './board.js';
 
 // ---- small helpers ------------------------------------------------------------------------
 
@@ -795,19 +795,28 @@ class MatchPage {
     }
     const legal = this.legal();
     const path = this.selection;
-    const targets = path.length
+    // The next cells of a move begun; in Reversi, every legal move as a dot.
+    let targets = path.length
       ? legal.filter((m) => m.cells && path.every((c, i) => m.cells[i] === c)).map((m) => m.cells[path.length])
       : [];
+    if (!path.length && this.game === 'reversi' && !this.replay) targets = legal.filter((m) => m.cells).map((m) => m.cells[0]);
+    const cylinder = this.state.spec.options.cylinder === 'true';
+    const atEnd = !this.replay || this.replay.index === this.replay.boards.length - 1;
+    const won = this.state.status === 'finished' && this.state.result && this.state.result.winner >= 0 &&
+      this.state.result.reason === 'rules' && atEnd;
     const svg = drawBoard(this.game, board, {
       flip: this.flipped(),
       best: this.replay ? this.bestCells(board) : [],
+      win: won ? winningCells(this.game, board, cylinder) : [],
       last: this.replay ? this.replayLast() : this.last,
       selected: path,
       targets,
       cursor: document.activeElement === this.boardBox ? this.cursor : null,
-      cylinder: this.state.spec.options.cylinder === 'true',
+      cylinder,
     });
     svg.setAttribute('aria-label', `${gameTitle(this.game)} board`);
+    // When the first board was drawn, for the page's own measurement (tests/web: weight).
+    if (window.plyBoardDrawnMs === undefined) window.plyBoardDrawnMs = performance.now();
     this.boardBox.replaceChildren(svg);
     this.extra.replaceChildren(...legal.filter((m) => !m.cells).map((m) =>
       h('button', { type: 'button', 'data-move': m.text, onclick: () => this.play(m.text) },

@@ -121,6 +121,7 @@ export function drawBoard(game, model, opts = {}) {
   // The analysis's best move here: cells by position ([r, c]), since a Connect Four column's
   // cells share one name and only the one the piece would land in is meant.
   const best = new Set((opts.best || []).map(([r, c]) => `${r},${c}`));
+  const win = new Set((opts.win || []).map(([r, c]) => `${r},${c}`));
   for (let r = 0; r < h; r++) {
     for (let c = 0; c < w; c++) {
       const code = rows[r][c];
@@ -140,7 +141,9 @@ export function drawBoard(game, model, opts = {}) {
       if (look.board === 'holes') el('circle', { cx: x, cy: y, r: CELL * 0.4, fill: pal.empty }, cell);
       if (look.board === 'morris' && code === '0') el('circle', { cx: x, cy: y, r: 5, fill: pal.empty }, cell);
       if (code !== '0') {
-        piece(cell, x, y, CELL * (look.board === 'intersections' ? 0.44 : 0.38), code, pal, look);
+        // Draughts' pieces leave the square's corner to its number.
+        const size = look.board === 'intersections' ? 0.44 : look.board === 'dark-squares' ? 0.33 : 0.38;
+        piece(cell, x, y, CELL * size, code, pal, look);
       }
       if (!opts.small && last.has(lastKey(game, name, r))) {
         el('rect', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 2, width: CELL - 4, height: CELL - 4,
@@ -153,6 +156,10 @@ export function drawBoard(game, model, opts = {}) {
       if (targets.has(name)) {
         el('circle', { cx: x, cy: y, r: 6, fill: '#0a7cff', stroke: '#fff', 'stroke-width': 2,
           class: 'target' }, cell);
+      }
+      if (win.has(`${r},${c}`)) {
+        el('circle', { cx: x, cy: y, r: CELL * 0.45, fill: 'none', stroke: '#ffd400', 'stroke-width': 4,
+          class: 'win', 'data-win': name }, cell);
       }
       if (best.has(`${r},${c}`)) {
         el('circle', { cx: x, cy: y, r: CELL * 0.3, fill: 'none', stroke: '#1d8a3a', 'stroke-width': 5,
@@ -209,7 +216,7 @@ function drawLines(game, look, g, rows, at, pal, model, opts) {
         const [x, y] = at(r, c);
         el('rect', { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: pal.empty }, g);
         if (!opts.small) {
-          el('text', { x: x - CELL / 2 + 2, y: y - CELL / 2 + 10, 'font-size': 9, fill: pal.bg }, g)
+          el('text', { x: x - CELL / 2 + 1.5, y: y - CELL / 2 + 8, 'font-size': 8, fill: pal.bg, class: 'square-number' }, g)
             .textContent = cellName(game, rows, r, c);
         }
       }
@@ -288,4 +295,38 @@ function drawCoordinates(svg, game, look, rows, at, pad, pal) {
     const label = cellName(game, rows, r, 0).replace(/^[a-z]/, '');
     text(Math.min(xa, xb) - CELL / 2 - pad / 2 + 2, y, label);
   }
+}
+
+// The line that won a game of lines (four in Connect Four, five or more in Gomoku, three in
+// Tic-Tac-Toe), as the cells [r, c] of every such run on the board; none for other games.
+const RUNS = { connect4: 4, gomoku: 5, tictactoe: 3 };
+export function winningCells(game, model, cylinder) {
+  const k = RUNS[game];
+  const rows = model && model.rows;
+  if (!k || !rows) return [];
+  const h = rows.length;
+  const w = rows[0].length;
+  const out = new Map();
+  const at = (r, c) => {
+    if (r < 0 || r >= h) return null;
+    if (cylinder) c = ((c % w) + w) % w;
+    else if (c < 0 || c >= w) return null;
+    return [r, c];
+  };
+  for (let r = 0; r < h; r++) {
+    for (let c = 0; c < w; c++) {
+      const code = rows[r][c];
+      if (code !== '1' && code !== '2') continue;
+      for (const [dr, dc] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
+        const run = [];
+        for (let i = 0; i < Math.max(h, w); i++) {
+          const p = at(r + dr * i, c + dc * i);
+          if (!p || rows[p[0]][p[1]] !== code) break;
+          run.push(p);
+        }
+        if (run.length >= k) for (const p of run) out.set(`${p[0]},${p[1]}`, p);
+      }
+    }
+  }
+  return [...out.values()];
 }

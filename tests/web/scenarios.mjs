@@ -166,7 +166,9 @@ const scenarios = {
       await waitStatus(a, /Game over/);
       await waitStatus(b, /Game over/);
       await shot(a, 'two-players');
-      return { clockBefore, clockAfter, a: await statusText(a), b: await statusText(b), tokenShownToB: (await b.content()).includes(await a.evaluate(() => Object.keys(localStorage).map((k) => JSON.parse(localStorage.getItem(k)).token)[0])) };
+      // The four that won, ringed on both boards (column 1's cells, from the bottom).
+      const wins = await Promise.all([a, b].map((p) => p.locator('#board [data-win]').evaluateAll((els) => els.map((e) => e.dataset.win))));
+      return { wins, clockBefore, clockAfter, a: await statusText(a), b: await statusText(b), tokenShownToB: (await b.content()).includes(await a.evaluate(() => Object.keys(localStorage).map((k) => JSON.parse(localStorage.getItem(k)).token)[0])) };
     } finally {
       await second.close();
     }
@@ -188,13 +190,18 @@ const scenarios = {
         if (/Game over/.test(await statusText(page))) break;
         const before = await moveCount(page);
         const legal = await legalMoves(page, id);
+        // Before anything is picked: the dots the page offers (Reversi's legal moves only).
+        if (k === 0) {
+          spec.dots = await page.locator('#board .target').evaluateAll((els) => els.map((e) => e.closest('[data-cell]').dataset.cell));
+          spec.legal = legal;
+        }
         // The move naming the most cells exercises picking a piece, then its target.
         const move = legal.slice().sort((x, y) => y.split(/[-x]/).length - x.split(/[-x]/).length)[k % 2 === 0 ? 0 : legal.length - 1];
         await clickMove(page, move);
         await waitMoves(page, before + 2);
         played.push(move);
       }
-      results.push({ label: spec.label, id, played, screenshot: await shot(page, `board-${spec.label}`) });
+      results.push({ label: spec.label, id, played, dots: spec.dots, legal: spec.legal, screenshot: await shot(page, `board-${spec.label}`) });
     }
     return { results };
   },
@@ -357,6 +364,28 @@ const scenarios = {
     await page.screenshot({ path: replay, fullPage: true });
     return { points, marked, proven, accuracy, inline, analyseButton, best, bestCells, current, status, ringed,
       screenshots: [whole, replay] };
+  },
+
+  // What a first visit costs: the page's own files (HTML, JavaScript, CSS, icon; the API's
+  // answers apart) and the time from navigation to the first drawn board of match `id`, in a
+  // browser with nothing cached. Then the same page again, as a reload.
+  async weight(context, errors) {
+    const [id] = args;
+    const page = await newPage(context, errors);
+    const measure = async () => {
+      await page.waitForFunction(() => window.plyBoardDrawnMs !== undefined);
+      return page.evaluate(() => {
+        const files = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+          .filter((e) => !new URL(e.name).pathname.startsWith('/api/'))
+          .map((e) => ({ name: new URL(e.name).pathname, bytes: e.decodedBodySize, transfer: e.transferSize }));
+        return { files, bytes: files.reduce((a, f) => a + f.bytes, 0), boardMs: Math.round(window.plyBoardDrawnMs) };
+      });
+    };
+    await page.goto(`${base}/#/m/${id}`);
+    const cold = await measure();
+    await page.reload();
+    const warm = await measure();
+    return { cold, warm };
   },
 
   async analysis(context, errors) {
