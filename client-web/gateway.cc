@@ -75,7 +75,12 @@ void SendJson(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(), kJson);
 }
 
-// The lobby's sentence (or ours) for the page to show as it is.
+// One server-sent event named `event` carrying `data`; false once the page has gone.
+bool SendEvent(httplib::DataSink& sink, const std::string& event, const json& data) {
+  const std::string out = absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n");
+  return sink.write(out.data(), out.size());
+}
+
 // The lobby's sentence for people, or what went wrong reaching it.
 std::string ErrorText(const absl::Status& status) {
   std::string message(status.message());
@@ -663,8 +668,8 @@ void Gateway::Pair(const httplib::Request& req, httplib::Response& res) {
         auto write = [&sink](const std::string& text) {
           return sink.write(text.data(), text.size());
         };
-        auto send = [&](const std::string& event, const json& data) {
-          return write(absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n"));
+        auto send = [&sink](const std::string& event, const json& data) {
+          return SendEvent(sink, event, data);
         };
         bool open = send("queued", json::object());
         while (open) {
@@ -716,8 +721,7 @@ void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
       "text/event-stream",
       [this, match_id](size_t, httplib::DataSink& sink) {
         auto send = [&sink](const char* event, const json& data) {
-          const std::string out = absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n");
-          return sink.write(out.data(), out.size());
+          return SendEvent(sink, event, data);
         };
         absl::StatusOr<v1::MatchAnalysis> a =
             lobby_.Analyze(match_id, [&](const v1::AnalysisProgress& p) {

@@ -94,6 +94,12 @@ absl::Status ClockField(const json& body, Request* request) {
   return absl::OkStatus();
 }
 
+// A list's `limit=`: 20 when absent, else 1..`hi`.
+absl::StatusOr<int64_t> Limit(std::string_view text, int64_t hi) {
+  if (text.empty()) return 20;
+  return Decimal(text, 1, hi, "limit");
+}
+
 }  // namespace
 
 absl::StatusOr<int64_t> MatchId(std::string_view text) {
@@ -190,13 +196,9 @@ absl::StatusOr<v1::ListPlayerMatchesRequest> PlayerMatchesRequest(std::string_vi
     if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game '", query.game, "'"));
     request.set_game(query.game);
   }
-  int64_t limit = 20;
-  if (!query.limit.empty()) {
-    absl::StatusOr<int64_t> v = Decimal(query.limit, 1, kMaxPageSize, "limit");
-    if (!v.ok()) return v.status();
-    limit = *v;
-  }
-  request.set_page_size(static_cast<int32_t>(limit));
+  absl::StatusOr<int64_t> limit = Limit(query.limit, kMaxPageSize);
+  if (!limit.ok()) return limit.status();
+  request.set_page_size(static_cast<int32_t>(*limit));
   if (!query.page.empty()) {
     if (query.page.size() > 32 || !AllOf(query.page, "")) return Bad("a bad page token");
     request.set_page_token(query.page);
@@ -208,13 +210,9 @@ absl::StatusOr<v1::LeaderboardRequest> LeaderboardRequest(const ListQuery& query
   if (FindGame(query.game) == nullptr) return Bad("name a game: leaderboard?game=connect4");
   v1::LeaderboardRequest request;
   request.set_game(query.game);
-  int64_t limit = 20;
-  if (!query.limit.empty()) {
-    absl::StatusOr<int64_t> v = Decimal(query.limit, 1, 100, "limit");
-    if (!v.ok()) return v.status();
-    limit = *v;
-  }
-  request.set_limit(static_cast<int32_t>(limit));
+  absl::StatusOr<int64_t> limit = Limit(query.limit, 100);
+  if (!limit.ok()) return limit.status();
+  request.set_limit(static_cast<int32_t>(*limit));
   return request;
 }
 
@@ -310,13 +308,9 @@ absl::StatusOr<v1::ListMatchesRequest> ListRequest(const ListQuery& query) {
     if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game '", query.game, "'"));
     request.set_game(query.game);
   }
-  int64_t limit = 20;
-  if (!query.limit.empty()) {
-    absl::StatusOr<int64_t> v = Decimal(query.limit, 1, kMaxPageSize, "limit");
-    if (!v.ok()) return v.status();
-    limit = *v;
-  }
-  request.set_page_size(static_cast<int32_t>(limit));
+  absl::StatusOr<int64_t> limit = Limit(query.limit, kMaxPageSize);
+  if (!limit.ok()) return limit.status();
+  request.set_page_size(static_cast<int32_t>(*limit));
   request.set_open_seats(query.open == "1");
   if (!query.page.empty()) {
     if (query.page.size() > 128 || !AllOf(query.page, "-_=")) return Bad("a bad page token");
