@@ -707,6 +707,34 @@ TEST_F(WebTest, BrowserShowsWhoLeftAndClaimsTheWinWhenTheLobbyAllowsIt) {
   EXPECT_EQ(m.result().reason(), v1::END_REASON_ABANDONED);
 }
 
+// Two browsers: the opponent closes the page on his move, the claim wins when its time comes,
+// and the rematch offered afterwards is accepted when he opens the match again.
+TEST_F(WebTest, BrowserClaimsAgainstAClosedPageAndBothBrowsersGoIntoTheRematch) {
+  SKIP_WITHOUT_BROWSER();
+  const json report = Scenario("leave-claim-rematch");
+  const int64_t id = report.value("id", int64_t{0});
+  ASSERT_GT(id, 0) << report.dump();
+  EXPECT_TRUE(absl::StartsWith(report.value("waiting", ""),
+                               "bob left the game - you can claim the win in 0:0"))
+      << report.dump();
+  EXPECT_NE(report.value("claimed", "").find("wins by claim"), std::string::npos) << report.dump();
+  EXPECT_EQ(report.value("offered", ""), "Rematch offered; waiting for an answer.");
+  EXPECT_EQ(report.value("offer", ""), "alice offers a rematch.");
+  const v1::Match first = Get(id);
+  EXPECT_EQ(first.result().winner(), 0);
+  EXPECT_EQ(first.result().reason(), v1::END_REASON_ABANDONED);
+  // Both pages in the one new match, on the other sides.
+  ASSERT_GT(first.rematch_id(), 0);
+  EXPECT_EQ(report["a"]["id"], first.rematch_id());
+  EXPECT_EQ(report["b"]["id"], first.rematch_id());
+  EXPECT_EQ(report["a"]["seat"], 2);
+  EXPECT_EQ(report["b"]["seat"], 1);
+  const v1::Match second = Get(first.rematch_id());
+  EXPECT_EQ(second.status(), v1::MATCH_STATUS_ACTIVE);
+  EXPECT_EQ(second.seats(0).display_name(), "bob");
+  EXPECT_EQ(second.seats(1).display_name(), "alice");
+}
+
 TEST_F(WebTest, BrowserRematchesABotAndPlaysTheOtherSide) {
   SKIP_WITHOUT_BROWSER();
   const json report = Scenario("rematch-bot", {"beginner"});

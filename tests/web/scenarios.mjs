@@ -174,6 +174,67 @@ const scenarios = {
     }
   },
 
+  // Two people, two browsers: Bob closes his page on his move; Alice's page counts down and her
+  // claim wins once the time has come. She offers a rematch; Bob opens the match again, sees the
+  // offer and accepts, and both pages go into the new match on the other sides.
+  async 'leave-claim-rematch'(context, errors) {
+    const second = await launch();
+    try {
+      const a = await newPage(context, errors);
+      await a.goto(`${base}/#/new`);
+      await a.selectOption('#game', 'connect4');
+      await a.selectOption('#opponent', 'friend');
+      await a.selectOption('#side', '0');
+      await a.fill('#name', 'alice');
+      await a.click('#create');
+      const link = await a.locator('#share').inputValue();
+      const id = Number(await a.evaluate(() => location.hash.split('/').at(-1)));
+      let b = await newPage(second.context, errors);
+      await b.goto(link);
+      await b.fill('#join-name', 'bob');
+      await b.click('[data-join="2"]');
+      // A claim needs each side to have moved: Red, Yellow, Red, then Bob goes.
+      for (const [page, cell, n] of [[a, '4', 1], [b, '4', 2], [a, '3', 3]]) {
+        await waitStatus(page, /Your move/);
+        await page.locator(`#board [data-cell="${cell}"]`).first().click();
+        await waitMoves(page, n);
+      }
+      await waitStatus(b, /Your move/);
+      // Bob closes the page on his move.
+      await b.close();
+      await a.waitForFunction(() => /left the game - you can claim the win in/.test(document.querySelector('#presence').textContent));
+      const waiting = await a.locator('#presence').innerText();
+      await a.waitForFunction(() => /claim the win now/.test(document.querySelector('#presence').textContent), null, { timeout: 60000 });
+      await a.click('#claim');
+      await waitStatus(a, /Game over/);
+      const claimed = await statusText(a);
+      // Alice offers a rematch and waits; Bob comes back to the match and accepts.
+      await a.click('#rematch');
+      await a.waitForSelector('#rematch-withdraw');
+      const offered = await a.locator('#rematch-state').innerText();
+      b = await newPage(second.context, errors);
+      await b.goto(`${base}/#/m/${id}`);
+      await waitStatus(b, /Game over/);
+      await b.waitForSelector('#rematch-accept');
+      const offer = await b.locator('#rematch-state').innerText();
+      await b.click('#rematch-accept');
+      const inRematch = async (page) => {
+        await page.waitForFunction((f) => location.hash !== `#/m/${f}`, id);
+        await page.waitForFunction(() => document.querySelector('#seats .you') !== null);
+        return {
+          id: Number(await page.evaluate(() => location.hash.split('/').at(-1))),
+          seat: Number(await page.locator('#seats .you').evaluate((e) => e.closest('[data-seat]').dataset.seat)),
+        };
+      };
+      const [ra, rb] = await Promise.all([inRematch(a), inRematch(b)]);
+      // Bob has Red now and moves first.
+      await waitStatus(b, /Your move/);
+      return { id, waiting, claimed, offered, offer, a: ra, b: rb };
+    } finally {
+      await second.close();
+    }
+  },
+
   // A few clicked moves against a bot in every game; a screenshot of each board.
   async bots(context, errors) {
     const specs = JSON.parse(args[0]);
