@@ -468,36 +468,7 @@ void Gateway::Replay(const httplib::Request& req, httplib::Response& res) {
   // without it is still a replay.
   if (absl::StatusOr<std::optional<v1::MatchAnalysis>> a = lobby_.StoredAnalysis(*id);
       a.ok() && a->has_value()) {
-    json moves = json::array();
-    for (const v1::MoveAnalysis& m : (*a)->moves()) {
-      static constexpr const char* kMarks[] = {"", "?!", "?", "??"};
-      const int mark = std::clamp(static_cast<int>(m.mark()), 0, 3);
-      json line = json::array();
-      for (const std::string& b : m.best_line()) line.push_back(b);
-      // Values from the mover's side; win chances in [0, 1], proven ones 0, 0.5 or 1.
-      moves.push_back({{"ply", m.ply()},
-                       {"seat", m.seat()},
-                       {"mark", kMarks[mark]},
-                       {"exact", m.exact_verdict()},
-                       {"best", m.best_move()},
-                       {"best_line", line},
-                       {"before", m.score_before_text()},
-                       {"after", m.score_after_text()},
-                       {"win_before", m.win_before()},
-                       {"win_after", m.win_after()},
-                       {"before_exact", m.before_exact()},
-                       {"after_exact", m.after_exact()},
-                       {"accuracy", m.accuracy()}});
-    }
-    json players = json::array();
-    for (const v1::PlayerAnalysis& p : (*a)->players()) {
-      players.push_back({{"seat", p.seat()},
-                         {"accuracy", p.accuracy()},
-                         {"inaccuracies", p.inaccuracies()},
-                         {"mistakes", p.mistakes()},
-                         {"blunders", p.blunders()}});
-    }
-    out["analysis"] = {{"moves", moves}, {"players", players}};
+    out["analysis"] = AnalysisJson(**a);
   }
   SendJson(res, 200, out);
 }
@@ -734,7 +705,8 @@ void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
                                        {"bots_busy", p.bots_busy()}});
             });
         if (a.ok()) {
-          send("done", json::object());
+          // The analysis itself: a bot match's partial one is not stored, and is drawn from this.
+          send("done", AnalysisJson(*a));
         } else if (a.status().code() != absl::StatusCode::kCancelled) {
           send("failed", {{"error", ErrorText(a.status())},
                           {"code", absl::StatusCodeToString(a.status().code())}});

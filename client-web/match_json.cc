@@ -1,5 +1,7 @@
 #include "client-web/match_json.h"
 
+#include <algorithm>
+
 #include "client-web/board_model.h"
 #include "lobby-client/match_model.h"
 
@@ -274,6 +276,39 @@ json PairEventJson(const v1::PairEvent& event) {
             {"token", event.paired().seat_token()},
             {"opponent", event.paired().opponent()},
             {"opponent_rating", event.paired().opponent_rating()}}}};
+}
+
+json AnalysisJson(const v1::MatchAnalysis& analysis) {
+  static constexpr const char* kMarks[] = {"", "?!", "?", "??"};
+  json moves = json::array();
+  for (const v1::MoveAnalysis& m : analysis.moves()) {
+    const int mark = std::clamp(static_cast<int>(m.mark()), 0, 3);
+    json line = json::array();
+    for (const std::string& b : m.best_line()) line.push_back(b);
+    // Values from the mover's side; win chances in [0, 1], proven ones 0, 0.5 or 1.
+    moves.push_back({{"ply", m.ply()},
+                     {"seat", m.seat()},
+                     {"mark", kMarks[mark]},
+                     {"exact", m.exact_verdict()},
+                     {"best", m.best_move()},
+                     {"best_line", line},
+                     {"before", m.score_before_text()},
+                     {"after", m.score_after_text()},
+                     {"win_before", m.win_before()},
+                     {"win_after", m.win_after()},
+                     {"before_exact", m.before_exact()},
+                     {"after_exact", m.after_exact()},
+                     {"accuracy", m.accuracy()}});
+  }
+  json players = json::array();
+  for (const v1::PlayerAnalysis& p : analysis.players()) {
+    players.push_back({{"seat", p.seat()},
+                       {"accuracy", p.accuracy()},
+                       {"inaccuracies", p.inaccuracies()},
+                       {"mistakes", p.mistakes()},
+                       {"blunders", p.blunders()}});
+  }
+  return {{"moves", moves}, {"players", players}, {"partial", analysis.partial()}};
 }
 
 }  // namespace ply::web

@@ -32,6 +32,9 @@ nlohmann::json PlayerJson(const v1::Player& player);
 nlohmann::json LeaderboardJson(const v1::LeaderboardResponse& board);
 // One event of a pairing stream: {"waiting"}, {"bot_offer"} or {"paired"} (with the seat token).
 nlohmann::json PairEventJson(const v1::PairEvent& event);
+// An analysis as the page draws it: each move's mark, values and best move, each side's
+// accuracy, and whether it covers only the moves so far (`partial`, a bot match still on).
+nlohmann::json AnalysisJson(const v1::MatchAnalysis& analysis);
 
 // Whether `reader` may see bot thinking in `match` as it stands (client::ShowsBotThinking).
 bool ShowsThinking(const v1::Match& match, Reader reader);

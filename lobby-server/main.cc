@@ -182,6 +182,9 @@ ABSL_FLAG(int, analysis_client_in_flight, 2,
           "(0: no limit). Stored analyses are always served.");
 ABSL_FLAG(int, analysis_client_per_hour, 30,
           "Post-game analyses one client (address; player) may start in an hour (0: no limit).");
+ABSL_FLAG(int, analysis_kept_matches, 256,
+          "Matches whose judged positions are kept in memory, so that a spectator following a bot "
+          "match, and the analysis once it is over, judge only the positions played since.");
 ABSL_FLAG(int, watcher_queue, 1024,
           "Events a WatchMatch stream may have unsent before it is dropped as too slow.");
 
@@ -305,7 +308,8 @@ int Main() {
        .max_queued = std::max(0, absl::GetFlag(FLAGS_analysis_max_queued)),
        .client_in_flight = std::max(0, absl::GetFlag(FLAGS_analysis_client_in_flight)),
        .client_per_hour = std::max(0, absl::GetFlag(FLAGS_analysis_client_per_hour)),
-       .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port))});
+       .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
+       .kept_matches = std::max(0, absl::GetFlag(FLAGS_analysis_kept_matches))});
   service.set_analyzer(&analyzer);
   const std::string address =
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));

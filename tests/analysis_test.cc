@@ -256,6 +256,77 @@ TEST_F(AnalysisTest, SpectatorsAnalyseARunningBotGameWithoutStoringIt) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+// A spectator following a bot game asks again and again: each request judges only the positions
+// played since the last (the verdicts are kept), gives the earlier moves the same verdicts, and
+// does not count as a fresh analysis against the hourly limit; once the game is over, the stored
+// analysis takes the kept verdicts too.
+TEST_F(AnalysisTest, FollowingABotGameJudgesOnlyTheNewPositions) {
+  // Analyzer::kUpdatePositions: an analysis judging no more is an update.
+  constexpr int kUpdatePositions = 4;
+  StartLobby({"--analysis_ms=400", "--analysis_client_per_hour=2"});
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create(stub_.get(), "connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT},
+                     {"easy", "easy"}, &created,
+                     [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(700); })
+                  .ok());
+  const int64_t id = created.match().id();
+  const absl::Time until = absl::Now() + absl::Seconds(90);
+  while (Get(id).moves_size() < 2 && absl::Now() < until) absl::SleepFor(absl::Milliseconds(300));
+  v1::MatchAnalysis last;
+  int requests = 0, updates = 0;
+  while (absl::Now() < until) {
+    // A follower asks again when a move has come.
+    v1::Match now = Get(id);
+    while (now.status() == v1::MATCH_STATUS_ACTIVE && now.moves_size() <= last.moves_size() &&
+           absl::Now() < until) {
+      absl::SleepFor(absl::Milliseconds(300));
+      now = Get(id);
+    }
+    if (now.status() != v1::MATCH_STATUS_ACTIVE) break;
+    const Analysed r = Analyze(stub_.get(), id);
+    if (r.status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+        (r.status.ok() && !r.analysis.partial())) {
+      break;  // the game ended meanwhile
+    }
+    ASSERT_TRUE(r.status.ok()) << "request " << requests << ": " << r.status.error_message();
+    ASSERT_TRUE(r.has_analysis);
+    ASSERT_FALSE(r.progress.empty());
+    const int judged = r.progress.back().positions();
+    ++requests;
+    if (last.moves_size() > 0) {
+      // Only what was played since the last answer (and the last position, judged without a
+      // move then) is judged again.
+      EXPECT_LE(judged, r.analysis.moves_size() - last.moves_size() + 1) << "request " << requests;
+      if (judged <= kUpdatePositions) ++updates;
+      // The earlier moves keep their verdicts.
+      for (int i = 0; i + 1 < last.moves_size(); ++i) {
+        EXPECT_EQ(r.analysis.moves(i).score_before(), last.moves(i).score_before()) << i;
+        EXPECT_EQ(r.analysis.moves(i).best_move(), last.moves(i).best_move()) << i;
+        EXPECT_EQ(r.analysis.moves(i).mark(), last.moves(i).mark()) << i;
+      }
+    } else {
+      EXPECT_GE(judged, 2);
+    }
+    last = r.analysis;
+  }
+  // More requests than the hourly limit: the updates did not count against it.
+  EXPECT_GT(updates, 2) << requests << " requests";
+  v1::Match finished = Get(id);
+  while (finished.status() != v1::MATCH_STATUS_FINISHED && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(300));
+    finished = Get(id);
+  }
+  ASSERT_EQ(finished.status(), v1::MATCH_STATUS_FINISHED);
+  const Analysed final_analysis = Analyze(stub_.get(), id);
+  ASSERT_TRUE(final_analysis.status.ok()) << final_analysis.status.error_message();
+  EXPECT_FALSE(final_analysis.analysis.partial());
+  EXPECT_EQ(final_analysis.analysis.moves_size(), finished.moves_size());
+  ASSERT_FALSE(final_analysis.progress.empty());
+  EXPECT_LT(final_analysis.progress.back().positions(), finished.moves_size() / 2)
+      << "the kept verdicts were judged again";
+  EXPECT_TRUE(Analyze(stub_.get(), id, /*stored_only=*/true).status.ok());
+}
+
 // Analyses each match at once from a client of its own (198.51.100.1, .2, ...: the lobby must
 // trust 127.0.0.1 as a proxy), in the matches' order.
 std::vector<Analysed> AnalyseAtOnce(v1::LobbyService::Stub* stub,

@@ -735,6 +735,30 @@ TEST_F(WebTest, BrowserClaimsAgainstAClosedPageAndBothBrowsersGoIntoTheRematch) 
   EXPECT_EQ(second.seats(1).display_name(), "alice");
 }
 
+// A spectator follows a bot match with the live analysis: the graph grows with the moves (the
+// lobby judging only the new positions) and ends as the stored analysis of the whole match.
+TEST_F(WebTest, BrowserFollowsABotMatchWithTheLiveWinChanceGraph) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = BotMatch("connect4", 900, {"easy", "easy"});
+  const json report = Scenario("live-graph", {std::to_string(id)});
+  ASSERT_TRUE(report.contains("final")) << report.dump();
+  EXPECT_EQ(report["early"]["pressed"], "true");
+  EXPECT_TRUE(absl::StartsWith(report["early"].value("heading", ""), "Analysis so far ("))
+      << report.dump();
+  EXPECT_GT(report["later"]["points"], report["early"]["points"]) << report.dump();
+  const v1::Match m = WaitFinished(id);
+  ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(report["final"]["moves"], m.moves_size());
+  EXPECT_EQ(report["final"]["points"], m.moves_size() + 1);
+  EXPECT_EQ(report["final"]["accuracy"], 2);
+  EXPECT_EQ(report["final"].value("text", "").find("null"), std::string::npos) << report.dump();
+  // The last request stored the analysis of the whole match.
+  const Analysed stored = ply::testing::Analyze(stub_.get(), id, /*stored_only=*/true);
+  ASSERT_TRUE(stored.status.ok()) << stored.status.error_message();
+  EXPECT_FALSE(stored.analysis.partial());
+  EXPECT_EQ(stored.analysis.moves_size(), m.moves_size());
+}
+
 TEST_F(WebTest, BrowserRematchesABotAndPlaysTheOtherSide) {
   SKIP_WITHOUT_BROWSER();
   const json report = Scenario("rematch-bot", {"beginner"});
@@ -1099,6 +1123,18 @@ TEST_F(WebTest, BrowserClicksAMorrisCaptureAndADraughtsMultiJump) {
         "click-move", {std::to_string(id), std::to_string(seat), tokens[seat], move, game});
     EXPECT_EQ(report["last"], move);
     const v1::Match stored = Get(id);
+    // Morris: the mill the capture closed is ringed, three points through the moved piece.
+    if (game == "morris") {
+      const std::string to = move.substr(0, move.find('x'));
+      const std::string landed =
+          to.substr(to.find('-') == std::string::npos ? 0 : to.find('-') + 1);
+      ASSERT_EQ(report["mill"].size(), 3u) << report.dump();
+      EXPECT_NE(std::find(report["mill"].begin(), report["mill"].end(), landed),
+                report["mill"].end())
+          << report.dump();
+    } else {
+      EXPECT_TRUE(report["mill"].empty()) << report.dump();
+    }
     ASSERT_EQ(stored.moves_size(), static_cast<int>(before.size()) + 1);
     EXPECT_EQ(stored.moves(stored.moves_size() - 1).move(), move);
   }

@@ -2,7 +2,7 @@
 // finished one. Talks only to the ply-web that served it (/api/...). Text from the network is
 // only ever put into the page as text (no innerHTML), and a seat's token lives in this browser's
 // localStorage alone: it goes out only in the Authorization header of this seat's own moves.
-import { drawBoard, changedCells, setLooks, lookOf, cellName, winningCells } from './board.js';
+import { drawBoard, changedCells, setLooks, lookOf, cellName, winningCells, closedMill } from './board.js';
 
 // ---- small helpers ------------------------------------------------------------------------
 
@@ -419,6 +419,7 @@ class MatchPage {
     this.state = null;
     this.moves = [];
     this.last = [];
+    this.mill = [];
     this.selection = [];
     this.cursor = [0, 0];
     this.replay = null;
@@ -446,6 +447,7 @@ class MatchPage {
     clearTimeout(this.pollTimer);
     clearTimeout(this.rematchTimer);
     if (this.es) this.es.close();
+    if (this.live && this.live.es) this.live.es.close();
     document.removeEventListener('keydown', this.onKey);
     if (this.onHide) window.removeEventListener('pagehide', this.onHide);
     if (this.onShow) window.removeEventListener('pageshow', this.onShow);
@@ -568,6 +570,7 @@ class MatchPage {
   applyState(st, diff) {
     if (diff && this.state && st.board && this.state.board && st.plies !== this.state.plies) {
       this.last = changedCells(st.spec.name, this.state.board, st.board);
+      this.mill = closedMill(st.spec.name, this.state.board, st.board);
     }
     if (this.state && st.plies !== this.state.plies) {
       this.selection = [];
@@ -581,6 +584,7 @@ class MatchPage {
     this.render();
     if (this.amPlayer && st.status === 'finished') this.followRematch();
     if (st.status === 'finished' && !this.review) this.loadReview();
+    if (this.live) this.followLive();
   }
 
   // After the end, a player's page asks every two seconds how the rematch stands (the live
@@ -809,6 +813,7 @@ class MatchPage {
       best: this.replay ? this.bestCells(board) : [],
       win: won ? winningCells(this.game, board, cylinder) : [],
       last: this.replay ? this.replayLast() : this.last,
+      mill: this.replay ? this.replayMill() : this.mill,
       selected: path,
       targets,
       cursor: document.activeElement === this.boardBox ? this.cursor : null,
@@ -827,6 +832,11 @@ class MatchPage {
   replayLast() {
     const { boards, index } = this.replay;
     return index > 0 ? changedCells(this.game, boards[index - 1], boards[index]) : [];
+  }
+
+  replayMill() {
+    const { boards, index } = this.replay;
+    return index > 0 ? closedMill(this.game, boards[index - 1], boards[index]) : [];
   }
 
   drawSeats() {
@@ -906,6 +916,11 @@ class MatchPage {
         if (this.rematchNote) items.push(h('span', { id: 'rematch-state' }, this.rematchNote));
       }
     }
+    if (st.status === 'active' && st.seats.length && st.seats.every((s) => s.bot)) {
+      const on = this.live && !this.live.stopped;
+      items.push(h('button', { type: 'button', id: 'live-analyse', 'aria-pressed': on ? 'true' : 'false',
+        onclick: () => (on ? this.stopLive() : this.startLive()) }, on ? 'Stop the live analysis' : 'Analyse as it plays'));
+    }
     if (st.status === 'finished' && !this.replay) {
       items.push(h('button', { type: 'button', id: 'replay-start', onclick: () => this.startReplay() }, 'Replay move by move'));
     }
@@ -924,7 +939,7 @@ class MatchPage {
       const side = st.seats[m.seat]?.side || seatLabel(m.seat);
       const bot = showBots && m.bot && m.bot.depth !== undefined
         ? h('span', { class: 'bot' }, botSummary(m, st)) : null;
-      const analysis = this.replay ? this.replay.analysis : this.review && this.review.analysis;
+      const analysis = this.replay ? this.replay.analysis : this.shownAnalysis();
       const judged = analysis && analysis.moves[m.ply - 1];
       const mark = judged && judged.mark
         ? h('span', { class: `mark ${{ '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[judged.mark] || ''}`,
@@ -1005,6 +1020,68 @@ class MatchPage {
     this.analysing = null;
   }
 
+  // The analysis shown outside the replay: the stored one of a finished match, else the live one.
+  shownAnalysis() {
+    return (this.review && this.review.analysis) || (this.live && this.live.analysis) || null;
+  }
+
+  // A match between bots followed with the lobby's analysis: the moves so far, then again
+  // whenever moves have come (the lobby judges only the positions new since); once the match is
+  // over, one last request makes the stored analysis, which then loads as any finished match's.
+  startLive() {
+    if (this.live && this.live.es) this.live.es.close();
+    this.live = { analysis: null, es: null, note: 'asking the lobby...', stopped: false, final: false };
+    this.render();
+    this.followLive();
+  }
+
+  stopLive() {
+    if (this.live && this.live.es) this.live.es.close();
+    if (this.live) {
+      this.live.es = null;
+      this.live.stopped = true;
+      this.live.note = '';
+    }
+    this.render();
+  }
+
+  followLive() {
+    const live = this.live;
+    if (!live || live.stopped || live.es || live.final || !this.state) return;
+    const finished = this.state.status === 'finished';
+    if (!finished && live.analysis && this.moves.length <= live.analysis.moves.length) return;
+    const es = new EventSource(`/api/matches/${this.id}/analysis`);
+    live.es = es;
+    const end = () => {
+      es.close();
+      if (live.es === es) live.es = null;
+    };
+    const fail = (text) => {
+      end();
+      live.stopped = true;
+      live.note = text;
+      if (this.live === live) this.render();
+    };
+    es.addEventListener('progress', (e) => {
+      live.note = progressText(JSON.parse(e.data));
+      if (this.live === live && !live.analysis) this.drawAnalysis();
+    });
+    es.addEventListener('done', async (e) => {
+      end();
+      if (this.live !== live) return;
+      live.analysis = JSON.parse(e.data);
+      live.note = '';
+      if (!live.analysis.partial) {
+        live.final = true;
+        await this.loadReview();
+      }
+      this.render();
+      this.followLive();
+    });
+    es.addEventListener('failed', (e) => fail(JSON.parse(e.data).error));
+    es.onerror = () => { if (live.es === es) fail('the connection to the server broke; try again'); };
+  }
+
   // The cells of the analysis's best move in the replay's position (the move the next ply's
   // verdict compares with): every cell it names, a column's landing cell in Connect Four.
   bestCells(board) {
@@ -1035,9 +1112,12 @@ class MatchPage {
   // (from the first seat's side, as the legend says; clicking it replays that move) and, in the
   // replay, the best move of the position shown.
   drawAnalysis() {
-    const analysis = this.replay ? this.replay.analysis : this.review && this.review.analysis;
+    const analysis = this.replay ? this.replay.analysis : this.shownAnalysis();
+    const note = !this.replay && this.live && this.live.note
+      ? h('p', { id: 'live-progress', class: 'progress', role: 'status' }, this.live.note) : null;
     if (!analysis || !this.state) {
-      if (this.analysisBox.firstChild) this.analysisBox.replaceChildren();
+      if (note) this.analysisBox.replaceChildren(h('h3', {}, 'Analysis'), note);
+      else if (this.analysisBox.firstChild) this.analysisBox.replaceChildren();
       return;
     }
     const st = this.state;
@@ -1052,7 +1132,7 @@ class MatchPage {
     const index = this.replay ? this.replay.index : analysis.moves.length;
     const graph = winGraph(analysis.moves, sideOf(0), index, (ply) => {
       if (this.replay) this.step(ply - this.replay.index);
-      else this.startReplay(ply);
+      else if (st.status === 'finished') this.startReplay(ply);
     });
     let best = null;
     const next = this.replay && analysis.moves[this.replay.index];
@@ -1063,7 +1143,10 @@ class MatchPage {
         ` (${next.before}, ${chance}% to win${next.before_exact ? ', proven' : ''})`,
         next.best_line && next.best_line.length > 1 ? ` · line ${next.best_line.join(' ')}` : '');
     }
-    this.analysisBox.replaceChildren(h('h3', {}, 'Analysis'), ...lines, graph, best);
+    const heading = analysis.partial
+      ? h('h3', {}, `Analysis so far (${analysis.moves.length} ${analysis.moves.length === 1 ? 'move' : 'moves'})`)
+      : h('h3', {}, 'Analysis');
+    this.analysisBox.replaceChildren(...[heading, ...lines, graph, best, note].filter(Boolean));
   }
 
   step(delta) {

@@ -122,6 +122,7 @@ export function drawBoard(game, model, opts = {}) {
   // cells share one name and only the one the piece would land in is meant.
   const best = new Set((opts.best || []).map(([r, c]) => `${r},${c}`));
   const win = new Set((opts.win || []).map(([r, c]) => `${r},${c}`));
+  const mill = new Set((opts.mill || []).map(([r, c]) => `${r},${c}`));
   for (let r = 0; r < h; r++) {
     for (let c = 0; c < w; c++) {
       const code = rows[r][c];
@@ -160,6 +161,10 @@ export function drawBoard(game, model, opts = {}) {
       if (win.has(`${r},${c}`)) {
         el('circle', { cx: x, cy: y, r: CELL * 0.45, fill: 'none', stroke: '#ffd400', 'stroke-width': 4,
           class: 'win', 'data-win': name }, cell);
+      }
+      if (mill.has(`${r},${c}`)) {
+        el('circle', { cx: x, cy: y, r: CELL * 0.36, fill: 'none', stroke: '#ffd400', 'stroke-width': 4,
+          class: 'mill', 'data-mill': name }, cell);
       }
       if (best.has(`${r},${c}`)) {
         el('circle', { cx: x, cy: y, r: CELL * 0.3, fill: 'none', stroke: '#1d8a3a', 'stroke-width': 5,
@@ -329,4 +334,38 @@ export function winningCells(game, model, cylinder) {
     }
   }
   return [...out.values()];
+}
+
+// Nine Men's Morris: the mill a move just closed (the move took a piece), as [r, c] cells of
+// the 7x7 grid; none for another game or move. A row or column of the grid holds one line of
+// three points, or two (either side of the centre) in its middle row and column.
+export function closedMill(game, before, after) {
+  if (game !== 'morris' || !before || !after || !before.rows || !after.rows) return [];
+  const b = before.rows;
+  const a = after.rows;
+  if (a.length !== 7 || b.length !== 7) return [];
+  const count = (rows, code) => rows.reduce((n, row) => n + [...row].filter((x) => x === code).length, 0);
+  let to = null;
+  for (let r = 0; r < 7; r++) {
+    for (let c = 0; c < 7; c++) {
+      if ((a[r][c] === '1' || a[r][c] === '2') && b[r][c] !== a[r][c]) to = [r, c];
+    }
+  }
+  if (!to) return [];
+  const code = a[to[0]][to[1]];
+  const other = code === '1' ? '2' : '1';
+  // Only a move that took a piece closed a mill.
+  if (count(a, other) >= count(b, other)) return [];
+  const out = [];
+  const lineOf = (cells) => {
+    const points = cells.filter(([r, c]) => a[r][c] !== ' ');
+    if (points.length === 3 && points.every(([r, c]) => a[r][c] === code)) out.push(...points);
+  };
+  const [r, c] = to;
+  const half = (i) => (i === 3 ? null : i < 3 ? [0, 1, 2] : [4, 5, 6]);
+  const cols = r === 3 ? half(c) : [0, 1, 2, 3, 4, 5, 6];
+  const rows = c === 3 ? half(r) : [0, 1, 2, 3, 4, 5, 6];
+  if (cols) lineOf(cols.map((x) => [r, x]));
+  if (rows) lineOf(rows.map((y) => [y, c]));
+  return out;
 }

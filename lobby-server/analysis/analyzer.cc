@@ -36,6 +36,10 @@ struct Analyzer::Job {
   bool counted = false;
   // In the queue (under Analyzer::mu_).
   bool queued = false;
+  // Positions whose verdicts were kept from an earlier request, and whether this one only
+  // brings such an analysis up to date (Analyzer::kUpdatePositions).
+  int kept = 0;
+  bool update = false;
 
   std::mutex mu;
   // Indices (0..moves.size()) of the positions to judge, and how far the calls have got.
@@ -286,6 +290,7 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
       if ((*todo)[i]) job->positions.push_back(static_cast<int>(i));
     }
     std::lock_guard<std::mutex> lock(mu_);
+    TakeKeptLocked(*job);
     if (stopping_) {
       refused = absl::UnavailableError("the lobby is shutting down");
     } else if (queue_.size() >= static_cast<size_t>(std::max(0, options_.max_queued)) &&
@@ -328,6 +333,58 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
   }
 }
 
+void Analyzer::TakeKeptLocked(Job& job) {
+  auto it = kept_.find(job.match_id);
+  if (it == kept_.end()) return;
+  Kept& kept = it->second;
+  kept.used = ++kept_clock_;
+  // A position is the same when the moves before it are.
+  size_t same = 0;
+  while (same < kept.line.size() && same < job.moves.size() && kept.line[same] == job.moves[same]) {
+    ++same;
+  }
+  job.judgements.resize(job.moves.size() + 1);
+  job.played.resize(job.moves.size());
+  std::vector<int> left;
+  for (const int p : job.positions) {
+    const size_t i = static_cast<size_t>(p);
+    bool have = i <= same && i < kept.verdicts.size() && kept.verdicts[i].judgement.has_value();
+    // Where a move was played, its value must be the one of that move.
+    if (have && i < job.moves.size()) have = kept.verdicts[i].move == job.moves[i];
+    if (!have) {
+      left.push_back(p);
+      continue;
+    }
+    job.judgements[i] = kept.verdicts[i].judgement;
+    if (i < job.moves.size()) job.played[i] = kept.verdicts[i].played;
+    ++job.kept;
+  }
+  job.positions = std::move(left);
+  job.update = job.kept > 0 && job.positions.size() <= static_cast<size_t>(kUpdatePositions);
+}
+
+void Analyzer::Keep(const Job& job, int position, const Verdict& verdict) {
+  if (options_.kept_matches <= 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Kept& kept = kept_[job.match_id];
+  // A match's moves never change: a line that differs from the kept one replaces it.
+  const size_t n = std::min(kept.line.size(), job.moves.size());
+  if (!std::equal(kept.line.begin(), kept.line.begin() + static_cast<std::ptrdiff_t>(n),
+                  job.moves.begin())) {
+    kept = Kept{};
+  }
+  if (job.moves.size() > kept.line.size()) kept.line = job.moves;
+  if (kept.verdicts.size() <= static_cast<size_t>(position)) kept.verdicts.resize(position + 1);
+  kept.verdicts[position] = verdict;
+  kept.used = ++kept_clock_;
+  while (kept_.size() > static_cast<size_t>(options_.kept_matches)) {
+    auto oldest = std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) {
+      return a.second.used < b.second.used;
+    });
+    kept_.erase(oldest);
+  }
+}
+
 absl::Status Analyzer::AdmitLocked(Job& job, absl::Time now) {
   // Entries of clients with nothing in flight and no start within the hour are forgotten.
   if (clients_.size() > 1024) {
@@ -349,7 +406,7 @@ absl::Status Analyzer::AdmitLocked(Job& job, absl::Time now) {
                        " running or waiting already, as many as one may: ask again when ",
                        use.in_flight == 1 ? "it is" : "one is", " done"));
     }
-    if (options_.client_per_hour > 0 &&
+    if (options_.client_per_hour > 0 && !job.update &&
         use.starts.size() >= static_cast<size_t>(options_.client_per_hour)) {
       return absl::ResourceExhaustedError(
           absl::StrCat(who, " has started ", use.starts.size(),
@@ -361,7 +418,7 @@ absl::Status Analyzer::AdmitLocked(Job& job, absl::Time now) {
   for (const std::string& key : job.keys) {
     ClientUse& use = clients_[key];
     ++use.in_flight;
-    use.starts.push_back(now);
+    if (!job.update) use.starts.push_back(now);
   }
   job.counted = true;
   return absl::OkStatus();
@@ -503,6 +560,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                       absl::StatusOr<v1::ChooseMoveResponse> reply) {
   bool complete = false, renew = false, retry = false, busy = false, tell_busy = false;
   int done = 0, total = 0, tries = 0;
+  std::optional<Verdict> verdict;
   {
     std::lock_guard<std::mutex> lock(job->mu);
     if (job->over) {
@@ -548,6 +606,11 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                                              .outcome_only = m.exact() && m.outcome_only()};
       }
       if (!reply->instance().empty()) job->instances.insert(reply->instance());
+      verdict = Verdict{.judgement = job->judgements[position]};
+      if (position < static_cast<int>(job->moves.size())) {
+        verdict->played = job->played[position];
+        verdict->move = job->moves[position];
+      }
       done = ++job->done;
       complete = done == total;
       if (complete) job->over = true;
@@ -590,6 +653,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                       [this, job, position] { Ask(job, position); });
     return;
   }
+  if (verdict) Keep(*job, position, *verdict);
   job->sink->Send(Progress(done, total, false));
   if (renew) {
     executor_->PostAt(absl::Now(), [store = store_, job] {
@@ -626,7 +690,7 @@ void Analyzer::Complete(const std::shared_ptr<Job>& job) {
   a->set_budget_ms(options_.budget_ms);
   a->set_max_depth(options_.max_depth);
   a->set_max_nodes(options_.max_nodes);
-  a->set_positions(static_cast<int>(job->positions.size()));
+  a->set_positions(static_cast<int>(job->positions.size()) + job->kept);
   a->set_elapsed_ms(absl::ToDoubleMilliseconds(absl::Now() - job->started));
   a->set_analysed_ms(absl::ToUnixMillis(absl::Now()));
   for (const std::string& i : job->instances) a->add_instances(i);
@@ -640,6 +704,9 @@ void Analyzer::Complete(const std::shared_ptr<Job>& job) {
       Fail(job, s);
       return;
     }
+    // Stored: later requests read it, not the verdicts.
+    std::lock_guard<std::mutex> lock(mu_);
+    kept_.erase(job->match_id);
   }
   Ended(*job);
   job->sink->Send(std::move(event));

@@ -12,6 +12,12 @@
 // (spectators of bot games), and such a partial analysis is not stored. A match with a person
 // in it is never analysed while it is being played.
 //
+// Following a bot match: the verdicts of a match's positions are kept (in memory, for the
+// --analysis_kept_matches matches used last), so that asking again as the match goes on judges
+// only the positions played since, whoever asks; the analysis made once the match is over takes
+// them too. Such an update (at most kUpdatePositions new positions) does not count as a fresh
+// analysis against the hourly limit.
+//
 // Capacity: analysis is background work. An instance runs --analysis_max_running analyses at
 // once; more wait in a queue (told their place), clients taking turns, and are refused only when
 // the queue is full. Bots serve people's moves first and refuse background work beyond their
@@ -31,11 +37,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "engine/registry/any_game.h"
 #include "lobby-server/bot_targets.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
@@ -72,6 +80,8 @@ struct AnalyzerOptions {
   int attempts = 3;
   // Names this instance in claims.
   std::string instance = "lobby";
+  // Matches whose verdicts are kept for the next request (least recently used dropped first).
+  int kept_matches = 256;
 };
 
 // One AnalyzeMatch stream as the analyzer sees it.
@@ -95,6 +105,9 @@ struct AnalysisClient {
 
 class Analyzer {
  public:
+  // An analysis that judges no more new positions than this is an update of one made before.
+  static constexpr int kUpdatePositions = 4;
+
   // `bots` may be null: analyses then fail with UNAVAILABLE.
   Analyzer(Lobby* lobby, MatchStore* store, BotTargets* bots, Executor* executor,
            AnalyzerOptions options);
@@ -110,6 +123,19 @@ class Analyzer {
 
  private:
   struct Job;
+  // A position's verdict as judged before: the judge's report and, when the judge was asked
+  // about `move` (the move played there), that move's value.
+  struct Verdict {
+    std::optional<SearchReport> judgement;
+    std::optional<SearchReport> played;
+    std::string move;
+  };
+  // The verdicts of one match's positions (index: moves played before), along `line`.
+  struct Kept {
+    std::vector<std::string> line;
+    std::vector<Verdict> verdicts;
+    uint64_t used = 0;
+  };
   struct ClientUse {
     // Analyses running or queued, and the times fresh ones were admitted in the last hour.
     int in_flight = 0;
@@ -120,6 +146,11 @@ class Analyzer {
   void Claim(const std::shared_ptr<Job>& job);
   // Admits the analysis (per-client limits) and runs it or queues it.
   void Start(const std::shared_ptr<Job>& job);
+  // Under mu_: fills `job`'s verdicts kept from before and leaves in `positions` only the
+  // positions still to judge.
+  void TakeKeptLocked(Job& job);
+  // Keeps the verdict of `position` of `job`.
+  void Keep(const Job& job, int position, const Verdict& verdict);
   // Under mu_: the per-client limits' verdict on `job`, counting it when admitted.
   absl::Status AdmitLocked(Job& job, absl::Time now);
   // Under mu_: `job` no longer counts against its client.
@@ -160,6 +191,8 @@ class Analyzer {
   // Jobs with bot calls, so that the destructor can cancel them.
   std::vector<std::weak_ptr<Job>> jobs_;
   uint64_t next_holder_ = 0;
+  std::map<int64_t, Kept> kept_;
+  uint64_t kept_clock_ = 0;
 };
 
 }  // namespace ply::lobby

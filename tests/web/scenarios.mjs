@@ -235,6 +235,29 @@ const scenarios = {
     }
   },
 
+  // A spectator follows a match between bots with the live analysis: the graph grows as the
+  // moves come, and once the match is over it is the stored analysis. ARGS: match id.
+  async 'live-graph'(context, errors) {
+    const [id] = args;
+    const page = await newPage(context, errors);
+    await page.goto(`${base}/#/m/${id}`);
+    await page.click('#live-analyse');
+    const points = () => page.locator('#win-graph .pt').count();
+    await page.waitForFunction(() => document.querySelectorAll('#win-graph .pt').length >= 3, null, { timeout: 60000 });
+    const early = { points: await points(), heading: await page.locator('#analysis h3').innerText(),
+      moves: await moveCount(page), pressed: await page.locator('#live-analyse').getAttribute('aria-pressed') };
+    await page.waitForFunction((k) => document.querySelectorAll('#win-graph .pt').length >= k || /Game over/.test(document.querySelector('#status').textContent),
+      early.points + 2, { timeout: 60000 });
+    const later = { points: await points(), heading: await page.locator('#analysis h3').innerText() };
+    await waitStatus(page, /Game over/, 120000);
+    // The last request makes the stored analysis: accuracies and a point per position.
+    await page.waitForFunction(() => document.querySelector('#analysis h3')?.textContent === 'Analysis' &&
+      document.querySelectorAll('#win-graph .pt').length === document.querySelectorAll('#moves li').length + 1, null, { timeout: 60000 });
+    await page.locator('#analysis').screenshot({ path: path.join(outDir, 'web-live-analysis.png') });
+    return { early, later, final: { points: await points(), moves: await moveCount(page),
+      accuracy: await page.locator('#analysis .accuracy').count(), text: await page.locator('#analysis').innerText() } };
+  },
+
   // A few clicked moves against a bot in every game; a screenshot of each board.
   async bots(context, errors) {
     const specs = JSON.parse(args[0]);
@@ -276,7 +299,9 @@ const scenarios = {
     await clickMove(page, move);
     await waitMoves(page, before + 1);
     const moves = await page.locator('#moves li .mv').allInnerTexts();
-    return { last: moves[before], screenshot: await shot(page, `move-${label}`) };
+    // A Morris capture: the mill it closed, ringed.
+    const mill = await page.locator('#board [data-mill]').evaluateAll((els) => els.map((e) => e.dataset.mill).sort());
+    return { last: moves[before], mill, screenshot: await shot(page, `move-${label}`) };
   },
 
   // A move the lobby refuses (a taken cell) shows the lobby's reason.
