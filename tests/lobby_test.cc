@@ -150,6 +150,58 @@ int TicTacToeValue(AnyGame& g) {
 // A person who offers a bot a draw gets its answer at once: accepted in a drawn position (the
 // match ends, a draw by agreement), declined with its reason where the bot is winning (the
 // offer is withdrawn and everyone is told why).
+// A draw offer still standing when the bot's move is ready is answered by that move's search, so
+// the move never passes over it in silence: here the move, on a short clock (a twentieth of 4 s),
+// comes long before the offer's own search of a second would.
+TEST_F(LobbyTest, ABotsMoveNeverPassesOverADrawOfferUnanswered) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("gomoku", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "hard"}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       TakingSeat(0, "dora")(r);
+                       r.mutable_time_control()->set_initial_ms(4000);
+                     })
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch watch(stub_.get(), id);
+  ASSERT_TRUE(Move(id, 0, "h8", created.seat_token()).ok());
+  v1::OfferDrawRequest request;
+  request.set_match_id(id);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + created.seat_token());
+  v1::Match offered;
+  ASSERT_TRUE(stub_->OfferDraw(&context, request, &offered).ok());
+  const auto answered = [](const std::vector<v1::MatchEvent>& events) {
+    for (const v1::MatchEvent& e : events) {
+      if (e.has_game_over() || (e.has_move_applied() && e.move_applied().move().ply() == 2)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(watch.WaitFor(answered, absl::Seconds(10)));
+  // The answer comes before the bot's move: a decline in the bot's words, or the draw agreed.
+  bool declined = false;
+  for (const v1::MatchEvent& e : watch.events()) {
+    if (e.has_draw_declined()) {
+      declined = true;
+      EXPECT_EQ(e.draw_declined().seat(), 1);
+      EXPECT_NE(e.draw_declined().text().find("Black (bot, hard) declines the draw"),
+                std::string::npos)
+          << e.draw_declined().text();
+    }
+    if (e.has_move_applied() && e.move_applied().move().ply() == 2) {
+      EXPECT_TRUE(declined) << "the bot moved over the offer without an answer";
+      break;
+    }
+    if (e.has_game_over()) {
+      EXPECT_EQ(e.game_over().result().reason(), v1::END_REASON_AGREEMENT);
+      break;
+    }
+  }
+  const v1::Match m = Get(id);
+  EXPECT_EQ(m.draw_offer(), -1);
+}
+
 TEST_F(LobbyTest, ABotAnswersADrawOfferAtOnceFromItsSearch) {
   const auto offer = [&](int64_t id, const std::string& token) {
     v1::OfferDrawRequest request;

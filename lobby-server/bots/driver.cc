@@ -104,6 +104,23 @@ void BotDriver::OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespon
       return absl::OkStatus();
     }
     live.bot_call = nullptr;
+    // A draw offer still unanswered when the move is ready (its own search is slower, or was
+    // never asked: the offer stood across a restart) is answered from this search, of the same
+    // position at the bot's level: a move never passes over an offer in silence.
+    if (live.rec.draw_offer >= 0 && live.rec.draw_offer != seat) {
+      const std::string who =
+          absl::StrCat(SideName(live.info, seat), " (bot, ", live.rec.seats[seat].difficulty, ")");
+      const DrawAnswer answer = BotDrawAnswer(live.rec.game, *reply, /*bot_to_move=*/true, who);
+      if (answer.accept) {
+        return host_->CommitFinish(
+            live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
+            ClocksNow(live.rec, live.ToMove(), now_ms_()));
+      }
+      if (absl::Status declined = host_->DeclineDraw(live, seat, answer.text); !declined.ok()) {
+        live.bot_ply = -1;
+        return declined;
+      }
+    }
     absl::StatusOr<MoveRecord> committed =
         host_->CommitMove(live, seat, std::move(after), think_ms, BotThinkingJson(*reply));
     if (!committed.ok()) {
