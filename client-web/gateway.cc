@@ -1,11 +1,7 @@
 #include "client-web/gateway.h"
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -16,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "client-web/assets.h"
 #include "client-web/board_model.h"
+#include "client-web/http_reply.h"
 #include "client-web/input_check.h"
 #include "client-web/match_json.h"
 #include "common/client_address.h"
@@ -34,83 +31,12 @@ constexpr char kCsp[] =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'";
-constexpr char kJson[] = "application/json; charset=utf-8";
 // Matches listed with their boards at most (each board may cost a GetMatch).
 constexpr int kBoardsPerList = 24;
 constexpr size_t kBoardCache = 2000;
 // How long a list answer is served again, and how many different lists are kept.
 constexpr absl::Duration kListFresh = absl::Seconds(1);
 constexpr size_t kListCache = 256;
-// How often a pairing stream with nothing to say writes a comment, to find a page that has gone.
-constexpr std::chrono::milliseconds kPairBeat(250);
-
-int HttpStatus(absl::StatusCode code) {
-  switch (code) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kOutOfRange:
-      return 400;
-    case absl::StatusCode::kUnauthenticated:
-      return 401;
-    case absl::StatusCode::kPermissionDenied:
-      return 403;
-    case absl::StatusCode::kNotFound:
-      return 404;
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kAborted:
-      return 409;
-    case absl::StatusCode::kResourceExhausted:
-      return 429;
-    case absl::StatusCode::kUnavailable:
-      return 503;
-    case absl::StatusCode::kDeadlineExceeded:
-      return 504;
-    default:
-      return 502;
-  }
-}
-
-void SendJson(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(), kJson);
-}
-
-// One server-sent event named `event` carrying `data`; false once the page has gone.
-bool SendEvent(httplib::DataSink& sink, const std::string& event, const json& data) {
-  const std::string out = absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n");
-  return sink.write(out.data(), out.size());
-}
-
-// The lobby's sentence for people, or what went wrong reaching it.
-std::string ErrorText(const absl::Status& status) {
-  std::string message(status.message());
-  if (client::ReachedNoLobby(status)) {
-    message = "the lobby cannot be reached just now; try again in a moment";
-  } else if (status.code() == absl::StatusCode::kUnavailable) {
-    // The lobby answered: it cannot do this now (its database or bots are away).
-    message = absl::StrCat("the lobby cannot do this now: ", message, " (try again shortly)");
-  } else if (status.code() == absl::StatusCode::kDeadlineExceeded) {
-    message = "the lobby did not answer in time";
-  }
-  return message;
-}
-
-void SendError(httplib::Response& res, const absl::Status& status) {
-  SendJson(res, HttpStatus(status.code()),
-           {{"error", ErrorText(status)}, {"code", absl::StatusCodeToString(status.code())}});
-}
-
-// The body as JSON. Only application/json is taken: a cross-site form cannot send it without a
-// CORS preflight, which this server never grants.
-absl::StatusOr<json> Body(const httplib::Request& req) {
-  const std::string type = req.get_header_value("Content-Type");
-  if (!absl::StartsWith(type, "application/json")) {
-    return absl::InvalidArgumentError("send the request as application/json");
-  }
-  json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return absl::InvalidArgumentError("the request is not valid JSON");
-  return body;
-}
 
 // What a seat's call brings: the match from the path, the seat's token from the Authorization
 // header and, for calls that take one, the JSON body; each checked in that order.
@@ -280,7 +206,7 @@ void Gateway::Games(httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu_);
     games_json_ = cached;
   }
-  res.set_content(cached, kJson);
+  res.set_content(cached, kJsonType);
 }
 
 std::string Gateway::BoardOf(int64_t id, int plies) {
@@ -313,7 +239,7 @@ void Gateway::List(const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = lists_.find(key);
     if (it != lists_.end() && now - it->second.first < kListFresh) {
-      return res.set_content(it->second.second, kJson);
+      return res.set_content(it->second.second, kJsonType);
     }
   }
   absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListMatches(*request);
@@ -330,7 +256,7 @@ void Gateway::List(const httplib::Request& req, httplib::Response& res) {
     if (lists_.size() >= kListCache) lists_.clear();
     lists_[key] = {now, body};
   }
-  res.set_content(body, kJson);
+  res.set_content(body, kJsonType);
 }
 
 void Gateway::Get(const httplib::Request& req, httplib::Response& res) {
@@ -540,141 +466,6 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
         feed->DropReader();
         CloseStream(client);
       });
-}
-
-void Gateway::Login(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<json> body = Body(req);
-  if (!body.ok()) return SendError(res, body.status());
-  absl::StatusOr<v1::LoginRequest> request = LoginRequest(*body);
-  if (!request.ok()) return SendError(res, request.status());
-  absl::StatusOr<v1::LoginResponse> login = lobby_.Login(request->name());
-  if (!login.ok()) return SendError(res, login.status());
-  json out = {{"player", PlayerJson(login->player())}};
-  // Only when the name was just registered: the page keeps it in its own storage.
-  if (!login->player_key().empty()) out["key"] = login->player_key();
-  SendJson(res, 200, out);
-}
-
-void Gateway::Player(const httplib::Request& req, httplib::Response& res) {
-  const std::string name = req.matches[1].str();
-  if (absl::Status s = CheckPlayerName(name); !s.ok()) return SendError(res, s);
-  absl::StatusOr<v1::Player> player = lobby_.GetPlayer(name);
-  if (!player.ok()) return SendError(res, player.status());
-  SendJson(res, 200, PlayerJson(*player));
-}
-
-void Gateway::PlayerMatches(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<v1::ListPlayerMatchesRequest> request =
-      PlayerMatchesRequest(req.matches[1].str(), {.game = req.get_param_value("game"),
-                                                  .limit = req.get_param_value("limit"),
-                                                  .page = req.get_param_value("page")});
-  if (!request.ok()) return SendError(res, request.status());
-  absl::StatusOr<v1::ListMatchesResponse> list = lobby_.ListPlayerMatches(*request);
-  if (!list.ok()) return SendError(res, list.status());
-  json matches = json::array();
-  for (const v1::MatchSummary& s : list->matches()) matches.push_back(SummaryJson(s, ""));
-  SendJson(res, 200, {{"matches", matches}, {"next", list->next_page_token()}});
-}
-
-void Gateway::Leaderboard(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<v1::LeaderboardRequest> request = LeaderboardRequest(
-      {.game = req.get_param_value("game"), .limit = req.get_param_value("limit")});
-  if (!request.ok()) return SendError(res, request.status());
-  absl::StatusOr<v1::LeaderboardResponse> board =
-      lobby_.Leaderboard(request->game(), request->limit());
-  if (!board.ok()) return SendError(res, board.status());
-  SendJson(res, 200, LeaderboardJson(*board));
-}
-
-void Gateway::Pair(const httplib::Request& req, httplib::Response& res) {
-  absl::StatusOr<std::string> key = PlayerKey(req.get_header_value("Authorization"));
-  if (!key.ok()) return SendError(res, key.status());
-  if (key->empty()) {
-    return SendError(res, absl::UnauthenticatedError(
-                              "quick pairing is for players: log in (or register a name) first"));
-  }
-  absl::StatusOr<json> body = Body(req);
-  if (!body.ok()) return SendError(res, body.status());
-  absl::StatusOr<v1::PairRequest> request = PairRequest(*body);
-  if (!request.ok()) return SendError(res, request.status());
-  const std::optional<std::string> client = OpenStream(req, res);
-  if (!client) return;
-  res.set_header("X-Accel-Buffering", "no");
-  // The queue's events relayed as they come, as server-sent events: "queued", "waiting",
-  // "bot_offer", then "paired" (with the seat's token) or "failed". The lobby's stream runs on
-  // a thread of its own while this one writes its events, and a comment when there are none
-  // for kPairBeat: a page that has gone (its tab closed) fails a write within two beats, and its
-  // player leaves the lobby's queue then, not at the lobby's next event (a ghost entry would be
-  // paired with the next person who asks).
-  res.set_chunked_content_provider(
-      "text/event-stream",
-      [this, request = *request, key = *key, address = ClientAddress(req)](
-          size_t, httplib::DataSink& sink) {
-        struct Relay {
-          std::mutex mu;
-          std::condition_variable cv;
-          std::deque<json> events;
-          bool ended = false;
-          absl::Status status;
-        };
-        auto relay = std::make_shared<Relay>();
-        auto canceller = std::make_shared<client::CallCanceller>();
-        std::thread lobby_call([this, relay, canceller, request, key, address] {
-          client::SetForwardedFor(address);
-          client::SetPlayerKeyFor(key);
-          absl::Status s = lobby_.Pair(
-              request,
-              [&](const v1::PairEvent& e) {
-                std::lock_guard<std::mutex> lock(relay->mu);
-                relay->events.push_back(PairEventJson(e));
-                relay->cv.notify_all();
-                return true;
-              },
-              absl::Hours(1), canceller.get());
-          std::lock_guard<std::mutex> lock(relay->mu);
-          relay->ended = true;
-          relay->status = s;
-          relay->cv.notify_all();
-        });
-        auto write = [&sink](const std::string& text) {
-          return sink.write(text.data(), text.size());
-        };
-        auto send = [&sink](const std::string& event, const json& data) {
-          return SendEvent(sink, event, data);
-        };
-        bool open = send("queued", json::object());
-        while (open) {
-          std::deque<json> events;
-          bool ended = false;
-          absl::Status status;
-          {
-            std::unique_lock<std::mutex> lock(relay->mu);
-            relay->cv.wait_for(lock, kPairBeat,
-                               [&] { return !relay->events.empty() || relay->ended; });
-            events.swap(relay->events);
-            ended = relay->ended;
-            status = relay->status;
-          }
-          for (const json& e : events) {
-            open = open && send(e.begin().key(), e.begin().value());
-          }
-          if (!open) break;
-          if (ended) {
-            if (!status.ok() && status.code() != absl::StatusCode::kCancelled) {
-              send("failed", {{"error", ErrorText(status)},
-                              {"code", absl::StatusCodeToString(status.code())}});
-            }
-            break;
-          }
-          if (events.empty()) open = write(": still looking\n\n");
-        }
-        // Out of the lobby's queue (a no-op once the stream has ended by itself).
-        canceller->Cancel();
-        lobby_call.join();
-        sink.done();
-        return true;
-      },
-      [this, client = *client](bool) { CloseStream(client); });
 }
 
 void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
