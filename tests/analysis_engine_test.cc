@@ -510,6 +510,25 @@ TEST(AnalysisTest, FitRecoversTheScaleThatMadeTheResults) {
   ASSERT_TRUE(fit.ok()) << fit.status();
   EXPECT_NEAR(fit->scale, scale, scale * 0.1);
   EXPECT_EQ(fit->samples, 20000);
+  // The fit's quality: the true scale inside its interval, better than knowing nothing, and each
+  // band of chances seen as often as given.
+  const WinChanceFit quality = MeasureFit(samples, fit->scale);
+  EXPECT_LT(quality.scale_low, scale);
+  EXPECT_GT(quality.scale_high, scale);
+  EXPECT_LT(quality.scale_high - quality.scale_low, scale * 0.2);
+  EXPECT_NEAR(quality.log_loss_even, std::log(2.0), 1e-9);
+  EXPECT_LT(quality.log_loss, quality.log_loss_base - 0.05);
+  EXPECT_LT(quality.brier, 0.25);
+  int counted = 0;
+  for (const WinChanceFit::Bin& b : quality.bins) {
+    counted += b.count;
+    if (b.count < 500) continue;
+    EXPECT_NEAR(b.observed, b.predicted, 0.03) << b.from << ".." << b.to;
+  }
+  EXPECT_EQ(counted, 20000);
+  // A curve of the wrong scale fits worse.
+  EXPECT_GT(MeasureFit(samples, fit->scale * 3).log_loss, quality.log_loss);
+  EXPECT_NE(FitText(quality).find("log-loss"), std::string::npos);
   // Results that do not rise with the score fix no scale.
   for (WinChanceSample& s : samples) s.result = s.score > 0 ? 0.0 : 1.0;
   EXPECT_FALSE(FitWinChance(samples, 100).ok());

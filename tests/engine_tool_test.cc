@@ -195,6 +195,11 @@ TEST(EngineTool, FitWinChanceWritesTheGameHeaderToOut) {
   EXPECT_EQ(j["games"], 2);
   EXPECT_GT(j["samples"].get<int>(), 0);
   EXPECT_GT(j["scale"].get<double>(), 0);
+  // How well it fits, beside the scale.
+  EXPECT_GT(j["log_loss"].get<double>(), 0);
+  EXPECT_LE(j["scale_low"].get<double>(), j["scale"].get<double>());
+  EXPECT_GE(j["scale_high"].get<double>(), j["scale"].get<double>());
+  EXPECT_EQ(j["bins"].size(), 6u);
 
   const std::string path = ::testing::TempDir() + "engine_tool_win_chance.h";
   std::remove(path.c_str());
@@ -207,6 +212,7 @@ TEST(EngineTool, FitWinChanceWritesTheGameHeaderToOut) {
   // not include analysis).
   EXPECT_NE(header.find("inline constexpr WinChanceCurve kConnect4WinChance"), std::string::npos)
       << header;
+  EXPECT_NE(header.find("// fit: log-loss "), std::string::npos) << header;
   EXPECT_NE(header.find("#include \"engine/core/win_chance_curve.h\""), std::string::npos)
       << header;
   std::remove(path.c_str());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -15,8 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "engine/analysis/win_chance.h"
 #include "lobby-server/bots/driver.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
@@ -692,11 +695,17 @@ TEST(BotDrawAnswerTest, AcceptsDrawsAndLossesAndDeclinesWhenItsChancesAreGood) {
   // for the bot.
   EXPECT_TRUE(BotDrawAnswer("connect4", reply(1, true), false, "Y").accept);
   EXPECT_FALSE(BotDrawAnswer("connect4", reply(-1, true), false, "Y").accept);
-  // Heuristic: Connect Four's curve puts +3 near 54 %, +20 near 76 %.
+  // Heuristic: by Connect Four's curve, +3 is about even and +20 well ahead.
+  const WinChanceCurve curve = WinChanceCurveFor("connect4");
+  ASSERT_LE(WinChance(curve, 3, false), kBotDrawAcceptChance);
+  ASSERT_GT(WinChance(curve, 20, false), kBotDrawAcceptChance);
   EXPECT_TRUE(BotDrawAnswer("connect4", reply(3, false), true, "Y").accept);
   const DrawAnswer ahead = BotDrawAnswer("connect4", reply(20, false), true, "Y");
   EXPECT_FALSE(ahead.accept);
-  EXPECT_NE(ahead.text.find("it rates its chances at 76%"), std::string::npos) << ahead.text;
+  EXPECT_NE(ahead.text.find(absl::StrCat("it rates its chances at ",
+                                         std::lround(100 * WinChance(curve, 20, false)), "%")),
+            std::string::npos)
+      << ahead.text;
   EXPECT_TRUE(BotDrawAnswer("connect4", reply(20, false), false, "Y").accept);
   v1::ChooseMoveResponse random = reply(0, false);
   random.set_random_move(true);

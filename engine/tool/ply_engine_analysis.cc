@@ -101,17 +101,33 @@ int FitWinChanceCommand(const std::vector<std::string>& args, const GameOptions&
   if (!data.ok()) return Fail(data.status());
   auto curve = FitWinChance(data->samples, data->games);
   if (!curve.ok()) return Fail(curve.status());
+  const WinChanceFit fit = MeasureFit(data->samples, curve->scale);
   if (json) {
+    Json bins = Json::array();
+    for (const WinChanceFit::Bin& b : fit.bins) {
+      bins.push_back({{"from", b.from},
+                      {"to", b.to},
+                      {"count", b.count},
+                      {"predicted", b.predicted},
+                      {"observed", b.observed}});
+    }
     std::cout << Json{{"game", args[0]},
                       {"scale", curve->scale},
                       {"games", curve->games},
-                      {"samples", curve->samples}}
+                      {"samples", curve->samples},
+                      {"log_loss", fit.log_loss},
+                      {"log_loss_even", fit.log_loss_even},
+                      {"log_loss_base", fit.log_loss_base},
+                      {"brier", fit.brier},
+                      {"scale_low", fit.scale_low},
+                      {"scale_high", fit.scale_high},
+                      {"bins", bins}}
                      .dump()
               << "\n";
     return 0;
   }
   std::string header =
-      WinChanceHeader(args[0], WinChanceConstantName(args[0]), *curve, command_line);
+      WinChanceHeader(args[0], WinChanceConstantName(args[0]), *curve, command_line, fit);
   const std::string out = absl::GetFlag(FLAGS_out);
   // --out's default names the book (its other user): only a file named here is written.
   if (out.empty() || out == "-" || out == "engine/games/connect4/book_7x6.txt") {
@@ -121,7 +137,8 @@ int FitWinChanceCommand(const std::vector<std::string>& args, const GameOptions&
     file << header;
     if (!file) return Fail(absl::UnavailableError(absl::StrCat("cannot write ", out)));
     std::cout << absl::StrFormat("scale %.6g from %d scores of %d games, written to %s\n",
-                                 curve->scale, curve->samples, curve->games, out);
+                                 curve->scale, curve->samples, curve->games, out)
+              << FitText(fit);
   }
   return 0;
 }
