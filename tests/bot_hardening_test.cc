@@ -105,7 +105,10 @@ TEST(WorkerPool, InteractiveWorkGoesFirstAndBackgroundKeepsOffTheReservedPart) {
                         .tt_megabytes = 1});
   std::mutex mu;
   std::vector<std::string> started;
-  std::promise<void> release;
+  // bg1 ends first, alone, so that which task its worker takes next is the pool's choice alone
+  // (two workers freed at once would start their next tasks in either order).
+  std::promise<void> release_first, release;
+  std::shared_future<void> first_released = release_first.get_future().share();
   std::shared_future<void> released = release.get_future().share();
   auto task = [&](std::string name) {
     return [&, name](SearchCache&) {
@@ -113,8 +116,12 @@ TEST(WorkerPool, InteractiveWorkGoesFirstAndBackgroundKeepsOffTheReservedPart) {
         std::lock_guard lock(mu);
         started.push_back(name);
       }
-      released.wait();
+      (name == "bg1" ? first_released : released).wait();
     };
+  };
+  const auto started_count = [&] {
+    std::lock_guard lock(mu);
+    return started.size();
   };
   auto wait_for = [&](auto ready) {
     for (int i = 0; i < 500 && !ready(); ++i) {
@@ -124,19 +131,25 @@ TEST(WorkerPool, InteractiveWorkGoesFirstAndBackgroundKeepsOffTheReservedPart) {
   };
   // Background work: one worker (the other is reserved) and one queue place (of two).
   ASSERT_TRUE(pool.TrySubmit(task("bg1"), bot::Priority::kBackground));
-  ASSERT_TRUE(wait_for([&] { return pool.background_busy() == 1; }));
+  ASSERT_TRUE(wait_for([&] { return pool.background_busy() == 1 && started_count() == 1; }));
   ASSERT_TRUE(pool.TrySubmit(task("bg2"), bot::Priority::kBackground));
   EXPECT_FALSE(pool.TrySubmit(task("bg3"), bot::Priority::kBackground));
   EXPECT_EQ(pool.busy(), 1);
   EXPECT_EQ(pool.queued(), 1);
   // Interactive work still finds the reserved worker, then the reserved queue place.
   ASSERT_TRUE(pool.TrySubmit(task("i1"), bot::Priority::kInteractive));
-  ASSERT_TRUE(wait_for([&] { return pool.busy() == 2; }));
+  ASSERT_TRUE(wait_for([&] { return pool.busy() == 2 && started_count() == 2; }));
   ASSERT_TRUE(pool.TrySubmit(task("i2"), bot::Priority::kInteractive));
   EXPECT_FALSE(pool.TrySubmit(task("i3"), bot::Priority::kInteractive));
+  // bg1's worker, freed, takes i2, which came after bg2.
+  release_first.set_value();
+  ASSERT_TRUE(wait_for([&] { return started_count() == 3; }));
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(started.back(), "i2");
+  }
   release.set_value();
   pool.WaitIdle();
-  // i2 came after bg2 and ran before it.
   EXPECT_EQ(started, (std::vector<std::string>{"bg1", "i1", "i2", "bg2"}));
 }
 

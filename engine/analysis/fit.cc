@@ -97,8 +97,8 @@ std::string FitText(const WinChanceFit& fit, std::string_view prefix_view) {
   std::string out = absl::StrFormat(
       "%sfit: log-loss %.4f a score (%.4f saying 50 %% everywhere, %.4f saying the mean result),\n"
       "%sBrier %.4f; the scale's 95 %% interval %.4g..%.4g. By the chance the curve gives:\n",
-      prefix, fit.log_loss, fit.log_loss_even, fit.log_loss_base, prefix, fit.brier,
-      fit.scale_low, fit.scale_high);
+      prefix, fit.log_loss, fit.log_loss_even, fit.log_loss_base, prefix, fit.brier, fit.scale_low,
+      fit.scale_high);
   for (const WinChanceFit::Bin& b : fit.bins) {
     if (b.count == 0) continue;
     absl::StrAppendFormat(&out, "%s  %.0f-%.0f %%: given %.1f %%, seen %.1f %% (%d scores)\n",
@@ -119,7 +119,8 @@ std::string WinChanceHeader(std::string_view game_view, std::string_view constan
       "// The score -> win chance curve of ", game,
       " for post-game analysis (engine/analysis/win_chance.h),\n// fitted by `", command, "`:\n// ",
       curve.samples, " heuristic scores from ", curve.games,
-      " self-play games. Rerun it to refit.\n", FitText(fit, "// "), "#ifndef ", guard, "\n#define ", guard,
+      " self-play games. Rerun it to refit.\n//\n", FitText(fit, "// "), "#ifndef ", guard,
+      "\n#define ", guard,
       "\n\n#include \"engine/core/win_chance_curve.h\"\n\nnamespace ply {\n\ninline constexpr "
       "WinChanceCurve ",
       constant_name, "{\n    .scale = ", absl::StrFormat("%.6g", curve.scale),
