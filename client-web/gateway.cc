@@ -487,13 +487,7 @@ void Gateway::Analysis(const httplib::Request& req, httplib::Response& res) {
         };
         absl::StatusOr<v1::MatchAnalysis> a =
             lobby_.Analyze(match_id, [&](const v1::AnalysisProgress& p) {
-              return send("progress", {{"positions", p.positions()},
-                                       {"positions_done", p.positions_done()},
-                                       {"waiting", p.waiting()},
-                                       {"queue_position", p.queue_position()},
-                                       {"queued", p.queued()},
-                                       {"running", p.running()},
-                                       {"bots_busy", p.bots_busy()}});
+              return send("progress", AnalysisProgressJson(p));
             });
         if (a.ok()) {
           // The analysis itself: a bot match's partial one is not stored, and is drawn from this.

@@ -278,6 +278,13 @@ json PairEventJson(const v1::PairEvent& event) {
             {"opponent_rating", event.paired().opponent_rating()}}}};
 }
 
+json AnalysisProgressJson(const v1::AnalysisProgress& p) {
+  return {{"positions", p.positions()}, {"positions_done", p.positions_done()},
+          {"waiting", p.waiting()},     {"queue_position", p.queue_position()},
+          {"queued", p.queued()},       {"running", p.running()},
+          {"bots_busy", p.bots_busy()}};
+}
+
 json AnalysisJson(const v1::MatchAnalysis& analysis) {
   static constexpr const char* kMarks[] = {"", "?!", "?", "??"};
   json moves = json::array();

@@ -35,6 +35,8 @@ nlohmann::json PairEventJson(const v1::PairEvent& event);
 // An analysis as the page draws it: each move's mark, values and best move, each side's
 // accuracy, and whether it covers only the moves so far (`partial`, a bot match still on).
 nlohmann::json AnalysisJson(const v1::MatchAnalysis& analysis);
+// An analysis's progress: positions judged and in all, and its place in the lobby's queue.
+nlohmann::json AnalysisProgressJson(const v1::AnalysisProgress& progress);
 
 // Whether `reader` may see bot thinking in `match` as it stands (client::ShowsBotThinking).
 bool ShowsThinking(const v1::Match& match, Reader reader);

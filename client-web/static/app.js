@@ -158,6 +158,23 @@ function sideGlyph(game, index) {
   return svg;
 }
 
+// The lobby's analysis of match `id`, over server-sent events: `progress` gets each progress
+// event, then `done` the analysis or `failed` a sentence saying why not. Its close() stops it.
+function analysisStream(id, { progress, done, failed }) {
+  const es = new EventSource(`/api/matches/${id}/analysis`);
+  let over = false;
+  const end = () => { over = true; es.close(); };
+  es.addEventListener('progress', (e) => progress(JSON.parse(e.data)));
+  es.addEventListener('done', (e) => { end(); done(JSON.parse(e.data)); });
+  es.addEventListener('failed', (e) => { end(); failed(JSON.parse(e.data).error); });
+  es.onerror = () => {
+    if (over) return;
+    end();
+    failed('the connection to the server broke; try again');
+  };
+  return es;
+}
+
 // ---- the win-chance graph of an analysed match ------------------------------------------------
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -996,23 +1013,20 @@ class MatchPage {
     if (button) button.disabled = true;
     const box = h('p', { id: 'analysis-progress', class: 'progress', role: 'status' }, 'asking the lobby...');
     this.replayBox.append(box);
-    const es = new EventSource(`/api/matches/${this.id}/analysis`);
-    this.analysing = es;
-    const finish = (text) => {
-      es.close();
-      if (this.analysing === es) this.analysing = null;
-      if (text !== undefined) {
+    const es = analysisStream(this.id, {
+      progress: (p) => { box.textContent = progressText(p); },
+      done: async () => {
+        if (this.analysing === es) this.analysing = null;
+        await this.startReplay(this.replay ? this.replay.index : 0, true);
+      },
+      failed: (text) => {
+        if (this.analysing !== es) return;
+        this.analysing = null;
         box.textContent = text;
         if (button) button.disabled = false;
-      }
-    };
-    es.addEventListener('progress', (e) => { box.textContent = progressText(JSON.parse(e.data)); });
-    es.addEventListener('failed', (e) => finish(JSON.parse(e.data).error));
-    es.addEventListener('done', async () => {
-      finish();
-      await this.startReplay(this.replay ? this.replay.index : 0, true);
+      },
     });
-    es.onerror = () => { if (this.analysing === es) finish('the connection to the server broke; try again'); };
+    this.analysing = es;
   }
 
   leaveAnalysis() {
@@ -1050,36 +1064,30 @@ class MatchPage {
     if (!live || live.stopped || live.es || live.final || !this.state) return;
     const finished = this.state.status === 'finished';
     if (!finished && live.analysis && this.moves.length <= live.analysis.moves.length) return;
-    const es = new EventSource(`/api/matches/${this.id}/analysis`);
-    live.es = es;
-    const end = () => {
-      es.close();
-      if (live.es === es) live.es = null;
-    };
-    const fail = (text) => {
-      end();
-      live.stopped = true;
-      live.note = text;
-      if (this.live === live) this.render();
-    };
-    es.addEventListener('progress', (e) => {
-      live.note = progressText(JSON.parse(e.data));
-      if (this.live === live && !live.analysis) this.drawAnalysis();
+    live.es = analysisStream(this.id, {
+      progress: (p) => {
+        live.note = progressText(p);
+        if (this.live === live && !live.analysis) this.drawAnalysis();
+      },
+      done: async (analysis) => {
+        live.es = null;
+        if (this.live !== live) return;
+        live.analysis = analysis;
+        live.note = '';
+        if (!analysis.partial) {
+          live.final = true;
+          await this.loadReview();
+        }
+        this.render();
+        this.followLive();
+      },
+      failed: (text) => {
+        live.es = null;
+        live.stopped = true;
+        live.note = text;
+        if (this.live === live) this.render();
+      },
     });
-    es.addEventListener('done', async (e) => {
-      end();
-      if (this.live !== live) return;
-      live.analysis = JSON.parse(e.data);
-      live.note = '';
-      if (!live.analysis.partial) {
-        live.final = true;
-        await this.loadReview();
-      }
-      this.render();
-      this.followLive();
-    });
-    es.addEventListener('failed', (e) => fail(JSON.parse(e.data).error));
-    es.onerror = () => { if (live.es === es) fail('the connection to the server broke; try again'); };
   }
 
   // The cells of the analysis's best move in the replay's position (the move the next ply's

@@ -164,7 +164,8 @@ Analyzer::Analyzer(Lobby* lobby, MatchStore* store, BotTargets* bots, Executor* 
       store_(store),
       bots_(bots),
       executor_(executor),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      kept_(options_.kept_matches) {}
 
 Analyzer::~Analyzer() {
   std::vector<std::weak_ptr<Job>> jobs;
@@ -289,8 +290,8 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
     for (size_t i = 0; i < todo->size(); ++i) {
       if ((*todo)[i]) job->positions.push_back(static_cast<int>(i));
     }
+    TakeKept(*job);
     std::lock_guard<std::mutex> lock(mu_);
-    TakeKeptLocked(*job);
     if (stopping_) {
       refused = absl::UnavailableError("the lobby is shutting down");
     } else if (queue_.size() >= static_cast<size_t>(std::max(0, options_.max_queued)) &&
@@ -333,56 +334,9 @@ void Analyzer::Start(const std::shared_ptr<Job>& job) {
   }
 }
 
-void Analyzer::TakeKeptLocked(Job& job) {
-  auto it = kept_.find(job.match_id);
-  if (it == kept_.end()) return;
-  Kept& kept = it->second;
-  kept.used = ++kept_clock_;
-  // A position is the same when the moves before it are.
-  size_t same = 0;
-  while (same < kept.line.size() && same < job.moves.size() && kept.line[same] == job.moves[same]) {
-    ++same;
-  }
-  job.judgements.resize(job.moves.size() + 1);
-  job.played.resize(job.moves.size());
-  std::vector<int> left;
-  for (const int p : job.positions) {
-    const size_t i = static_cast<size_t>(p);
-    bool have = i <= same && i < kept.verdicts.size() && kept.verdicts[i].judgement.has_value();
-    // Where a move was played, its value must be the one of that move.
-    if (have && i < job.moves.size()) have = kept.verdicts[i].move == job.moves[i];
-    if (!have) {
-      left.push_back(p);
-      continue;
-    }
-    job.judgements[i] = kept.verdicts[i].judgement;
-    if (i < job.moves.size()) job.played[i] = kept.verdicts[i].played;
-    ++job.kept;
-  }
-  job.positions = std::move(left);
+void Analyzer::TakeKept(Job& job) {
+  job.kept = kept_.Take(job.match_id, job.moves, job.positions, job.judgements, job.played);
   job.update = job.kept > 0 && job.positions.size() <= static_cast<size_t>(kUpdatePositions);
-}
-
-void Analyzer::Keep(const Job& job, int position, const Verdict& verdict) {
-  if (options_.kept_matches <= 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  Kept& kept = kept_[job.match_id];
-  // A match's moves never change: a line that differs from the kept one replaces it.
-  const size_t n = std::min(kept.line.size(), job.moves.size());
-  if (!std::equal(kept.line.begin(), kept.line.begin() + static_cast<std::ptrdiff_t>(n),
-                  job.moves.begin())) {
-    kept = Kept{};
-  }
-  if (job.moves.size() > kept.line.size()) kept.line = job.moves;
-  if (kept.verdicts.size() <= static_cast<size_t>(position)) kept.verdicts.resize(position + 1);
-  kept.verdicts[position] = verdict;
-  kept.used = ++kept_clock_;
-  while (kept_.size() > static_cast<size_t>(options_.kept_matches)) {
-    auto oldest = std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) {
-      return a.second.used < b.second.used;
-    });
-    kept_.erase(oldest);
-  }
 }
 
 absl::Status Analyzer::AdmitLocked(Job& job, absl::Time now) {
@@ -560,7 +514,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                       absl::StatusOr<v1::ChooseMoveResponse> reply) {
   bool complete = false, renew = false, retry = false, busy = false, tell_busy = false;
   int done = 0, total = 0, tries = 0;
-  std::optional<Verdict> verdict;
+  std::optional<KeptVerdicts::Verdict> verdict;
   {
     std::lock_guard<std::mutex> lock(job->mu);
     if (job->over) {
@@ -606,7 +560,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                                              .outcome_only = m.exact() && m.outcome_only()};
       }
       if (!reply->instance().empty()) job->instances.insert(reply->instance());
-      verdict = Verdict{.judgement = job->judgements[position]};
+      verdict = KeptVerdicts::Verdict{.judgement = job->judgements[position]};
       if (position < static_cast<int>(job->moves.size())) {
         verdict->played = job->played[position];
         verdict->move = job->moves[position];
@@ -653,7 +607,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                       [this, job, position] { Ask(job, position); });
     return;
   }
-  if (verdict) Keep(*job, position, *verdict);
+  if (verdict) kept_.Keep(job->match_id, job->moves, position, *std::move(verdict));
   job->sink->Send(Progress(done, total, false));
   if (renew) {
     executor_->PostAt(absl::Now(), [store = store_, job] {
@@ -705,8 +659,7 @@ void Analyzer::Complete(const std::shared_ptr<Job>& job) {
       return;
     }
     // Stored: later requests read it, not the verdicts.
-    std::lock_guard<std::mutex> lock(mu_);
-    kept_.erase(job->match_id);
+    kept_.Drop(job->match_id);
   }
   Ended(*job);
   job->sink->Send(std::move(event));

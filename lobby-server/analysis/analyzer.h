@@ -43,7 +43,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "engine/registry/any_game.h"
+#include "lobby-server/analysis/kept_verdicts.h"
 #include "lobby-server/bot_targets.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
@@ -123,19 +123,6 @@ class Analyzer {
 
  private:
   struct Job;
-  // A position's verdict as judged before: the judge's report and, when the judge was asked
-  // about `move` (the move played there), that move's value.
-  struct Verdict {
-    std::optional<SearchReport> judgement;
-    std::optional<SearchReport> played;
-    std::string move;
-  };
-  // The verdicts of one match's positions (index: moves played before), along `line`.
-  struct Kept {
-    std::vector<std::string> line;
-    std::vector<Verdict> verdicts;
-    uint64_t used = 0;
-  };
   struct ClientUse {
     // Analyses running or queued, and the times fresh ones were admitted in the last hour.
     int in_flight = 0;
@@ -146,11 +133,9 @@ class Analyzer {
   void Claim(const std::shared_ptr<Job>& job);
   // Admits the analysis (per-client limits) and runs it or queues it.
   void Start(const std::shared_ptr<Job>& job);
-  // Under mu_: fills `job`'s verdicts kept from before and leaves in `positions` only the
-  // positions still to judge.
-  void TakeKeptLocked(Job& job);
-  // Keeps the verdict of `position` of `job`.
-  void Keep(const Job& job, int position, const Verdict& verdict);
+  // Fills `job`'s verdicts kept from before and leaves in `positions` only the positions
+  // still to judge.
+  void TakeKept(Job& job);
   // Under mu_: the per-client limits' verdict on `job`, counting it when admitted.
   absl::Status AdmitLocked(Job& job, absl::Time now);
   // Under mu_: `job` no longer counts against its client.
@@ -191,8 +176,7 @@ class Analyzer {
   // Jobs with bot calls, so that the destructor can cancel them.
   std::vector<std::weak_ptr<Job>> jobs_;
   uint64_t next_holder_ = 0;
-  std::map<int64_t, Kept> kept_;
-  uint64_t kept_clock_ = 0;
+  KeptVerdicts kept_;
 };
 
 }  // namespace ply::lobby

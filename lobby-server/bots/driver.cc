@@ -108,18 +108,11 @@ void BotDriver::OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespon
     // never asked: the offer stood across a restart) is answered from this search, of the same
     // position at the bot's level: a move never passes over an offer in silence.
     if (live.rec.draw_offer >= 0 && live.rec.draw_offer != seat) {
-      const std::string who =
-          absl::StrCat(SideName(live.info, seat), " (bot, ", live.rec.seats[seat].difficulty, ")");
-      const DrawAnswer answer = BotDrawAnswer(live.rec.game, *reply, /*bot_to_move=*/true, who);
-      if (answer.accept) {
-        return host_->CommitFinish(
-            live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
-            ClocksNow(live.rec, live.ToMove(), now_ms_()));
-      }
-      if (absl::Status declined = host_->DeclineDraw(live, seat, answer.text); !declined.ok()) {
+      if (absl::Status answered = SettleDraw(live, seat, *reply); !answered.ok()) {
         live.bot_ply = -1;
-        return declined;
+        return answered;
       }
+      if (live.rec.status != MatchStatus::kActive) return absl::OkStatus();  // drawn
     }
     absl::StatusOr<MoveRecord> committed =
         host_->CommitMove(live, seat, std::move(after), think_ms, BotThinkingJson(*reply));
@@ -208,20 +201,27 @@ void BotDriver::OnDrawReply(int64_t id, int ply, int seat,
         live.rec.draw_offer < 0 || live.rec.draw_offer == seat) {
       return absl::OkStatus();
     }
-    const std::string who =
-        absl::StrCat(SideName(live.info, seat), " (bot, ", live.rec.seats[seat].difficulty, ")");
     if (!reply.ok()) {
-      return host_->DeclineDraw(live, seat,
-                                absl::StrCat(who, " could not answer the draw offer (",
-                                             reply.status().message(), "); it plays on"));
+      return host_->DeclineDraw(
+          live, seat,
+          absl::StrCat(BotSeatName(live, seat), " could not answer the draw offer (",
+                       reply.status().message(), "); it plays on"));
     }
-    const DrawAnswer answer =
-        BotDrawAnswer(live.rec.game, *reply, live.game->SideToMove() == seat, who);
-    if (!answer.accept) return host_->DeclineDraw(live, seat, answer.text);
-    return host_->CommitFinish(
-        live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
-        ClocksNow(live.rec, live.ToMove(), now_ms_()));
+    return SettleDraw(live, seat, *reply);
   });
+}
+
+std::string BotDriver::BotSeatName(const LiveMatch& live, int seat) {
+  return absl::StrCat(SideName(live.info, seat), " (bot, ", live.rec.seats[seat].difficulty, ")");
+}
+
+absl::Status BotDriver::SettleDraw(LiveMatch& live, int seat, const v1::ChooseMoveResponse& reply) {
+  const DrawAnswer answer =
+      BotDrawAnswer(live.rec.game, reply, live.game->SideToMove() == seat, BotSeatName(live, seat));
+  if (!answer.accept) return host_->DeclineDraw(live, seat, answer.text);
+  return host_->CommitFinish(
+      live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
+      ClocksNow(live.rec, live.ToMove(), now_ms_()));
 }
 
 absl::Status BotDriver::Failed(LiveMatch& live, int seat, const absl::Status& problem) {

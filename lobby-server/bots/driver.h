@@ -85,6 +85,11 @@ class BotDriver {
  private:
   void OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveResponse> reply, int64_t think_ms);
   void OnDrawReply(int64_t id, int ply, int seat, absl::StatusOr<v1::ChooseMoveResponse> reply);
+  // "Yellow (bot, hard)".
+  static std::string BotSeatName(const LiveMatch& live, int seat);
+  // Answers the standing draw offer from `reply`, the bot's search of the position: the draw
+  // agreed (the match ends) or the offer declined in the bot's words.
+  absl::Status SettleDraw(LiveMatch& live, int seat, const v1::ChooseMoveResponse& reply);
   // The request for the position of `live` at `seat`'s level.
   static v1::ChooseMoveRequest PositionRequest(const LiveMatch& live, const SeatRecord& seat);
   // The reply is no move: tell the watchers, then retry later or forfeit the seat.

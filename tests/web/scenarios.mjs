@@ -93,6 +93,24 @@ async function legalMoves(page, id) {
   return page.evaluate(async (i) => (await (await fetch(`/api/matches/${i}?view=player`)).json()).legal_moves, id);
 }
 
+// On page `a`, alice makes a Connect Four match for a friend (she plays Red; `clock` when given);
+// bob opens the shared link in a page of `context` (another browser) and takes Yellow. Bob's page.
+async function friendMatch(a, context, errors, clock) {
+  await a.goto(`${base}/#/new`);
+  await a.selectOption('#game', 'connect4');
+  await a.selectOption('#opponent', 'friend');
+  await a.selectOption('#side', '0');
+  await a.fill('#name', 'alice');
+  if (clock) await a.selectOption('#clock', clock);
+  await a.click('#create');
+  const link = await a.locator('#share').inputValue();
+  const b = await newPage(context, errors);
+  await b.goto(link);
+  await b.fill('#join-name', 'bob');
+  await b.click('[data-join="2"]');
+  return b;
+}
+
 async function shot(page, name) {
   const file = path.join(outDir, `${name}.png`);
   await page.locator('#board').screenshot({ path: file });
@@ -139,18 +157,7 @@ const scenarios = {
     const second = await launch();
     try {
       const a = await newPage(context, errors);
-      await a.goto(`${base}/#/new`);
-      await a.selectOption('#game', 'connect4');
-      await a.selectOption('#opponent', 'friend');
-      await a.selectOption('#side', '0');
-      await a.fill('#name', 'alice');
-      await a.selectOption('#clock', '180+2');
-      await a.click('#create');
-      const link = await a.locator('#share').inputValue();
-      const b = await newPage(second.context, errors);
-      await b.goto(link);
-      await b.fill('#join-name', 'bob');
-      await b.click('[data-join="2"]');
+      const b = await friendMatch(a, second.context, errors, '180+2');
       // Red's clock runs while Red thinks.
       await waitStatus(a, /Your move/);
       const clockBefore = await a.locator('[data-clock="0"]').innerText();
@@ -181,18 +188,8 @@ const scenarios = {
     const second = await launch();
     try {
       const a = await newPage(context, errors);
-      await a.goto(`${base}/#/new`);
-      await a.selectOption('#game', 'connect4');
-      await a.selectOption('#opponent', 'friend');
-      await a.selectOption('#side', '0');
-      await a.fill('#name', 'alice');
-      await a.click('#create');
-      const link = await a.locator('#share').inputValue();
+      let b = await friendMatch(a, second.context, errors);
       const id = Number(await a.evaluate(() => location.hash.split('/').at(-1)));
-      let b = await newPage(second.context, errors);
-      await b.goto(link);
-      await b.fill('#join-name', 'bob');
-      await b.click('[data-join="2"]');
       // A claim needs each side to have moved: Red, Yellow, Red, then Bob goes.
       for (const [page, cell, n] of [[a, '4', 1], [b, '4', 2], [a, '3', 3]]) {
         await waitStatus(page, /Your move/);
