@@ -2,18 +2,23 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "engine/core/random.h"
 #include "engine/registry/registry.h"
 #include "engine/search/perft.h"
@@ -29,6 +34,7 @@ using gomoku_test::Make;
 using gomoku_test::PlayMoves;
 using gomoku_test::PlayRandomSearchMove;
 using gomoku_test::Position;
+using gomoku_test::SevenFoursMoves;
 using gomoku_test::SevenFoursPosition;
 
 TEST(Gomoku, PerftCountsEveryEmptyCell) {
@@ -530,6 +536,127 @@ TEST(Pbrain, PlaysTheLevelItIsGiven) {
   // An unknown level is refused before any game.
   Brain unknown({PBRAIN_PATH, "--level", "grandmaster"});
   EXPECT_EQ(unknown.Wait(), 2);
+}
+
+// pbrain-ply --level L and the lobby's bot of level L (the registry, as ply-bot runs it: a fresh
+// 16 MiB table, the request's seed) choose the same move from the same position and budget, at
+// every level: the same time use, the same root threat checks, the same random choices. The
+// budget is the one pbrain-ply reports it had (its level's time less its protocol margin), and a
+// node budget both share, small enough that it binds long before the clock (a search that took
+// over a third of its budget may have felt the clock, and is not compared; a few such are
+// allowed on a loaded machine). pbrain-ply seeds a position's search with Mix64(--seed ^ its
+// hash). 25,000 nodes stop hard mid-iteration where its partial iteration counts: the
+// comparison fails if the registry does not spend time as pbrain-ply does (Gomoku::SetTimeUse).
+TEST(Pbrain, ChoosesTheLobbysMoveAtEveryLevel) {
+  constexpr uint64_t kSeed = 11;
+  constexpr int64_t kNodes = 25000;
+  // Positions from random games among the search's candidates (threats abound), and one where
+  // Black wins by seven fours (hard plays it from the root check, the others need not).
+  std::vector<std::vector<Gomoku::Move>> positions;
+  Rng rng(5);
+  for (int game = 0; game < 4; ++game) {
+    Gomoku g = Make();
+    std::vector<Gomoku::Move> history;
+    for (int ply = 0; ply < 26 && g.GetOutcome() == Outcome::kOngoing; ++ply) {
+      if (ply >= 4 && ply % 3 == game % 3) positions.push_back(history);
+      MoveList<Gomoku::Move, Gomoku::kMaxMoves> moves;
+      g.GenerateSearchMoves(moves);
+      const Gomoku::Move m = moves[static_cast<int>(rng.Below(moves.size()))];
+      Gomoku::UndoInfo undo;
+      g.Make(m, undo);
+      history.push_back(m);
+    }
+  }
+  {
+    Gomoku g = Make();
+    std::vector<Gomoku::Move> history;
+    for (const std::string& text : SevenFoursMoves()) {
+      history.push_back(*g.ParseMove(text));
+      Gomoku::UndoInfo undo;
+      g.Make(history.back(), undo);
+    }
+    positions.push_back(history);
+  }
+  ASSERT_GE(positions.size(), 12u);
+
+  const GameInfo* info = FindGame("gomoku");
+  ASSERT_NE(info, nullptr);
+  int compared = 0, clock_bound = 0, differing_moves = 0;
+  for (const Difficulty& level : info->levels) {
+    SCOPED_TRACE(level.name);
+    Brain brain({PBRAIN_PATH, "--level", level.name, "--seed", std::to_string(kSeed), "--nodes",
+                 std::to_string(kNodes), "--tt-mb", "16"});
+    brain.Send("START 15");
+    ASSERT_EQ(brain.Answer(), "OK");
+    brain.Send("INFO timeout_turn 60000");
+    std::set<std::string> moves_seen;
+    for (const std::vector<Gomoku::Move>& history : positions) {
+      Gomoku g = Make();
+      std::vector<std::string> texts;
+      for (Gomoku::Move m : history) {
+        texts.push_back(g.MoveToText(m));
+        Gomoku::UndoInfo undo;
+        g.Make(m, undo);
+      }
+      SCOPED_TRACE(absl::StrJoin(texts, " "));
+      // The BOARD in the game's order: pbrain-ply replays it Black, White, Black, ... as played.
+      brain.Send("BOARD");
+      for (size_t i = 0; i < history.size(); ++i) {
+        const bool ours = (history.size() - i) % 2 == 0;
+        brain.Send(
+            absl::StrCat(Gomoku::XOf(history[i]), ",", Gomoku::YOf(history[i]), ",", ours ? 1 : 2));
+      }
+      const size_t messages_before = brain.messages().size();
+      brain.Send("DONE");
+      const std::string answer = brain.Answer(20000);
+      int x = -1, y = -1;
+      ASSERT_EQ(sscanf(answer.c_str(), "%d,%d", &x, &y), 2) << answer;
+      const std::string pbrain_move = g.MoveToText(Gomoku::CellAt(x, y));
+      // The budget pbrain-ply searched on ("MESSAGE played CELL ... after T of B ms"); the greedy
+      // policy reports nothing and has no use for one.
+      int64_t budget_ms = 0, spent_ms = 0;
+      for (size_t i = messages_before; i < brain.messages().size(); ++i) {
+        const std::string& line = brain.messages()[i];
+        const size_t after = line.rfind(" after ");
+        const size_t of = line.rfind(" of ");
+        if (line.rfind("MESSAGE played ", 0) == 0 && after != std::string::npos &&
+            of != std::string::npos && after < of) {
+          const absl::string_view text(line);
+          ASSERT_TRUE(absl::SimpleAtoi(text.substr(after + 7, of - after - 7), &spent_ms)) << line;
+          ASSERT_TRUE(absl::SimpleAtoi(absl::StripSuffix(text.substr(of + 4), " ms"), &budget_ms))
+              << line;
+        }
+      }
+      if (level.policy.empty()) {
+        ASSERT_GT(budget_ms, 0) << "pbrain-ply did not say its budget";
+        ASSERT_LE(budget_ms, level.time_ms);
+      }
+
+      auto lobby = ReplayGame("gomoku", {}, texts);
+      ASSERT_TRUE(lobby.ok()) << lobby.status();
+      auto report = (*lobby)->ChooseMove({.level = level,
+                                          .time_ms = budget_ms,
+                                          .max_nodes = kNodes,
+                                          .seed = Mix64(kSeed ^ (*lobby)->Hash())});
+      ASSERT_TRUE(report.ok()) << report.status();
+      if (level.policy.empty() &&
+          std::max<double>(static_cast<double>(spent_ms), report->elapsed_ms) * 3 > budget_ms) {
+        ++clock_bound;
+        continue;
+      }
+      EXPECT_EQ(pbrain_move, report->move);
+      ++compared;
+      moves_seen.insert(report->move);
+    }
+    differing_moves += static_cast<int>(moves_seen.size());
+    brain.Send("END");
+    EXPECT_EQ(brain.Wait(), 0);
+  }
+  EXPECT_EQ(compared + clock_bound, static_cast<int>(info->levels.size() * positions.size()));
+  EXPECT_LE(clock_bound, compared / 8) << "the machine is too slow for the node budget";
+  // The positions differ enough that the moves do: a comparison of one repeated move would
+  // prove little.
+  EXPECT_GE(differing_moves, static_cast<int>(info->levels.size()) * 6);
 }
 #endif
 

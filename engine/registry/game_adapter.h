@@ -7,7 +7,9 @@
 // SearchRoot(G&, const SearchLimits&, FunctionRef<SearchResult<Move>(const SearchLimits&)>)`:
 // it is called in place of the search, runs the search through the callback on the limits it
 // chooses, and keeps its checks' nodes and time within the limits it was given (Gomoku's
-// threat solvers).
+// threat solvers). A game that spends a clock budget its own way offers `static void
+// SetTimeUse(SearchLimits&)`, called on the search's limits before either (Gomoku's, so that
+// its levels here and in pbrain-ply search alike).
 #ifndef PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 #define PLY_ENGINE_REGISTRY_GAME_ADAPTER_H_
 
@@ -124,6 +126,7 @@ class GameAdapter final : public AnyGame {
       auto search = [&](const SearchLimits& l) {
         return slot.searcher->Search(game_, l, callback);
       };
+      if constexpr (requires { G::SetTimeUse(limits); }) G::SetTimeUse(limits);
       if constexpr (requires { G::SearchRoot(game_, limits, search); }) {
         result = G::SearchRoot(game_, limits, search);
       } else {

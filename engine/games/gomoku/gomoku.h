@@ -219,6 +219,17 @@ class Gomoku {
   using RootSearch = absl::FunctionRef<SearchResult<Move>(const SearchLimits&)>;
   static SearchResult<Move> SearchRoot(Gomoku& game, const SearchLimits& limits, RootSearch search,
                                        std::string* note = nullptr);
+  // How a Gomoku search spends a clock budget, in the lobby's levels and pbrain-ply alike (the
+  // registry's GameAdapter calls it for every search, pbrain-ply for its own): no iteration
+  // starts once 60% of the budget is spent (the search's default stops at 40%: Gomoku's
+  // iterations grow more slowly than that rule assumes), and the iteration running at the
+  // deadline still counts for the root moves it finished (keep_partial_iteration). Limits
+  // without a clock, or with their own soft limit, keep theirs.
+  static void SetTimeUse(SearchLimits& limits) {
+    if (limits.time_ms <= 0) return;
+    if (limits.soft_time_ms == 0) limits.soft_time_ms = limits.time_ms * 6 / 10;
+    limits.keep_partial_iteration = true;
+  }
   static bool WantsRootChecks(const SearchLimits& limits) {
     return limits.max_depth == 0 && limits.eval_noise == 0 && limits.random_move_chance <= 0;
   }

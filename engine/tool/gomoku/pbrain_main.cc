@@ -16,13 +16,18 @@
 // the engine reports its search in MESSAGE lines (depth, score, nodes, time). Renju and Caro
 // rules are not supported.
 //
-// Command line: `pbrain-ply [--level NAME] [--seed N]`. Without a level it plays at full
-// strength on the time the manager gives (timeout_turn, or a share of time_left); a level
-// (beginner, easy, medium, hard, greedy: Gomoku::Levels()) takes that level's dials and the
-// smaller of its own time and the manager's. At full strength and at `hard` the search runs
-// inside Gomoku::SearchRoot, the root's threat checks that the registry's levels get too. The seed
-// (default: from the clock) picks among opening moves that score alike, so that two games need not
-// repeat.
+// Command line: `pbrain-ply [--level NAME] [--seed N] [--nodes N] [--tt-mb N]`. Without a level
+// it plays at full strength on the time the manager gives (timeout_turn, or a share of
+// time_left); a level (beginner, easy, medium, hard, greedy: Gomoku::Levels()) takes that level's
+// dials and the smaller of its own time and the manager's, and then chooses the moves the lobby's
+// bot of that level chooses from the same position and budget (the same Gomoku::SetTimeUse and
+// Gomoku::SearchRoot the registry runs; the search's seed for a position is
+// Mix64(seed ^ position hash); tests/gomoku_test.cc compares them). At full strength and at
+// `hard` the search runs inside SearchRoot's threat checks. The seed (default: from the clock)
+// also picks among opening moves that score alike at full strength, so that two games need not
+// repeat. `--nodes` adds a node budget to every move (the same position, seed and budget then
+// give the same move on any machine); `--tt-mb` sizes the transposition table (default 64 MiB;
+// the bot service's workers have 16).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -46,10 +51,11 @@ namespace {
 
 class Brain {
  public:
-  Brain(std::optional<Difficulty> level, uint64_t seed)
-      : searcher_(std::make_unique<Searcher<Gomoku>>(/*tt_megabytes=*/64)),
+  Brain(std::optional<Difficulty> level, uint64_t seed, int64_t max_nodes, size_t tt_megabytes)
+      : searcher_(std::make_unique<Searcher<Gomoku>>(tt_megabytes)),
         level_(std::move(level)),
-        seed_(seed) {}
+        seed_(seed),
+        max_nodes_(max_nodes) {}
 
   // Handles one command line; false once the manager says END.
   bool Handle(const std::string& line) {
@@ -256,15 +262,14 @@ class Brain {
     }
     const auto start = std::chrono::steady_clock::now();
     const int64_t budget = MoveBudgetMs();
-    // No iteration starts once 60% of the budget is spent; the one running at the deadline
-    // still counts for the root moves it finished. At full strength Gomoku::SearchRoot wraps
-    // the search in the root's threat checks (the same as the registry's levels get): a win of
-    // ours played at once, the candidates that lose to the opponent's threats left out (within
-    // 30% of the budget), and a tenth of the budget kept for the check after the search.
-    SearchLimits limits{.time_ms = budget,
-                        .soft_time_ms = budget * 6 / 10,
-                        .keep_partial_iteration = true,
-                        .seed = Mix64(seed_ ^ game_->Hash())};
+    // Gomoku::SetTimeUse: no iteration starts once 60% of the budget is spent; the one running
+    // at the deadline still counts for the root moves it finished. At full strength
+    // Gomoku::SearchRoot wraps the search in the root's threat checks (the same as the
+    // registry's levels get): a win of ours played at once, the candidates that lose to the
+    // opponent's threats left out (within 30% of the budget), and a tenth of the budget kept for
+    // the check after the search.
+    SearchLimits limits{
+        .max_nodes = max_nodes_, .time_ms = budget, .seed = Mix64(seed_ ^ game_->Hash())};
     if (level_) {
       limits.max_depth = level_->max_depth;
       limits.eval_noise = level_->eval_noise;
@@ -275,6 +280,7 @@ class Brain {
         return;
       }
     }
+    Gomoku::SetTimeUse(limits);
     const bool vary = OpeningVariety();
     auto search = [&](const SearchLimits& given) {
       SearchLimits l = given;
@@ -372,6 +378,7 @@ class Brain {
   std::unique_ptr<Searcher<Gomoku>> searcher_;
   std::optional<Difficulty> level_;
   uint64_t seed_ = 0;
+  int64_t max_nodes_ = 0;  // 0: none
   std::optional<Gomoku> game_;
   std::vector<Gomoku::Move> history_;
   int size_ = 15;
@@ -389,6 +396,8 @@ int main(int argc, char** argv) {
   std::optional<ply::Difficulty> level;
   uint64_t seed =
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  int64_t max_nodes = 0;
+  size_t tt_megabytes = 64;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--level" && i + 1 < argc) {
@@ -403,12 +412,25 @@ int main(int argc, char** argv) {
       level = *found;
     } else if (arg == "--seed" && i + 1 < argc && absl::SimpleAtoi(argv[i + 1], &seed)) {
       ++i;
+    } else if (arg == "--nodes" && i + 1 < argc && absl::SimpleAtoi(argv[i + 1], &max_nodes) &&
+               max_nodes >= 0) {
+      ++i;
+    } else if (arg == "--tt-mb" && i + 1 < argc && absl::SimpleAtoi(argv[i + 1], &tt_megabytes) &&
+               tt_megabytes >= 1 && tt_megabytes <= 4096) {
+      ++i;
     } else {
-      std::cerr << "usage: pbrain-ply [--level NAME] [--seed N]\n";
-      return 2;
+      const bool help = arg == "--help" || arg == "-h";
+      (help ? std::cout : std::cerr)
+          << "usage: pbrain-ply [--level NAME] [--seed N] [--nodes N] [--tt-mb 1..4096]\n"
+             "  --level  play a lobby level (without: full strength on the manager's time)\n"
+             "  --seed   the random choices' seed (default: from the clock)\n"
+             "  --nodes  a node budget for every move besides the clock (0: none)\n"
+             "  --tt-mb  transposition table size in MiB (default 64)\n"
+             "Then the Gomocup protocol on stdin/stdout (START, BEGIN, TURN, BOARD, INFO, END).\n";
+      return help ? 0 : 2;
     }
   }
-  auto brain = std::make_unique<ply::Brain>(level, seed);
+  auto brain = std::make_unique<ply::Brain>(level, seed, max_nodes, tt_megabytes);
   std::string line;
   while (std::getline(std::cin, line)) {
     if (!brain->Handle(line)) break;
