@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/random.h"
 #include "engine/games/connect4/solver.h"
 #include "engine/registry/registry.h"
 #include "tests/data/test_data.h"
@@ -62,6 +63,57 @@ TEST(Connect4Levels, PerfectKeepsTheExactValueOfMiddleGamePositions) {
 
 TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
   ExpectLevelKeepsValues("end-easy", /*every=*/25, /*limit=*/40, "hard");
+}
+
+// Positions the perfect level never reaches on its own lines (its book covers those): random
+// openings of 8 to 12 plies, two a ply, where a person may have taken over a game or set up a
+// position. From each the level must choose a move that keeps the exact value a fresh solve
+// gives. Its budget here is nodes, not the clock (40 M: what its 5 s give the solver on an idle
+// machine), so that a loaded machine cannot change the result. Shallower openings off its lines
+// can take the solver more than that (one of 6 plies took 37.5 M): docs/performance.md,
+// "Connect Four perfect off its own lines".
+TEST(Connect4Levels, PerfectKeepsTheValueOfRandomOpeningsOffItsOwnLines) {
+  const GameInfo* info = FindGame("connect4");
+  Difficulty perfect = *FindLevel(info->levels, "perfect");
+  perfect.time_ms = 0;
+  connect4::Solver solver(7, 6, 16);
+  Rng rng(39);
+  int checked = 0;
+  for (int plies = 8; plies <= 12; ++plies) {
+    for (int sample = 0; sample < 2; ++sample) {
+      // A random legal opening that has not ended (and does not hand the mover a win at once:
+      // those are trivial).
+      std::string moves;
+      int score = 0;
+      while (true) {
+        moves.clear();
+        auto game = CreateGame("connect4");
+        ASSERT_TRUE(game.ok());
+        while (static_cast<int>(moves.size()) < plies && !(*game)->Status().over) {
+          const std::vector<std::string> legal = (*game)->LegalMoves();
+          const std::string& m = legal[rng.Below(legal.size())];
+          ASSERT_TRUE((*game)->Play(m).ok());
+          moves += m;
+        }
+        if ((*game)->Status().over) continue;
+        solver.Reset();
+        auto fresh = solver.SolveSequence(moves);
+        ASSERT_TRUE(fresh.ok() && fresh->solved) << moves;
+        score = fresh->score;
+        if (score != connect4::WinScore(7, 6, plies)) break;
+      }
+      const Line line{.moves = moves, .score = score};
+      auto game = ReplayGame("connect4", {}, Digits(moves));
+      ASSERT_TRUE(game.ok()) << game.status();
+      auto report = (*game)->ChooseMove({.level = perfect, .max_nodes = 40'000'000});
+      ASSERT_TRUE(report.ok()) << report.status();
+      ASSERT_TRUE(report->exact) << moves << ": not proved within 40 M nodes";
+      solver.Reset();
+      ExpectValueKept(solver, line, report->move);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 10);
 }
 
 // The solver cannot prove the empty board within a move's budget (that takes minutes); the
