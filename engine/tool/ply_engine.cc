@@ -6,7 +6,8 @@
 //   ply-engine analyze GAME [--opt ...] [--moves ...] [--level L | --depth D | --time-ms T |
 //                           --nodes N]
 //   ply-engine solve connect4 MOVES
-//   ply-engine book connect4 [--max-ply N] [--out FILE]
+//   ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]
+//                            [--out FILE]
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
 //   ply-engine ladder GAME [--games N] [--time-ms T | --nodes-per-ms R] [--ladder-out FILE]
 //   ply-engine bench [GAME ...] [--signature-only]
@@ -21,6 +22,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,10 @@ ABSL_FLAG(int, games, 10, "match: number of games (colours alternate)");
 ABSL_FLAG(int, opening_plies, 2, "match: random plies before the engines take over");
 ABSL_FLAG(int, tt_mb, 64, "transposition table size in MiB");
 ABSL_FLAG(int, max_ply, 11, "book: the last ply at which the perfect level looks moves up");
+ABSL_FLAG(int, every_position_to_ply, -1,
+          "book: also every position up to this ply, whatever the moves before it (-1: none)");
+ABSL_FLAG(std::string, book_from, "",
+          "book: start from this book's entries (not solved again), e.g. the shipped one");
 ABSL_FLAG(std::string, out, "engine/games/connect4/book_7x6.txt",
           "book: the file to write (rewritten after each ply, so a stopped run keeps its plies)");
 ABSL_FLAG(int64_t, nodes_per_ms, 0,
@@ -333,14 +340,28 @@ int Book(const std::vector<std::string>& args) {
     out << text;
     if (!out) written = absl::UnavailableError(absl::StrCat("cannot write ", path));
   };
+  std::optional<connect4::OpeningBook> start_book;
+  if (const std::string from = absl::GetFlag(FLAGS_book_from); !from.empty()) {
+    std::ifstream in(from);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    if (!in) return Fail(absl::NotFoundError(absl::StrCat("cannot read ", from)));
+    absl::StatusOr<connect4::OpeningBook> parsed = connect4::OpeningBook::Parse(contents.str());
+    if (!parsed.ok()) return Fail(parsed.status());
+    start_book = *std::move(parsed);
+  }
   absl::StatusOr<std::string> text = connect4::BuildBook(
-      absl::GetFlag(FLAGS_max_ply), static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb)),
-      [&](int ply, int positions, double seconds, const std::string& so_far) {
+      {.max_ply = absl::GetFlag(FLAGS_max_ply),
+       .every_position_to_ply = absl::GetFlag(FLAGS_every_position_to_ply),
+       .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb)),
+       .start = start_book ? &*start_book : nullptr},
+      [&](std::string_view part, int ply, int positions, double seconds,
+          const std::string& so_far) {
         write(so_far);
         const double total =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << absl::StrFormat("ply %2d: %6d positions  %8.1f s  (total %.1f s)\n", ply,
-                                     positions, seconds, total);
+        std::cerr << absl::StrFormat("%s, ply %2d: %6d positions  %8.1f s  (total %.1f s)\n", part,
+                                     ply, positions, seconds, total);
       });
   if (!text.ok()) return Fail(text.status());
   write(*text);
@@ -606,7 +627,8 @@ int main(int argc, char** argv) {
       "| --nodes N]\n"
       "  ply-engine solve connect4 MOVES       (exact score, test-set convention)\n"
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
-      "  ply-engine book connect4 [--max-ply N] [--out FILE]   (the perfect level's opening book)\n"
+      "  ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]\n"
+      "                   [--out FILE]   (the perfect level's opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
       "  ply-engine ladder GAME [--games N per pairing] [--time-ms T | --nodes-per-ms R]\n"
       "                   [--ladder-out games/GAME/ladder.txt]   (every level's rating)\n"

@@ -13,6 +13,7 @@
 // Usage: connect4_perfect_reach_bench [--from 2] [--to 12] [--per-ply 4] [--seed 39]
 //        [--time-ms T]
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,8 +63,9 @@ int main(int argc, char** argv) {
   ply::Rng rng(seed);
   std::printf("perfect at %d ms a move; %d random openings a length, seed %llu\n", perfect.time_ms,
               per_ply, static_cast<unsigned long long>(seed));
-  std::printf("| plies | positions | from the book | proved in time | exact value kept | "
-              "result kept | slowest answer |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| plies | positions | from the book | proved in time | exact value kept | "
+      "result kept | slowest answer |\n|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int plies = from; plies <= to; ++plies) {
     int booked = 0, proved = 0, kept = 0, result_kept = 0;
     double slowest_ms = 0;
@@ -89,12 +91,16 @@ int main(int argc, char** argv) {
       std::vector<std::string> texts;
       for (char c : moves) texts.emplace_back(1, c);
       auto game = ply::ReplayGame("connect4", {}, texts);
+      const auto start = std::chrono::steady_clock::now();
       auto report = (*game)->ChooseMove({.level = perfect}, &cache);
+      const double answer_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
       if (!report.ok()) {
         std::fprintf(stderr, "%s: %s\n", moves.c_str(), report.status().ToString().c_str());
         return 1;
       }
-      slowest_ms = std::max(slowest_ms, report->elapsed_ms);
+      slowest_ms = std::max(slowest_ms, answer_ms);
       if (report->exact && report->nodes == 0) ++booked;
       if (report->exact && report->nodes > 0) ++proved;
       // The chosen move's value: a win on the spot, or minus the reply position's.

@@ -64,14 +64,26 @@ class OpeningBook {
   int max_ply_ = -1;
 };
 
-// Generates the book up to the level's decisions at `max_ply`, solving each position with a
-// solver of `tt_megabytes` that keeps its table from one position to the next. `progress` is
-// called after each ply with the ply, the positions it added and the seconds it took. Returns
-// the file's text.
+// What BuildBook generates: the level's decisions up to `max_ply` (the positions it can meet
+// on its own lines), and every position whatever the moves before it up to
+// `every_position_to_ply` (-1: none), the openings a person may set up or take over where the
+// solver alone needs more than the level's budget. `start`: a book whose entries are kept (not
+// solved again), e.g. the shipped one when only the second part grows.
+struct BookPlan {
+  int max_ply = 11;
+  int every_position_to_ply = -1;
+  size_t tt_megabytes = 64;
+  const OpeningBook* start = nullptr;
+};
+
+// Generates the book of `plan`, solving each position with one solver that keeps its table from
+// one position to the next, plies in order. `progress` is called after each ply of each part
+// ("own lines", then "every position") with the ply, the positions it added, the seconds it
+// took and the file's text so far. Returns the file's text.
 absl::StatusOr<std::string> BuildBook(
-    int max_ply, size_t tt_megabytes,
-    const std::function<void(int ply, int positions, double seconds, const std::string& text)>&
-        progress);
+    const BookPlan& plan,
+    const std::function<void(std::string_view part, int ply, int positions, double seconds,
+                             const std::string& text)>& progress);
 
 }  // namespace ply::connect4
 
