@@ -6,8 +6,10 @@
 //
 // Which positions: the level decides at plies 0, 2, 4, ... as the first player and 1, 3, 5, ...
 // as the second; the book holds every such position up to its last ply that can arise when the
-// level follows the book and the opponent plays anything. A position and its mirror image share
-// one entry.
+// level follows the book and the opponent plays anything; and every open position up to a
+// shallower ply whatever moves made it (`--every-position-to-ply`: the openings a person sets up
+// or a game taken over, off the level's own lines, where the solver alone can need more than the
+// level's budget). A position and its mirror image share one entry.
 //
 // File format: lines starting with '#' are comments; every other line is
 // `KEY COLUMN SCORE`: KEY the position in hexadecimal (see Key), COLUMN the best column 1..7 in
