@@ -1,8 +1,8 @@
-// The checks Gomoku::SearchRoot makes around the alpha-beta search at the hard level's root
+// The checks Gomoku::SearchRoot makes around the alpha-beta search at every level's root
 // (gomoku_root.cc): a win by threats played at once, the candidates that lose to the
-// opponent's threats left out of the search, a chosen move that loses replaced; directly and
-// through the registry's hard level on a node budget. The threat searches themselves are
-// gomoku_threats_test.cc's.
+// opponent's threats left out of the search, a chosen move that loses replaced, as far as the
+// level reaches; directly and through the registry's levels on a node budget. The threat searches
+// themselves are gomoku_threats_test.cc's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +21,7 @@ namespace ply {
 namespace {
 
 using gomoku_test::DoubleThreePosition;
+using gomoku_test::ForEachRandomPosition;
 using gomoku_test::FromMoves;
 using gomoku_test::Position;
 using gomoku_test::SevenFoursMoves;
@@ -70,7 +71,7 @@ TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
   // White to move against the same stones: a search that plays far away (a2) lets Black win by
   // threats; the check after the search plays a move that does not, and every node the search
   // was allowed (it spends them all here) and the checks took stays within the budget.
-  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "h7", "k9"});
   const Gomoku before = white;
   auto black_wins_after = [&](Gomoku::Move m) {
     Gomoku after = before;
@@ -118,15 +119,34 @@ TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
   EXPECT_EQ(kept.best_move, far);
   EXPECT_EQ(kept.nodes, budget);
 
-  // Weaker levels (a depth cap, noise or random moves) run the search alone, on their limits.
-  for (SearchLimits weaker : {SearchLimits{.max_depth = 5, .max_nodes = budget},
-                              SearchLimits{.max_nodes = budget, .eval_noise = 30},
-                              SearchLimits{.max_nodes = budget, .random_move_chance = 0.1}}) {
-    auto plain = Gomoku::SearchRoot(white, weaker, plays_far, &note);
-    EXPECT_EQ(plain.best_move, far);
-    EXPECT_EQ(search_nodes, budget);
-    EXPECT_EQ(note, "");
+  // Every level checks: a depth cap (Black's double three is one attack, within reach of every
+  // cap) and noise change nothing of it.
+  for (SearchLimits level : {SearchLimits{.max_depth = 2, .max_nodes = budget},
+                             SearchLimits{.max_depth = 5, .max_nodes = budget},
+                             SearchLimits{.max_nodes = budget, .eval_noise = 400}}) {
+    auto checked = Gomoku::SearchRoot(white, level, plays_far, &note);
+    EXPECT_NE(checked.best_move, far);
+    EXPECT_FALSE(black_wins_after(checked.best_move)) << white.MoveToText(checked.best_move);
+    EXPECT_EQ(note.rfind("a2 loses to a forced line; ", 0), 0u) << note;
   }
+  // A move the level's random-move chance makes random is the search's alone, on the level's
+  // limits: the roll the search makes (PlaysRandomMove) decides, seed by seed.
+  int random = 0, checked = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const SearchLimits level{.max_nodes = budget, .random_move_chance = 0.5, .seed = seed};
+    auto r = Gomoku::SearchRoot(white, level, plays_far, &note);
+    if (PlaysRandomMove(level, white.Hash())) {
+      ++random;
+      EXPECT_EQ(r.best_move, far);
+      EXPECT_EQ(search_nodes, budget);
+      EXPECT_EQ(note, "");
+    } else {
+      ++checked;
+      EXPECT_NE(r.best_move, far);
+    }
+  }
+  EXPECT_GT(random, 0);
+  EXPECT_GT(checked, 0);
   // Nor does a proven result get second-guessed.
   auto proven = Gomoku::SearchRoot(white, {.max_nodes = budget}, [&](const SearchLimits& l) {
     auto r = plays_far(l);
@@ -166,7 +186,7 @@ TEST(Gomoku, SearchRootLeavesCandidatesLostToThreatsOutOfTheSearch) {
   // win by threats (9 of 10 with 100,000 positions a check). The search sees only those the
   // root's checks did not prove lost, and the game is as it was afterwards (the exclusion is
   // part of its state).
-  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "h7", "k9"});
   const Gomoku before = white;
   MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
   white.GenerateSearchMoves(all);
@@ -240,7 +260,7 @@ TEST(Gomoku, SearchRootOnAClockLeavesOutOnlyLostCandidatesWithinItsShare) {
   // clocked levels run it: the checks size themselves by the clock (kVctNodesPerMs) and stop at
   // kRootFilterPercent of it, and the search gets what is left, less the tenth kept for the
   // check after it.
-  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "a15", "k9"});
+  Gomoku white = Position({"h8", "a1", "i8", "o1", "k10", "h7", "k9"});
   const Gomoku before = white;
   MoveList<Gomoku::Move, Gomoku::kMaxMoves> all;
   white.GenerateSearchMoves(all);
@@ -296,47 +316,105 @@ TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
   EXPECT_EQ(report->depth, 0);  // no search ran: the root's solver played it
   EXPECT_GT(report->nodes, 0);
   EXPECT_LE(report->nodes, budget);
-  // A win by threats (a double three, then fours), played at once.
+}
+
+// Every level the lobby offers plays a win by threats within its reach at once, as pbrain-ply
+// at that level does (the same SearchRoot), unless its random-move roll makes the move random.
+TEST(Gomoku, EveryLevelPlaysARootThreatWinWithinItsNodeBudget) {
+  const int64_t budget = 3000;
+  // A double three, then fours: one attack, within every level's reach.
   const std::vector<std::string> threes = {"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"};
-  report = HardLevelMove(threes, budget);
-  ASSERT_TRUE(report.has_value());
-  EXPECT_EQ(report->move, "k8");
-  EXPECT_EQ(report->depth, 0);
-  EXPECT_LE(report->nodes, budget);
-  // medium keeps the plain search (a depth cap and noise): no root checks.
-  const Difficulty* medium = FindLevel(FindGame("gomoku")->levels, "medium");
-  auto game = ReplayGame("gomoku", {}, threes);
-  ASSERT_TRUE(game.ok());
-  auto plain = (*game)->ChooseMove({.level = *medium, .max_nodes = budget, .seed = 3});
-  ASSERT_TRUE(plain.ok());
-  EXPECT_GT(plain->depth, 0);
-  // The other levels keep their plain search (no checks): same move as the search alone.
+  const uint64_t hash = FromMoves(threes).Hash();
+  for (const Difficulty& level : FindGame("gomoku")->levels) {
+    if (!level.policy.empty()) continue;  // greedy: a one-ply baseline, not a search
+    SCOPED_TRACE(level.name);
+    uint64_t seed = 3;
+    while (PlaysRandomMove({.random_move_chance = level.random_move_chance, .seed = seed}, hash)) {
+      ++seed;
+    }
+    auto game = ReplayGame("gomoku", {}, threes);
+    ASSERT_TRUE(game.ok());
+    SearchCache cache(8);
+    auto report = (*game)->ChooseMove({.level = level, .max_nodes = budget, .seed = seed}, &cache);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->move, "k8");
+    EXPECT_EQ(report->depth, 0);  // no search ran
+    EXPECT_LE(report->nodes, budget);
+  }
+}
+
+// The root's threats search reaches as far as the level: one attack less than a depth cap
+// (beginner's 2 reaches 1, easy's 3 reaches 2), kRootVctDepth without one. A win by threats
+// that takes two attacks (and is no win by fours) is played at once from easy up; beginner
+// leaves it to its search.
+TEST(Gomoku, TheRootThreatsSearchReachesAsFarAsTheLevel) {
+  EXPECT_EQ(Gomoku::RootVctDepth({}), Gomoku::kRootVctDepth);
+  EXPECT_EQ(Gomoku::RootVctDepth({.max_depth = 2}), 1);
+  EXPECT_EQ(Gomoku::RootVctDepth({.max_depth = 3}), 2);
+  EXPECT_EQ(Gomoku::RootVctDepth({.max_depth = 5}), 4);
+  EXPECT_EQ(Gomoku::RootVctDepth({.max_depth = 1}), 1);
+  EXPECT_EQ(Gomoku::RootVctDepth({.max_depth = 40}), Gomoku::kRootVctDepth);
+
+  const int64_t budget = 400000;  // the threats search gets 10,000 positions
+  int positions = 0;
+  ForEachRandomPosition(/*size=*/13, /*seed=*/5, /*games=*/12, /*first_ply=*/6, [&](Gomoku& g) {
+    if (positions >= 3) return;
+    Gomoku copy = g;
+    const Gomoku::Move two = copy.FindVct(/*max_depth=*/2, 10000);
+    if (two == Gomoku::kNoMove || copy.FindVct(/*max_depth=*/1, 10000) != Gomoku::kNoMove ||
+        copy.FindVcf(Gomoku::kMaxVcfDepth, 40000) != Gomoku::kNoMove) {
+      return;
+    }
+    ++positions;
+    for (int cap : {0, 3, 2}) {
+      SCOPED_TRACE(absl::StrCat("depth cap ", cap, "\n", g.Render()));
+      int searches = 0;
+      auto search = [&](const SearchLimits& l) {
+        ++searches;
+        return Searcher<Gomoku>(1).Search(g, l);
+      };
+      std::string note;
+      auto r = Gomoku::SearchRoot(g, {.max_depth = cap, .max_nodes = budget}, search, &note);
+      if (cap == 2) {
+        EXPECT_EQ(searches, 1);
+        EXPECT_EQ(note.find("wins by continuous"), std::string::npos) << note;
+      } else {
+        EXPECT_EQ(searches, 0);
+        EXPECT_EQ(r.best_move, two) << g.MoveToText(r.best_move);
+        EXPECT_EQ(note, absl::StrCat(g.MoveToText(two), " wins by continuous threats"));
+      }
+    }
+  });
+  EXPECT_EQ(positions, 3);
 }
 
 TEST(Gomoku, HardLevelAvoidsAMoveThatLosesToThreatsWithinItsNodeBudget) {
   // White to move (from a game between random candidates, found by scanning such games for
-  // this). On this budget the search alone plays e4, after which Black wins by threats (checked
-  // against every reply); the root's check, on its small share of the budget, proves that and
-  // plays a move it finds no such loss after.
-  const int64_t budget = 3000;
-  const std::vector<std::string> moves = {"h8", "g8", "f7", "f6",  "g9", "e7", "e6", "i7",
-                                          "h4", "g5", "i9", "j9",  "g6", "h5", "d8", "f4",
-                                          "h6", "j5", "f5", "j10", "h7", "k5", "i5"};
+  // this). On this budget (the ladder's for hard) the search alone plays g8, after which Black
+  // wins by threats (checked against every reply); the root's checks, on their share of the
+  // budget, prove that and play a move they find no such loss after. (At 3,000 nodes, where
+  // this test used to run, a check has 75 positions: since the threats search deepens a threat
+  // a pass it proves far more losses on a budget, but none there.)
+  const int64_t budget = 50000;
+  const std::vector<std::string> moves = {
+      "h8",  "j8",  "j10", "i9", "g11", "i11", "h10", "g10", "h9",  "h7", "i10",
+      "k10", "k7",  "i8",  "g6", "j11", "k11", "i7",  "j9",  "g12", "i5", "h13",
+      "h12", "h11", "i12", "h6", "k9",  "i13", "f7",  "j13", "g13", "f4", "g5"};
   Gomoku g = FromMoves(moves);
   ASSERT_EQ(g.SideToMove(), 1);
   ASSERT_EQ(g.FindVct(Gomoku::kRootVctDepth, 100000), Gomoku::kNoMove);  // White has none
-  const Gomoku::Move e4 = *g.ParseMove("e4");
-  EXPECT_EQ(PlainSearchMove(g, budget), e4);
+  const Gomoku::Move lost = *g.ParseMove("g8");
+  EXPECT_EQ(PlainSearchMove(g, budget), lost);
   Gomoku after = g;
   Gomoku::UndoInfo u;
-  after.Make(e4, u);
+  after.Make(lost, u);
   std::string line;
   EXPECT_TRUE(ThreatWinHolds(after, Gomoku::kRootVctDepth, &line)) << line;
   std::optional<SearchReport> report = HardLevelMove(moves, budget);
   ASSERT_TRUE(report.has_value());
   absl::StatusOr<Gomoku::Move> chosen = g.ParseMove(report->move);
   ASSERT_TRUE(chosen.ok()) << report->move;
-  EXPECT_NE(*chosen, e4);
+  EXPECT_NE(*chosen, lost);
   Gomoku other = g;
   other.Make(*chosen, u);
   EXPECT_EQ(other.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove) << report->move;

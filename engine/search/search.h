@@ -56,6 +56,20 @@ struct SearchResult {
   }
 };
 
+// The difficulty's random-move roll for the position whose hash is `hash`: the generator it
+// draws from (which goes on to pick the move) and whether the move is random. Searcher::Search
+// rolls it first; code around a search (Gomoku's root checks) rolls the same to know beforehand.
+inline Rng RandomMoveRng(const SearchLimits& limits, uint64_t hash) {
+  return Rng(Mix64(limits.seed ^ hash));
+}
+inline bool RollsRandomMove(const SearchLimits& limits, Rng& rng) {
+  return limits.random_move_chance > 0 && rng.Unit() < limits.random_move_chance;
+}
+inline bool PlaysRandomMove(const SearchLimits& limits, uint64_t hash) {
+  Rng rng = RandomMoveRng(limits, hash);
+  return RollsRandomMove(limits, rng);
+}
+
 template <Game G>
 class Searcher {
  public:
@@ -93,8 +107,8 @@ class Searcher {
     GenerateSearchMoves(game, root_moves);
     if (root_moves.empty()) return Finish(result);
 
-    Rng rng(Mix64(limits.seed ^ game.Hash()));
-    if (limits.random_move_chance > 0 && rng.Unit() < limits.random_move_chance) {
+    Rng rng = RandomMoveRng(limits, game.Hash());
+    if (RollsRandomMove(limits, rng)) {
       result.best_move = root_moves[static_cast<int>(rng.Below(root_moves.size()))];
       result.has_move = true;
       result.random_move = true;

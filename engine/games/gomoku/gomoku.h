@@ -38,6 +38,7 @@
 #ifndef PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 #define PLY_ENGINE_GAMES_GOMOKU_GOMOKU_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -188,7 +189,8 @@ class Gomoku {
   // has a four to complete, the attacker's move is the block, and the line goes on if the block
   // wins (a double four), makes a four or an open three, or leaves one standing. A position
   // proved won or lost once is not searched again within the call (nor remembered after it). Up to
-  // `max_depth` (at most 20) attacking moves a line and `max_nodes` moves in all, after a VCF
+  // `max_depth` (at most 20) attacking moves a line, deepened one attack a pass so that a short
+  // win is found before long lines spend the budget, and `max_nodes` moves in all, after a VCF
   // search of the same size (a win by fours is one by threats, found sooner); returns the first
   // attacking move or kNoMove; the game is unchanged. Like the VCF, an open four counts as won when
   // the defender has no five to play. `nodes_used` as for FindVcf (both searches together: at most
@@ -198,21 +200,22 @@ class Gomoku {
                bool fours_searched = false);
   static constexpr int kMaxVcfPath = 2 * kMaxVcfDepth + 1;
 
-  // The alpha-beta search with threat checks around it at the root, for full strength (limits
-  // without a depth cap, noise or random moves; any other limits run `search` alone). Before the
-  // search: a win by continuous fours (up to kMaxVcfDepth attacks), then one by continuous
-  // threats (kRootVctDepth), is played at once; then every candidate is checked for a win of
-  // the opponent's by fours or threats after it (passes of doubling size from
-  // kRootFilterFirstNodes, within kRootFilterPercent of the budget), and those proved lost are
-  // left out of the search (ExcludeAtRoot; all of them stay when all are lost). After it: when
-  // the search's move (not a proven result, nor checked safe before) lets the opponent win by
-  // fours or threats, the first of the other candidates (move order, at most kRootAlternatives)
-  // that does not is played instead; when none does, or the budget runs out first, the
-  // search's move stands. The solvers' positions count as nodes and their time as time: all of
-  // it comes out of `limits` (the search runs on what the checks before it left, less a tenth
-  // of the budget kept for the checks after it), so the result's nodes never exceed a node
-  // budget and its time passes the budget only by one threats search's overrun (they cannot be
-  // stopped midway; the checks before the search size theirs to the time left).
+  // The alpha-beta search with threat checks around it at the root, at every level: a move the
+  // level's random-move chance makes random (the roll the search makes, PlaysRandomMove) is left to
+  // `search` alone, and the threats searches reach RootVctDepth(limits); the search keeps the
+  // level's depth cap and noise. Before the search: a win by continuous fours (up to kMaxVcfDepth
+  // attacks), then one by continuous threats, is played at once; then every candidate is checked
+  // for a win of the opponent's by fours or threats after it (passes of doubling size from
+  // kRootFilterFirstNodes, within kRootFilterPercent of the budget), and those proved lost are left
+  // out of the search (ExcludeAtRoot; all of them stay when all are lost). After it: when the
+  // search's move (not a proven result, nor checked safe before) lets the opponent win by fours or
+  // threats, the first of the other candidates (move order, at most kRootAlternatives) that does
+  // not is played instead; when none does, or the budget runs out first, the search's move stands.
+  // The solvers' positions count as nodes and their time as time: all of it comes out of `limits`
+  // (the search runs on what the checks before it left, less a tenth of the budget kept for the
+  // checks after it), so the result's nodes never exceed a node budget and its time passes the
+  // budget only by one threats search's overrun (they cannot be stopped midway; the checks before
+  // the search size theirs to the time left).
   // `search` runs the alpha-beta search (the caller's searcher and reports); `note`, when
   // given, receives a line saying what the checks changed (empty when nothing). The registry's
   // search (GameAdapter) goes through it for every Gomoku level that searches, pbrain-ply too.
@@ -230,11 +233,18 @@ class Gomoku {
     if (limits.soft_time_ms == 0) limits.soft_time_ms = limits.time_ms * 6 / 10;
     limits.keep_partial_iteration = true;
   }
-  static bool WantsRootChecks(const SearchLimits& limits) {
-    return limits.max_depth == 0 && limits.eval_noise == 0 && limits.random_move_chance <= 0;
-  }
   static constexpr int kRootVctDepth = 10;
   static_assert(kRootVctDepth <= kMaxVcfDepth);  // the fours searched first reach as far
+  // How many attacking moves SearchRoot's threats searches (its own win, the opponent's after
+  // each candidate) look ahead at a level: kRootVctDepth at full strength, and one less than
+  // the depth cap of a level that has one (beginner 1, easy 2, medium 4), so that a level that
+  // misses deeper plans in its search misses them at its root too. Wins by continuous fours are
+  // searched to kMaxVcfDepth at every level (the search's own look-up, ProbeVcf, finds them at
+  // every node anyway).
+  static int RootVctDepth(const SearchLimits& limits) {
+    return limits.max_depth > 0 ? std::clamp(limits.max_depth - 1, 1, kRootVctDepth)
+                                : kRootVctDepth;
+  }
   static constexpr int kRootAlternatives = 8;
   // SearchRoot's checks of the candidates before the search: the first pass's size in
   // positions, the share of the budget (in hundredths) they may spend, and what the budget's

@@ -1,5 +1,5 @@
 // Gomoku::SearchRoot: the threat searches (gomoku_threats.cc) around the alpha-beta search at
-// the root of a full-strength search. A win of the side to move by fours or threats is played
+// the root of every level's search. A win of the side to move by fours or threats is played
 // at once; the candidates after which the opponent wins by them are left out of the search; the
 // move the search chose gives way to another candidate if the checks find it lost. Every check
 // comes out of the caller's budget (nodes and clock).
@@ -34,6 +34,7 @@ class RootChecks {
         limits_(limits),
         max_nodes_(limits.max_nodes),
         time_ms_(limits.time_ms),
+        vct_depth_(Gomoku::RootVctDepth(limits)),
         start_(std::chrono::steady_clock::now()) {
     // The solvers' size: what pbrain-ply gave them (40 positions a millisecond, 2000..400000),
     // and no more than a tenth of a node budget.
@@ -44,6 +45,7 @@ class RootChecks {
     vct_nodes_ = std::max<int64_t>(1, vcf_nodes_ / 4);
   }
 
+  int vct_depth() const { return vct_depth_; }
   int64_t vcf_nodes() const { return vcf_nodes_; }
   int64_t vct_nodes() const { return vct_nodes_; }
   int64_t used() const { return used_; }
@@ -70,8 +72,7 @@ class RootChecks {
         (time_ms_ <= 0 || ElapsedMs() < time_ms_ * 95 / 100) &&
         game_.GetOutcome() == Outcome::kOngoing) {
       // The fours were searched just above, deeper and with at least as many positions.
-      won = game_.FindVct(Gomoku::kRootVctDepth, threats_size, &n, /*fours_searched=*/true) !=
-            Gomoku::kNoMove;
+      won = game_.FindVct(vct_depth_, threats_size, &n, /*fours_searched=*/true) != Gomoku::kNoMove;
       used_ += n;
     }
     game_.Unmake(m, undo);
@@ -150,6 +151,7 @@ class RootChecks {
   const SearchLimits& limits_;
   const int64_t max_nodes_;  // 0: none
   const int64_t time_ms_;    // 0: none
+  const int vct_depth_;      // the level's reach (RootVctDepth)
   const std::chrono::steady_clock::time_point start_;
   int64_t vcf_nodes_ = 0;
   int64_t vct_nodes_ = 0;
@@ -161,7 +163,10 @@ class RootChecks {
 SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& limits,
                                               RootSearch search, std::string* note) {
   if (note) note->clear();
-  if (!WantsRootChecks(limits) || game.GetOutcome() != Outcome::kOngoing) return search(limits);
+  // A move the level plays at random is the search's roll alone: no check overrides it.
+  if (game.GetOutcome() != Outcome::kOngoing || PlaysRandomMove(limits, game.Hash())) {
+    return search(limits);
+  }
   RootChecks checks(game, limits);
   auto finish = [&](SearchResult<Move> r) {
     r.nodes = checks.used();
@@ -184,7 +189,7 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
   checks.Spent(n);
   if (vcf != kNoMove) return solved(vcf, "fours");
   // The fours were searched just above, deeper and with more positions.
-  const Move vct = game.FindVct(kRootVctDepth, static_cast<int>(checks.vct_nodes()), &n,
+  const Move vct = game.FindVct(checks.vct_depth(), static_cast<int>(checks.vct_nodes()), &n,
                                 /*fours_searched=*/true);
   checks.Spent(n);
   if (vct != kNoMove) return solved(vct, "threats");

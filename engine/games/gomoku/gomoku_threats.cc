@@ -491,7 +491,15 @@ Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used,
   int nodes_left = max_nodes;
   NewVctGeneration();
   Move first = kNoMove;
-  const bool vct = VctAttack(SideToMove(), std::min(max_depth, kMaxVcfDepth), nodes_left, &first);
+  bool vct = false;
+  // Deepening one attack a pass, on what the passes before left: searched to its full depth at
+  // once, the search follows its first long lines to the end and may spend the budget before it
+  // tries a short win (at depth 10 and 10,000 positions it missed two-attack wins that a pass
+  // at depth 2 proves in 30-160). What a pass proved stays in the memo for the next.
+  const int depth_cap = std::min(max_depth, kMaxVcfDepth);
+  for (int depth = 1; depth <= depth_cap && !vct && nodes_left > 0; ++depth) {
+    vct = VctAttack(SideToMove(), depth, nodes_left, &first);
+  }
   if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
   return vct ? first : kNoMove;
 }

@@ -22,8 +22,9 @@
 // dials and the smaller of its own time and the manager's, and then chooses the moves the lobby's
 // bot of that level chooses from the same position and budget (the same Gomoku::SetTimeUse and
 // Gomoku::SearchRoot the registry runs; the search's seed for a position is
-// Mix64(seed ^ position hash); tests/gomoku_test.cc compares them). At full strength and at
-// `hard` the search runs inside SearchRoot's threat checks. The seed (default: from the clock)
+// Mix64(seed ^ position hash); tests/gomoku_test.cc compares them). At every level the search
+// runs inside SearchRoot's threat checks, which reach as far as the level
+// (Gomoku::RootVctDepth). The seed (default: from the clock)
 // also picks among opening moves that score alike at full strength, so that two games need not
 // repeat. `--nodes` adds a node budget to every move (the same position, seed and budget then
 // give the same move on any machine); `--tt-mb` sizes the transposition table (default 64 MiB;
@@ -263,9 +264,9 @@ class Brain {
     const auto start = std::chrono::steady_clock::now();
     const int64_t budget = MoveBudgetMs();
     // Gomoku::SetTimeUse: no iteration starts once 60% of the budget is spent; the one running
-    // at the deadline still counts for the root moves it finished. At full strength
-    // Gomoku::SearchRoot wraps the search in the root's threat checks (the same as the
-    // registry's levels get): a win of ours played at once, the candidates that lose to the
+    // at the deadline still counts for the root moves it finished. Gomoku::SearchRoot wraps the
+    // search in the root's threat checks (the same as the registry's levels get, as far as the
+    // level reaches): a win of ours played at once, the candidates that lose to the
     // opponent's threats left out (within 30% of the budget), and a tenth of the budget kept for
     // the check after the search.
     SearchLimits limits{
