@@ -229,6 +229,37 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   EXPECT_EQ(list.matches(1).seats(0).player(), "alice");
 }
 
+TEST_F(PlayersTest, ASeatShowsTheRatingRoundedAsTheProfileRoundsIt) {
+  // Ratings of a half: the seat of the creator and the seat taken by a join both show what
+  // the players' profiles show (a double rounded to even in SQL showed 1600 beside 1601).
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  auto [first, t1] = PlayerMatch("connect4", alice, bob);
+  ASSERT_TRUE(Resign(stub_.get(), first, t1[1]).ok());
+  const size_t at = url_.find("dbname=") + 7;
+  const std::string db = url_.substr(at, url_.find(' ', at) - at);
+  cluster_->Query(db,
+                  "UPDATE ratings SET rating = CASE WHEN player_id = (SELECT id FROM players"
+                  " WHERE name = 'alice') THEN 1600.5 ELSE 1402.5 END, deviation = 80.5 WHERE"
+                  " game = 'connect4'");
+  ASSERT_EQ(Whois("alice").ratings(0).rating(), 1601);
+  ASSERT_EQ(Whois("bob").ratings(0).rating(), 1403);
+  for (const bool alice_creates : {true, false}) {
+    auto [id, tokens] =
+        alice_creates ? PlayerMatch("connect4", alice, bob) : PlayerMatch("connect4", bob, alice);
+    absl::StatusOr<v1::Match> m = GetMatch(stub_.get(), id);
+    ASSERT_TRUE(m.ok());
+    const int a = alice_creates ? 0 : 1;
+    EXPECT_EQ(m->seats(a).rating(), 1601) << alice_creates;
+    EXPECT_EQ(m->seats(1 - a).rating(), 1403) << alice_creates;
+    ASSERT_TRUE(Resign(stub_.get(), id, tokens[0]).ok());
+    cluster_->Query(db,
+                    "UPDATE ratings SET rating = CASE WHEN player_id = (SELECT id FROM players"
+                    " WHERE name = 'alice') THEN 1600.5 ELSE 1402.5 END, deviation = 80.5"
+                    " WHERE game = 'connect4'");
+  }
+}
+
 TEST_F(PlayersTest, OnePlayerCannotHoldBothSeatsOfARatedMatch) {
   // The farming attack: alice opens a rated match and takes its other seat with her own key,
   // to resign to herself game after game.

@@ -192,7 +192,9 @@ int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
 const StatementList& MatchStatements() {
   static const StatementList statements = {
       // A new match and its seats in one statement (one round trip, atomic on its own); the
-      // seats come as a JSON array.
+      // seats come as a JSON array. A seat keeps its player's rating rounded as numeric,
+      // half away from zero as std::lround rounds the ratings shown elsewhere (round() on a
+      // double rounds a half to even: 1716.5 to 1716 beside a profile's 1717).
       {"create_match",
        "WITH m AS ("
        "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
@@ -205,8 +207,10 @@ const StatementList& MatchStatements() {
        "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms,"
        "    player_id, rating_before, deviation_before)"
        "  SELECT m.id, x.seat, x.kind, x.difficulty, x.name, NULLIF(x.hash, ''), x.clock,"
-       "    NULLIF(x.player, 0), COALESCE(round(r.rating), CASE WHEN x.player > 0 THEN 1500"
-       "    ELSE 0 END), COALESCE(round(r.deviation), CASE WHEN x.player > 0 THEN 350 ELSE 0 END)"
+       "    NULLIF(x.player, 0), COALESCE(round(r.rating::numeric), CASE WHEN x.player > 0 THEN "
+       "1500"
+       "    ELSE 0 END), COALESCE(round(r.deviation::numeric), CASE WHEN x.player > 0 THEN 350 "
+       "ELSE 0 END)"
        "  FROM m, jsonb_to_recordset($11::jsonb)"
        "    AS x(seat integer, kind integer, difficulty text, name text, hash text, clock bigint,"
        "    player bigint)"
@@ -226,10 +230,12 @@ const StatementList& MatchStatements() {
        "  WHERE s.match_id = $1 AND m.rated AND $6 > 0 AND s.player_id = $6),"
        " taken AS ("
        "  UPDATE seats SET display_name = $3, token_hash = $4, player_id = NULLIF($6::bigint, 0),"
-       "    rating_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(rating) FROM ratings r,"
+       "    rating_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(rating::numeric) FROM "
+       "ratings r,"
        "      matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 1500)"
        "      ELSE 0 END,"
-       "    deviation_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(deviation) FROM"
+       "    deviation_before = CASE WHEN $6 > 0 THEN COALESCE((SELECT round(deviation::numeric) "
+       "FROM"
        "      ratings r, matches m WHERE m.id = $1 AND r.player_id = $6 AND r.game = m.game), 350)"
        "      ELSE 0 END"
        "  WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"
