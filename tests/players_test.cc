@@ -71,9 +71,8 @@ TEST(Glicko2, AWinAgainstAnEqualMovesANewcomerFarAndASettledPlayerLittle) {
 class PlayersTest : public ::ply::testing::StackFixture {
  protected:
   void SetUp() override {
-    auto url = NewDatabase("players");
-    ASSERT_TRUE(url.ok()) << url.status();
-    url_ = *url;
+    UseNewDatabase("players");
+    if (HasFatalFailure()) return;
     StartLobby();
   }
 
@@ -168,11 +167,9 @@ TEST_F(PlayersTest, NamesThatLookLikeAPlayersAreRefusedToPlayersAndGuests) {
   ASSERT_TRUE(JoinAsPlayer(stub_.get(), open.match().id(), 1, alice, &joined).ok());
   EXPECT_EQ(joined.match().seats(1).display_name(), "alice");
   // The migration's SQL skeleton of players' names (ASCII) is NameSkeleton's.
-  const size_t at = url_.find("dbname=") + 7;
-  const std::string db = url_.substr(at, url_.find(' ', at) - at);
   for (const char* name : {"Alice_1", "b0b.rnx", "VVill-0", "Mi1o", "iIlL1"}) {
-    EXPECT_EQ(cluster_->Query(db, absl::StrCat("SELECT replace(replace(translate(lower('", name,
-                                               "'), '10i|_-.', 'loll'), 'rn', 'm'), 'vv', 'w')")),
+    EXPECT_EQ(Sql(absl::StrCat("SELECT replace(replace(translate(lower('", name,
+                               "'), '10i|_-.', 'loll'), 'rn', 'm'), 'vv', 'w')")),
               lobby::NameSkeleton(name))
         << name;
   }
@@ -236,12 +233,12 @@ TEST_F(PlayersTest, ASeatShowsTheRatingRoundedAsTheProfileRoundsIt) {
   const std::string bob = Register("bob");
   auto [first, t1] = PlayerMatch("connect4", alice, bob);
   ASSERT_TRUE(Resign(stub_.get(), first, t1[1]).ok());
-  const size_t at = url_.find("dbname=") + 7;
-  const std::string db = url_.substr(at, url_.find(' ', at) - at);
-  cluster_->Query(db,
-                  "UPDATE ratings SET rating = CASE WHEN player_id = (SELECT id FROM players"
-                  " WHERE name = 'alice') THEN 1600.5 ELSE 1402.5 END, deviation = 80.5 WHERE"
-                  " game = 'connect4'");
+  // Each game moves the ratings: set the halves again before the next.
+  auto set_halves = [&] {
+    Sql("UPDATE ratings SET rating = CASE WHEN player_id = (SELECT id FROM players WHERE name ="
+        " 'alice') THEN 1600.5 ELSE 1402.5 END, deviation = 80.5 WHERE game = 'connect4'");
+  };
+  set_halves();
   ASSERT_EQ(Whois("alice").ratings(0).rating(), 1601);
   ASSERT_EQ(Whois("bob").ratings(0).rating(), 1403);
   for (const bool alice_creates : {true, false}) {
@@ -252,11 +249,14 @@ TEST_F(PlayersTest, ASeatShowsTheRatingRoundedAsTheProfileRoundsIt) {
     const int a = alice_creates ? 0 : 1;
     EXPECT_EQ(m->seats(a).rating(), 1601) << alice_creates;
     EXPECT_EQ(m->seats(1 - a).rating(), 1403) << alice_creates;
+    // The deviation kept beside it (what makes a seat provisional) rounds the same way.
+    EXPECT_EQ(Sql(absl::StrCat("SELECT string_agg(deviation_before::text, ',' ORDER BY seat)"
+                               " FROM seats WHERE match_id = ",
+                               id)),
+              "81,81")
+        << alice_creates;
     ASSERT_TRUE(Resign(stub_.get(), id, tokens[0]).ok());
-    cluster_->Query(db,
-                    "UPDATE ratings SET rating = CASE WHEN player_id = (SELECT id FROM players"
-                    " WHERE name = 'alice') THEN 1600.5 ELSE 1402.5 END, deviation = 80.5"
-                    " WHERE game = 'connect4'");
+    set_halves();
   }
 }
 
@@ -313,11 +313,10 @@ TEST_F(PlayersTest, ARatedMatchWithOnePlayerOnBothSeatsMovesNoRatingEvenIfTheJoi
   const std::string alice = Register("alice");
   const std::string bob = Register("bob");
   auto [id, tokens] = PlayerMatch("tictactoe", alice, bob);
-  const size_t at = url_.find("dbname=") + 7;
-  const std::string db = url_.substr(at, url_.find(' ', at) - at);
-  cluster_->Query(db, absl::StrCat("UPDATE seats SET player_id = (SELECT player_id FROM seats"
-                                   " WHERE match_id = ",
-                                   id, " AND seat = 0) WHERE match_id = ", id, " AND seat = 1"));
+  Sql(
+      absl::StrCat("UPDATE seats SET player_id = (SELECT player_id FROM seats"
+                   " WHERE match_id = ",
+                   id, " AND seat = 0) WHERE match_id = ", id, " AND seat = 1"));
   ASSERT_TRUE(Resign(stub_.get(), id, tokens[1]).ok());
   EXPECT_EQ(Whois("alice").ratings_size(), 0);
   EXPECT_EQ(Whois("bob").ratings_size(), 0);
@@ -393,10 +392,8 @@ TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead)
       EXPECT_LE(board.entries(i).rating(), board.entries(i - 1).rating());
     }
   }
-  const size_t at = url_.find("dbname=") + 7;
-  cluster_->Query(url_.substr(at, url_.find(' ', at) - at),
-                  "UPDATE ratings SET deviation = 60, rating = 9000 WHERE player_id = "
-                  "(SELECT id FROM players WHERE name = 'alice')");
+  Sql("UPDATE ratings SET deviation = 60, rating = 9000 WHERE player_id = "
+      "(SELECT id FROM players WHERE name = 'alice')");
   {
     grpc::ClientContext context;
     ASSERT_TRUE(stub_->Leaderboard(&context, top, &board).ok());
@@ -503,17 +500,12 @@ TEST_F(PlayersTest, ARestartPutsEveryBotLevelBackOnItsLadderRating) {
   // A database from before bot levels were fixed: bot:hard was moved by games (from 1500),
   // bot:medium has a row no game moved, bot:beginner none. Another start gives each the
   // ladder's rating and keeps the games played.
-  const size_t at = url_.find("dbname=") + 7;
-  const std::string db = url_.substr(at, url_.find(' ', at) - at);
-  cluster_->Query(db,
-                  "UPDATE ratings SET rating = 1432, deviation = 200, games = 3 WHERE game = "
-                  "'connect4' AND player_id = (SELECT id FROM players WHERE name = 'bot:hard')");
-  cluster_->Query(db,
-                  "UPDATE ratings SET rating = 1500, deviation = 350 WHERE game = 'connect4' AND"
-                  " player_id = (SELECT id FROM players WHERE name = 'bot:medium')");
-  cluster_->Query(db,
-                  "DELETE FROM ratings WHERE game = 'connect4' AND"
-                  " player_id = (SELECT id FROM players WHERE name = 'bot:beginner')");
+  Sql("UPDATE ratings SET rating = 1432, deviation = 200, games = 3 WHERE game = "
+      "'connect4' AND player_id = (SELECT id FROM players WHERE name = 'bot:hard')");
+  Sql("UPDATE ratings SET rating = 1500, deviation = 350 WHERE game = 'connect4' AND"
+      " player_id = (SELECT id FROM players WHERE name = 'bot:medium')");
+  Sql("DELETE FROM ratings WHERE game = 'connect4' AND"
+      " player_id = (SELECT id FROM players WHERE name = 'bot:beginner')");
   lobby_.reset();
   StartLobby();
   const LadderData& ladder = FindGame("connect4")->ladder;
@@ -523,13 +515,13 @@ TEST_F(PlayersTest, ARestartPutsEveryBotLevelBackOnItsLadderRating) {
     EXPECT_EQ(l.rating_source(), v1::RATING_SOURCE_LADDER) << level;
     EXPECT_EQ(l.rated_games(), level == "hard" ? 3 : 0) << level;
   }
-  EXPECT_EQ(cluster_->Query(db,
-                            // numeric rounds a half away from zero, as std::lround does
-                            // (round() on a double rounds it to even: 1716.5 to 1716).
-                            "SELECT round(rating::numeric) FROM ratings WHERE game = 'connect4' AND"
-                            " player_id = (SELECT id FROM players WHERE name = 'bot:hard')"),
+  EXPECT_EQ(Sql(
+                // numeric rounds a half away from zero, as std::lround does
+                // (round() on a double rounds it to even: 1716.5 to 1716).
+                "SELECT round(rating::numeric) FROM ratings WHERE game = 'connect4' AND"
+                " player_id = (SELECT id FROM players WHERE name = 'bot:hard')"),
             absl::StrCat(std::lround(ladder.Find("hard")->rating)));
-  EXPECT_EQ(cluster_->Query(db, "SELECT count(*) FROM players WHERE name = 'bot:medium'"), "1");
+  EXPECT_EQ(Sql("SELECT count(*) FROM players WHERE name = 'bot:medium'"), "1");
 }
 
 // One player in the pairing queue, its stream read on a thread of its own.
@@ -665,11 +657,8 @@ TEST_F(PlayersTest, ALonePlayerIsOfferedTheNearestBotAndLeavingTheQueueIsAtOnce)
         absl::Seconds(5)));
     a.Leave();
   }
-  const size_t at = url_.find("dbname=") + 7;
-  const std::string db = url_.substr(at, url_.find(' ', at) - at);
   std::string left;
-  for (int i = 0;
-       i < 50 && (left = cluster_->Query(db, "SELECT count(*) FROM pairing_queue")) != "0"; ++i) {
+  for (int i = 0; i < 50 && (left = Sql("SELECT count(*) FROM pairing_queue")) != "0"; ++i) {
     absl::SleepFor(absl::Milliseconds(20));
   }
   EXPECT_EQ(left, "0") << "the entry leaves with the stream";
@@ -736,8 +725,6 @@ TEST_F(PlayersTest, TwoHundredJoinsOverTwoInstancesPairEveryoneExactlyOnce) {
 TEST_F(PlayersTest, ACrashedInstancesQueueEntryIsPairedWithNobodyAndHoldsNoToken) {
   const std::string alice = Register("alice");
   const std::string bob = Register("bob");
-  const size_t at = url_.find("dbname=") + 7;
-  const std::string db = url_.substr(at, url_.find(' ', at) - at);
   auto second = ServerProcess::Start(
       PLY_LOBBY_BINARY,
       {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_), "--bot_pacing_ms=0"});
@@ -750,10 +737,9 @@ TEST_F(PlayersTest, ACrashedInstancesQueueEntryIsPairedWithNobodyAndHoldsNoToken
         [](const std::vector<v1::PairEvent>& e) { return !e.empty() && e[0].has_waiting(); },
         absl::Seconds(5)));
     // The row holds the hash of a seat token, never a token.
-    EXPECT_EQ(cluster_->Query(db, "SELECT length(token_hash) FROM pairing_queue"), "64");
-    EXPECT_EQ(cluster_->Query(db,
-                              "SELECT count(*) FROM information_schema.columns WHERE"
-                              " table_name = 'pairing_queue' AND column_name LIKE '%token'"),
+    EXPECT_EQ(Sql("SELECT length(token_hash) FROM pairing_queue"), "64");
+    EXPECT_EQ(Sql("SELECT count(*) FROM information_schema.columns WHERE"
+                  " table_name = 'pairing_queue' AND column_name LIKE '%token'"),
               "0");
     (*second)->Signal(SIGKILL);
     ASSERT_TRUE(waiting.Ended(absl::Seconds(10)).has_value());
@@ -763,11 +749,10 @@ TEST_F(PlayersTest, ACrashedInstancesQueueEntryIsPairedWithNobodyAndHoldsNoToken
   absl::SleepFor(absl::Seconds(5.5));
   Pairer b(stub_.get(), bob, "connect4");
   EXPECT_FALSE(b.Wait(HasPairing, absl::Seconds(2))) << "paired with a dead entry";
-  EXPECT_EQ(cluster_->Query(db,
-                            "SELECT count(*) FROM pairing_queue WHERE player_id ="
-                            " (SELECT id FROM players WHERE name = 'alice')"),
+  EXPECT_EQ(Sql("SELECT count(*) FROM pairing_queue WHERE player_id ="
+                " (SELECT id FROM players WHERE name = 'alice')"),
             "0");
-  EXPECT_EQ(cluster_->Query(db, "SELECT count(*) FROM matches"), "0");
+  EXPECT_EQ(Sql("SELECT count(*) FROM matches"), "0");
   // Alice comes back through the live instance and is queued (not "paired a moment ago"),
   // and the two are paired.
   Pairer a(stub_.get(), alice, "connect4");
