@@ -7,7 +7,7 @@
 //                           --nodes N]
 //   ply-engine solve connect4 MOVES
 //   ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]
-//                            [--out FILE]
+//                            [--threads N] [--out FILE]
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
 //   ply-engine ladder GAME [--games N] [--time-ms T | --nodes-per-ms R] [--ladder-out FILE]
 //   ply-engine bench [GAME ...] [--signature-only]
@@ -61,6 +61,8 @@ ABSL_FLAG(int, tt_mb, 64, "transposition table size in MiB");
 ABSL_FLAG(int, max_ply, 11, "book: the last ply at which the perfect level looks moves up");
 ABSL_FLAG(int, every_position_to_ply, -1,
           "book: also every position up to this ply, whatever the moves before it (-1: none)");
+ABSL_FLAG(int, threads, 1,
+          "book: solvers at work at once, each with its own --tt-mb table (the book is the same)");
 ABSL_FLAG(std::string, book_from, "",
           "book: start from this book's entries (not solved again), e.g. the shipped one");
 ABSL_FLAG(std::string, out, "engine/games/connect4/book_7x6.txt",
@@ -354,6 +356,7 @@ int Book(const std::vector<std::string>& args) {
       {.max_ply = absl::GetFlag(FLAGS_max_ply),
        .every_position_to_ply = absl::GetFlag(FLAGS_every_position_to_ply),
        .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb)),
+       .threads = absl::GetFlag(FLAGS_threads),
        .start = start_book ? &*start_book : nullptr},
       [&](std::string_view part, int ply, int positions, double seconds,
           const std::string& so_far) {
@@ -628,7 +631,7 @@ int main(int argc, char** argv) {
       "  ply-engine solve connect4 MOVES       (exact score, test-set convention)\n"
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
       "  ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]\n"
-      "                   [--out FILE]   (the perfect level's opening book)\n"
+      "                   [--threads N] [--out FILE]   (the perfect level's opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
       "  ply-engine ladder GAME [--games N per pairing] [--time-ms T | --nodes-per-ms R]\n"
       "                   [--ladder-out games/GAME/ladder.txt]   (every level's rating)\n"

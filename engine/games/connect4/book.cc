@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <thread>
 #include <unordered_set>
 
 #include "absl/strings/numbers.h"
@@ -147,7 +149,14 @@ absl::StatusOr<std::string> BuildBook(
     return absl::InvalidArgumentError(
         "every position to a ply beyond 12 is millions of positions: the solver answers there");
   }
-  Solver solver(kWidth, kHeight, plan.tt_megabytes);
+  if (plan.threads < 1 || plan.threads > 256) {
+    return absl::InvalidArgumentError("the book's threads must be 1..256");
+  }
+  std::vector<std::unique_ptr<Solver>> solvers;
+  for (int t = 0; t < plan.threads; ++t) {
+    solvers.push_back(std::make_unique<Solver>(kWidth, kHeight, plan.tt_megabytes));
+  }
+  Solver& solver = *solvers[0];
   // Canonical key -> column (in the canonical orientation) and score.
   std::map<uint64_t, std::pair<int, int>> book;
   if (plan.start != nullptr) {
@@ -176,6 +185,40 @@ absl::StatusOr<std::string> BuildBook(
     store(p, r.best_column, r.score);
     return absl::OkStatus();
   };
+  // Solves the positions of `todo` not yet in the book: each solver takes one consecutive run of
+  // them (siblings stay together, so its table still serves their shared trees).
+  auto solve_all = [&](const std::vector<Position>& todo) -> absl::Status {
+    std::vector<Position> open;
+    for (const Position& p : todo) {
+      if (lookup(p) == nullptr) open.push_back(p);
+    }
+    if (solvers.size() == 1) {
+      for (const Position& p : open) {
+        if (absl::Status s = solve(p); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    }
+    const size_t n = solvers.size();
+    std::vector<SolveResult> results(open.size());
+    std::vector<std::thread> workers;
+    for (size_t t = 0; t < n; ++t) {
+      workers.emplace_back([&, t] {
+        const size_t begin = open.size() * t / n, end = open.size() * (t + 1) / n;
+        for (size_t i = begin; i < end; ++i) {
+          results[i] = solvers[t]->Solve(open[i].current, open[i].mask, open[i].moves);
+        }
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    for (size_t i = 0; i < open.size(); ++i) {
+      if (!results[i].solved || results[i].best_column < 0) {
+        return absl::InternalError(
+            absl::StrCat("the solver gave no move after ", open[i].moves, " plies"));
+      }
+      store(open[i], results[i].best_column, results[i].score);
+    }
+    return absl::OkStatus();
+  };
   // The empty board takes the solver far longer than its seven children together (most of
   // which the book needs anyway): its value is the best of theirs.
   auto solve_by_children = [&](const Position& p) -> absl::Status {
@@ -196,6 +239,11 @@ absl::StatusOr<std::string> BuildBook(
     }
     store(p, best_column, best);
     return absl::OkStatus();
+  };
+  // Ply 0 is the empty board alone, solved through its children.
+  auto solve_ply = [&](int ply, const std::vector<Position>& positions) -> absl::Status {
+    if (ply > 0) return solve_all(positions);
+    return lookup(positions[0]) != nullptr ? absl::OkStatus() : solve_by_children(positions[0]);
   };
   auto text = [&] {
     std::string out = absl::StrCat(
@@ -226,11 +274,7 @@ absl::StatusOr<std::string> BuildBook(
       if (seen.insert(p.Canonical(mirrored)).second) unique.push_back(p);
     }
     const size_t before = book.size();
-    for (const Position& p : unique) {
-      if (lookup(p) != nullptr) continue;
-      absl::Status s = ply == 0 ? solve_by_children(p) : solve(p);
-      if (!s.ok()) return s;
-    }
+    if (absl::Status s = solve_ply(ply, unique); !s.ok()) return s;
     // The level's move, then every reply that leaves the game open.
     std::vector<Position> next;
     for (const Position& p : unique) {
@@ -259,11 +303,7 @@ absl::StatusOr<std::string> BuildBook(
   for (int ply = 0; ply <= plan.every_position_to_ply; ++ply) {
     const auto start = std::chrono::steady_clock::now();
     const size_t before = book.size();
-    for (const Position& p : all) {
-      if (lookup(p) != nullptr) continue;
-      absl::Status s = ply == 0 ? solve_by_children(p) : solve(p);
-      if (!s.ok()) return s;
-    }
+    if (absl::Status s = solve_ply(ply, all); !s.ok()) return s;
     std::vector<Position> next;
     std::unordered_set<uint64_t> seen;
     for (const Position& p : all) {

@@ -70,16 +70,19 @@ class OpeningBook {
 // on its own lines), and every position whatever the moves before it up to
 // `every_position_to_ply` (-1: none), the openings a person may set up or take over where the
 // solver alone needs more than the level's budget. `start`: a book whose entries are kept (not
-// solved again), e.g. the shipped one when only the second part grows.
+// solved again), e.g. the shipped one when only the second part grows. `threads`: solvers that
+// work at once, each with its own table of `tt_megabytes`, on consecutive runs of a ply's
+// positions (the book is the same for any count).
 struct BookPlan {
   int max_ply = 11;
   int every_position_to_ply = -1;
   size_t tt_megabytes = 64;
+  int threads = 1;
   const OpeningBook* start = nullptr;
 };
 
-// Generates the book of `plan`, solving each position with one solver that keeps its table from
-// one position to the next, plies in order. `progress` is called after each ply of each part
+// Generates the book of `plan`, plies in order, each solver keeping its table from one position
+// to the next. `progress` is called after each ply of each part
 // ("own lines", then "every position") with the ply, the positions it added, the seconds it
 // took and the file's text so far. Returns the file's text.
 absl::StatusOr<std::string> BuildBook(
