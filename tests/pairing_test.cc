@@ -1,0 +1,276 @@
+// Pairing end to end: two players paired within seconds, a lone player offered the nearest bot,
+// queueing again from another connection, two hundred joins over two instances each paired once,
+// a crashed instance's queue entry, and the address's stream cap. Real PostgreSQL, ply-bot and
+// ply-lobby processes.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
+#include "tests/players_fixture.h"
+#include "tests/players_helper.h"
+#include "tests/process_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::testing::GetMatch;
+using ::ply::testing::Move;
+using ::ply::testing::PlayersTest;
+using ::ply::testing::ServerProcess;
+
+// One player in the pairing queue, its stream read on a thread of its own.
+class Pairer {
+ public:
+  Pairer(v1::LobbyService::Stub* stub, const std::string& key, const std::string& game) {
+    context_.AddMetadata("x-ply-player", key);
+    v1::PairRequest request;
+    request.mutable_spec()->set_name(game);
+    start_ = absl::Now();
+    reader_ = stub->Pair(&context_, request);
+    thread_ = std::thread([this] {
+      v1::PairEvent e;
+      while (reader_->Read(&e)) {
+        std::lock_guard<std::mutex> lock(mu_);
+        events_.push_back(e);
+        if (e.has_paired()) paired_after_ = absl::Now() - start_;
+        changed_.notify_all();
+      }
+      status_ = reader_->Finish();
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      changed_.notify_all();
+    });
+  }
+  ~Pairer() {
+    context_.TryCancel();
+    thread_.join();
+  }
+  bool Wait(const std::function<bool(const std::vector<v1::PairEvent>&)>& ready,
+            absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [&] {
+      return ready(events_) || done_;
+    }) && ready(events_);
+  }
+  std::optional<v1::PairFound> Paired() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const v1::PairEvent& e : events_) {
+      if (e.has_paired()) return e.paired();
+    }
+    return std::nullopt;
+  }
+  absl::Duration paired_after() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return paired_after_;
+  }
+  void Leave() { context_.TryCancel(); }
+  // The stream's end status once it has ended, or nothing within the timeout.
+  std::optional<grpc::Status> Ended(absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [&] { return done_; })) {
+      return std::nullopt;
+    }
+    return status_;
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::PairEvent>> reader_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<v1::PairEvent> events_;
+  grpc::Status status_;
+  absl::Time start_;
+  absl::Duration paired_after_;
+  bool done_ = false;
+};
+
+TEST_F(PlayersTest, PairStreamsCountAgainstTheAddresssStreamCap) {
+  // One address holding many player keys must not hold more open streams than --client_streams
+  // allows: each Pair stream stays open while its player waits, polling the database.
+  lobby_.reset();
+  StartLobby({"--client_streams=2"});
+  const std::string a = Register("alice"), b = Register("bob"), c = Register("carol");
+  // Different games, so that nobody is paired and every stream stays open.
+  Pairer first(stub_.get(), a, "tictactoe");
+  Pairer second(stub_.get(), b, "connect4");
+  EXPECT_FALSE(first.Ended(absl::Milliseconds(500)).has_value());
+  EXPECT_FALSE(second.Ended(absl::Milliseconds(100)).has_value());
+  Pairer third(stub_.get(), c, "reversi");
+  std::optional<grpc::Status> refused = third.Ended(absl::Seconds(5));
+  ASSERT_TRUE(refused.has_value()) << "a third stream from the address is still open";
+  EXPECT_EQ(refused->error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused->error_message();
+  // Closing one frees its place.
+  first.Leave();
+  ASSERT_TRUE(first.Ended(absl::Seconds(5)).has_value());
+  absl::SleepFor(absl::Milliseconds(300));
+  Pairer again(stub_.get(), c, "reversi");
+  EXPECT_FALSE(again.Ended(absl::Milliseconds(500)).has_value());
+}
+
+bool HasPairing(const std::vector<v1::PairEvent>& events) {
+  return std::any_of(events.begin(), events.end(),
+                     [](const v1::PairEvent& e) { return e.has_paired(); });
+}
+
+TEST_F(PlayersTest, TwoPlayersArePairedIntoOneMatchWithinSeconds) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  Pairer a(stub_.get(), alice, "connect4");
+  Pairer b(stub_.get(), bob, "connect4");
+  ASSERT_TRUE(a.Wait(HasPairing, absl::Seconds(5)));
+  ASSERT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
+  const v1::PairFound pa = *a.Paired();
+  const v1::PairFound pb = *b.Paired();
+  EXPECT_EQ(pa.match_id(), pb.match_id());
+  EXPECT_NE(pa.seat(), pb.seat());
+  EXPECT_EQ(pa.opponent(), "bob");
+  EXPECT_EQ(pb.opponent(), "alice");
+  // The tokens hold the seats: the first player moves.
+  const v1::PairFound& first = pa.seat() == 0 ? pa : pb;
+  EXPECT_TRUE(Move(stub_.get(), pa.match_id(), 0, "4", first.seat_token()).ok());
+  absl::StatusOr<v1::Match> m = GetMatch(stub_.get(), pa.match_id());
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->status(), v1::MATCH_STATUS_ACTIVE);
+  EXPECT_EQ(m->seats(0).player().empty(), false);
+}
+
+TEST_F(PlayersTest, ALonePlayerIsOfferedTheNearestBotAndLeavingTheQueueIsAtOnce) {
+  lobby_.reset();
+  StartLobby({"--pair_bot_after_s=1"});
+  const std::string alice = Register("alice");
+  {
+    Pairer a(stub_.get(), alice, "tictactoe");
+    ASSERT_TRUE(a.Wait(
+        [](const std::vector<v1::PairEvent>& events) {
+          return std::any_of(events.begin(), events.end(),
+                             [](const v1::PairEvent& e) { return e.has_bot_offer(); });
+        },
+        absl::Seconds(5)));
+    a.Leave();
+  }
+  std::string left;
+  for (int i = 0; i < 50 && (left = Sql("SELECT count(*) FROM pairing_queue")) != "0"; ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(left, "0") << "the entry leaves with the stream";
+  // Guests cannot queue.
+  grpc::ClientContext context;
+  v1::PairRequest request;
+  request.mutable_spec()->set_name("tictactoe");
+  auto reader = stub_->Pair(&context, request);
+  v1::PairEvent e;
+  EXPECT_FALSE(reader->Read(&e));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(PlayersTest, QueueingAgainFromAnotherConnectionTakesThePlaceOver) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  Pairer first(stub_.get(), alice, "connect4");
+  absl::SleepFor(absl::Milliseconds(300));  // queued and ticking
+  ASSERT_FALSE(first.Ended(absl::ZeroDuration()).has_value());
+  Pairer second(stub_.get(), alice, "connect4");
+  // The first stream ends, told why; the second is the one paired.
+  std::optional<grpc::Status> ended = first.Ended(absl::Seconds(5));
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->error_code(), grpc::StatusCode::ABORTED) << ended->error_message();
+  EXPECT_NE(ended->error_message().find("another connection"), std::string::npos);
+  Pairer b(stub_.get(), bob, "connect4");
+  ASSERT_TRUE(second.Wait(HasPairing, absl::Seconds(5)));
+  ASSERT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
+  EXPECT_EQ(second.Paired()->match_id(), b.Paired()->match_id());
+  EXPECT_FALSE(first.Paired().has_value());
+}
+
+TEST_F(PlayersTest, TwoHundredJoinsOverTwoInstancesPairEveryoneExactlyOnce) {
+  // A second instance on the same database: half the players queue through it.
+  auto second = ServerProcess::Start(
+      PLY_LOBBY_BINARY, {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_),
+                         "--bot_pacing_ms=0", "--client_limit_exempt=127.0.0.1"});
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto other = v1::LobbyService::NewStub((*second)->channel());
+  lobby_.reset();
+  StartLobby({"--client_limit_exempt=127.0.0.1"});
+  constexpr int kPlayers = 200;
+  std::vector<std::string> keys;
+  for (int i = 0; i < kPlayers; ++i) keys.push_back(Register(absl::StrCat("p", i)));
+  std::vector<std::unique_ptr<Pairer>> pairers;
+  for (int i = 0; i < kPlayers; ++i) {
+    pairers.push_back(
+        std::make_unique<Pairer>(i % 2 ? other.get() : stub_.get(), keys[i], "connect4"));
+  }
+  std::map<int64_t, int> seats_per_match;
+  std::vector<double> waited_ms;
+  for (auto& p : pairers) {
+    ASSERT_TRUE(p->Wait(HasPairing, absl::Seconds(30)));
+    ++seats_per_match[p->Paired()->match_id()];
+    waited_ms.push_back(absl::ToDoubleMilliseconds(p->paired_after()));
+  }
+  EXPECT_EQ(seats_per_match.size(), static_cast<size_t>(kPlayers / 2));
+  for (const auto& [id, seats] : seats_per_match) EXPECT_EQ(seats, 2) << "match " << id;
+  std::sort(waited_ms.begin(), waited_ms.end());
+  std::printf("pairing 200 joins over 2 instances: p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
+              waited_ms[kPlayers / 2], waited_ms[kPlayers * 99 / 100], waited_ms.back());
+}
+
+TEST_F(PlayersTest, ACrashedInstancesQueueEntryIsPairedWithNobodyAndHoldsNoToken) {
+  const std::string alice = Register("alice");
+  const std::string bob = Register("bob");
+  auto second = ServerProcess::Start(
+      PLY_LOBBY_BINARY,
+      {"--port=0", "--host=127.0.0.1", absl::StrCat("--database_url=", url_), "--bot_pacing_ms=0"});
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto other = v1::LobbyService::NewStub((*second)->channel());
+  {
+    // Alice waits through the second instance, which then dies with her stream open.
+    Pairer waiting(other.get(), alice, "connect4");
+    ASSERT_TRUE(waiting.Wait(
+        [](const std::vector<v1::PairEvent>& e) { return !e.empty() && e[0].has_waiting(); },
+        absl::Seconds(5)));
+    // The row holds the hash of a seat token, never a token.
+    EXPECT_EQ(Sql("SELECT length(token_hash) FROM pairing_queue"), "64");
+    EXPECT_EQ(Sql("SELECT count(*) FROM information_schema.columns WHERE"
+                  " table_name = 'pairing_queue' AND column_name LIKE '%token'"),
+              "0");
+    (*second)->Signal(SIGKILL);
+    ASSERT_TRUE(waiting.Ended(absl::Seconds(10)).has_value());
+  }
+  // Past the entry's lifetime (5 s unrefreshed), bob queues here: he is not paired into a match
+  // with nobody at the other seat, and the dead entry is gone.
+  absl::SleepFor(absl::Seconds(5.5));
+  Pairer b(stub_.get(), bob, "connect4");
+  EXPECT_FALSE(b.Wait(HasPairing, absl::Seconds(2))) << "paired with a dead entry";
+  EXPECT_EQ(Sql("SELECT count(*) FROM pairing_queue WHERE player_id ="
+                " (SELECT id FROM players WHERE name = 'alice')"),
+            "0");
+  EXPECT_EQ(Sql("SELECT count(*) FROM matches"), "0");
+  // Alice comes back through the live instance and is queued (not "paired a moment ago"),
+  // and the two are paired.
+  Pairer a(stub_.get(), alice, "connect4");
+  ASSERT_TRUE(a.Wait(HasPairing, absl::Seconds(5)));
+  ASSERT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
+  EXPECT_EQ(a.Paired()->match_id(), b.Paired()->match_id());
+  // Each stream's own token plays its seat.
+  const std::string token =
+      a.Paired()->seat() == 0 ? a.Paired()->seat_token() : b.Paired()->seat_token();
+  grpc::Status moved = Move(stub_.get(), a.Paired()->match_id(), 0, "4", token);
+  EXPECT_TRUE(moved.ok()) << moved.error_message();
+}
+
+}  // namespace
+}  // namespace ply
