@@ -23,7 +23,7 @@ test: build
 # test starts (ply-lobby, ply-bot) is instrumented too and writes its reports under
 # $(TSAN_BUILD)/tsan-reports; any report fails the target.
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS = lobby_unit_test lobby_test lobby_scale_test
+TSAN_TESTS = lobby_unit_test lobby_test lobby_bots_test lobby_resilience_test lobby_scale_test
 CCACHE = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 tsan: deps
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLY_SERVICES=ON \

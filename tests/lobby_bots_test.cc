@@ -1,0 +1,290 @@
+// ply-lobby end to end with bots in its matches: a person against two levels, a bot answering
+// draw offers, a bot's thinking hidden from everyone while a person plays it, and spectators of
+// a bot game. Real PostgreSQL, ply-bot and ply-lobby processes (stack_helper.h's LobbyFixture).
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "engine/registry/registry.h"
+#include "ply/v1/lobby.grpc.pb.h"
+#include "tests/lobby_helper.h"
+#include "tests/stack_helper.h"
+
+namespace ply {
+namespace {
+
+using ::ply::testing::HasGameOver;
+using ::ply::testing::MovesSeen;
+using ::ply::testing::RaceCount;
+using ::ply::testing::TakingSeat;
+using ::ply::testing::Watch;
+
+using LobbyTest = ::ply::testing::LobbyFixture;
+
+TEST_F(LobbyTest, HumanPlaysBotsAtTwoLevels) {
+  struct Case {
+    std::string game, level;
+  };
+  for (const Case& c : {Case{"connect4", "beginner"}, Case{"tictactoe", "hard"}}) {
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create(c.game, {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", c.level}, &created,
+                       TakingSeat(0, "carol"))
+                    .ok());
+    EXPECT_EQ(created.match().status(), v1::MATCH_STATUS_ACTIVE);
+    const int64_t id = created.match().id();
+    v1::Match end = PlayAgainstBot(id, created.seat_token(), 0);
+    ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED) << c.game;
+    int bot_moves = 0;
+    for (const v1::MoveRecord& mv : end.moves()) {
+      if (mv.seat() != 1) continue;
+      ++bot_moves;
+      EXPECT_TRUE(mv.has_bot());
+      EXPECT_FALSE(mv.bot().instance().empty());
+    }
+    EXPECT_GT(bot_moves, 0);
+    // Tic-Tac-Toe's hard level never loses.
+    if (c.game == "tictactoe") {
+      EXPECT_NE(end.result().winner(), 0);
+    }
+  }
+}
+
+// The value of a Tic-Tac-Toe position for the side to move, by full search: +1 win, 0 draw,
+// -1 loss (the test's own judge of which offers a bot should take).
+int TicTacToeValue(AnyGame& g) {
+  const GameStatus st = g.Status();
+  if (st.over) return st.winner < 0 ? 0 : (st.winner == g.SideToMove() ? 1 : -1);
+  int best = -2;
+  for (const std::string& m : g.LegalMoves()) {
+    EXPECT_TRUE(g.Play(m).ok());
+    best = std::max(best, -TicTacToeValue(g));
+    EXPECT_TRUE(g.Undo().ok());
+  }
+  return best;
+}
+
+// A person who offers a bot a draw gets its answer at once: accepted in a drawn position (the
+// match ends, a draw by agreement), declined with its reason where the bot is winning (the
+// offer is withdrawn and everyone is told why).
+// A draw offer still standing when the bot's move is ready is answered by that move's search, so
+// the move never passes over it in silence: here the move, on a short clock (a twentieth of 4 s),
+// comes long before the offer's own search of a second would.
+TEST_F(LobbyTest, ABotsMoveNeverPassesOverADrawOfferUnanswered) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("gomoku", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "hard"}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       TakingSeat(0, "dora")(r);
+                       r.mutable_time_control()->set_initial_ms(4000);
+                     })
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch watch(stub_.get(), id);
+  ASSERT_TRUE(Move(id, 0, "h8", created.seat_token()).ok());
+  v1::OfferDrawRequest request;
+  request.set_match_id(id);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + created.seat_token());
+  v1::Match offered;
+  ASSERT_TRUE(stub_->OfferDraw(&context, request, &offered).ok());
+  const auto answered = [](const std::vector<v1::MatchEvent>& events) {
+    for (const v1::MatchEvent& e : events) {
+      if (e.has_game_over() || (e.has_move_applied() && e.move_applied().move().ply() == 2)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(watch.WaitFor(answered, absl::Seconds(10)));
+  // The answer comes before the bot's move: a decline in the bot's words, or the draw agreed.
+  bool declined = false;
+  for (const v1::MatchEvent& e : watch.events()) {
+    if (e.has_draw_declined()) {
+      declined = true;
+      EXPECT_EQ(e.draw_declined().seat(), 1);
+      EXPECT_NE(e.draw_declined().text().find("Black (bot, hard) declines the draw"),
+                std::string::npos)
+          << e.draw_declined().text();
+    }
+    if (e.has_move_applied() && e.move_applied().move().ply() == 2) {
+      EXPECT_TRUE(declined) << "the bot moved over the offer without an answer";
+      break;
+    }
+    if (e.has_game_over()) {
+      EXPECT_EQ(e.game_over().result().reason(), v1::END_REASON_AGREEMENT);
+      break;
+    }
+  }
+  const v1::Match m = Get(id);
+  EXPECT_EQ(m.draw_offer(), -1);
+}
+
+TEST_F(LobbyTest, ABotAnswersADrawOfferAtOnceFromItsSearch) {
+  const auto offer = [&](int64_t id, const std::string& token) {
+    v1::OfferDrawRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    v1::Match m;
+    return stub_->OfferDraw(&context, request, &m);
+  };
+  {
+    // Drawn: X takes the centre, the bot answers; Tic-Tac-Toe is then a proven draw.
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "hard"},
+                       &created, TakingSeat(0, "dora"))
+                    .ok());
+    const int64_t id = created.match().id();
+    ASSERT_TRUE(Move(id, 0, "b2", created.seat_token()).ok());
+    WaitMatch(id, [](const v1::Match& m) { return m.moves_size() == 2; });
+    const absl::Time asked = absl::Now();
+    ASSERT_TRUE(offer(id, created.seat_token()).ok());
+    v1::Match end = WaitMatch(
+        id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+        absl::Seconds(10));
+    EXPECT_LT(absl::Now() - asked, absl::Seconds(3)) << "answered at once";
+    ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+    EXPECT_EQ(end.result().reason(), v1::END_REASON_AGREEMENT);
+    EXPECT_EQ(end.result().winner(), -1);
+  }
+  {
+    // Lost for the person: the bot (X) opens, the person answers with a move the search proves
+    // lost, the bot plays on; the person's offer is declined with the bot's reason.
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"hard", ""},
+                       &created, TakingSeat(1, "dora"))
+                    .ok());
+    const int64_t id = created.match().id();
+    const std::string token = created.seat_token();
+    v1::Match m = WaitMatch(id, [](const v1::Match& m) { return m.moves_size() == 1; });
+    ASSERT_EQ(m.moves_size(), 1);
+    absl::StatusOr<std::unique_ptr<AnyGame>> g =
+        ReplayGame("tictactoe", {}, std::vector<std::string>{m.moves(0).move()});
+    ASSERT_TRUE(g.ok());
+    std::string losing;
+    for (const std::string& reply : (*g)->LegalMoves()) {
+      ASSERT_TRUE((*g)->Play(reply).ok());
+      if (TicTacToeValue(**g) == 1) losing = reply;  // X, to move, wins
+      ASSERT_TRUE((*g)->Undo().ok());
+      if (!losing.empty()) break;
+    }
+    ASSERT_FALSE(losing.empty());
+    ASSERT_TRUE(Move(id, 1, losing, token).ok());
+    m = WaitMatch(id, [](const v1::Match& m) {
+      return m.moves_size() == 3 || m.status() == v1::MATCH_STATUS_FINISHED;
+    });
+    ASSERT_EQ(m.status(), v1::MATCH_STATUS_ACTIVE);
+    Watch watch(stub_.get(), id);
+    ASSERT_TRUE(offer(id, token).ok());
+    ASSERT_TRUE(watch.WaitFor(
+        [](const std::vector<v1::MatchEvent>& events) {
+          for (const v1::MatchEvent& e : events) {
+            if (e.has_draw_declined()) return true;
+          }
+          return false;
+        },
+        absl::Seconds(5)));
+    for (const v1::MatchEvent& e : watch.events()) {
+      if (!e.has_draw_declined()) continue;
+      EXPECT_EQ(e.draw_declined().seat(), 0);
+      EXPECT_NE(e.draw_declined().text().find("declines the draw: it sees a forced win"),
+                std::string::npos)
+          << e.draw_declined().text();
+    }
+    m = WaitMatch(id, [](const v1::Match& m) { return m.draw_offer() < 0; });
+    EXPECT_EQ(m.draw_offer(), -1) << "the offer is withdrawn";
+    EXPECT_EQ(m.status(), v1::MATCH_STATUS_ACTIVE);
+  }
+}
+
+TEST_F(LobbyTest, ABotsThinkingIsHiddenFromEveryoneWhileAPersonPlaysItAndShownAfter) {
+  // A spectator (or the person on a second connection, with no token) used to read the bot's
+  // principal variation and score during the game: its plan, and how it judged the position.
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "medium"}, &created,
+                     TakingSeat(0, "carol"))
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch spectator(stub_.get(), id);
+  ASSERT_TRUE(Move(id, 0, "4", created.seat_token()).ok());
+  ASSERT_TRUE(
+      spectator.WaitFor([](const auto& e) { return MovesSeen(e).size() >= 2; }, absl::Seconds(30)));
+  auto hidden = [](const v1::MoveRecord& mv) {
+    return mv.has_bot() && !mv.bot().instance().empty() && mv.bot().pv_size() == 0 &&
+           mv.bot().score_text().empty() && mv.bot().depth() == 0 && mv.bot().nodes() == 0;
+  };
+  const v1::Match during = Get(id);
+  ASSERT_GE(during.moves_size(), 2);
+  EXPECT_TRUE(hidden(during.moves(1))) << during.moves(1).DebugString();
+  for (const v1::MatchEvent& e : spectator.events()) {
+    if (e.has_move_applied() && e.move_applied().move().seat() == 1) {
+      EXPECT_TRUE(hidden(e.move_applied().move())) << e.DebugString();
+    }
+    if (e.has_snapshot()) {
+      for (const v1::MoveRecord& mv : e.snapshot().moves()) {
+        if (mv.seat() == 1) {
+          EXPECT_TRUE(hidden(mv)) << mv.DebugString();
+        }
+      }
+    }
+  }
+  // Once the game is over, everyone may see what the bot saw.
+  ASSERT_TRUE(::ply::testing::Resign(stub_.get(), id, created.seat_token()).ok());
+  const v1::Match after = Get(id);
+  ASSERT_EQ(after.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_FALSE(after.moves(1).bot().score_text().empty());
+  EXPECT_GT(after.moves(1).bot().depth(), 0);
+  EXPECT_GT(after.moves(1).bot().pv_size(), 0);
+  // A match of bots only is for watching: their thinking shows live.
+  v1::CreateMatchResponse bots;
+  ASSERT_TRUE(
+      Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"medium", "medium"}, &bots).ok());
+  Watch watching(stub_.get(), bots.match().id());
+  ASSERT_TRUE(
+      watching.WaitFor([](const auto& e) { return MovesSeen(e).size() >= 4; }, absl::Seconds(60)));
+  int shown = 0;
+  for (const v1::MatchEvent& e : watching.events()) {
+    if (e.has_move_applied() && e.move_applied().move().bot().depth() > 0) ++shown;
+  }
+  EXPECT_GT(shown, 0);
+}
+
+TEST_F(LobbyTest, TwoSpectatorsSeeTheSameBotGame) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"easy", "medium"},
+                     &created, [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(30); })
+                  .ok());
+  const int64_t id = created.match().id();
+  Watch a(stub_.get(), id);
+  Watch b(stub_.get(), id);
+  ASSERT_TRUE(a.WaitDone(absl::Seconds(120)));
+  ASSERT_TRUE(b.WaitDone(absl::Seconds(10)));
+  EXPECT_TRUE(a.status().ok()) << a.status().error_message();
+  EXPECT_TRUE(b.status().ok()) << b.status().error_message();
+  v1::Match end = Get(id);
+  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  std::vector<std::string> stored;
+  for (const auto& m : end.moves()) stored.push_back(m.move());
+  EXPECT_EQ(MovesSeen(a.events()), stored);
+  EXPECT_EQ(MovesSeen(b.events()), stored);
+  ASSERT_TRUE(HasGameOver(a.events()));
+  ASSERT_TRUE(HasGameOver(b.events()));
+  EXPECT_EQ(a.events().back().game_over().result().SerializeAsString(),
+            b.events().back().game_over().result().SerializeAsString());
+  EXPECT_EQ(a.events().back().game_over().result().winner(), end.result().winner());
+  // Sequence numbers count every event of a stream.
+  const std::vector<v1::MatchEvent> events = a.events();
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].sequence(), int64_t(i + 1));
+  // Pacing: bot moves come at least 30 ms apart.
+  for (int i = 1; i < end.moves_size(); ++i) {
+    EXPECT_GE(end.moves(i).time_ms() - end.moves(i - 1).time_ms(), 29) << i;
+  }
+}
+
+}  // namespace
+}  // namespace ply
