@@ -294,8 +294,8 @@ TEST_F(AnalysisTest, FollowingABotGameJudgesOnlyTheNewPositions) {
     const int judged = r.progress.back().positions();
     ++requests;
     if (last.moves_size() > 0) {
-      // Only what was played since the last answer (and the last position, judged without a
-      // move then) is judged again.
+      // Only what was played since the last answer is judged (and the last position again,
+      // judged without a move then, when the move played there is not the judge's best).
       EXPECT_LE(judged, r.analysis.moves_size() - last.moves_size() + 1) << "request " << requests;
       if (judged <= kUpdatePositions) ++updates;
       // The earlier moves keep their verdicts.

@@ -56,8 +56,9 @@ TEST(KeptVerdicts, ALaterRequestTakesEveryKeptPositionAndJudgesOnlyTheNewOnes) {
   KeptVerdicts kept(4);
   KeepAll(kept, 1, {"a", "b"});
   // Two more moves were played since. Positions 0 and 1 are kept with their moves' values;
-  // position 2 was the last then, with no move to value: now "c" was played there and its value
-  // is wanted too, so it is judged again with 3 and 4 (a judge is asked for both at once).
+  // position 2 was the last then, with no move to value: now "c" was played there, which is not
+  // the judge's best (the kept report names none), and its value is wanted too, so it is judged
+  // again with 3 and 4 (a judge is asked for both at once).
   const Taken t = TakeAll(kept, 1, {"a", "b", "c", "d"});
   EXPECT_EQ(t.count, 2);
   EXPECT_EQ(t.left, (std::vector<int>{2, 3, 4}));
@@ -68,6 +69,37 @@ TEST(KeptVerdicts, ALaterRequestTakesEveryKeptPositionAndJudgesOnlyTheNewOnes) {
   EXPECT_EQ(again.count, 3);
   EXPECT_TRUE(again.left.empty());
   EXPECT_EQ(again.judged, (std::vector<int>{100, 101, 102}));
+}
+
+// The last position of a match followed live is kept before its move is played. Once the move
+// is there, the verdict still answers where the move needs no value of its own, as a fresh judge
+// would answer: it is the judge's best, or the verdict is exact (every move's value follows from
+// the next position's). Any other move is judged again.
+TEST(KeptVerdicts, TheLastPositionKeptHoldsOnceTheJudgesBestMoveIsPlayedThere) {
+  KeptVerdicts kept(4);
+  SearchReport best = Report(50);
+  best.move = "c";
+  kept.Keep(1, {"a", "b"}, 2, {.judgement = best});
+  SearchReport exact = Report(60);
+  exact.move = "y";
+  exact.exact = true;
+  kept.Keep(2, {"a", "b"}, 2, {.judgement = exact});
+  kept.Keep(3, {"a", "b"}, 2, {.judgement = best});
+  // Match 1: "c", the judge's best, was played: taken, with no value of its own.
+  const Taken played_best = TakeAll(kept, 1, {"a", "b", "c"});
+  EXPECT_EQ(played_best.count, 1);
+  EXPECT_EQ(played_best.left, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(played_best.judged, (std::vector<int>{-1, -1, 50, -1}));
+  EXPECT_EQ(played_best.played, (std::vector<int>{-1, -1, -1}));
+  // Match 2: an exact verdict holds whatever was played there.
+  const Taken after_exact = TakeAll(kept, 2, {"a", "b", "x"});
+  EXPECT_EQ(after_exact.count, 1);
+  EXPECT_EQ(after_exact.judged, (std::vector<int>{-1, -1, 60, -1}));
+  // Match 3: "x" was played, not the judge's best: its value is wanted, so the position is
+  // judged again.
+  const Taken other = TakeAll(kept, 3, {"a", "b", "x"});
+  EXPECT_EQ(other.count, 0);
+  EXPECT_EQ(other.left, (std::vector<int>{0, 1, 2, 3}));
 }
 
 TEST(KeptVerdicts, APositionWhoseMovesBeforeItDifferIsJudgedAfresh) {

@@ -14,9 +14,10 @@
 //
 // Following a bot match: the verdicts of a match's positions are kept (in memory, for the
 // --analysis_kept_matches matches used last), so that asking again as the match goes on judges
-// only the positions played since, whoever asks; the analysis made once the match is over takes
-// them too. Such an update (at most kUpdatePositions new positions) does not count as a fresh
-// analysis against the hourly limit.
+// only the positions played since, whoever asks (and the one that was the last again when the
+// move played there is not the judge's best: that move needs a value of its own); the analysis
+// made once the match is over takes them too. Such an update (at most kUpdatePositions new
+// positions) does not count as a fresh analysis against the hourly limit.
 //
 // Capacity: analysis is background work. An instance runs --analysis_max_running analyses at
 // once; more wait in a queue (told their place), clients taking turns, and are refused only when

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/analysis/analysis.h"
+
 namespace ply::lobby {
 
 int KeptVerdicts::Take(int64_t match_id, const std::vector<std::string>& moves,
@@ -24,14 +26,21 @@ int KeptVerdicts::Take(int64_t match_id, const std::vector<std::string>& moves,
   for (const int p : positions) {
     const size_t i = static_cast<size_t>(p);
     bool have = i <= same && i < kept.verdicts.size() && kept.verdicts[i].judgement.has_value();
-    // Where a move was played, its value must be the one of that move.
-    if (have && i < moves.size()) have = kept.verdicts[i].move == moves[i];
+    // Where a move was played, its value must be the one of that move. A position judged when it
+    // was the last (no move played yet) holds too where the move played since needs no value of
+    // its own: the judge's best, or any move of an exact verdict (as a fresh judge would answer).
+    bool own_value = false;
+    if (have && i < moves.size() && kept.verdicts[i].move != moves[i]) {
+      have = kept.verdicts[i].move.empty() &&
+             !NeedsMoveJudgement(*kept.verdicts[i].judgement, moves[i]);
+      own_value = have;
+    }
     if (!have) {
       left.push_back(p);
       continue;
     }
     judgements[i] = kept.verdicts[i].judgement;
-    if (i < moves.size()) played[i] = kept.verdicts[i].played;
+    if (i < moves.size() && !own_value) played[i] = kept.verdicts[i].played;
     ++taken;
   }
   positions = std::move(left);
