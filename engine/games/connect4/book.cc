@@ -1,6 +1,7 @@
 #include "engine/games/connect4/book.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -185,8 +186,7 @@ absl::StatusOr<std::string> BuildBook(
     store(p, r.best_column, r.score);
     return absl::OkStatus();
   };
-  // Solves the positions of `todo` not yet in the book: each solver takes one consecutive run of
-  // them (siblings stay together, so its table still serves their shared trees).
+  // Solves the positions of `todo` not yet in the book, the solvers at work at once.
   auto solve_all = [&](const std::vector<Position>& todo) -> absl::Status {
     std::vector<Position> open;
     for (const Position& p : todo) {
@@ -198,14 +198,19 @@ absl::StatusOr<std::string> BuildBook(
       }
       return absl::OkStatus();
     }
-    const size_t n = solvers.size();
+    // Runs of kRun positions, taken in order by whichever solver is free: some parts of a ply
+    // take the solver far longer than others (a fixed share each left one core idle for half
+    // of a ply), and siblings still meet in one solver's table.
+    constexpr size_t kRun = 8;
+    std::atomic<size_t> next_run{0};
     std::vector<SolveResult> results(open.size());
     std::vector<std::thread> workers;
-    for (size_t t = 0; t < n; ++t) {
+    for (size_t t = 0; t < solvers.size(); ++t) {
       workers.emplace_back([&, t] {
-        const size_t begin = open.size() * t / n, end = open.size() * (t + 1) / n;
-        for (size_t i = begin; i < end; ++i) {
-          results[i] = solvers[t]->Solve(open[i].current, open[i].mask, open[i].moves);
+        for (size_t begin; (begin = next_run.fetch_add(kRun)) < open.size();) {
+          for (size_t i = begin; i < std::min(open.size(), begin + kRun); ++i) {
+            results[i] = solvers[t]->Solve(open[i].current, open[i].mask, open[i].moves);
+          }
         }
       });
     }

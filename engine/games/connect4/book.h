@@ -71,8 +71,8 @@ class OpeningBook {
 // `every_position_to_ply` (-1: none), the openings a person may set up or take over where the
 // solver alone needs more than the level's budget. `start`: a book whose entries are kept (not
 // solved again), e.g. the shipped one when only the second part grows. `threads`: solvers that
-// work at once, each with its own table of `tt_megabytes`, on consecutive runs of a ply's
-// positions (the book is the same for any count).
+// work at once, each with its own table of `tt_megabytes`, taking short runs of a ply's
+// positions in turn (the book's scores are the same for any count).
 struct BookPlan {
   int max_ply = 11;
   int every_position_to_ply = -1;
