@@ -121,7 +121,7 @@ TEST(Connect4Book, CoversEveryPositionThePerfectLevelCanReach) {
 // opening, a game taken over): the book answers it with a legal column, where the solver alone
 // would need more than the level's 5 s (docs/performance.md, "Connect Four perfect off its own
 // lines"). The shipped book was built with --every-position-to-ply at least this.
-constexpr int kEveryPositionToPly = 4;
+constexpr int kEveryPositionToPly = 5;
 
 TEST(Connect4Book, CoversEveryOpenPositionOfTheFirstPlies) {
   const OpeningBook& book = OpeningBook::Standard();
@@ -147,8 +147,8 @@ TEST(Connect4Book, CoversEveryOpenPositionOfTheFirstPlies) {
       stack.push_back({n.current ^ n.mask, n.mask | cell, n.ply + 1});
     }
   }
-  // 1 + 7 + 49 + 343 + 2401 move orders to ply 4 (none fills a column or ends the game).
-  EXPECT_EQ(checked, 2801);
+  // 1 + 7 + 49 + 343 + 2401 + 16807 move orders to ply 5 (none fills a column or ends the game).
+  EXPECT_EQ(checked, 19608);
 }
 
 // The book's entries agree with the solver, checked afresh on a sample from the four deepest plies
@@ -182,6 +182,37 @@ TEST(Connect4Book, SampledEntriesAgreeWithFreshSolves) {
       continue;
     }
     SolveResult after = solver.Solve(current ^ mask, mask | cell, moves + 1, {.time_ms = 20'000});
+    ASSERT_TRUE(after.solved);
+    EXPECT_EQ(-after.score, e.score) << std::hex << e.key << " column " << e.column + 1;
+  }
+}
+
+// Entries of the deepest ply the book holds whatever the moves (the positions off the level's
+// own lines a person may set up) agree with fresh solves too: two sampled, a few seconds each.
+TEST(Connect4Book, SampledEveryPositionEntriesAgreeWithFreshSolves) {
+  const OpeningBook& book = OpeningBook::Standard();
+  if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
+  std::vector<OpeningBook::Stored> at_ply;
+  for (const OpeningBook::Stored& e : book.Entries()) {
+    uint64_t current, mask;
+    OpeningBook::Decode(e.key, current, mask);
+    if (std::popcount(mask) == kEveryPositionToPly) at_ply.push_back(e);
+  }
+  ASSERT_FALSE(at_ply.empty());
+  Solver solver(7, 6, 64);
+  Rng rng(2027);
+  for (int i = 0; i < 2; ++i) {
+    const OpeningBook::Stored& e = at_ply[rng.Below(at_ply.size())];
+    uint64_t current, mask;
+    OpeningBook::Decode(e.key, current, mask);
+    solver.Reset();
+    SolveResult fresh = solver.Solve(current, mask, kEveryPositionToPly, {.time_ms = 60'000});
+    ASSERT_TRUE(fresh.solved) << std::hex << e.key;
+    EXPECT_EQ(fresh.score, e.score) << std::hex << e.key;
+    const uint64_t cell = Cell(mask, e.column);
+    ASSERT_NE(cell, 0u);
+    SolveResult after =
+        solver.Solve(current ^ mask, mask | cell, kEveryPositionToPly + 1, {.time_ms = 60'000});
     ASSERT_TRUE(after.solved);
     EXPECT_EQ(-after.score, e.score) << std::hex << e.key << " column " << e.column + 1;
   }
