@@ -151,6 +151,28 @@ TEST(Connect4Book, CoversEveryOpenPositionOfTheFirstPlies) {
   EXPECT_EQ(checked, 19608);
 }
 
+// Checks book entry `e` against fresh solves of its position and of the position after its
+// column, each within `time_ms`: the same score, and the column reaches it.
+void ExpectEntryAgreesWithFreshSolves(Solver& solver, const OpeningBook::Stored& e,
+                                      int64_t time_ms) {
+  uint64_t current, mask;
+  OpeningBook::Decode(e.key, current, mask);
+  const int moves = std::popcount(mask);
+  solver.Reset();
+  SolveResult fresh = solver.Solve(current, mask, moves, {.time_ms = time_ms});
+  ASSERT_TRUE(fresh.solved) << std::hex << e.key;
+  EXPECT_EQ(fresh.score, e.score) << std::hex << e.key;
+  const uint64_t cell = Cell(mask, e.column);
+  ASSERT_NE(cell, 0u);
+  if (HasFour(current | cell)) {
+    EXPECT_EQ(e.score, WinScore(7, 6, moves));
+    return;
+  }
+  SolveResult after = solver.Solve(current ^ mask, mask | cell, moves + 1, {.time_ms = time_ms});
+  ASSERT_TRUE(after.solved);
+  EXPECT_EQ(-after.score, e.score) << std::hex << e.key << " column " << e.column + 1;
+}
+
 // The book's entries agree with the solver, checked afresh on a sample from the four deepest plies
 // (a few tens of milliseconds each; shallower ones take the solver seconds to minutes): the
 // same score, and the stored column reaches it.
@@ -167,23 +189,7 @@ TEST(Connect4Book, SampledEntriesAgreeWithFreshSolves) {
   Solver solver(7, 6, 16);
   Rng rng(2026);
   for (int i = 0; i < 16; ++i) {
-    const OpeningBook::Stored& e = deep[rng.Below(deep.size())];
-    uint64_t current, mask;
-    OpeningBook::Decode(e.key, current, mask);
-    const int moves = std::popcount(mask);
-    solver.Reset();
-    SolveResult fresh = solver.Solve(current, mask, moves, {.time_ms = 20'000});
-    ASSERT_TRUE(fresh.solved);
-    EXPECT_EQ(fresh.score, e.score) << std::hex << e.key;
-    const uint64_t cell = Cell(mask, e.column);
-    ASSERT_NE(cell, 0u);
-    if (HasFour(current | cell)) {
-      EXPECT_EQ(e.score, WinScore(7, 6, moves));
-      continue;
-    }
-    SolveResult after = solver.Solve(current ^ mask, mask | cell, moves + 1, {.time_ms = 20'000});
-    ASSERT_TRUE(after.solved);
-    EXPECT_EQ(-after.score, e.score) << std::hex << e.key << " column " << e.column + 1;
+    ExpectEntryAgreesWithFreshSolves(solver, deep[rng.Below(deep.size())], 20'000);
   }
 }
 
@@ -202,19 +208,7 @@ TEST(Connect4Book, SampledEveryPositionEntriesAgreeWithFreshSolves) {
   Solver solver(7, 6, 64);
   Rng rng(2027);
   for (int i = 0; i < 2; ++i) {
-    const OpeningBook::Stored& e = at_ply[rng.Below(at_ply.size())];
-    uint64_t current, mask;
-    OpeningBook::Decode(e.key, current, mask);
-    solver.Reset();
-    SolveResult fresh = solver.Solve(current, mask, kEveryPositionToPly, {.time_ms = 60'000});
-    ASSERT_TRUE(fresh.solved) << std::hex << e.key;
-    EXPECT_EQ(fresh.score, e.score) << std::hex << e.key;
-    const uint64_t cell = Cell(mask, e.column);
-    ASSERT_NE(cell, 0u);
-    SolveResult after =
-        solver.Solve(current ^ mask, mask | cell, kEveryPositionToPly + 1, {.time_ms = 60'000});
-    ASSERT_TRUE(after.solved);
-    EXPECT_EQ(-after.score, e.score) << std::hex << e.key << " column " << e.column + 1;
+    ExpectEntryAgreesWithFreshSolves(solver, at_ply[rng.Below(at_ply.size())], 60'000);
   }
 }
 

@@ -29,18 +29,18 @@ int KeptVerdicts::Take(int64_t match_id, const std::vector<std::string>& moves,
     // Where a move was played, its value must be the one of that move. A position judged when it
     // was the last (no move played yet) holds too where the move played since needs no value of
     // its own: the judge's best, or any move of an exact verdict (as a fresh judge would answer).
-    bool own_value = false;
+    bool needs_no_value = false;
     if (have && i < moves.size() && kept.verdicts[i].move != moves[i]) {
       have = kept.verdicts[i].move.empty() &&
              !NeedsMoveJudgement(*kept.verdicts[i].judgement, moves[i]);
-      own_value = have;
+      needs_no_value = have;
     }
     if (!have) {
       left.push_back(p);
       continue;
     }
     judgements[i] = kept.verdicts[i].judgement;
-    if (i < moves.size() && !own_value) played[i] = kept.verdicts[i].played;
+    if (i < moves.size() && !needs_no_value) played[i] = kept.verdicts[i].played;
     ++taken;
   }
   positions = std::move(left);

@@ -5,6 +5,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <thread>
@@ -157,7 +158,6 @@ absl::StatusOr<std::string> BuildBook(
   for (int t = 0; t < plan.threads; ++t) {
     solvers.push_back(std::make_unique<Solver>(kWidth, kHeight, plan.tt_megabytes));
   }
-  Solver& solver = *solvers[0];
   // Canonical key -> column (in the canonical orientation) and score.
   std::map<uint64_t, std::pair<int, int>> book;
   if (plan.start != nullptr) {
@@ -178,13 +178,16 @@ absl::StatusOr<std::string> BuildBook(
     const int c = book.at(p.Canonical(mirrored)).first;
     return mirrored ? kWidth - 1 - c : c;
   };
-  auto solve = [&](const Position& p) -> absl::Status {
-    SolveResult r = solver.Solve(p.current, p.mask, p.moves);
+  // Stores the solver's answer for `p`.
+  auto record = [&](const Position& p, const SolveResult& r) -> absl::Status {
     if (!r.solved || r.best_column < 0) {
       return absl::InternalError(absl::StrCat("the solver gave no move after ", p.moves, " plies"));
     }
     store(p, r.best_column, r.score);
     return absl::OkStatus();
+  };
+  auto solve = [&](const Position& p) {
+    return record(p, solvers[0]->Solve(p.current, p.mask, p.moves));
   };
   // Solves the positions of `todo` not yet in the book, the solvers at work at once.
   auto solve_all = [&](const std::vector<Position>& todo) -> absl::Status {
@@ -192,35 +195,26 @@ absl::StatusOr<std::string> BuildBook(
     for (const Position& p : todo) {
       if (lookup(p) == nullptr) open.push_back(p);
     }
-    if (solvers.size() == 1) {
-      for (const Position& p : open) {
-        if (absl::Status s = solve(p); !s.ok()) return s;
-      }
-      return absl::OkStatus();
-    }
     // Runs of kRun positions, taken in order by whichever solver is free: some parts of a ply
     // take the solver far longer than others (a fixed share each left one core idle for half
     // of a ply), and siblings still meet in one solver's table.
     constexpr size_t kRun = 8;
     std::atomic<size_t> next_run{0};
     std::vector<SolveResult> results(open.size());
-    std::vector<std::thread> workers;
-    for (size_t t = 0; t < solvers.size(); ++t) {
-      workers.emplace_back([&, t] {
-        for (size_t begin; (begin = next_run.fetch_add(kRun)) < open.size();) {
-          for (size_t i = begin; i < std::min(open.size(), begin + kRun); ++i) {
-            results[i] = solvers[t]->Solve(open[i].current, open[i].mask, open[i].moves);
-          }
+    auto work = [&](Solver& solver) {
+      for (size_t begin; (begin = next_run.fetch_add(kRun)) < open.size();) {
+        for (size_t i = begin; i < std::min(open.size(), begin + kRun); ++i) {
+          results[i] = solver.Solve(open[i].current, open[i].mask, open[i].moves);
         }
-      });
-    }
+      }
+    };
+    // The first solver works on this thread, the others on threads of their own.
+    std::vector<std::thread> workers;
+    for (size_t t = 1; t < solvers.size(); ++t) workers.emplace_back(work, std::ref(*solvers[t]));
+    work(*solvers[0]);
     for (std::thread& w : workers) w.join();
     for (size_t i = 0; i < open.size(); ++i) {
-      if (!results[i].solved || results[i].best_column < 0) {
-        return absl::InternalError(
-            absl::StrCat("the solver gave no move after ", open[i].moves, " plies"));
-      }
-      store(open[i], results[i].best_column, results[i].score);
+      if (absl::Status s = record(open[i], results[i]); !s.ok()) return s;
     }
     return absl::OkStatus();
   };
