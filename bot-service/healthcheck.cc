@@ -12,8 +12,23 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 
 int main(int argc, char** argv) {
+  constexpr const char* kUsage =
+      "usage: ply-healthcheck HOST:PORT [SERVICE]\n"
+      "Asks the server's grpc.health.v1 service whether SERVICE (default: the whole server) is\n"
+      "SERVING: exit 0 when it is, 1 when not or unreachable (2 s), 2 for a wrong command line.\n";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "-help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg.starts_with("-")) {
+      std::fprintf(stderr, "ply-healthcheck: unknown flag %s\n%s", argv[i], kUsage);
+      return 2;
+    }
+  }
   if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: ply-healthcheck HOST:PORT [SERVICE]\n");
+    std::fputs(kUsage, stderr);
     return 2;
   }
   auto stub = grpc::health::v1::Health::NewStub(

@@ -214,7 +214,7 @@ int Main() {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  ply::SetFlagsUsage("ply-bot-load: load test for ply-bot instances");
+  ply::SetFlagsUsage("load test for ply-bot instances");
   absl::ParseCommandLine(argc, argv);
   return ply::Main();
 }

@@ -219,7 +219,7 @@ int Main() {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage(
-      "ply-bot: the gRPC bot service (ply.v1.BotService). Example: ply-bot --port=50051");
+      "the gRPC bot service (ply.v1.BotService). Example: ply-bot --port=50051");
   absl::ParseCommandLine(argc, argv);
   return ply::bot::Main();
 }

@@ -637,7 +637,7 @@ int Main() {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage(
-      "ply-lobby-load: lobby throughput (with a pgbench comparison) and spectator fan-out.");
+      "lobby throughput (with a pgbench comparison) and spectator fan-out.");
   absl::ParseCommandLine(argc, argv);
   return ply::Main();
 }

@@ -365,7 +365,7 @@ int Main() {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage(
-      "ply-lobby: the gRPC lobby (ply.v1.LobbyService). Example: ply-lobby --port=50050 "
+      "the gRPC lobby (ply.v1.LobbyService). Example: ply-lobby --port=50050 "
       "--database_url='host=127.0.0.1 port=5432 dbname=ply user=postgres' "
       "--bot_target=ipv4:127.0.0.1:50051,127.0.0.1:50052");
   absl::ParseCommandLine(argc, argv);

@@ -2,6 +2,7 @@
 
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 
 namespace ply {
 
@@ -25,6 +26,13 @@ void SetFlagsUsage(std::string_view usage, std::string (*version)()) {
   config.normalize_filename = [](absl::string_view path) {
     return FlagFileName(std::string_view(path.data(), path.size()));
   };
+  // Abseil's --help lists only flags defined in <program>.cc or <program>_main.cc, which no ply
+  // program has (ply-lobby's are in lobby-server/main.cc), so --help printed "No flags matched".
+  // It lists the program's own flags instead: every file but Abseil's (those are --helpfull's).
+  config.contains_help_flags = [](absl::string_view file) {
+    return !absl::StartsWith(file, "absl/");
+  };
+  config.contains_helpshort_flags = config.contains_help_flags;
   absl::SetFlagsUsageConfig(config);
 }
 

@@ -1,4 +1,5 @@
-// How every ply program introduces its flags: the usage line, and the files flags are listed
+// How every ply program introduces its flags: the usage line, --help listing the program's own
+// flags (not Abseil's), and the files flags are listed
 // under in --helpfull named as they are in the source tree ("client-cli/main.cc"), never by the
 // path of the machine that built the program.
 #ifndef PLY_ENGINE_CORE_FLAGS_USAGE_H_

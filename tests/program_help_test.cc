@@ -1,0 +1,74 @@
+// `--help` of every ply program that an operator or a developer runs from a shell. Abseil's
+// --help lists only the flags of a file named after the program (ply-lobby.cc), which no ply
+// program has, so each of them used to print "No flags matched" (engine/core/flags_usage.h).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Asked {
+  int code = -1;
+  std::string out;
+};
+
+Asked RunShell(const std::string& command) {
+  Asked asked;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return asked;
+  char chunk[4096];
+  for (size_t n; (n = fread(chunk, 1, sizeof chunk, pipe)) > 0;) asked.out.append(chunk, n);
+  const int status = pclose(pipe);
+  asked.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return asked;
+}
+
+struct Program {
+  const char* binary;
+  const char* flags_file;  // where its own flags are, as --help names it
+  const char* flag;        // one of them
+};
+
+TEST(ProgramHelp, EveryServerAndToolListsItsOwnFlags) {
+  const Program programs[] = {
+      {PLY_BOT_BINARY, "bot-service/main.cc", "--port"},
+      {PLY_BOT_LOAD_BINARY, "bot-service/load.cc", "--background"},
+      {PLY_LOBBY_BINARY, "lobby-server/main.cc", "--database_url"},
+      {PLY_LOBBY_LOAD_BINARY, "lobby-server/load.cc", "--bot_matches"},
+      {PLY_FAIR_PLAY_BINARY, "lobby-server/fair_play.cc", "--lobby2"},
+      {PLY_WEB_BINARY, "client-web/main.cc", "--lobby"},
+      {PBRAIN_MATCH_BINARY, "engine/tool/gomoku/pbrain_match_main.cc", "--opening_stones"},
+  };
+  for (const Program& program : programs) {
+    const Asked asked = RunShell(std::string(program.binary) + " --help");
+    SCOPED_TRACE(program.binary);
+    EXPECT_EQ(asked.out.find("No flags matched"), std::string::npos) << asked.out;
+    EXPECT_NE(asked.out.find(std::string("Flags from ") + program.flags_file + ":"),
+              std::string::npos)
+        << asked.out;
+    EXPECT_NE(asked.out.find(std::string(program.flag) + " ("), std::string::npos) << asked.out;
+    // Abseil's own flags (--flagfile, --helpfull, ...) are --helpfull's, not --help's.
+    EXPECT_EQ(asked.out.find("Flags from absl/"), std::string::npos) << asked.out;
+    // The usage line names the program once ("ply-lobby: the gRPC lobby", not "ply-lobby:
+    // ply-lobby: ...").
+    const std::string name = std::string(program.binary).substr(
+        std::string(program.binary).rfind('/') + 1);
+    EXPECT_EQ(asked.out.find(name + ": " + name + ":"), std::string::npos) << asked.out;
+  }
+}
+
+TEST(ProgramHelp, TheHealthCheckAnswersHelpInsteadOfDialingIt) {
+  // It used to resolve "--help" as a host name and fail after a DNS error.
+  Asked asked = RunShell(std::string(PLY_HEALTHCHECK_BINARY) + " --help");
+  EXPECT_EQ(asked.code, 0) << asked.out;
+  EXPECT_NE(asked.out.find("usage: ply-healthcheck HOST:PORT [SERVICE]"), std::string::npos)
+      << asked.out;
+  EXPECT_EQ(asked.out.find("DNS"), std::string::npos) << asked.out;
+  asked = RunShell(std::string(PLY_HEALTHCHECK_BINARY) + " --port=1");
+  EXPECT_EQ(asked.code, 2) << asked.out;
+  EXPECT_NE(asked.out.find("unknown flag --port=1"), std::string::npos) << asked.out;
+}
+
+}  // namespace
