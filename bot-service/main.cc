@@ -218,8 +218,7 @@ int Main() {
 }  // namespace ply::bot
 
 int main(int argc, char** argv) {
-  ply::SetFlagsUsage(
-      "the gRPC bot service (ply.v1.BotService). Example: ply-bot --port=50051");
+  ply::SetFlagsUsage("the gRPC bot service (ply.v1.BotService). Example: ply-bot --port=50051");
   absl::ParseCommandLine(argc, argv);
   return ply::bot::Main();
 }

@@ -636,8 +636,7 @@ int Main() {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  ply::SetFlagsUsage(
-      "lobby throughput (with a pgbench comparison) and spectator fan-out.");
+  ply::SetFlagsUsage("lobby throughput (with a pgbench comparison) and spectator fan-out.");
   absl::ParseCommandLine(argc, argv);
   return ply::Main();
 }

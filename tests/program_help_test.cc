@@ -53,8 +53,8 @@ TEST(ProgramHelp, EveryServerAndToolListsItsOwnFlags) {
     EXPECT_EQ(asked.out.find("Flags from absl/"), std::string::npos) << asked.out;
     // The usage line names the program once ("ply-lobby: the gRPC lobby", not "ply-lobby:
     // ply-lobby: ...").
-    const std::string name = std::string(program.binary).substr(
-        std::string(program.binary).rfind('/') + 1);
+    const std::string name =
+        std::string(program.binary).substr(std::string(program.binary).rfind('/') + 1);
     EXPECT_EQ(asked.out.find(name + ": " + name + ":"), std::string::npos) << asked.out;
   }
 }
