@@ -32,7 +32,6 @@
 
 namespace ply::testing {
 
-
 using nlohmann::json;
 
 inline std::string Chromium() {
@@ -79,8 +78,9 @@ class WebTest : public StackFixture {
   int64_t BotMatch(const std::string& game, int64_t pacing_ms,
                    std::vector<std::string> levels = {"easy", "medium"}) {
     v1::CreateMatchResponse created;
-    grpc::Status s = Create(stub_.get(), game, {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, levels, &created,
-                            [&](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(pacing_ms); });
+    grpc::Status s =
+        Create(stub_.get(), game, {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, levels, &created,
+               [&](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(pacing_ms); });
     EXPECT_TRUE(s.ok()) << s.error_message();
     return created.match().id();
   }
@@ -178,7 +178,6 @@ class WebTest : public StackFixture {
   if (const std::string why = BrowserMissing(); !why.empty()) { \
     GTEST_SKIP() << why;                                        \
   }
-
 
 }  // namespace ply::testing
 
