@@ -117,6 +117,38 @@ TEST(Connect4Levels, PerfectKeepsTheValueOfRandomOpeningsOffItsOwnLines) {
   EXPECT_EQ(checked, 10);
 }
 
+// When its budget runs out before the exact score, the perfect level plays the winning column
+// its solve proved on the way (the solver asks "a win?" first: ProbeOrder::kResultFirst) rather
+// than a heuristic move, which could turn the win into a draw (6712777 did, on the clock), and
+// says so: "win (proven)", the outcome without its distance.
+TEST(Connect4Levels, PerfectOutOfBudgetPlaysTheWinItProved) {
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(test_data::LoadConnect4Set("middle-medium", 5, 100, lines));
+  const GameInfo* info = FindGame("connect4");
+  Difficulty perfect = *FindLevel(info->levels, "perfect");
+  perfect.time_ms = 0;
+  connect4::Solver solver(7, 6, 16);
+  int proved_wins = 0;
+  for (const Line& line : lines) {
+    if (line.score <= 0) continue;
+    for (int64_t budget : {256, 1024, 4096, 16384}) {
+      auto game = ReplayGame("connect4", {}, Digits(line.moves));
+      ASSERT_TRUE(game.ok()) << game.status();
+      auto report = (*game)->ChooseMove({.level = perfect, .max_nodes = budget});
+      ASSERT_TRUE(report.ok()) << report.status();
+      if (!report->outcome_only) continue;
+      ++proved_wins;
+      EXPECT_TRUE(report->exact);
+      EXPECT_EQ(report->ScoreText(), "win (proven)") << line.moves;
+      auto after = solver.SolveSequence(line.moves + report->move);
+      if (!after.ok()) continue;  // it won on the spot
+      ASSERT_TRUE(after->solved);
+      EXPECT_LT(after->score, 0) << line.moves << " then " << report->move << " at " << budget;
+    }
+  }
+  EXPECT_GE(proved_wins, 10);
+}
+
 // The solver cannot prove the empty board within a move's budget (that takes minutes); the
 // perfect level finds it in its opening book, at once and exactly: the centre, a win.
 TEST(Connect4Levels, PerfectOpensInTheCentreFromItsBook) {

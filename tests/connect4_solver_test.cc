@@ -280,6 +280,60 @@ TEST(Connect4SolverTest, StoppedSearchLeavesTableSound) {
   }
 }
 
+TEST(Connect4SolverTest, ResultFirstProbesFindTheSameScoresAndColumns) {
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/10, /*limit=*/0, 50, lines));
+  Solver solver;
+  for (const Line& line : lines) {
+    solver.Reset();
+    const Board b = FromDigits(line.moves);
+    const SolveResult r = solver.Solve(b.current, b.mask, b.moves, {}, ProbeOrder::kResultFirst);
+    ASSERT_TRUE(r.solved) << line.moves;
+    EXPECT_EQ(r.score, line.score) << line.moves;
+    EXPECT_EQ(r.lower, r.score);
+    EXPECT_EQ(r.upper, r.score);
+    ExpectBestColumnAchievesScore(solver, b, r);
+  }
+}
+
+// What a solve stopped on its node budget reports: bounds that hold the true score and a column
+// that reaches the lower one. With kResultFirst a won position stopped midway most often still
+// names a winning column (what the perfect level plays when its time runs out).
+TEST(Connect4SolverTest, AStoppedSolveKeepsWhatItProved) {
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/5, /*limit=*/0, 100, lines));
+  Solver solver, judge;
+  int wins_kept[2] = {0, 0};
+  for (const Line& line : lines) {
+    const Board b = FromDigits(line.moves);
+    for (ProbeOrder order : {ProbeOrder::kFastest, ProbeOrder::kResultFirst}) {
+      for (int64_t budget = 64;; budget *= 4) {
+        solver.Reset();
+        const SolveResult r =
+            solver.Solve(b.current, b.mask, b.moves, {.max_nodes = budget}, order);
+        if (r.solved) break;
+        ASSERT_LE(r.lower, line.score) << line.moves << " at " << budget;
+        ASSERT_GE(r.upper, line.score) << line.moves << " at " << budget;
+        if (r.lower_column < 0) continue;
+        ASSERT_TRUE(b.CanPlay(r.lower_column));
+        if (!b.IsWinningMove(r.lower_column)) {
+          Board child = b;
+          child.Play(r.lower_column);
+          judge.Reset();
+          const SolveResult c = judge.Solve(child.current, child.mask, child.moves);
+          ASSERT_TRUE(c.solved);
+          EXPECT_GE(-c.score, r.lower) << line.moves << " column " << r.lower_column;
+        }
+        if (r.lower > 0) ++wins_kept[order == ProbeOrder::kResultFirst];
+      }
+    }
+  }
+  // Stopped solves that named a winning column: kFastest's first probes aim at quick wins and
+  // prove few; kResultFirst asks "a win?" first.
+  EXPECT_GT(wins_kept[1], wins_kept[0]);
+  EXPECT_GE(wins_kept[1], 10);
+}
+
 TEST(Connect4SolverTest, FullBoardIsADraw) {
   // Columns filled in pairs leave rows alternating between the players: no four anywhere.
   Board b{4, 4};

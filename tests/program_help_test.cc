@@ -71,4 +71,14 @@ TEST(ProgramHelp, TheHealthCheckAnswersHelpInsteadOfDialingIt) {
   EXPECT_NE(asked.out.find("unknown flag --port=1"), std::string::npos) << asked.out;
 }
 
+TEST(ProgramHelp, TheGomocupEnginesAnswerHelpWithTheirUsage) {
+  // pbrain-greedy took "--help" for a flag without a value and said its usage as an error.
+  for (const std::string binary : {PBRAIN_PLY_BINARY, PBRAIN_GREEDY_BINARY}) {
+    const Asked asked = RunShell(binary + " --help </dev/null");
+    SCOPED_TRACE(binary);
+    EXPECT_EQ(asked.code, 0) << asked.out;
+    EXPECT_NE(asked.out.find("usage: pbrain-"), std::string::npos) << asked.out;
+  }
+}
+
 }  // namespace

@@ -33,7 +33,19 @@ int Sign(int x) { return (x > 0) - (x < 0); }
 int main(int argc, char** argv) {
   int from = 2, to = 12, per_ply = 4, time_ms = 0;
   uint64_t seed = 39;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  constexpr const char* kUsage =
+      "usage: connect4_perfect_reach_bench [--from N] [--to N] [--per-ply N] [--seed S] "
+      "[--time-ms T]\n";
+  for (int i = 1; i < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 == argc) {
+      // A flag without its value (or a stray word) used to be skipped, and the whole bench ran.
+      std::fprintf(stderr, "%s needs a value\n%s", argv[i], kUsage);
+      return 2;
+    }
     if (!std::strcmp(argv[i], "--from")) {
       from = std::atoi(argv[i + 1]);
     } else if (!std::strcmp(argv[i], "--to")) {
@@ -45,14 +57,12 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--time-ms")) {
       time_ms = std::atoi(argv[i + 1]);
     } else {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      std::fprintf(stderr, "unknown flag %s\n%s", argv[i], kUsage);
       return 2;
     }
   }
   if (from < 0 || to > 40 || from > to || per_ply < 1) {
-    std::fprintf(stderr,
-                 "usage: connect4_perfect_reach_bench [--from N] [--to N] [--per-ply N] "
-                 "[--seed S] [--time-ms T]\n");
+    std::fputs(kUsage, stderr);
     return 2;
   }
   const ply::GameInfo* info = ply::FindGame("connect4");

@@ -44,7 +44,8 @@ std::string FormatTime(double us) {
   return buf;
 }
 
-SetStats RunSet(ply::connect4::Solver& solver, const std::string& path, int limit) {
+SetStats RunSet(ply::connect4::Solver& solver, const std::string& path, int limit,
+                ply::connect4::ProbeOrder order) {
   SetStats st;
   st.name = path.substr(path.find_last_of('/') + 1);
   std::ifstream in(path);
@@ -61,7 +62,7 @@ SetStats RunSet(ply::connect4::Solver& solver, const std::string& path, int limi
     if (!(fields >> moves >> expected)) continue;
     const auto start = std::chrono::steady_clock::now();
     solver.Reset();
-    const auto result = solver.SolveSequence(moves);
+    const auto result = solver.SolveSequence(moves, {}, order);
     const double us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     ++st.positions;
@@ -86,6 +87,7 @@ SetStats RunSet(ply::connect4::Solver& solver, const std::string& path, int limi
 int main(int argc, char** argv) {
   int limit = 0;
   size_t tt_mb = 64;
+  ply::connect4::ProbeOrder order = ply::connect4::ProbeOrder::kFastest;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -93,8 +95,11 @@ int main(int argc, char** argv) {
       limit = std::atoi(argv[++i]);
     } else if (arg == "--tt" && i + 1 < argc) {
       tt_mb = static_cast<size_t>(std::atol(argv[++i]));
+    } else if (arg == "--result-first") {
+      // The perfect level's probe order (win, draw or loss before the exact score).
+      order = ply::connect4::ProbeOrder::kResultFirst;
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: %s [--limit N] [--tt MB] [FILE...]\n", argv[0]);
+      std::printf("usage: %s [--limit N] [--tt MB] [--result-first] [FILE...]\n", argv[0]);
       return 0;
     } else {
       files.push_back(arg);
@@ -112,7 +117,7 @@ int main(int argc, char** argv) {
               "nodes/s", "max time", "mismatches");
   bool ok = true;
   for (const std::string& file : files) {
-    const SetStats st = RunSet(solver, file, limit);
+    const SetStats st = RunSet(solver, file, limit, order);
     const int solved = st.positions - st.errors;
     const double n = std::max(solved, 1);
     const double nps = st.total_us > 0 ? st.total_nodes / (st.total_us / 1e6) : 0;

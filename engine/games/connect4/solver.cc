@@ -356,8 +356,10 @@ class Solver::Engine {
     });
   }
 
-  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits) {
+  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits,
+                    ProbeOrder order) {
     budget_ = Budget(limits);
+    order_of_probes_ = order;
     nodes_ = 0;
     next_check_ = 0;
     aborted_ = false;
@@ -368,6 +370,10 @@ class Solver::Engine {
       r = SolveWith<Geometry7x6, CompactTable>(current, mask, moves);
     } else {
       r = SolveWith<DynamicGeometry, CompactTable>(current, mask, moves);
+    }
+    if (r.solved) {
+      r.lower = r.upper = r.score;
+      r.lower_column = r.best_column;
     }
     r.nodes = nodes_;
     r.elapsed_ms = budget_.ElapsedMs();
@@ -455,6 +461,7 @@ class Solver::Engine {
   Budget budget_;
   bool aborted_ = false;
   int root_column_ = -1;
+  ProbeOrder order_of_probes_ = ProbeOrder::kFastest;
 };
 
 // Negamax with alpha-beta, fail-soft: a result <= alpha is an upper bound, >= beta a lower bound,
@@ -629,14 +636,24 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
   int best_column = -1;
   while (min < max) {
     int med = min + (max - min) / 2;
-    if (med >= 0 && max / 2 > med) {
+    // Whether the result (win, draw or loss) is known: with kResultFirst, ask "a win?" (is the
+    // score above 0) and then "a draw?" (above -1) before anything else.
+    const bool result_known = min > 0 || max < 0 || (min >= 0 && max <= 0);
+    if (order_of_probes_ == ProbeOrder::kResultFirst && !result_known) {
+      med = max > 0 ? 0 : -1;
+    } else if (med >= 0 && max / 2 > med) {
       med = max / 2;
     } else if (med <= 0 && min / 2 < med) {
       med = min / 2;
     }
     root_column_ = -1;
     const int v = Negamax<G, Table, true>(current, mask, moves, med, med + 1, opp_wins, non_losing);
-    if (aborted_) return r;
+    if (aborted_) {
+      r.lower = min;
+      r.upper = max;
+      r.lower_column = best_column;
+      return r;
+    }
     if (v <= med) {
       max = v;
     } else {
@@ -654,7 +671,10 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
       const int v = replies == 0 ? (cells - 1 - moves) / 2
                                  : -Negamax<G, Table, false>(opponent, mask | move, moves + 1, -min,
                                                              -min + 1, threats, replies);
-      if (aborted_) return r;
+      if (aborted_) {
+        r.lower = r.upper = min;
+        return r;
+      }
       if (v >= min) best_column = order_[i];
     }
   }
@@ -678,16 +698,17 @@ bool Solver::SupportsSize(int width, int height) {
   return width >= 4 && height >= 4 && width * (height + 1) <= 64;
 }
 
-SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits) {
-  return engine_->Solve(current, mask, moves, limits);
+SolveResult Solver::Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits,
+                          ProbeOrder order) {
+  return engine_->Solve(current, mask, moves, limits, order);
 }
 
 absl::StatusOr<SolveResult> Solver::SolveSequence(std::string_view digits,
-                                                  const SearchLimits& limits) {
+                                                  const SearchLimits& limits, ProbeOrder order) {
   uint64_t current, mask;
   int moves;
   if (absl::Status s = engine_->Play(digits, current, mask, moves); !s.ok()) return s;
-  return engine_->Solve(current, mask, moves, limits);
+  return engine_->Solve(current, mask, moves, limits, order);
 }
 
 void Solver::Reset() { engine_->Reset(); }

@@ -29,15 +29,27 @@
 namespace ply::connect4 {
 
 struct SolveResult {
-  // False when a budget or the stop flag ended the search; the other fields but `nodes` and
-  // `elapsed_ms` are then meaningless.
+  // False when a budget or the stop flag ended the search; `score` and `best_column` are then
+  // meaningless, and `lower`, `upper` and `lower_column` say what was proved before it stopped.
   bool solved = false;
   int score = 0;
   // A 0-based column achieving `score` for the side to move; -1 when the board is full.
   int best_column = -1;
+  // The score lies in [lower, upper] (both `score` when solved); `lower_column`, when not -1,
+  // is a column proved to reach at least `lower`.
+  int lower = 0;
+  int upper = 0;
+  int lower_column = -1;
   int64_t nodes = 0;
   double elapsed_ms = 0;
 };
+
+// The order of the null-window probes that narrow the score. kFastest finds the exact score in
+// the fewest nodes (early probes halfway to the extremes). kResultFirst first asks whether the
+// side to move wins, then whether it draws: a search stopped on its budget then most often still
+// knows a column that keeps the game's result (a win stays a win), if not its fastest one. The
+// perfect level plays with kResultFirst.
+enum class ProbeOrder { kFastest, kResultFirst };
 
 // The score of a win whose winning stone is placed when `moves` stones are on the board.
 constexpr int WinScore(int width, int height, int moves) {
@@ -60,13 +72,15 @@ class Solver {
   // The position must be legal (stones stacked from the bottom, `current` a subset of `mask`,
   // `moves` = number of stones) and not already won by the player who just moved. The
   // transposition table is kept between calls; positions of one game solve faster that way.
-  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits = {});
+  SolveResult Solve(uint64_t current, uint64_t mask, int moves, const SearchLimits& limits = {},
+                    ProbeOrder order = ProbeOrder::kFastest);
 
   // Solves the position reached by playing `digits` (1-based columns, one digit each, so widths
   // above 9 cannot be written) from the empty board. Fails on an illegal move or a sequence
   // that contains a win.
   absl::StatusOr<SolveResult> SolveSequence(std::string_view digits,
-                                            const SearchLimits& limits = {});
+                                            const SearchLimits& limits = {},
+                                            ProbeOrder order = ProbeOrder::kFastest);
 
   // Forgets everything in the transposition table. Cheap: entries of older generations are
   // ignored, and memory is only wiped now and then, when the small generation counter wraps.

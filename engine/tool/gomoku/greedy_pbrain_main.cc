@@ -173,6 +173,15 @@ int main(int argc, char** argv) {
   std::array<int64_t, 6> weights = {0, 1, 12, 150, 2500, 10'000'000};
   int defence = 90;
   uint64_t seed = 1;
+  constexpr const char* kUsage =
+      "usage: pbrain-greedy [--defence PERCENT] [--seed N] [--weights W1,W2,W3,W4]\n"
+      "A one-move pattern scorer for matches (pbrain-match); the Gomocup protocol on stdin.\n";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--defence") {
@@ -186,12 +195,12 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::cerr << "usage: pbrain-greedy [--defence PERCENT] [--seed N] [--weights W1,W2,W3,W4]\n";
+      std::cerr << kUsage;
       return 2;
     }
   }
   if (argc % 2 == 0) {
-    std::cerr << "usage: pbrain-greedy [--defence PERCENT] [--seed N] [--weights W1,W2,W3,W4]\n";
+    std::cerr << kUsage;
     return 2;
   }
   std::ios::sync_with_stdio(false);
