@@ -280,6 +280,29 @@ TEST(Connect4SolverTest, StoppedSearchLeavesTableSound) {
   }
 }
 
+// A warm table holds bounds for the root itself (a stopped solve of the same position, an earlier
+// move's search), so some probes are settled without searching and name no column: the best
+// column must still reach the exact score, not only the bound of the probe that last named one.
+TEST(Connect4SolverTest, BestColumnReachesTheScoreFromAWarmTable) {
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/4, /*limit=*/0, 125, lines));
+  Solver solver, judge;
+  for (ProbeOrder order : {ProbeOrder::kFastest, ProbeOrder::kResultFirst}) {
+    for (const Line& line : lines) {
+      const Board b = FromDigits(line.moves);
+      solver.Reset();
+      for (int64_t budget : {1000, 30000}) {
+        solver.Solve(b.current, b.mask, b.moves, {.max_nodes = budget}, order);
+      }
+      const SolveResult r = solver.Solve(b.current, b.mask, b.moves, {}, order);
+      ASSERT_TRUE(r.solved) << line.moves;
+      EXPECT_EQ(r.score, line.score) << line.moves;
+      judge.Reset();
+      ExpectBestColumnAchievesScore(judge, b, r);
+    }
+  }
+}
+
 TEST(Connect4SolverTest, ResultFirstProbesFindTheSameScoresAndColumns) {
   std::vector<Line> lines;
   ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/10, /*limit=*/0, 50, lines));
@@ -297,8 +320,8 @@ TEST(Connect4SolverTest, ResultFirstProbesFindTheSameScoresAndColumns) {
 }
 
 // What a solve stopped on its node budget reports: bounds that hold the true score and a column
-// that reaches the lower one. With kResultFirst a won position stopped midway most often still
-// names a winning column (what the perfect level plays when its time runs out).
+// with the bound it was proved to reach. With kResultFirst a won position stopped midway most often
+// still names a winning column (what the perfect level plays when its time runs out).
 TEST(Connect4SolverTest, AStoppedSolveKeepsWhatItProved) {
   std::vector<Line> lines;
   ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/5, /*limit=*/0, 100, lines));
@@ -315,6 +338,7 @@ TEST(Connect4SolverTest, AStoppedSolveKeepsWhatItProved) {
         ASSERT_LE(r.lower, line.score) << line.moves << " at " << budget;
         ASSERT_GE(r.upper, line.score) << line.moves << " at " << budget;
         if (r.lower_column < 0) continue;
+        ASSERT_LE(r.column_lower, r.lower) << line.moves << " at " << budget;
         ASSERT_TRUE(b.CanPlay(r.lower_column));
         if (!b.IsWinningMove(r.lower_column)) {
           Board child = b;
@@ -322,9 +346,9 @@ TEST(Connect4SolverTest, AStoppedSolveKeepsWhatItProved) {
           judge.Reset();
           const SolveResult c = judge.Solve(child.current, child.mask, child.moves);
           ASSERT_TRUE(c.solved);
-          EXPECT_GE(-c.score, r.lower) << line.moves << " column " << r.lower_column;
+          EXPECT_GE(-c.score, r.column_lower) << line.moves << " column " << r.lower_column;
         }
-        if (r.lower > 0) ++wins_kept[order == ProbeOrder::kResultFirst];
+        if (r.column_lower > 0) ++wins_kept[order == ProbeOrder::kResultFirst];
       }
     }
   }

@@ -372,7 +372,7 @@ class Solver::Engine {
       r = SolveWith<DynamicGeometry, CompactTable>(current, mask, moves);
     }
     if (r.solved) {
-      r.lower = r.upper = r.score;
+      r.lower = r.upper = r.column_lower = r.score;
       r.lower_column = r.best_column;
     }
     r.nodes = nodes_;
@@ -633,7 +633,10 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
   // measured slightly better); the last ones close in by bisection.
   int min = -(cells - 2 - moves) / 2;
   int max = (cells - 1 - moves) / 2;
+  // best_column is proved to reach at least column_lower; a probe settled by stored bounds
+  // raises min without a column, so column_lower can trail min.
   int best_column = -1;
+  int column_lower = min;
   while (min < max) {
     int med = min + (max - min) / 2;
     // Whether the result (win, draw or loss) is known: with kResultFirst, ask "a win?" (is the
@@ -652,16 +655,21 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
       r.lower = min;
       r.upper = max;
       r.lower_column = best_column;
+      r.column_lower = column_lower;
       return r;
     }
     if (v <= med) {
       max = v;
     } else {
       min = v;
-      best_column = root_column_;
+      if (root_column_ >= 0) {
+        best_column = root_column_;
+        column_lower = min;
+      }
     }
   }
-  if (best_column < 0) {
+  if (best_column < 0 || column_lower < min) {
+    best_column = -1;
     // The score came from stored bounds alone; find a move that reaches it.
     for (int i = 0; i < g.width && best_column < 0; ++i) {
       const uint64_t move = non_losing & ColumnMask(g, order_[i]);
@@ -673,6 +681,7 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
                                                              -min + 1, threats, replies);
       if (aborted_) {
         r.lower = r.upper = min;
+        r.lower_column = -1;
         return r;
       }
       if (v >= min) best_column = order_[i];
