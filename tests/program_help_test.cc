@@ -81,4 +81,20 @@ TEST(ProgramHelp, TheGomocupEnginesAnswerHelpWithTheirUsage) {
   }
 }
 
+// gomoku-strength said its usage as an error on --help and threw (an abort) on "match a b ten".
+TEST(ProgramHelp, TheGomokuStrengthToolAnswersHelpAndRejectsBadCounts) {
+  const std::string binary = GOMOKU_STRENGTH_BINARY;
+  const Asked help = RunShell(binary + " --help");
+  EXPECT_EQ(help.code, 0) << help.out;
+  EXPECT_NE(help.out.find("usage: gomoku-strength match A B"), std::string::npos) << help.out;
+  const Asked bad_count = RunShell(binary + " match hard greedy ten");
+  EXPECT_EQ(bad_count.code, 2) << bad_count.out;
+  EXPECT_NE(bad_count.out.find("'ten' is not a count"), std::string::npos) << bad_count.out;
+  const Asked bad_rule = RunShell(binary + " match hard greedy 2 10 nonsense");
+  EXPECT_EQ(bad_rule.code, 2) << bad_rule.out;
+  EXPECT_NE(bad_rule.out.find("nonsense"), std::string::npos) << bad_rule.out;
+  const Asked bad_level = RunShell(binary + " match hard grandmaster 2");
+  EXPECT_EQ(bad_level.code, 2) << bad_level.out;
+}
+
 }  // namespace

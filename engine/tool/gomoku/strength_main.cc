@@ -21,6 +21,7 @@
 // the wall clock.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,10 @@ Tally Match(const std::string& a, const std::string& b, int games, int64_t time_
   const Difficulty* lb = FindLevel(info->levels, b);
   if (la == nullptr || lb == nullptr) {
     std::fprintf(stderr, "unknown level %s or %s\n", a.c_str(), b.c_str());
+    std::exit(2);
+  }
+  if (absl::StatusOr<std::unique_ptr<AnyGame>> game = CreateGame("gomoku", options); !game.ok()) {
+    std::fprintf(stderr, "gomoku-strength: %s\n", game.status().ToString().c_str());
     std::exit(2);
   }
   Tally t;
@@ -219,35 +224,56 @@ int Replay(const std::vector<std::string>& moves) {
 }  // namespace ply
 
 int main(int argc, char** argv) {
+  constexpr const char* kUsage =
+      "usage: gomoku-strength match A B [games] [time_ms] [rule] | check | replay MOVE... | "
+      "bench [time_ms]\n"
+      "  match   A against B (level names), games in parallel (JOBS=N)\n"
+      "  check   medium and hard against greedy, 100 games each: PASS or FAIL\n"
+      "  replay  every move after which the side to move wins by threats\n"
+      "  bench   the search's speed on fixed positions\n";
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  // A count or a time in milliseconds, or a usage error (instead of std::stoll's exception).
+  auto number = [&](size_t i, int64_t fallback, int64_t* out) {
+    *out = fallback;
+    if (i >= args.size()) return true;
+    const std::string& text = args[i];
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    if (error == std::errc() && end == text.data() + text.size() && *out >= 0) return true;
+    std::fprintf(stderr, "gomoku-strength: '%s' is not a count\n%s", text.c_str(), kUsage);
+    return false;
+  };
   if (!args.empty() && args[0] == "replay") {
     return ply::Replay(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   if (!args.empty() && args[0] == "bench") {
-    ply::Bench(args.size() > 1 ? std::stoll(args[1]) : 1000);
+    int64_t time_ms;
+    if (!number(1, 1000, &time_ms)) return 2;
+    ply::Bench(time_ms);
     return 0;
   }
   // Parallel games; each game's searches stay single-threaded.
   int jobs = 1;
   if (const char* env = std::getenv("JOBS")) jobs = std::max(1, std::atoi(env));
-  if (!args.empty() && args[0] == "check") {
+  if (args.size() == 1 && args[0] == "check") {
     auto medium = ply::Match("medium", "greedy", 100, 0, {}, jobs, false);
     auto hard = ply::Match("hard", "greedy", 100, 0, {}, jobs, false);
     bool ok = medium.Score() >= 0.90 && hard.Score() >= 0.98;
     std::printf("%s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
   }
-  if (args.size() >= 3 && args[0] == "match") {
-    int games = args.size() > 3 ? std::stoi(args[3]) : 100;
-    int64_t time_ms = args.size() > 4 ? std::stoll(args[4]) : 0;
+  if (args.size() >= 3 && args.size() <= 6 && args[0] == "match") {
+    int64_t games, time_ms;
+    if (!number(3, 100, &games) || !number(4, 0, &time_ms)) return 2;
     ply::GameOptions options;
     if (args.size() > 5) options["rule"] = args[5];
-    ply::Match(args[1], args[2], games, time_ms, options, jobs, /*verbose=*/true);
+    ply::Match(args[1], args[2], static_cast<int>(games), time_ms, options, jobs,
+               /*verbose=*/true);
     return 0;
   }
-  std::fprintf(
-      stderr,
-      "usage: gomoku-strength match A B [games] [time_ms] [rule] | check | replay MOVE... | "
-      "bench [time_ms]\n");
+  std::fputs(kUsage, stderr);
   return 2;
 }
