@@ -70,9 +70,10 @@ TEST(Connect4Levels, HardKeepsEveryResultItProvesInTheEndGame) {
 // position. From each the level must choose a move that keeps the exact value a fresh solve
 // gives. Its budget here is nodes, not the clock (40 M: what its 5 s give the solver on an idle
 // machine), so that a loaded machine cannot change the result. Shallower openings off its lines
-// can take the solver more than that (one of 6 plies took 37.5 M); to 4 plies the book holds
-// every position (connect4_book_test): docs/performance.md,
-// "Connect Four perfect off its own lines".
+// can take the solver more than that (one of 6 plies took 37.5 M); to 5 plies the book holds
+// every position (connect4_book_test) and past it a stopped solve still plays a win it proved
+// (PerfectOutOfBudgetPlaysTheWinItProved): docs/performance.md, "Connect Four perfect off its
+// own lines".
 TEST(Connect4Levels, PerfectKeepsTheValueOfRandomOpeningsOffItsOwnLines) {
   const GameInfo* info = FindGame("connect4");
   Difficulty perfect = *FindLevel(info->levels, "perfect");
