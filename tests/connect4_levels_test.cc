@@ -132,18 +132,28 @@ TEST(Connect4Levels, PerfectOutOfBudgetPlaysTheWinItProved) {
   int proved_wins = 0;
   for (const Line& line : lines) {
     if (line.score <= 0) continue;
+    bool proved = false;
     for (int64_t budget : {256, 1024, 4096, 16384}) {
       auto game = ReplayGame("connect4", {}, Digits(line.moves));
       ASSERT_TRUE(game.ok()) << game.status();
       auto report = (*game)->ChooseMove({.level = perfect, .max_nodes = budget});
       ASSERT_TRUE(report.ok()) << report.status();
+      // The level keeps its solver's table from move to move: a win a smaller budget proved is
+      // in it, and a larger budget must not lose it.
+      if (proved) EXPECT_TRUE(report->exact) << line.moves << " lost its proof at " << budget;
+      proved |= report->exact;
       if (!report->outcome_only) continue;
       ++proved_wins;
       EXPECT_TRUE(report->exact);
       EXPECT_EQ(report->ScoreText(), "win (proven)") << line.moves;
+      ASSERT_TRUE((*game)->Play(report->move).ok()) << line.moves << " then " << report->move;
+      if ((*game)->Status().over) {
+        EXPECT_EQ((*game)->Status().winner, (*game)->SideToMove() ^ 1) << line.moves;
+        continue;
+      }
+      solver.Reset();
       auto after = solver.SolveSequence(line.moves + report->move);
-      if (!after.ok()) continue;  // it won on the spot
-      ASSERT_TRUE(after->solved);
+      ASSERT_TRUE(after.ok() && after->solved) << line.moves << " then " << report->move;
       EXPECT_LT(after->score, 0) << line.moves << " then " << report->move << " at " << budget;
     }
   }

@@ -358,6 +358,48 @@ TEST(Connect4SolverTest, AStoppedSolveKeepsWhatItProved) {
   EXPECT_GE(wins_kept[1], 10);
 }
 
+// The same with the table kept between the stopped solves of a position, as in play (the
+// perfect level never clears it): the root's own entry then holds the win a smaller budget
+// proved, and a probe it settles must still name a winning column. Once a budget has named one,
+// every larger budget that stops names one too.
+TEST(Connect4SolverTest, AWarmTableKeepsTheWinningColumnItProved) {
+  std::vector<Line> lines;
+  ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/5, /*limit=*/0, 100, lines));
+  Solver solver, judge;
+  int stopped_after_a_win = 0;
+  for (const Line& line : lines) {
+    if (line.score <= 0) continue;
+    const Board b = FromDigits(line.moves);
+    solver.Reset();
+    bool named = false;
+    for (int64_t budget = 64;; budget *= 2) {
+      const SolveResult r =
+          solver.Solve(b.current, b.mask, b.moves, {.max_nodes = budget}, ProbeOrder::kResultFirst);
+      if (r.solved) break;
+      ASSERT_LE(r.lower, line.score) << line.moves << " at " << budget;
+      ASSERT_GE(r.upper, line.score) << line.moves << " at " << budget;
+      if (named) {
+        ++stopped_after_a_win;
+        ASSERT_GE(r.lower_column, 0) << line.moves << " lost its winning column at " << budget;
+        ASSERT_GT(r.column_lower, 0) << line.moves << " at " << budget;
+      }
+      if (r.lower_column < 0 || r.column_lower <= 0) continue;
+      ASSERT_LE(r.column_lower, r.lower) << line.moves << " at " << budget;
+      named = true;
+      ASSERT_TRUE(b.CanPlay(r.lower_column));
+      if (b.IsWinningMove(r.lower_column)) continue;
+      Board child = b;
+      child.Play(r.lower_column);
+      judge.Reset();
+      const SolveResult c = judge.Solve(child.current, child.mask, child.moves);
+      ASSERT_TRUE(c.solved);
+      EXPECT_GE(-c.score, r.column_lower) << line.moves << " column " << r.lower_column;
+    }
+  }
+  // Wins proved by one budget and not finished by the next: the case this test is about.
+  EXPECT_GE(stopped_after_a_win, 10);
+}
+
 TEST(Connect4SolverTest, FullBoardIsADraw) {
   // Columns filled in pairs leave rows alternating between the players: no four anywhere.
   Board b{4, 4};

@@ -90,6 +90,10 @@ TEST(ProgramHelp, TheGomokuStrengthToolAnswersHelpAndRejectsBadCounts) {
   const Asked bad_count = RunShell(binary + " match hard greedy ten");
   EXPECT_EQ(bad_count.code, 2) << bad_count.out;
   EXPECT_NE(bad_count.out.find("'ten' is not a count"), std::string::npos) << bad_count.out;
+  const Asked no_games = RunShell(binary + " match hard greedy 0");
+  EXPECT_EQ(no_games.code, 2) << no_games.out;
+  const Asked unlimited_bench = RunShell(binary + " bench 0");
+  EXPECT_EQ(unlimited_bench.code, 2) << unlimited_bench.out;
   const Asked bad_rule = RunShell(binary + " match hard greedy 2 10 nonsense");
   EXPECT_EQ(bad_rule.code, 2) << bad_rule.out;
   EXPECT_NE(bad_rule.out.find("nonsense"), std::string::npos) << bad_rule.out;

@@ -499,10 +499,15 @@ int Solver::Engine::Negamax(uint64_t current, uint64_t mask, int moves, int alph
     lo = std::max(lo, tt_lower);
     hi = std::min(hi, tt_upper);
   }
-  if (lo >= hi || lo >= beta) return lo;
-  if (hi <= alpha) return hi;
-  alpha = std::max(alpha, lo);
-  beta = std::min(beta, hi);
+  // The root's own entry ends no probe there: each probe that beats alpha must name its column
+  // (a stopped solve plays it), and the children's entries, read below, usually settle it at
+  // once when the root's bound came from them.
+  if constexpr (!kRoot) {
+    if (lo >= hi || lo >= beta) return lo;
+    if (hi <= alpha) return hi;
+    alpha = std::max(alpha, lo);
+    beta = std::min(beta, hi);
+  }
   const int alpha0 = alpha;
 
   int best = -kInfinity;
@@ -641,7 +646,7 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
     int med = min + (max - min) / 2;
     // Whether the result (win, draw or loss) is known: with kResultFirst, ask "a win?" (is the
     // score above 0) and then "a draw?" (above -1) before anything else.
-    const bool result_known = min > 0 || max < 0 || (min >= 0 && max <= 0);
+    const bool result_known = min > 0 || max < 0;
     if (order_of_probes_ == ProbeOrder::kResultFirst && !result_known) {
       med = max > 0 ? 0 : -1;
     } else if (med >= 0 && max / 2 > med) {
@@ -669,6 +674,8 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
     }
   }
   if (best_column < 0 || column_lower < min) {
+    // Kept for a stop in this search: the column named last, proved to reach column_lower.
+    const int proved_column = best_column;
     best_column = -1;
     // The score came from stored bounds alone; find a move that reaches it.
     for (int i = 0; i < g.width && best_column < 0; ++i) {
@@ -681,7 +688,8 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
                                                              -min + 1, threats, replies);
       if (aborted_) {
         r.lower = r.upper = min;
-        r.lower_column = -1;
+        r.lower_column = proved_column;
+        r.column_lower = proved_column >= 0 ? column_lower : min;
         return r;
       }
       if (v >= min) best_column = order_[i];

@@ -46,11 +46,11 @@ struct SolveResult {
   double elapsed_ms = 0;
 };
 
-// The order of the null-window probes that narrow the score. kFastest finds the exact score in
-// the fewest nodes (early probes halfway to the extremes). kResultFirst first asks whether the
-// side to move wins, then whether it draws: a search stopped on its budget then most often still
-// knows a column that keeps the game's result (a win stays a win), if not its fastest one. The
-// perfect level plays with kResultFirst.
+// The order of the null-window probes that narrow the score. kFastest usually finds the exact
+// score in the fewest nodes (early probes halfway to the extremes). kResultFirst first asks whether
+// the side to move wins, then whether it draws: a search stopped on its budget then most often
+// still knows a column that keeps the game's result (a win stays a win), if not its fastest one.
+// The perfect level plays with kResultFirst.
 enum class ProbeOrder { kFastest, kResultFirst };
 
 // The score of a win whose winning stone is placed when `moves` stones are on the board.

@@ -3,7 +3,7 @@
 //   gomoku-strength match A B [games=100] [time_ms=0] [rule=freestyle]
 //       plays levels A and B against each other through the registry (colours alternate, each
 //       game opens with two random stones near the centre), prints wins, draws, losses, the
-//       score and the Elo difference; exits 1 when A scores below `--min` (see below).
+//       score and the Elo difference.
 //   gomoku-strength check
 //       the documented acceptance run: medium wins >= 90% and hard >= 98% of 100 games each
 //       against greedy.
@@ -236,14 +236,19 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  // A count or a time in milliseconds, or a usage error (instead of std::stoll's exception).
-  auto number = [&](size_t i, int64_t fallback, int64_t* out) {
+  // A count or a time in milliseconds from `least` to a million, or a usage error (instead of
+  // std::stoll's exception).
+  auto number = [&](size_t i, int64_t fallback, int64_t least, int64_t* out) {
     *out = fallback;
     if (i >= args.size()) return true;
     const std::string& text = args[i];
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    if (error == std::errc() && end == text.data() + text.size() && *out >= 0) return true;
-    std::fprintf(stderr, "gomoku-strength: '%s' is not a count\n%s", text.c_str(), kUsage);
+    if (error == std::errc() && end == text.data() + text.size() && *out >= least &&
+        *out <= 1'000'000) {
+      return true;
+    }
+    std::fprintf(stderr, "gomoku-strength: '%s' is not a count from %lld to 1000000\n%s",
+                 text.c_str(), static_cast<long long>(least), kUsage);
     return false;
   };
   if (!args.empty() && args[0] == "replay") {
@@ -251,7 +256,7 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "bench") {
     int64_t time_ms;
-    if (!number(1, 1000, &time_ms)) return 2;
+    if (!number(1, 1000, 1, &time_ms)) return 2;
     ply::Bench(time_ms);
     return 0;
   }
@@ -267,7 +272,7 @@ int main(int argc, char** argv) {
   }
   if (args.size() >= 3 && args.size() <= 6 && args[0] == "match") {
     int64_t games, time_ms;
-    if (!number(3, 100, &games) || !number(4, 0, &time_ms)) return 2;
+    if (!number(3, 100, 1, &games) || !number(4, 0, 0, &time_ms)) return 2;
     ply::GameOptions options;
     if (args.size() > 5) options["rule"] = args[5];
     ply::Match(args[1], args[2], static_cast<int>(games), time_ms, options, jobs,
