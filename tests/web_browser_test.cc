@@ -488,8 +488,9 @@ TEST_F(WebTest, BrowserClicksAMorrisCaptureAndADraughtsMultiJump) {
       ASSERT_TRUE(Move(stub_.get(), id, static_cast<int>(i), before[i], tokens[seat]).ok());
     }
     const int seat = Get(id).to_move();
-    const json report = Scenario(
-        "click-move", {std::to_string(id), std::to_string(seat), tokens[seat], move, game});
+    const json report =
+        Scenario("click-move", {std::to_string(id), std::to_string(seat), tokens[seat], move, game,
+                                std::to_string(before.size())});
     EXPECT_EQ(report["last"], move);
     const v1::Match stored = Get(id);
     // Morris: the mill the capture closed is ringed, three points through the moved piece.

@@ -289,10 +289,13 @@ const scenarios = {
 
   // One move clicked in a prepared position (a Morris capture, a draughts multi-jump).
   async 'click-move'(context, errors) {
-    const [id, seat, token, move, label] = args;
+    const [id, seat, token, move, label, played] = args;
     const page = await openSeat(context, errors, id, seat, token);
     await waitStatus(page, /Your move/);
-    const before = await moveCount(page);
+    // The moves played before the page opened: the status can say "Your move" a moment before
+    // the list holds the last of them, and a count taken then named that move as the new one.
+    const before = Number(played);
+    await waitMoves(page, before);
     await clickMove(page, move);
     await waitMoves(page, before + 1);
     const moves = await page.locator('#moves li .mv').allInnerTexts();
