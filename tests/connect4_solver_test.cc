@@ -131,6 +131,19 @@ Board FromDigits(const std::string& digits) {
   return b;
 }
 
+// A column a stopped solve named must be legal and reach at least `bound` (by a fresh solve).
+void ExpectColumnReaches(Solver& judge, const Board& b, int column, int bound,
+                         const std::string& moves) {
+  ASSERT_TRUE(b.CanPlay(column));
+  if (b.IsWinningMove(column)) return;
+  Board child = b;
+  child.Play(column);
+  judge.Reset();
+  const SolveResult c = judge.Solve(child.current, child.mask, child.moves);
+  ASSERT_TRUE(c.solved);
+  EXPECT_GE(-c.score, bound) << moves << " column " << column;
+}
+
 void ExpectSetSolved(const std::vector<Line>& lines, bool check_best_column) {
   Solver solver;
   for (const Line& line : lines) {
@@ -303,7 +316,9 @@ TEST(Connect4SolverTest, BestColumnReachesTheScoreFromAWarmTable) {
   }
 }
 
-TEST(Connect4SolverTest, ResultFirstProbesFindTheSameScoresAndColumns) {
+// With kResultFirst an unstopped solve still ends on the exact score and a column reaching it
+// (its bounds then both the score).
+TEST(Connect4SolverTest, ResultFirstProbesFindTheExactScoresAndBestColumns) {
   std::vector<Line> lines;
   ASSERT_NO_FATAL_FAILURE(LoadSet("middle-medium", /*stride=*/10, /*limit=*/0, 50, lines));
   Solver solver;
@@ -339,15 +354,8 @@ TEST(Connect4SolverTest, AStoppedSolveKeepsWhatItProved) {
         ASSERT_GE(r.upper, line.score) << line.moves << " at " << budget;
         if (r.lower_column < 0) continue;
         ASSERT_LE(r.column_lower, r.lower) << line.moves << " at " << budget;
-        ASSERT_TRUE(b.CanPlay(r.lower_column));
-        if (!b.IsWinningMove(r.lower_column)) {
-          Board child = b;
-          child.Play(r.lower_column);
-          judge.Reset();
-          const SolveResult c = judge.Solve(child.current, child.mask, child.moves);
-          ASSERT_TRUE(c.solved);
-          EXPECT_GE(-c.score, r.column_lower) << line.moves << " column " << r.lower_column;
-        }
+        ASSERT_NO_FATAL_FAILURE(
+            ExpectColumnReaches(judge, b, r.lower_column, r.column_lower, line.moves));
         if (r.column_lower > 0) ++wins_kept[order == ProbeOrder::kResultFirst];
       }
     }
@@ -386,14 +394,8 @@ TEST(Connect4SolverTest, AWarmTableKeepsTheWinningColumnItProved) {
       if (r.lower_column < 0 || r.column_lower <= 0) continue;
       ASSERT_LE(r.column_lower, r.lower) << line.moves << " at " << budget;
       named = true;
-      ASSERT_TRUE(b.CanPlay(r.lower_column));
-      if (b.IsWinningMove(r.lower_column)) continue;
-      Board child = b;
-      child.Play(r.lower_column);
-      judge.Reset();
-      const SolveResult c = judge.Solve(child.current, child.mask, child.moves);
-      ASSERT_TRUE(c.solved);
-      EXPECT_GE(-c.score, r.column_lower) << line.moves << " column " << r.lower_column;
+      ASSERT_NO_FATAL_FAILURE(
+          ExpectColumnReaches(judge, b, r.lower_column, r.column_lower, line.moves));
     }
   }
   // Wins proved by one budget and not finished by the next: the case this test is about.
