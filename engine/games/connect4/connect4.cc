@@ -280,7 +280,7 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
     // win into a draw).
     connect4::SolveResult solved = solver->Solve(game.stones_[me], game.mask_, game.ply_,
                                                  solver_limits, connect4::ProbeOrder::kResultFirst);
-    if (!solved.solved && solved.column_lower > 0 && solved.lower_column >= 0) {
+    if (!solved.solved && solved.lower > 0 && solved.lower_column >= 0) {
       // A win is proven, not how fast: the outcome only (SearchResult::outcome_only), played.
       result.best_move = static_cast<Move>(solved.lower_column);
       result.has_move = true;

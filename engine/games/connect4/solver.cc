@@ -372,7 +372,7 @@ class Solver::Engine {
       r = SolveWith<DynamicGeometry, CompactTable>(current, mask, moves);
     }
     if (r.solved) {
-      r.lower = r.upper = r.column_lower = r.score;
+      r.lower = r.upper = r.score;
       r.lower_column = r.best_column;
     }
     r.nodes = nodes_;
@@ -638,10 +638,16 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
   // measured slightly better); the last ones close in by bisection.
   int min = -(cells - 2 - moves) / 2;
   int max = (cells - 1 - moves) / 2;
-  // best_column is proved to reach at least column_lower; a probe settled by stored bounds
-  // raises min without a column, so column_lower can trail min.
+  // best_column is proved to reach min: a probe that beats its window names the root's column
+  // that did (the root never returns on its own table entry), and min only rises on such a probe.
   int best_column = -1;
-  int column_lower = min;
+  // What a stopped solve proved: the score's bounds, and the column known to reach the lower.
+  auto stopped = [&](int upper) {
+    r.lower = min;
+    r.upper = upper;
+    r.lower_column = best_column;
+    return r;
+  };
   while (min < max) {
     int med = min + (max - min) / 2;
     // Whether the result (win, draw or loss) is known: with kResultFirst, ask "a win?" (is the
@@ -656,28 +662,17 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
     }
     root_column_ = -1;
     const int v = Negamax<G, Table, true>(current, mask, moves, med, med + 1, opp_wins, non_losing);
-    if (aborted_) {
-      r.lower = min;
-      r.upper = max;
-      r.lower_column = best_column;
-      r.column_lower = column_lower;
-      return r;
-    }
+    if (aborted_) return stopped(max);
     if (v <= med) {
       max = v;
     } else {
       min = v;
-      if (root_column_ >= 0) {
-        best_column = root_column_;
-        column_lower = min;
-      }
+      best_column = root_column_;
     }
   }
-  if (best_column < 0 || column_lower < min) {
-    // Kept for a stop in this search: the column named last, proved to reach column_lower.
-    const int proved_column = best_column;
-    best_column = -1;
-    // The score came from stored bounds alone; find a move that reaches it.
+  if (best_column < 0) {
+    // No probe beat its window: the side to move loses as fast as it can. Any move that does
+    // not lose sooner reaches that score.
     for (int i = 0; i < g.width && best_column < 0; ++i) {
       const uint64_t move = non_losing & ColumnMask(g, order_[i]);
       if (move == 0) continue;
@@ -686,12 +681,7 @@ SolveResult Solver::Engine::SolveWith(uint64_t current, uint64_t mask, int moves
       const int v = replies == 0 ? (cells - 1 - moves) / 2
                                  : -Negamax<G, Table, false>(opponent, mask | move, moves + 1, -min,
                                                              -min + 1, threats, replies);
-      if (aborted_) {
-        r.lower = r.upper = min;
-        r.lower_column = proved_column;
-        r.column_lower = proved_column >= 0 ? column_lower : min;
-        return r;
-      }
+      if (aborted_) return stopped(min);
       if (v >= min) best_column = order_[i];
     }
   }

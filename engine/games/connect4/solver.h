@@ -36,12 +36,10 @@ struct SolveResult {
   // A 0-based column achieving `score` for the side to move; -1 when the board is full.
   int best_column = -1;
   // The score lies in [lower, upper] (both `score` when solved); `lower_column`, when not -1,
-  // is a column proved to reach at least `column_lower` (<= `lower`: a bound the table alone
-  // settled raises `lower` without naming a column).
+  // is a column proved to reach at least `lower`.
   int lower = 0;
   int upper = 0;
   int lower_column = -1;
-  int column_lower = 0;
   int64_t nodes = 0;
   double elapsed_ms = 0;
 };
