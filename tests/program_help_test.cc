@@ -81,6 +81,19 @@ TEST(ProgramHelp, TheGomocupEnginesAnswerHelpWithTheirUsage) {
   }
 }
 
+// pbrain-greedy read "--defence ten" as 0 (never defends) and "--seed 12x" as 12, and played.
+TEST(ProgramHelp, TheGreedyEngineRejectsNumbersItCannotRead) {
+  const std::string binary = PBRAIN_GREEDY_BINARY;
+  for (const char* flags : {"--defence ten", "--defence 101", "--defence -1", "--seed 12x"}) {
+    const Asked asked = RunShell(binary + " " + flags + " </dev/null");
+    SCOPED_TRACE(flags);
+    EXPECT_EQ(asked.code, 2) << asked.out;
+    EXPECT_NE(asked.out.find("not '"), std::string::npos) << asked.out;
+  }
+  const Asked fine = RunShell("echo END | " + binary + " --defence 50 --seed 12");
+  EXPECT_EQ(fine.code, 0) << fine.out;
+}
+
 // gomoku-strength said its usage as an error on --help and threw (an abort) on "match a b ten".
 TEST(ProgramHelp, TheGomokuStrengthToolAnswersHelpAndRejectsBadCounts) {
   const std::string binary = GOMOKU_STRENGTH_BINARY;
@@ -99,6 +112,9 @@ TEST(ProgramHelp, TheGomokuStrengthToolAnswersHelpAndRejectsBadCounts) {
   EXPECT_NE(bad_rule.out.find("nonsense"), std::string::npos) << bad_rule.out;
   const Asked bad_level = RunShell(binary + " match hard grandmaster 2");
   EXPECT_EQ(bad_level.code, 2) << bad_level.out;
+  const Asked bad_jobs = RunShell("JOBS=two " + binary + " match hard greedy 2");
+  EXPECT_EQ(bad_jobs.code, 2) << bad_jobs.out;
+  EXPECT_NE(bad_jobs.out.find("JOBS='two'"), std::string::npos) << bad_jobs.out;
 }
 
 }  // namespace

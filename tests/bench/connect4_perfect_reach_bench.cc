@@ -23,6 +23,7 @@
 #include "engine/core/random.h"
 #include "engine/games/connect4/solver.h"
 #include "engine/registry/registry.h"
+#include "engine/tool/number_arg.h"
 
 namespace {
 
@@ -46,18 +47,23 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s needs a value\n%s", argv[i], kUsage);
       return 2;
     }
+    bool ok = true;
     if (!std::strcmp(argv[i], "--from")) {
-      from = std::atoi(argv[i + 1]);
+      ok = ply::ParseNumberArg(argv[i + 1], 0, 40, &from);
     } else if (!std::strcmp(argv[i], "--to")) {
-      to = std::atoi(argv[i + 1]);
+      ok = ply::ParseNumberArg(argv[i + 1], 0, 40, &to);
     } else if (!std::strcmp(argv[i], "--per-ply")) {
-      per_ply = std::atoi(argv[i + 1]);
+      ok = ply::ParseNumberArg(argv[i + 1], 1, 1'000'000, &per_ply);
     } else if (!std::strcmp(argv[i], "--seed")) {
-      seed = std::strtoull(argv[i + 1], nullptr, 10);
+      ok = ply::ParseNumberArg<uint64_t>(argv[i + 1], 0, UINT64_MAX, &seed);
     } else if (!std::strcmp(argv[i], "--time-ms")) {
-      time_ms = std::atoi(argv[i + 1]);
+      ok = ply::ParseNumberArg(argv[i + 1], 1, 3'600'000, &time_ms);
     } else {
       std::fprintf(stderr, "unknown flag %s\n%s", argv[i], kUsage);
+      return 2;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "%s: '%s' is not a number it takes\n%s", argv[i], argv[i + 1], kUsage);
       return 2;
     }
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/games/connect4/solver.h"
+#include "engine/tool/number_arg.h"
 
 #ifndef PLY_DATA_DIR
 #define PLY_DATA_DIR ""
@@ -91,10 +92,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--limit" && i + 1 < argc) {
-      limit = std::atoi(argv[++i]);
-    } else if (arg == "--tt" && i + 1 < argc) {
-      tt_mb = static_cast<size_t>(std::atol(argv[++i]));
+    if ((arg == "--limit" || arg == "--tt") && i + 1 < argc) {
+      const char* value = argv[++i];
+      if (!(arg == "--limit" ? ply::ParseNumberArg(value, 0, 1'000'000'000, &limit)
+                             : ply::ParseNumberArg<size_t>(value, 1, 65536, &tt_mb))) {
+        std::fprintf(stderr, "%s: '%s' is not a number it takes\n", arg.c_str(), value);
+        return 2;
+      }
     } else if (arg == "--result-first") {
       // The perfect level's probe order (win, draw or loss before the exact score).
       order = ply::connect4::ProbeOrder::kResultFirst;

@@ -14,6 +14,7 @@
 // of five always wins. It answers START, RESTART, BEGIN, TURN, BOARD, INFO (ignored: it never
 // thinks long), ABOUT and END, freestyle rule only (an overline counts as five).
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,19 @@
 namespace {
 
 constexpr int kMaxSize = 32;
+
+// The whole of `text` as a number from `least` to `most` (no ply code here: this player stays
+// separately written).
+template <class T>
+bool ParseWhole(const std::string& text, T least, T most, T* out) {
+  T value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < least || value > most) {
+    return false;
+  }
+  *out = value;
+  return true;
+}
 
 class GreedyBrain {
  public:
@@ -185,9 +199,15 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--defence") {
-      defence = std::atoi(value.c_str());
+      if (!ParseWhole(value, 0, 100, &defence)) {
+        std::cerr << "--defence takes a percentage from 0 to 100, not '" << value << "'\n";
+        return 2;
+      }
     } else if (flag == "--seed") {
-      seed = std::strtoull(value.c_str(), nullptr, 10);
+      if (!ParseWhole<uint64_t>(value, 0, UINT64_MAX, &seed)) {
+        std::cerr << "--seed takes a whole number from 0, not '" << value << "'\n";
+        return 2;
+      }
     } else if (flag == "--weights") {
       if (std::sscanf(value.c_str(), "%ld,%ld,%ld,%ld", &weights[1], &weights[2], &weights[3],
                       &weights[4]) != 4) {

@@ -21,7 +21,6 @@
 // the wall clock.
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +37,7 @@
 #include "engine/games/gomoku/gomoku.h"
 #include "engine/registry/registry.h"
 #include "engine/search/search.h"
+#include "engine/tool/number_arg.h"
 
 namespace ply {
 namespace {
@@ -242,11 +242,7 @@ int main(int argc, char** argv) {
     *out = fallback;
     if (i >= args.size()) return true;
     const std::string& text = args[i];
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    if (error == std::errc() && end == text.data() + text.size() && *out >= least &&
-        *out <= 1'000'000) {
-      return true;
-    }
+    if (ply::ParseNumberArg<int64_t>(text, least, 1'000'000, out)) return true;
     std::fprintf(stderr, "gomoku-strength: '%s' is not a count from %lld to 1000000\n%s",
                  text.c_str(), static_cast<long long>(least), kUsage);
     return false;
@@ -262,7 +258,10 @@ int main(int argc, char** argv) {
   }
   // Parallel games; each game's searches stay single-threaded.
   int jobs = 1;
-  if (const char* env = std::getenv("JOBS")) jobs = std::max(1, std::atoi(env));
+  if (const char* env = std::getenv("JOBS"); env && !ply::ParseNumberArg(env, 1, 256, &jobs)) {
+    std::fprintf(stderr, "gomoku-strength: JOBS='%s' is not a count from 1 to 256\n", env);
+    return 2;
+  }
   if (args.size() == 1 && args[0] == "check") {
     auto medium = ply::Match("medium", "greedy", 100, 0, {}, jobs, false);
     auto hard = ply::Match("hard", "greedy", 100, 0, {}, jobs, false);
