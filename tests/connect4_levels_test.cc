@@ -160,6 +160,36 @@ TEST(Connect4Levels, PerfectOutOfBudgetPlaysTheWinItProved) {
   EXPECT_GE(proved_wins, 10);
 }
 
+// A node budget bounds the perfect level's whole move. When the solver cannot finish, the search
+// after it plays on what the solver left: before, it got the whole budget again, and the report
+// left the solver's nodes out.
+TEST(Connect4Levels, PerfectKeepsToItsNodeBudget) {
+  const GameInfo* info = FindGame("connect4");
+  Difficulty perfect = *FindLevel(info->levels, "perfect");
+  Difficulty hard = *FindLevel(info->levels, "hard");
+  perfect.time_ms = hard.time_ms = 0;
+  const std::string moves = "171726";  // off the book's lines: the solver's to answer
+  constexpr int64_t kBudget = 200'000;
+  auto play = [&](const Difficulty& level, int64_t nodes) {
+    auto game = ReplayGame("connect4", {}, Digits(moves));
+    EXPECT_TRUE(game.ok()) << game.status();
+    absl::StatusOr<SearchReport> report = (*game)->ChooseMove({.level = level, .max_nodes = nodes});
+    EXPECT_TRUE(report.ok()) << report.status();
+    return report.ok() ? *report : SearchReport{};
+  };
+  const SearchReport r = play(perfect, kBudget);
+  ASSERT_FALSE(r.exact) << "solved within the budget: the test needs a harder position";
+  EXPECT_TRUE(r.stopped);
+  EXPECT_LE(r.nodes, kBudget + kBudget / 20);
+  EXPECT_GE(r.nodes, kBudget * 9 / 10) << "the solver's nodes belong in the report";
+  // The search had the tenth the solver left: no deeper than `hard` reaches on that (the same
+  // search, fresh tables, a deterministic node budget).
+  const SearchReport tenth = play(hard, kBudget / 10);
+  const SearchReport whole = play(hard, kBudget);
+  ASSERT_LT(tenth.depth, whole.depth);
+  EXPECT_LE(r.depth, tenth.depth);
+}
+
 // The solver cannot prove the empty board within a move's budget (that takes minutes); the
 // perfect level finds it in its opening book, at once and exactly: the centre, a win.
 TEST(Connect4Levels, PerfectOpensInTheCentreFromItsBook) {

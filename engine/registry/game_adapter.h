@@ -93,13 +93,16 @@ class GameAdapter final : public AnyGame {
       }
       return ToReport(*result);
     }
+    int64_t solver_nodes = 0;
     if constexpr (requires { G::Solve(game_, limits); }) {
       if (request.level.perfect) {
         auto start = std::chrono::steady_clock::now();
         result = G::Solve(game_, limits);
         if (result && !result->has_move) {
+          // The solver's work counts against the budget and in the report.
+          solver_nodes = result->nodes;
           if (limits.max_nodes > 0) {
-            limits.max_nodes = std::max<int64_t>(1, limits.max_nodes - result->nodes);
+            limits.max_nodes = std::max<int64_t>(1, limits.max_nodes - solver_nodes);
           }
           result.reset();
         }
@@ -132,6 +135,7 @@ class GameAdapter final : public AnyGame {
       } else {
         result = search(limits);
       }
+      result->nodes += solver_nodes;
     }
     return ToReport(*result);
   }

@@ -272,8 +272,12 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
     // prove: a heuristic move throws results away (147446: it lost at -2 where -1 was there
     // to keep), so the solver gets all the rest. 147446 takes the solver 24.5 M nodes, about 3 s
     // at its 8-10 M nodes/s: beyond the 3 s it had of the level's 5, within the 4.5 s now.
-    SearchLimits solver_limits{
-        .max_nodes = limits.max_nodes, .time_ms = limits.time_ms * 9 / 10, .stop = limits.stop};
+    // The same share of a node budget: the search after a stopped solve gets what the solver
+    // left, not the whole budget again.
+    SearchLimits solver_limits{.max_nodes = limits.max_nodes * 9 / 10,
+                               .time_ms = limits.time_ms * 9 / 10,
+                               .stop = limits.stop};
+    if (limits.max_nodes > 0 && solver_limits.max_nodes == 0) solver_limits.max_nodes = 1;
     if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
     // Win, draw or loss first: a solve the budget stops then often still knows a winning column
     // (6712777: 4.6 s to the exact score, beyond the 4.5 s, where the fallback search turned the
@@ -294,7 +298,14 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
       result.stopped = true;
       return result;
     }
-    if (!solved.solved || solved.best_column < 0) return std::nullopt;
+    if (!solved.solved || solved.best_column < 0) {
+      // No move: the caller's search plays, on what is left of the budget (its nodes and
+      // time less the solver's).
+      result.nodes = solved.nodes;
+      result.elapsed_ms = solved.elapsed_ms;
+      result.stopped = !solved.solved;
+      return result;
+    }
     result.best_move = static_cast<Move>(solved.best_column);
     score = solved.score;
     result.nodes = solved.nodes;

@@ -125,8 +125,10 @@ class Connect4 {
   bool operator==(const Connect4&) const = default;
 
   // The `perfect` level: on 7x6, the opening book (book.h) while it covers the position;
-  // otherwise the exact solver (solver.h) on plain boards, within part of the budget. nullopt
-  // when it cannot prove the result in time (the caller then searches).
+  // otherwise the exact solver (solver.h) on plain boards, within nine tenths of the budget.
+  // nullopt on boards the solver does not take; a result without a move (`has_move` false, its
+  // nodes and time spent) when it cannot prove the result in time: the caller then searches on
+  // what is left.
   static std::optional<SearchResult<Move>> Solve(Connect4& game, const SearchLimits& limits);
 
   int width() const { return width_; }
