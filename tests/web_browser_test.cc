@@ -314,6 +314,26 @@ TEST_F(WebTest, BrowserWatchesABotMatchToItsEndWithTheLobbysMoves) {
   EXPECT_LT(p99, 1000);
 }
 
+// A spectator's page that misses one move event goes on with every move, never showing a
+// position beside a move list that does not lead to it (before, the list stopped at the gap
+// while the board and the status went on, until the end fetched the whole match).
+TEST_F(WebTest, BrowserFillsAMoveEventItLost) {
+  SKIP_WITHOUT_BROWSER();
+  const int64_t id = BotMatch("reversi", 100);
+  const json report = Scenario("watch-gap", {std::to_string(id)});
+  const int lost = report["lost"].get<int>();
+  ASSERT_GT(lost, 0) << report.dump();
+  // A Reversi match at 100 ms a move lasts seconds; the list stalled at the gap until its end.
+  EXPECT_FALSE(report["overBefore"].get<bool>())
+      << "the list grew past the lost move only at the end";
+  EXPECT_GE(report["before"].get<int>(), lost + 4) << report.dump();
+  EXPECT_TRUE(report["mismatches"].empty()) << report["mismatches"].dump();
+  const v1::Match stored = Get(id);
+  std::vector<std::string> moves;
+  for (const v1::MoveRecord& m : stored.moves()) moves.push_back(m.move());
+  EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
+}
+
 TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
   SKIP_WITHOUT_BROWSER();
   const int64_t id = BotMatch("reversi", 100);

@@ -444,6 +444,7 @@ class MatchPage {
     // (one, unless the stream had to start over rather than resume).
     this.trace = (window.plyTrace = []);
     window.plySnapshots = 0;
+    window.plyPage = this;
     // The gateway's clock less this browser's, for counting down to a claim.
     this.skew = 0;
     this.build();
@@ -536,9 +537,7 @@ class MatchPage {
     this.es = new EventSource(`/api/matches/${this.id}/events${view}`);
     this.es.addEventListener('snapshot', (e) => {
       window.plySnapshots++;
-      const data = JSON.parse(e.data);
-      this.moves = data.moves;
-      this.applyState(data, false);
+      this.adopt(JSON.parse(e.data), false, true);
     });
     this.es.addEventListener('move', (e) => {
       const data = JSON.parse(e.data);
@@ -567,8 +566,7 @@ class MatchPage {
       const view = this.mine ? '?view=player' : '';
       const full = await api(`/api/matches/${this.id}${view}`);
       this.connection.textContent = 'Live updates are not available; the page asks every two seconds.';
-      this.moves = full.moves;
-      this.applyState(full, true);
+      this.adopt(full, true);
       if (full.status !== 'finished') this.pollTimer = setTimeout(() => this.poll(), 2000);
     } catch (e) {
       this.status.textContent = e.message;
@@ -579,12 +577,28 @@ class MatchPage {
   async finished() {
     try {
       const full = await api(`/api/matches/${this.id}`);
-      this.moves = full.moves;
-      this.applyState(full, false);
+      this.adopt(full, false);
     } catch { /* the stream's last state stays */ }
   }
 
+  // A whole match (a snapshot, an answer from the API): its moves and its state, unless the page
+  // already shows a later position (an answer the stream overtook). A snapshot replaces the list
+  // even at the same length: the stream started over.
+  adopt(match, diff, snapshot = false) {
+    if (this.state && match.plies < this.state.plies) return;
+    if (snapshot || match.moves.length >= this.moves.length) this.moves = match.moves;
+    this.applyState(match, diff);
+  }
+
+  // The page shows a state only beside the moves that led to it. A state behind the one shown is
+  // an answer overtaken by the stream and is dropped; one that does not match the move list (a
+  // move event lost or out of sequence) has the whole match fetched, and that is shown instead.
   applyState(st, diff) {
+    if (this.state && st.plies < this.state.plies) return;
+    if (st.plies !== this.moves.length) {
+      if (st.moves && st.moves.length === st.plies) this.moves = st.moves;
+      else return this.catchUp();
+    }
     if (diff && this.state && st.board && this.state.board && st.plies !== this.state.plies) {
       this.last = changedCells(st.spec.name, this.state.board, st.board);
       this.mill = closedMill(st.spec.name, this.state.board, st.board);
@@ -604,6 +618,20 @@ class MatchPage {
     if (this.live) this.followLive();
   }
 
+  async catchUp() {
+    if (this.catchingUp) return;
+    this.catchingUp = true;
+    try {
+      const view = this.mine ? '?view=player' : '';
+      const full = await api(`/api/matches/${this.id}${view}`);
+      this.catchingUp = false;
+      this.adopt(full, true);
+    } catch (e) {
+      this.catchingUp = false;
+      this.status.textContent = e.message;
+    }
+  }
+
   // After the end, a player's page asks every two seconds how the rematch stands (the live
   // stream is over), and goes into the rematch once both agreed, if this page asked for it.
   followRematch() {
@@ -617,8 +645,7 @@ class MatchPage {
       try {
         const full = await api(`/api/matches/${this.id}`);
         this.rematchTimer = null;
-        this.moves = full.moves;
-        this.applyState(full, false);
+        this.adopt(full, false);
       } catch { this.rematchTimer = null; }
     }, 2000);
   }
@@ -636,8 +663,7 @@ class MatchPage {
         location.hash = `#/m/${out.rematch.id}`;
         return;
       }
-      this.moves = out.match.moves;
-      this.applyState(out.match, false);
+      this.adopt(out.match, false);
     } catch (e) {
       this.notice.textContent = `No rematch: ${e.message}`;
     }
@@ -646,8 +672,7 @@ class MatchPage {
   async claim(draw) {
     try {
       const out = await api(`/api/matches/${this.id}/claim`, { method: 'POST', token: this.mine.token, body: { draw } });
-      this.moves = out.match.moves;
-      this.applyState(out.match, false);
+      this.adopt(out.match, false);
     } catch (e) {
       this.notice.textContent = `Claim refused: ${e.message}`;
     }

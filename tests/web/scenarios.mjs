@@ -151,6 +151,50 @@ const scenarios = {
     return { moves, trace, snapshots, connection, botInfo, botTexts, legend, screenshot, status, replay: { atStart, startBoard, afterOne, atEnd }, overflow };
   },
 
+  // A spectator's page that loses one move event of the stream, the first after the page opened
+  // (the page's own listener never sees it): the list must not stop there while the board and
+  // the status go on. Every time the status changes, the page's list and the state it shows are
+  // compared.
+  // ARGS: match id.
+  async 'watch-gap'(context, errors) {
+    const [id] = args;
+    const page = await newPage(context, errors);
+    await page.addInitScript(() => {
+      const add = EventTarget.prototype.addEventListener;
+      EventSource.prototype.addEventListener = function (type, fn, opts) {
+        if (type !== 'move') return add.call(this, type, fn, opts);
+        return add.call(this, type, (e) => {
+          if (!window.plyLost) {
+            window.plyLost = JSON.parse(e.data).move.ply;
+            return;
+          }
+          fn(e);
+        }, opts);
+      };
+    });
+    await page.goto(`${base}/#/m/${id}`);
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent);
+    await page.evaluate(() => {
+      window.plyMismatch = [];
+      const seen = () => {
+        const shown = document.querySelectorAll('#moves li').length;
+        const plies = window.plyPage?.state?.plies;
+        if (plies !== undefined && plies !== shown) window.plyMismatch.push({ plies, shown });
+      };
+      new MutationObserver(seen).observe(document.querySelector('#status'), { childList: true, characterData: true, subtree: true });
+    });
+    // Before the end (the finished page fetches the whole match anyway): the list grows past
+    // the lost move.
+    await page.waitForFunction(() => (window.plyLost && document.querySelectorAll('#moves li').length >= window.plyLost + 4) ||
+      /Game over/.test(document.querySelector('#status').textContent), null, { timeout: 120000 });
+    const before = await moveCount(page);
+    const over = /Game over/.test(await statusText(page));
+    await waitStatus(page, /Game over/, 120000);
+    const moves = await page.locator('#moves li .mv').allInnerTexts();
+    return { lost: await page.evaluate(() => window.plyLost || 0), before, overBefore: over, moves, mismatches: await page.evaluate(() => window.plyMismatch) };
+  },
+
+
   // Two people, two browsers (separate storage): one creates an open seat and shares the link,
   // the other joins; Red drops four in column 1 while Yellow plays column 2.
   async 'two-players'(context, errors) {
