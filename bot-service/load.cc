@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -215,6 +214,6 @@ int Main() {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage("load test for ply-bot instances");
-  absl::ParseCommandLine(argc, argv);
+  ply::ParseFlags(argc, argv);
   return ply::Main();
 }

@@ -15,7 +15,6 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "bot-service/bot_service.h"
@@ -219,6 +218,6 @@ int Main() {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage("the gRPC bot service (ply.v1.BotService). Example: ply-bot --port=50051");
-  absl::ParseCommandLine(argc, argv);
+  ply::ParseFlags(argc, argv);
   return ply::bot::Main();
 }

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/ascii.h"
@@ -685,7 +684,7 @@ int HelpAsked(int argc, char** argv) {
 int Main(int argc, char** argv) {
   if (const int helped = HelpAsked(argc, argv); helped >= 0) return helped;
   SetFlagsUsage("ply COMMAND [ARGS] [FLAGS]; `ply help` lists the commands.", Version);
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> positional = ply::ParseFlags(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty() || args[0] == "help") {
     if (args.size() > 1) {

@@ -12,7 +12,6 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "client-web/gateway.h"
 #include "common/bounded_server.h"
@@ -83,7 +82,7 @@ void WidenAcceptQueue(int port) {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
-  absl::ParseCommandLine(argc, argv);
+  ply::ParseFlags(argc, argv);
   if (absl::GetFlag(FLAGS_healthcheck)) {
     httplib::Client client("127.0.0.1", absl::GetFlag(FLAGS_port));
     client.set_connection_timeout(2, 0);

@@ -37,7 +37,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -867,6 +866,6 @@ int main(int argc, char** argv) {
   ply::SetFlagsUsage(
       "Replays fair-play attacks against a running lobby and says of each whether it held.\n"
       "  ply-fair-play --lobby=HOST:PORT [--lobby2=HOST:PORT] [--web=HOST:PORT] [--only=NAME]");
-  absl::ParseCommandLine(argc, argv);
+  ply::ParseFlags(argc, argv);
   return ply::Run();
 }

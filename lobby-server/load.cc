@@ -44,7 +44,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -637,6 +636,6 @@ int Main() {
 
 int main(int argc, char** argv) {
   ply::SetFlagsUsage("lobby throughput (with a pgbench comparison) and spectator fan-out.");
-  absl::ParseCommandLine(argc, argv);
+  ply::ParseFlags(argc, argv);
   return ply::Main();
 }

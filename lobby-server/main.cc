@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -368,6 +367,6 @@ int main(int argc, char** argv) {
       "the gRPC lobby (ply.v1.LobbyService). Example: ply-lobby --port=50050 "
       "--database_url='host=127.0.0.1 port=5432 dbname=ply user=postgres' "
       "--bot_target=ipv4:127.0.0.1:50051,127.0.0.1:50052");
-  absl::ParseCommandLine(argc, argv);
+  ply::ParseFlags(argc, argv);
   return ply::lobby::Main();
 }

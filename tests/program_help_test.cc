@@ -1,6 +1,7 @@
 // `--help` of every ply program that an operator or a developer runs from a shell. Abseil's
 // --help lists only the flags of a file named after the program (ply-lobby.cc), which no ply
-// program has, so each of them used to print "No flags matched" (engine/core/flags_usage.h).
+// program has, so each of them used to print "No flags matched", and Debian 12's Abseil exits
+// with status 1 after any help it gives (engine/core/flags_usage.h).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -40,10 +41,20 @@ TEST(ProgramHelp, EveryServerAndToolListsItsOwnFlags) {
       {PLY_FAIR_PLAY_BINARY, "lobby-server/fair_play.cc", "--lobby2"},
       {PLY_WEB_BINARY, "client-web/main.cc", "--lobby"},
       {PBRAIN_MATCH_BINARY, "engine/tool/gomoku/pbrain_match_main.cc", "--opening_stones"},
+      {PLY_ENGINE_BINARY, "engine/tool/ply_engine.cc", "--nodes"},
   };
   for (const Program& program : programs) {
     const Asked asked = RunShell(std::string(program.binary) + " --help");
     SCOPED_TRACE(program.binary);
+    // Help asked for and given is a success (a script, a container's check); a flag that does
+    // not exist is not.
+    EXPECT_EQ(asked.code, 0) << asked.out;
+    for (const char* also : {" --helpfull", " --help=port"}) {
+      EXPECT_EQ(RunShell(std::string(program.binary) + also).code, 0) << also;
+    }
+    const Asked unknown = RunShell(std::string(program.binary) + " --no_such_flag");
+    EXPECT_EQ(unknown.code, 1) << unknown.out;
+    EXPECT_NE(unknown.out.find("no_such_flag"), std::string::npos) << unknown.out;
     EXPECT_EQ(asked.out.find("No flags matched"), std::string::npos) << asked.out;
     EXPECT_NE(asked.out.find(std::string("Flags from ") + program.flags_file + ":"),
               std::string::npos)
@@ -57,6 +68,16 @@ TEST(ProgramHelp, EveryServerAndToolListsItsOwnFlags) {
         std::string(program.binary).substr(std::string(program.binary).rfind('/') + 1);
     EXPECT_EQ(asked.out.find(name + ": " + name + ":"), std::string::npos) << asked.out;
   }
+}
+
+// The terminal client answers --help with its commands (its own help) and --helpfull with its
+// flags, both with status 0.
+TEST(ProgramHelp, TheTerminalClientAnswersHelpAndHelpfull) {
+  const Asked help = RunShell(std::string(PLY_CLI_BINARY) + " --help");
+  EXPECT_EQ(help.code, 0) << help.out;
+  const Asked full = RunShell(std::string(PLY_CLI_BINARY) + " --helpfull");
+  EXPECT_EQ(full.code, 0) << full.out;
+  EXPECT_NE(full.out.find("Flags from client-cli/"), std::string::npos) << full.out;
 }
 
 TEST(ProgramHelp, TheHealthCheckAnswersHelpInsteadOfDialingIt) {

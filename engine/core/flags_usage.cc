@@ -1,8 +1,18 @@
 #include "engine/core/flags_usage.h"
 
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/base/config.h"
+#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+
+#if ABSL_LTS_RELEASE_VERSION == 20220623
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/usage.h"
+#endif
 
 namespace ply {
 
@@ -34,6 +44,25 @@ void SetFlagsUsage(std::string_view usage, std::string (*version)()) {
   };
   config.contains_helpshort_flags = config.contains_help_flags;
   absl::SetFlagsUsageConfig(config);
+}
+
+std::vector<char*> ParseFlags(int argc, char** argv) {
+#if ABSL_LTS_RELEASE_VERSION == 20220623
+  // What absl::ParseCommandLine does in this version, with the help requests answered here:
+  // its HandleUsageFlags returns 1 for every one of them but --version and --only_check_args.
+  namespace fi = absl::flags_internal;
+  std::vector<char*> rest = fi::ParseCommandLineImpl(
+      argc, argv, fi::ArgvListAction::kRemoveParsedArgs, fi::UsageFlagsAction::kIgnoreUsage,
+      fi::OnUndefinedFlag::kAbortIfUndefined);
+  if (fi::HandleUsageFlags(std::cout, absl::ProgramUsageMessage()) >= 0) {
+    std::cout.flush();
+    std::exit(0);
+  }
+  return rest;
+#else
+  // Later versions exit with 0 after help themselves.
+  return absl::ParseCommandLine(argc, argv);
+#endif
 }
 
 }  // namespace ply

@@ -7,11 +7,17 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ply {
 
 // Call before absl::ParseCommandLine. `version`, when given, answers --version.
 void SetFlagsUsage(std::string_view usage, std::string (*version)() = nullptr);
+
+// absl::ParseCommandLine, except that a request for help (--help, --helpfull, --helpshort, ...)
+// exits with status 0 once it is answered: Debian 12's Abseil (20220623) exits with 1, which a
+// script or a container's health check reads as a failure. Errors in the flags still exit 1.
+std::vector<char*> ParseFlags(int argc, char** argv);
 
 // The name --helpfull gives a source file: relative to the project ("lobby-server/main.cc"), or
 // Abseil's own ("absl/flags/parse.cc"); a path elsewhere keeps its last two parts.

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -648,7 +647,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> storage;
   std::vector<std::string> opt_flags = ply::TakeOptFlags(argc, argv, storage);
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = ply::ParseFlags(argc, argv);
   if (rest.size() < 2) return ply::Usage("no subcommand");
   std::string command = rest[1];
   std::vector<std::string> args(rest.begin() + 2, rest.end());

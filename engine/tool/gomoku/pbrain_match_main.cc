@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -336,7 +335,7 @@ int main(int argc, char** argv) {
   ply::SetFlagsUsage(
       "pbrain-match [--games N] [--turn_ms T] [--size S] [--rule R] [--seed N] "
       "[--opening_stones K] [--show] \"COMMAND A\" \"COMMAND B\"");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = ply::ParseFlags(argc, argv);
   if (args.size() != 3) {
     std::fprintf(stderr, "usage: %s\n", absl::ProgramUsageMessage().data());
     return 2;
