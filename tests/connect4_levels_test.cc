@@ -140,7 +140,9 @@ TEST(Connect4Levels, PerfectOutOfBudgetPlaysTheWinItProved) {
       ASSERT_TRUE(report.ok()) << report.status();
       // The level keeps its solver's table from move to move: a win a smaller budget proved is
       // in it, and a larger budget must not lose it.
-      if (proved) EXPECT_TRUE(report->exact) << line.moves << " lost its proof at " << budget;
+      if (proved) {
+        EXPECT_TRUE(report->exact) << line.moves << " lost its proof at " << budget;
+      }
       proved |= report->exact;
       if (!report->outcome_only) continue;
       ++proved_wins;

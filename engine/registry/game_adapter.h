@@ -93,14 +93,16 @@ class GameAdapter final : public AnyGame {
       }
       return ToReport(*result);
     }
+    // A solve that found no move: its work, counted against the budget and in the report.
     int64_t solver_nodes = 0;
+    double solver_ms = 0;
     if constexpr (requires { G::Solve(game_, limits); }) {
       if (request.level.perfect) {
         auto start = std::chrono::steady_clock::now();
         result = G::Solve(game_, limits);
         if (result && !result->has_move) {
-          // The solver's work counts against the budget and in the report.
           solver_nodes = result->nodes;
+          solver_ms = result->elapsed_ms;
           if (limits.max_nodes > 0) {
             limits.max_nodes = std::max<int64_t>(1, limits.max_nodes - solver_nodes);
           }
@@ -136,6 +138,7 @@ class GameAdapter final : public AnyGame {
         result = search(limits);
       }
       result->nodes += solver_nodes;
+      result->elapsed_ms += solver_ms;
     }
     return ToReport(*result);
   }

@@ -274,7 +274,7 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
     // at its 8-10 M nodes/s: beyond the 3 s it had of the level's 5, within the 4.5 s now.
     // The same share of a node budget: the search after a stopped solve gets what the solver
     // left, not the whole budget again.
-    SearchLimits solver_limits{.max_nodes = limits.max_nodes * 9 / 10,
+    SearchLimits solver_limits{.max_nodes = limits.max_nodes - limits.max_nodes / 10,
                                .time_ms = limits.time_ms * 9 / 10,
                                .stop = limits.stop};
     if (limits.max_nodes > 0 && solver_limits.max_nodes == 0) solver_limits.max_nodes = 1;

@@ -795,7 +795,8 @@ Reversi::SolvePlan Reversi::PlanSolve(const SearchLimits& limits, bool standard)
   // Three fifths of the budget go to the solver; the rest stays for the search that plays
   // when it does not finish.
   SolvePlan plan;
-  plan.max_nodes = limits.max_nodes > 0 ? std::max<int64_t>(1, limits.max_nodes * 3 / 5) : 0;
+  // (Divided first: a budget near INT64_MAX, which a client may ask for, must not overflow.)
+  plan.max_nodes = limits.max_nodes > 0 ? std::max<int64_t>(1, limits.max_nodes / 5 * 3) : 0;
   plan.time_ms = limits.time_ms > 0 ? std::max<int64_t>(1, limits.time_ms * 3 / 5) : 0;
   if (!standard) {
     // The generic solver of other shapes is far slower: a dozen or so empty cells.
