@@ -537,7 +537,7 @@ class MatchPage {
     this.es = new EventSource(`/api/matches/${this.id}/events${view}`);
     this.es.addEventListener('snapshot', (e) => {
       window.plySnapshots++;
-      this.adopt(JSON.parse(e.data), false, true);
+      this.adopt(JSON.parse(e.data), false);
     });
     this.es.addEventListener('move', (e) => {
       const data = JSON.parse(e.data);
@@ -582,22 +582,31 @@ class MatchPage {
   }
 
   // A whole match (a snapshot, an answer from the API): its moves and its state, unless the page
-  // already shows a later position (an answer the stream overtook). A snapshot replaces the list
-  // even at the same length: the stream started over.
-  adopt(match, diff, snapshot = false) {
-    if (this.state && match.plies < this.state.plies) return;
-    if (snapshot || match.moves.length >= this.moves.length) this.moves = match.moves;
+  // already shows a later position (an answer the stream overtook).
+  adopt(match, diff) {
+    if (this.overtaken(match)) return;
+    this.moves = match.moves;
     this.applyState(match, diff);
+  }
+
+  // A state behind the one shown: fewer moves, or a match still on once the page saw its end.
+  overtaken(st) {
+    return !!this.state && (st.plies < this.state.plies ||
+      (this.state.status === 'finished' && st.status !== 'finished'));
   }
 
   // The page shows a state only beside the moves that led to it. A state behind the one shown is
   // an answer overtaken by the stream and is dropped; one that does not match the move list (a
   // move event lost or out of sequence) has the whole match fetched, and that is shown instead.
   applyState(st, diff) {
-    if (this.state && st.plies < this.state.plies) return;
+    if (this.overtaken(st)) return;
     if (st.plies !== this.moves.length) {
-      if (st.moves && st.moves.length === st.plies) this.moves = st.moves;
-      else return this.catchUp();
+      if (st.moves && st.moves.length === st.plies) {
+        this.moves = st.moves;
+      } else {
+        this.wanted = Math.max(this.wanted || 0, st.plies);
+        return this.catchUp();
+      }
     }
     if (diff && this.state && st.board && this.state.board && st.plies !== this.state.plies) {
       this.last = changedCells(st.spec.name, this.state.board, st.board);
@@ -625,7 +634,11 @@ class MatchPage {
       const view = this.mine ? '?view=player' : '';
       const full = await api(`/api/matches/${this.id}${view}`);
       this.catchingUp = false;
+      // Over by now: the spectator's view, every bot's search, as at the end of the stream.
+      if (full.status === 'finished' && this.mine) return this.finished();
       this.adopt(full, true);
+      // Events that came while it was asked went further: ask again.
+      if (this.state && this.wanted > this.state.plies) setTimeout(() => this.catchUp(), 100);
     } catch (e) {
       this.catchingUp = false;
       this.status.textContent = e.message;
