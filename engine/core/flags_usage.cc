@@ -60,7 +60,8 @@ std::vector<char*> ParseFlags(int argc, char** argv) {
   }
   return rest;
 #else
-  // Later versions exit with 0 after help themselves.
+  // Other versions' internals differ: their own behaviour, which exits with 1 after help in
+  // those checked (Debian 12's is the one this project builds with).
   return absl::ParseCommandLine(argc, argv);
 #endif
 }

@@ -15,8 +15,9 @@ namespace ply {
 void SetFlagsUsage(std::string_view usage, std::string (*version)() = nullptr);
 
 // absl::ParseCommandLine, except that a request for help (--help, --helpfull, --helpshort, ...)
-// exits with status 0 once it is answered: Debian 12's Abseil (20220623) exits with 1, which a
-// script or a container's health check reads as a failure. Errors in the flags still exit 1.
+// exits with status 0 once it is answered: Abseil exits with 1, which a script or a container's
+// health check reads as a failure. Errors in the flags still exit 1. Done for Debian 12's Abseil
+// (20220623), whose internals it calls; with any other version it is absl::ParseCommandLine.
 std::vector<char*> ParseFlags(int argc, char** argv);
 
 // The name --helpfull gives a source file: relative to the project ("lobby-server/main.cc"), or
