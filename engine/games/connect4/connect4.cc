@@ -273,11 +273,10 @@ std::optional<SearchResult<Connect4::Move>> Connect4::Solve(Connect4& game,
     // to keep), so the solver gets all the rest. 147446 takes the solver 24.5 M nodes, about 3 s
     // at its 8-10 M nodes/s: beyond the 3 s it had of the level's 5, within the 4.5 s now.
     // The same share of a node budget: the search after a stopped solve gets what the solver
-    // left, not the whole budget again.
+    // left, not the whole budget again (never none: n - n / 10 >= 1 for n >= 1).
     SearchLimits solver_limits{.max_nodes = limits.max_nodes - limits.max_nodes / 10,
                                .time_ms = limits.time_ms * 9 / 10,
                                .stop = limits.stop};
-    if (limits.max_nodes > 0 && solver_limits.max_nodes == 0) solver_limits.max_nodes = 1;
     if (limits.time_ms > 0 && solver_limits.time_ms == 0) solver_limits.time_ms = 1;
     // Win, draw or loss first: a solve the budget stops then often still knows a winning column
     // (6712777: 4.6 s to the exact score, beyond the 4.5 s, where the fallback search turned the
