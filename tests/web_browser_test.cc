@@ -334,6 +334,24 @@ TEST_F(WebTest, BrowserFillsAMoveEventItLost) {
   EXPECT_EQ(report["moves"].get<std::vector<std::string>>(), moves);
 }
 
+// A page that finds a gap and cannot fetch the match asks again by itself: between people the
+// next event may be minutes away (before, it waited for it, showing the fetch's error).
+TEST_F(WebTest, BrowserAsksAgainWhenItsCatchUpFails) {
+  SKIP_WITHOUT_BROWSER();
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  const json report = Scenario(
+      "catch-up-retry", {std::to_string(seats.id), seats.tokens[0], seats.tokens[1], "4", "3"});
+  EXPECT_EQ(report["lost"], 1) << report.dump();
+  // Fetches failed only in the blip's 1.5 s, and the page asked again after it.
+  ASSERT_GE(report["failed"].size(), 1u) << report.dump();
+  for (const json& at : report["failed"]) EXPECT_LT(at.get<double>(), 1500) << report.dump();
+  EXPECT_GE(report["afterMs"].get<double>(), 1500) << report.dump();
+  EXPECT_EQ(report["failedStatus"], "Failed to fetch; asking again…") << report.dump();
+  EXPECT_TRUE(report["shown"].get<bool>()) << report.dump();
+  EXPECT_EQ(report["moves"], json::array({"4", "3"})) << report.dump();
+  EXPECT_EQ(Get(seats.id).moves_size(), 2);
+}
+
 TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
   SKIP_WITHOUT_BROWSER();
   const int64_t id = BotMatch("reversi", 100);

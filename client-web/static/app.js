@@ -461,8 +461,10 @@ class MatchPage {
   }
 
   stop() {
+    this.stopped = true;
     clearInterval(this.tick);
     clearTimeout(this.pollTimer);
+    clearTimeout(this.catchUpTimer);
     clearTimeout(this.rematchTimer);
     if (this.es) this.es.close();
     if (this.live && this.live.es) this.live.es.close();
@@ -561,10 +563,14 @@ class MatchPage {
     };
   }
 
+  // The whole match as this page follows it: a seat holder's view when the page holds a seat.
+  fetchMatch() {
+    return api(`/api/matches/${this.id}${this.mine ? '?view=player' : ''}`);
+  }
+
   async poll() {
     try {
-      const view = this.mine ? '?view=player' : '';
-      const full = await api(`/api/matches/${this.id}${view}`);
+      const full = await this.fetchMatch();
       this.connection.textContent = 'Live updates are not available; the page asks every two seconds.';
       this.adopt(full, true);
       if (full.status !== 'finished') this.pollTimer = setTimeout(() => this.poll(), 2000);
@@ -628,20 +634,25 @@ class MatchPage {
   }
 
   async catchUp() {
-    if (this.catchingUp) return;
+    if (this.catchingUp || this.stopped) return;
     this.catchingUp = true;
+    clearTimeout(this.catchUpTimer);
     try {
-      const view = this.mine ? '?view=player' : '';
-      const full = await api(`/api/matches/${this.id}${view}`);
+      const full = await this.fetchMatch();
       this.catchingUp = false;
+      if (this.stopped) return;
       // Over by now: the spectator's view, every bot's search, as at the end of the stream.
       if (full.status === 'finished' && this.mine) return this.finished();
       this.adopt(full, true);
       // Events that came while it was asked went further: ask again.
-      if (this.state && this.wanted > this.state.plies) setTimeout(() => this.catchUp(), 100);
+      if (this.state && this.wanted > this.state.plies) this.catchUpTimer = setTimeout(() => this.catchUp(), 100);
     } catch (e) {
       this.catchingUp = false;
-      this.status.textContent = e.message;
+      if (this.stopped) return;
+      // The page is still behind, and the next event may be a person's move minutes away: it
+      // asks again in two seconds, as poll() does.
+      this.status.textContent = `${e.message}; asking again…`;
+      this.catchUpTimer = setTimeout(() => this.catchUp(), 2000);
     }
   }
 

@@ -195,6 +195,59 @@ const scenarios = {
   },
 
 
+  // A spectator's page of a match between two people loses the event of the first move, and the
+  // fetches of the whole match it makes in the 1.5 s after the second move shows the gap fail, as
+  // over a dropped connection. No third move comes: the page must ask again by itself and show
+  // both.
+  // ARGS: match id, the two seats' tokens, the two moves.
+  async 'catch-up-retry'(context, errors) {
+    const [id, token0, token1, move0, move1] = args;
+    const page = await newPage(context, errors);
+    await page.addInitScript(() => {
+      const add = EventTarget.prototype.addEventListener;
+      EventSource.prototype.addEventListener = function (type, fn, opts) {
+        if (type !== 'move') return add.call(this, type, fn, opts);
+        return add.call(this, type, (e) => {
+          if (!window.plyLost) {
+            window.plyLost = JSON.parse(e.data).move.ply;
+            return;
+          }
+          fn(e);
+        }, opts);
+      };
+      const realFetch = window.fetch;
+      window.plyFailed = [];
+      window.fetch = function (url, opts) {
+        const blip = window.plyFailed.length === 0 || performance.now() - window.plyFailed[0] < 1500;
+        if (window.plyLost && blip && /\/api\/matches\/\d+(\?|$)/.test(String(url))) {
+          window.plyFailed.push(performance.now());
+          return Promise.reject(new TypeError('Failed to fetch'));
+        }
+        return realFetch.call(this, url, opts);
+      };
+    });
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /to move|Your move|Red|Yellow/);
+    const move = async (ply, token, text) => {
+      const res = await fetch(`${base}/api/matches/${id}/move`, { method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ ply, move: text }) });
+      if (!res.ok) throw new Error(`move ${text}: ${res.status} ${await res.text()}`);
+    };
+    await move(0, token0, move0);
+    await page.waitForFunction(() => window.plyLost);
+    await move(1, token1, move1);
+    await page.waitForFunction(() => window.plyFailed.length > 0);
+    const failedStatus = await statusText(page);
+    let shown = true;
+    try {
+      await waitMoves(page, 2, 10000);
+    } catch { shown = false; }
+    const afterMs = await page.evaluate(() => performance.now() - window.plyFailed[0]);
+    return { lost: await page.evaluate(() => window.plyLost), failed: await page.evaluate(() => window.plyFailed.map((t) => t - window.plyFailed[0])),
+      failedStatus, shown, afterMs, moves: await page.locator('#moves li .mv').allInnerTexts(), status: await statusText(page) };
+  },
+
   // Two people, two browsers (separate storage): one creates an open seat and shares the link,
   // the other joins; Red drops four in column 1 while Yellow plays column 2.
   async 'two-players'(context, errors) {
