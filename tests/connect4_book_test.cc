@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "engine/core/random.h"
 #include "engine/games/connect4/book.h"
@@ -212,6 +213,23 @@ TEST(Connect4Book, SampledEveryPositionEntriesAgreeWithFreshSolves) {
   }
 }
 
+// The shipped book's text less `count` of its deepest entries (those whose key is a multiple
+// of 97), which go to `left_out`.
+std::string ShippedBookLess(size_t count, std::vector<OpeningBook::Stored>& left_out) {
+  const OpeningBook& book = OpeningBook::Standard();
+  std::string partial;
+  for (const OpeningBook::Stored& e : book.Entries()) {
+    uint64_t current, mask;
+    OpeningBook::Decode(e.key, current, mask);
+    if (std::popcount(mask) == book.max_ply() && left_out.size() < count && e.key % 97 == 0) {
+      left_out.push_back(e);
+      continue;
+    }
+    absl::StrAppendFormat(&partial, "%013x %d %d\n", e.key, e.column + 1, e.score);
+  }
+  return partial;
+}
+
 // BuildBook with two solvers at once, started from the shipped book less a dozen of its deepest
 // entries: it solves exactly those again (the same scores; the columns reach them) and keeps
 // every other entry as it was.
@@ -219,17 +237,8 @@ TEST(Connect4Book, TwoSolversRefillWhatTheStartingBookLacks) {
   const OpeningBook& book = OpeningBook::Standard();
   if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
   const std::vector<OpeningBook::Stored> entries = book.Entries();
-  std::string partial;
   std::vector<OpeningBook::Stored> left_out;
-  for (const OpeningBook::Stored& e : entries) {
-    uint64_t current, mask;
-    OpeningBook::Decode(e.key, current, mask);
-    if (std::popcount(mask) == book.max_ply() && left_out.size() < 12 && e.key % 97 == 0) {
-      left_out.push_back(e);
-      continue;
-    }
-    absl::StrAppendFormat(&partial, "%013x %d %d\n", e.key, e.column + 1, e.score);
-  }
+  const std::string partial = ShippedBookLess(12, left_out);
   ASSERT_EQ(left_out.size(), 12u);
   absl::StatusOr<OpeningBook> start = OpeningBook::Parse(partial);
   ASSERT_TRUE(start.ok()) << start.status();
@@ -261,6 +270,70 @@ TEST(Connect4Book, TwoSolversRefillWhatTheStartingBookLacks) {
     SolveResult reply = solver.Solve(current ^ mask, mask | cell, moves + 1);
     ASSERT_TRUE(reply.solved);
     EXPECT_EQ(-reply.score, now.score) << std::hex << now.key;
+  }
+}
+
+// A ply that takes long reports the book so far while it is solved (every checkpoint_seconds;
+// here at every position finished), each report a book of what was solved up to then; a build
+// started from one of them goes on where it stopped and ends with the same book.
+TEST(Connect4Book, AStoppedBuildGoesOnFromItsLastReport) {
+  const OpeningBook& book = OpeningBook::Standard();
+  if (book.size() == 0) GTEST_SKIP() << "the shipped book is empty";
+  std::vector<OpeningBook::Stored> left_out;
+  const std::string partial = ShippedBookLess(40, left_out);
+  ASSERT_EQ(left_out.size(), 40u);
+  absl::StatusOr<OpeningBook> start = OpeningBook::Parse(partial);
+  ASSERT_TRUE(start.ok()) << start.status();
+  std::vector<std::string> reports;
+  std::vector<std::string> parts;
+  BookPlan plan = {.max_ply = book.max_ply(),
+                   .tt_megabytes = 16,
+                   .threads = 2,
+                   .start = &*start,
+                   .checkpoint_seconds = 0};
+  absl::StatusOr<std::string> text =
+      BuildBook(plan, [&](std::string_view part, int, int, double, const std::string& so_far) {
+        if (part.find("so far") != std::string_view::npos) {
+          parts.emplace_back(part);
+          reports.push_back(so_far);
+        }
+      });
+  ASSERT_TRUE(text.ok()) << text.status();
+  ASSERT_FALSE(reports.empty()) << "no report during the ply";
+  EXPECT_TRUE(absl::StartsWith(parts[0], "own lines so far (")) << parts[0];
+  absl::StatusOr<OpeningBook> whole = OpeningBook::Parse(*text);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  const std::vector<OpeningBook::Stored> all = whole->Entries();
+  size_t last_size = start->size();
+  for (const std::string& report : reports) {
+    absl::StatusOr<OpeningBook> so_far = OpeningBook::Parse(report);
+    ASSERT_TRUE(so_far.ok()) << so_far.status();
+    // Growing, and never past the whole book, every entry as the whole book has it.
+    EXPECT_GE(so_far->size(), last_size);
+    EXPECT_LT(so_far->size(), whole->size());
+    last_size = so_far->size();
+    for (const OpeningBook::Stored& e : so_far->Entries()) {
+      auto it =
+          std::lower_bound(all.begin(), all.end(), e.key,
+                           [](const OpeningBook::Stored& a, uint64_t key) { return a.key < key; });
+      ASSERT_TRUE(it != all.end() && it->key == e.key) << std::hex << e.key;
+      EXPECT_EQ(it->score, e.score) << std::hex << e.key;
+    }
+  }
+  // Taken up from the middle report: the same book.
+  absl::StatusOr<OpeningBook> resume = OpeningBook::Parse(reports[reports.size() / 2]);
+  ASSERT_TRUE(resume.ok()) << resume.status();
+  plan.start = &*resume;
+  plan.checkpoint_seconds = 60;
+  absl::StatusOr<std::string> again = BuildBook(plan, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<OpeningBook> rebuilt = OpeningBook::Parse(*again);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  ASSERT_EQ(rebuilt->size(), whole->size());
+  const std::vector<OpeningBook::Stored> after = rebuilt->Entries();
+  for (size_t i = 0; i < all.size(); ++i) {
+    ASSERT_EQ(after[i].key, all[i].key);
+    EXPECT_EQ(after[i].score, all[i].score) << std::hex << all[i].key;
   }
 }
 

@@ -63,9 +63,13 @@ ABSL_FLAG(int, every_position_to_ply, -1,
 ABSL_FLAG(int, threads, 1,
           "book: solvers at work at once, each with its own --tt-mb table (the book is the same)");
 ABSL_FLAG(std::string, book_from, "",
-          "book: start from this book's entries (not solved again), e.g. the shipped one");
+          "book: start from this book's entries (not solved again), e.g. the shipped one, or the "
+          "--out of a run that was stopped (it goes on where that one stopped)");
 ABSL_FLAG(std::string, out, "engine/games/connect4/book_7x6.txt",
-          "book: the file to write (rewritten after each ply, so a stopped run keeps its plies)");
+          "book: the file to write (rewritten after each ply and every --checkpoint-s during a "
+          "long one, so a stopped run keeps what it solved)");
+ABSL_FLAG(double, checkpoint_s, 60,
+          "book: how often a ply still being solved rewrites --out and reports (seconds)");
 ABSL_FLAG(int64_t, nodes_per_ms, 0,
           "ladder: think for a node budget, each level's own time_ms times this, instead of a "
           "clock (the same games however busy the machine is)");
@@ -330,7 +334,8 @@ int Solve(const std::vector<std::string>& args, const GameOptions& options) {
 }
 
 // Builds Connect Four's opening book with the exact solver (book.h says which positions) and
-// writes it to --out after every ply, with a line per ply on stderr.
+// writes it to --out after every ply and every --checkpoint-s within one, with a line each on
+// stderr.
 int Book(const std::vector<std::string>& args) {
   if (args.size() != 1 || args[0] != "connect4") return Usage("book needs GAME: connect4");
   const std::string path = absl::GetFlag(FLAGS_out);
@@ -356,7 +361,8 @@ int Book(const std::vector<std::string>& args) {
        .every_position_to_ply = absl::GetFlag(FLAGS_every_position_to_ply),
        .tt_megabytes = static_cast<size_t>(absl::GetFlag(FLAGS_tt_mb)),
        .threads = absl::GetFlag(FLAGS_threads),
-       .start = start_book ? &*start_book : nullptr},
+       .start = start_book ? &*start_book : nullptr,
+       .checkpoint_seconds = absl::GetFlag(FLAGS_checkpoint_s)},
       [&](std::string_view part, int ply, int positions, double seconds,
           const std::string& so_far) {
         write(so_far);
@@ -630,7 +636,8 @@ int main(int argc, char** argv) {
       "  ply-engine solve connect4 MOVES       (exact score, test-set convention)\n"
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
       "  ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]\n"
-      "                   [--threads N] [--out FILE]   (the perfect level's opening book)\n"
+      "                   [--threads N] [--out FILE] [--checkpoint-s S]   (the perfect level's "
+      "opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
       "  ply-engine ladder GAME [--games N per pairing] [--time-ms T | --nodes-per-ms R]\n"
       "                   [--ladder-out games/GAME/ladder.txt]   (every level's rating)\n"

@@ -4,10 +4,12 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_set>
 
@@ -189,8 +191,12 @@ absl::StatusOr<std::string> BuildBook(
   auto solve = [&](const Position& p) {
     return record(p, solvers[0]->Solve(p.current, p.mask, p.moves));
   };
-  // Solves the positions of `todo` not yet in the book, the solvers at work at once.
-  auto solve_all = [&](const std::vector<Position>& todo) -> absl::Status {
+  // Solves the positions of `todo` not yet in the book, the solvers at work at once, each on a
+  // thread of its own. This thread records what they finished and, every
+  // plan.checkpoint_seconds, hands the book so far to `checkpoint` (the positions added and how
+  // many are left), so that a ply of hours can be stopped and taken up again from its file.
+  auto solve_all = [&](const std::vector<Position>& todo,
+                       const std::function<void(int added, int left)>& checkpoint) -> absl::Status {
     std::vector<Position> open;
     for (const Position& p : todo) {
       if (lookup(p) == nullptr) open.push_back(p);
@@ -200,23 +206,57 @@ absl::StatusOr<std::string> BuildBook(
     // of a ply), and siblings still meet in one solver's table.
     constexpr size_t kRun = 8;
     std::atomic<size_t> next_run{0};
+    std::atomic<size_t> finished{0};
+    std::atomic<bool> abandon{false};
     std::vector<SolveResult> results(open.size());
+    std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[open.size()]);
+    for (size_t i = 0; i < open.size(); ++i) done[i].store(false, std::memory_order_relaxed);
+    std::mutex mu;
+    std::condition_variable changed;
     auto work = [&](Solver& solver) {
-      for (size_t begin; (begin = next_run.fetch_add(kRun)) < open.size();) {
-        for (size_t i = begin; i < std::min(open.size(), begin + kRun); ++i) {
+      for (size_t begin; !abandon && (begin = next_run.fetch_add(kRun)) < open.size();) {
+        for (size_t i = begin; i < std::min(open.size(), begin + kRun) && !abandon; ++i) {
           results[i] = solver.Solve(open[i].current, open[i].mask, open[i].moves);
+          done[i].store(true, std::memory_order_release);
+          finished.fetch_add(1);
+          std::lock_guard<std::mutex> lock(mu);
+          changed.notify_one();
         }
       }
     };
-    // The first solver works on this thread, the others on threads of their own.
     std::vector<std::thread> workers;
-    for (size_t t = 1; t < solvers.size(); ++t) workers.emplace_back(work, std::ref(*solvers[t]));
-    work(*solvers[0]);
-    for (std::thread& w : workers) w.join();
-    for (size_t i = 0; i < open.size(); ++i) {
-      if (absl::Status s = record(open[i], results[i]); !s.ok()) return s;
+    for (auto& solver : solvers) workers.emplace_back(work, std::ref(*solver));
+    absl::Status status = absl::OkStatus();
+    std::vector<bool> recorded(open.size(), false);
+    size_t added = 0;
+    auto record_done = [&] {
+      for (size_t i = 0; i < open.size() && status.ok(); ++i) {
+        if (recorded[i] || !done[i].load(std::memory_order_acquire)) continue;
+        recorded[i] = true;
+        ++added;
+        status = record(open[i], results[i]);
+      }
+    };
+    const auto period = std::chrono::duration<double>(plan.checkpoint_seconds);
+    auto last = std::chrono::steady_clock::now();
+    for (size_t seen = 0; seen < open.size() && status.ok();) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        changed.wait_for(lock,
+                         std::min<std::chrono::duration<double>>(period, std::chrono::seconds(1)),
+                         [&] { return finished.load() != seen; });
+      }
+      seen = finished.load();
+      if (seen < open.size() && checkpoint && std::chrono::steady_clock::now() - last >= period) {
+        record_done();
+        if (status.ok()) checkpoint(static_cast<int>(added), static_cast<int>(open.size() - added));
+        last = std::chrono::steady_clock::now();
+      }
     }
-    return absl::OkStatus();
+    if (!status.ok()) abandon = true;
+    for (std::thread& w : workers) w.join();
+    record_done();
+    return status;
   };
   // The empty board takes the solver far longer than its seven children together (most of
   // which the book needs anyway): its value is the best of theirs.
@@ -240,8 +280,9 @@ absl::StatusOr<std::string> BuildBook(
     return absl::OkStatus();
   };
   // Ply 0 is the empty board alone, solved through its children.
-  auto solve_ply = [&](int ply, const std::vector<Position>& positions) -> absl::Status {
-    if (ply > 0) return solve_all(positions);
+  auto solve_ply = [&](int ply, const std::vector<Position>& positions,
+                       const std::function<void(int, int)>& checkpoint) -> absl::Status {
+    if (ply > 0) return solve_all(positions, checkpoint);
     return lookup(positions[0]) != nullptr ? absl::OkStatus() : solve_by_children(positions[0]);
   };
   auto text = [&] {
@@ -259,6 +300,18 @@ absl::StatusOr<std::string> BuildBook(
     return out;
   };
 
+  // What a long ply reports on its way: the book so far, as `progress` gets it after a ply.
+  auto checkpoint = [&](std::string_view part, int ply,
+                        std::chrono::steady_clock::time_point start) {
+    return [&progress, &text, part, ply, start](int added, int left) {
+      if (!progress) return;
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      progress(absl::StrCat(std::string(part), " so far (", left, " to go)"), ply, added, seconds,
+               text());
+    };
+  };
+
   // The level's decision positions at the current ply, one per canonical key.
   std::vector<Position> frontier[2];
   frontier[0].push_back({});
@@ -273,7 +326,9 @@ absl::StatusOr<std::string> BuildBook(
       if (seen.insert(p.Canonical(mirrored)).second) unique.push_back(p);
     }
     const size_t before = book.size();
-    if (absl::Status s = solve_ply(ply, unique); !s.ok()) return s;
+    if (absl::Status s = solve_ply(ply, unique, checkpoint("own lines", ply, start)); !s.ok()) {
+      return s;
+    }
     // The level's move, then every reply that leaves the game open.
     std::vector<Position> next;
     for (const Position& p : unique) {
@@ -302,7 +357,9 @@ absl::StatusOr<std::string> BuildBook(
   for (int ply = 0; ply <= plan.every_position_to_ply; ++ply) {
     const auto start = std::chrono::steady_clock::now();
     const size_t before = book.size();
-    if (absl::Status s = solve_ply(ply, all); !s.ok()) return s;
+    if (absl::Status s = solve_ply(ply, all, checkpoint("every position", ply, start)); !s.ok()) {
+      return s;
+    }
     std::vector<Position> next;
     std::unordered_set<uint64_t> seen;
     for (const Position& p : all) {

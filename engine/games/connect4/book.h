@@ -79,12 +79,17 @@ struct BookPlan {
   size_t tt_megabytes = 64;
   int threads = 1;
   const OpeningBook* start = nullptr;
+  // How often a ply still being solved reports the book so far (see BuildBook).
+  double checkpoint_seconds = 60;
 };
 
 // Generates the book of `plan`, plies in order, each solver keeping its table from one position
 // to the next. `progress` is called after each ply of each part
 // ("own lines", then "every position") with the ply, the positions it added, the seconds it
-// took and the file's text so far. Returns the file's text.
+// took and the file's text so far; and, while a ply takes longer than
+// `plan.checkpoint_seconds`, that often during it ("every position so far (N to go)", the
+// positions added and seconds so far). A text written there and given back as `plan.start`
+// takes the work up where it stopped. Returns the file's text.
 absl::StatusOr<std::string> BuildBook(
     const BookPlan& plan,
     const std::function<void(std::string_view part, int ply, int positions, double seconds,
