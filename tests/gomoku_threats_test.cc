@@ -371,36 +371,38 @@ TEST(Gomoku, ThreatWinsHoldAgainstEveryReplyAtEveryLevel) {
 }
 
 TEST(Gomoku, ThreatSearchRemembersWhatItProvedWithinOneCall) {
-  // White to move after d7 in a game medium won as Black: Black wins by threats from c6, a
-  // proof of ten threats that reaches the same positions by many move orders. The search keeps
-  // what it proved for the length of one call: without that, one pass to ten threats took
-  // 155633 positions; deepening a threat a pass, the ten passes take 175036 with it.
-  Gomoku g = FromMoves({"h8", "h9", "g9", "f10", "g8", "g10", "e10", "f9", "f11", "e8", "h11", "d9",
-                        "i11", "g11", "f8", "d7"});
+  // Black to move after eight stones of a game against AIWine wins by threats from e8 (the
+  // position of ThreatsNearTheLastOneProveAWinTheWholeBoardMissed), a proof that reaches the
+  // same positions by many move orders. The search keeps what it proved for the length of one
+  // call, and each call starts afresh: what it finds does not depend on the calls before it.
+  // (The example here was a ten-threat win of Black's from c6 after d7 in a game medium won,
+  // "h8 h9 g9 f10 g8 g10 e10 f9 f11 e8 h11 d9 i11 g11 f8 d7": since the plain threats after the
+  // first keep to the lines of the last one, FindVct no longer proves it within 200000.)
+  Gomoku g = FromMoves({"h8", "h7", "g8", "h6", "f7", "i8", "g6", "g5"});
   Gomoku copy = g;
   int64_t used = 0;
-  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 200000, &used)), "c6");
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 200000, &used)), "e8");
   EXPECT_LT(used, 200000);
   EXPECT_TRUE(copy == g);
-  // What it finds does not depend on the calls before it: each call starts afresh.
   int64_t again = 0;
-  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 200000, &again)), "c6");
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 200000, &again)), "e8");
   EXPECT_EQ(again, used);
   EXPECT_EQ(copy.FindVct(Gomoku::kRootVctDepth, 2000, &again), Gomoku::kNoMove);
   EXPECT_EQ(again, 2000);
-  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 200000, &again)), "c6");
+  EXPECT_EQ(g.MoveToText(copy.FindVct(Gomoku::kRootVctDepth, 200000, &again)), "e8");
   EXPECT_EQ(again, used);
   EXPECT_EQ(copy.CheckIncrementalState(), "");
 }
 
 // Wins by threats from random games among the AI's candidates (the side to move wins; no win by
-// fours), each with the cell FindVct plays, found within 2691, 506 and 2762 positions whether
-// it may go six threats deep or the root's kRootVctDepth. Regression pins for the threats
-// search, and a record of what neither the alpha-beta search nor a one-pass threats search
-// sees: a depth-4 search scores them 416, 1224 and 451 (a proven win scores over 10000), and
-// FindVct when it searched to kRootVctDepth in one pass found none of the first two within
-// 100000 positions (its budget went into the long lines of its first attacks) and the third
-// after 58771. Deepening a threat a pass finds them at any depth in the same few thousand.
+// fours), each with the cell FindVct plays, found within 1665, 302 and 2756 positions whether
+// it may go six threats deep or the root's kRootVctDepth (2691, 506 and 2762 before the plain
+// threats after the first kept to the lines of the last one; the third was then won from b11).
+// Regression pins for the threats search, and a record of what neither the alpha-beta search nor a
+// one-pass threats search sees: a depth-4 search scores them 416, 1224 and 451 (a proven win scores
+// over 10000), and FindVct when it searched to kRootVctDepth in one pass found none of the first
+// two within 100000 positions (its budget went into the long lines of its first attacks) and the
+// third after 58771. Deepening a threat a pass finds them at any depth in the same few thousand.
 struct ThreatWin {
   std::vector<std::string> moves;
   const char* first;
@@ -415,8 +417,28 @@ std::vector<ThreatWin> ThreatWinsFromRandomGames() {
        "j11"},
       {{"h8", "h9", "g10", "g7", "e9",  "e10", "h7", "g9",  "g6",  "i8",  "g8", "j9",
         "i9", "e8", "j5",  "i6", "i10", "d9",  "c8", "c10", "a12", "j10", "j8"},
-       "b11"},
+       "d10"},
   };
+}
+
+// Black to move after eight stones of a game against AIWine (tests/data/gomoku/
+// games_vs_aiwine.txt) wins by threats. Trying every plain four and open three on the board at
+// every step, FindVct did not prove it within 64,000 positions; with the plain threats after the
+// first kept on the lines of the last one, it does within 37,012, starting with e8.
+TEST(Gomoku, ThreatsNearTheLastOneProveAWinTheWholeBoardMissed) {
+  Gomoku g = FromMoves({"h8", "h7", "g8", "h6", "f7", "i8", "g6", "g5"});
+  Gomoku copy = g;
+  ASSERT_EQ(copy.FindVcf(Gomoku::kMaxVcfDepth, 100000), Gomoku::kNoMove);
+  int64_t used = 0;
+  const Gomoku::Move first = copy.FindVct(Gomoku::kRootVctDepth, 64000, &used);
+  ASSERT_NE(first, Gomoku::kNoMove);
+  EXPECT_EQ(g.MoveToText(first), "e8");
+  EXPECT_LE(used, 40000);
+  EXPECT_TRUE(copy == g);
+  // Whatever White answers (every empty cell), Black still wins by threats.
+  ExpectWinAgainstEveryReply(g, first, [](Gomoku& after) {
+    return after.FindVct(Gomoku::kRootVctDepth, 1 << 17) != Gomoku::kNoMove;
+  });
 }
 
 TEST(Gomoku, ThreatWinsFromRandomGamesHoldAgainstEveryReply) {

@@ -181,9 +181,11 @@ class Gomoku {
   Move FindVcf(int max_depth, int max_nodes, int64_t* nodes_used = nullptr);
   static constexpr int kMaxVcfDepth = 20;
   // A forced win by continuous threats (VCT) for the side to move: every attacking move makes
-  // a four or an open three (one stone from an open four). A four has one answer, the block; a
-  // three is answered by every cell where the attacker would make a winning four, every empty
-  // cell within reach on the lines that make it one, and every four of the defender's (which
+  // a four or an open three (one stone from an open four); after the first, a move that makes
+  // only a four or only an open three is one on the lines of the attacker's last threat, within
+  // four cells of it (a four-three or a double three may be anywhere). A four has one answer, the
+  // block; a three is answered by every cell where the attacker would make a winning four, every
+  // empty cell within reach on the lines that make it one, and every four of the defender's (which
   // the attacker blocks before the defender answers again), and it fails outright if the
   // defender has an open four to make or a win by fours (VCF) of its own. When the defender
   // has a four to complete, the attacker's move is the block, and the line goes on if the block
@@ -382,10 +384,14 @@ class Gomoku {
   // The searches behind FindVct: the attacker to move (`first` receives its winning move), and
   // the defender to move against the threat just made (a four, or a cell where the attacker
   // would make a winning four).
-  bool VctAttack(int attacker, int depth, int& nodes_left, Move* first);
+  // `near`: the attacker's last threat (kNoMove before the first), near which its next plain
+  // four or three must be (NearThreatCells).
+  bool VctAttack(int attacker, int depth, int& nodes_left, Move* first, Move near);
   // VctAttack's search over the attacker's threats, once the position's memo has no answer.
-  bool VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first);
-  bool VctDefend(int attacker, int depth, int& nodes_left);
+  bool VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first, Move near);
+  bool VctDefend(int attacker, int depth, int& nodes_left, Move near);
+  // The cells within four of `near` on its lines (those whose fives could hold its stone).
+  void NearThreatCells(Move near, uint64_t* cells) const;
   // Whether the four `attacker` makes at `cell` (of class kMakesFour; the defender has no five to
   // make) ends the VCF search's line as soon as it is blocked: once both are played neither side
   // has a five to make and the attacker no four. Read off the cell's shapes and line key, and

@@ -303,7 +303,7 @@ void StoreVctEntry(uint64_t key, bool won, Gomoku::Move first) {
 }
 }  // namespace
 
-bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
+bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first, Move near) {
   const int defender = 1 - attacker;
   if (class_count_[attacker][kMakesFive] > 0) {
     if (first) *first = FirstOfClass(attacker, kMakesFive);
@@ -321,7 +321,7 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
     bool won = wins;
     if (!wins) {
       PlaceThreat(block, attacker);
-      won = VctDefend(attacker, depth, nodes_left);
+      won = VctDefend(attacker, depth, nodes_left, near);
       RemoveThreat(block, attacker);
     }
     if (won && first) *first = block;
@@ -332,23 +332,24 @@ bool Gomoku::VctAttack(int attacker, int depth, int& nodes_left, Move* first) {
     return true;
   }
   if (depth <= 0) return false;
-  const uint64_t key =
-      hash_ ^
-      Mix64(0x7654'0000ULL | static_cast<uint64_t>(depth) << 1 | static_cast<uint64_t>(attacker)) ^
-      salt_;
+  // The answer depends on the last threat too (the plain threats that may follow it).
+  const uint64_t key = hash_ ^
+                       Mix64(0x7654'0000ULL | (uint64_t{near} + 1) << 32 |
+                             static_cast<uint64_t>(depth) << 1 | static_cast<uint64_t>(attacker)) ^
+                       salt_;
   if (const VctMemo::Entry* known = FindVctEntry(key)) {
     if (known->won && first) *first = known->first;
     return known->won;
   }
   Move winning = kNoMove;
-  const bool won = VctAttackMoves(attacker, depth, nodes_left, &winning);
+  const bool won = VctAttackMoves(attacker, depth, nodes_left, &winning, near);
   // A failure with the budget spent may be no failure at all: not kept.
   if (won || nodes_left > 0) StoreVctEntry(key, won, winning);
   if (won && first) *first = winning;
   return won;
 }
 
-bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first) {
+bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* first, Move near) {
   const int defender = 1 - attacker;
   // A short win by fours is looked for first, as the search's probes do: it is found far
   // sooner than by trying the threes in between.
@@ -364,11 +365,25 @@ bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* firs
       return true;
     }
   }
-  // Fours first (the defender has one answer), then double threes and threes.
+  // Fours first (the defender has one answer), then double threes and threes. After the first
+  // threat, a plain four or three only on the lines of the last one, within four of it (a
+  // four-three or a double three anywhere): lines of threats build on their own stones, and the
+  // plain threats elsewhere multiply the positions. On the positions of 40 games against AIWine
+  // this proves 15-23% more wins at every budget (docs/gomoku-engine.md, "Threats near the last
+  // one"), though a line whose next plain threat is elsewhere is no longer found.
+  uint64_t around[kWords];
+  const bool local = near != kNoMove;
+  if (local) NearThreatCells(near, around);
   Move attacks[kMaxMoves];
   int n = 0;
   for (uint8_t wanted : {kMakesFourThree, kMakesFour, kMakesDoubleThree, kMakesOpenThree}) {
-    ForEachCell(class_bits_[attacker][wanted], [&](Move c) { attacks[n++] = c; });
+    if (local && (wanted == kMakesFour || wanted == kMakesOpenThree)) {
+      uint64_t kept[kWords];
+      for (int w = 0; w < kWords; ++w) kept[w] = class_bits_[attacker][wanted][w] & around[w];
+      ForEachCell(kept, [&](Move c) { attacks[n++] = c; });
+    } else {
+      ForEachCell(class_bits_[attacker][wanted], [&](Move c) { attacks[n++] = c; });
+    }
   }
   for (int i = 0; i < n; ++i) {
     if (--nodes_left < 0) return false;
@@ -381,11 +396,11 @@ bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* firs
       const Move block = FiveCellNear(attack, attacker);
       if (block != kNoMove) {
         PlaceThreat(block, defender);
-        won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+        won = VctAttack(attacker, depth - 1, nodes_left, nullptr, attack);
         RemoveThreat(block, defender);
       }
     } else {
-      won = VctDefend(attacker, depth, nodes_left);
+      won = VctDefend(attacker, depth, nodes_left, attack);
     }
     RemoveThreat(attack, attacker);
     if (won) {
@@ -396,7 +411,7 @@ bool Gomoku::VctAttackMoves(int attacker, int depth, int& nodes_left, Move* firs
   return false;
 }
 
-bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
+bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left, Move near) {
   const int defender = 1 - attacker;
   if (class_count_[defender][kMakesFive] > 0) return false;
   if (class_count_[attacker][kMakesFive] >= 2) return true;
@@ -404,7 +419,7 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
     // A four made on the way (a forced block that was also a four): it must be blocked first.
     const Move block = FirstOfClass(attacker, kMakesFive);
     PlaceThreat(block, defender);
-    const bool won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+    const bool won = VctAttack(attacker, depth - 1, nodes_left, nullptr, near);
     RemoveThreat(block, defender);
     return won;
   }
@@ -467,11 +482,11 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left) {
       } else {
         const Move block = FirstOfClass(defender, kMakesFive);
         PlaceThreat(block, attacker);
-        won = VctDefend(attacker, depth - 1, nodes_left);
+        won = VctDefend(attacker, depth - 1, nodes_left, near);
         RemoveThreat(block, attacker);
       }
     } else {
-      won = VctAttack(attacker, depth - 1, nodes_left, nullptr);
+      won = VctAttack(attacker, depth - 1, nodes_left, nullptr, near);
     }
     RemoveThreat(reply, defender);
     refuted = !won;
@@ -498,10 +513,24 @@ Gomoku::Move Gomoku::FindVct(int max_depth, int max_nodes, int64_t* nodes_used,
   // at depth 2 proves in 30-160). What a pass proved stays in the memo for the next.
   const int depth_cap = std::min(max_depth, kMaxVcfDepth);
   for (int depth = 1; depth <= depth_cap && !vct && nodes_left > 0; ++depth) {
-    vct = VctAttack(SideToMove(), depth, nodes_left, &first);
+    vct = VctAttack(SideToMove(), depth, nodes_left, &first, kNoMove);
   }
   if (nodes_used) *nodes_used += max_nodes - std::max(nodes_left, 0);
   return vct ? first : kNoMove;
+}
+
+void Gomoku::NearThreatCells(Move near, uint64_t* cells) const {
+  std::fill(cells, cells + kWords, 0);
+  for (int d = 0; d < 4; ++d) {
+    for (const int step : {-kDirections[d], kDirections[d]}) {
+      int c = near;
+      for (int k = 1; k <= 4; ++k) {
+        c += step;
+        if (board_[c] == kWall) break;
+        SetBit(cells, c);
+      }
+    }
+  }
 }
 
 Gomoku::Move Gomoku::FindVcf(int max_depth, int max_nodes, int64_t* nodes_used) {

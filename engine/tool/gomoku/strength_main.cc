@@ -13,6 +13,11 @@
 //       have allowed it.
 //   gomoku-strength bench [time_ms=1000]
 //       nodes/s and depth reached by the hard level's search in `time_ms` on a few positions.
+//   gomoku-strength threats FILE...
+//       on every position of the games in FILE (pbrain-match --show output: a game's moves on a
+//       line that starts with two spaces) from the 8th stone on that has no win by fours, the
+//       wins by threats FindVct proves for the side to move within 1,000, 4,000, 16,000 and
+//       64,000 positions, and the positions and CPU time that took.
 //
 // SHOW_GAMES=1 prints every game's moves to stderr.
 //
@@ -25,14 +30,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "engine/core/random.h"
 #include "engine/games/gomoku/gomoku.h"
 #include "engine/registry/registry.h"
@@ -220,17 +229,79 @@ int Replay(const std::vector<std::string>& moves) {
   return 0;
 }
 
+// The threats search's reach on the positions of real games (see the file's comment).
+int Threats(const std::vector<std::string>& files) {
+  std::vector<std::vector<std::string>> games;
+  for (const std::string& file : files) {
+    std::FILE* in = std::fopen(file.c_str(), "r");
+    if (in == nullptr) {
+      std::fprintf(stderr, "gomoku-strength: cannot read %s\n", file.c_str());
+      return 2;
+    }
+    char buffer[8192];
+    while (std::fgets(buffer, sizeof(buffer), in) != nullptr) {
+      const absl::string_view line(buffer);
+      if (!absl::StartsWith(line, "  ")) continue;
+      games.emplace_back(absl::StrSplit(line, absl::ByAnyChar(" \n"), absl::SkipEmpty()));
+    }
+    std::fclose(in);
+  }
+  constexpr int kBudgets[] = {1000, 4000, 16000, 64000};
+  constexpr int kCount = std::size(kBudgets);
+  int proved[kCount] = {}, positions = 0, by_fours = 0;
+  int64_t used[kCount] = {};
+  double cpu_ms[kCount] = {};
+  for (const std::vector<std::string>& moves : games) {
+    Gomoku game = *Gomoku::Create({});
+    for (size_t i = 0; i + 1 < moves.size() && game.GetOutcome() == Outcome::kOngoing; ++i) {
+      absl::StatusOr<Gomoku::Move> move = game.ParseMove(moves[i]);
+      if (!move.ok()) {
+        std::fprintf(stderr, "gomoku-strength: move %zu (%s) cannot be played\n", i + 1,
+                     moves[i].c_str());
+        return 2;
+      }
+      Gomoku::UndoInfo undo;
+      game.Make(*move, undo);
+      if (i + 1 < 8) continue;
+      if (Gomoku copy = game; copy.FindVcf(Gomoku::kMaxVcfDepth, 20000) != Gomoku::kNoMove) {
+        ++by_fours;
+        continue;
+      }
+      ++positions;
+      for (int b = 0; b < kCount; ++b) {
+        Gomoku copy = game;
+        int64_t n = 0;
+        const std::clock_t start = std::clock();
+        const bool won = copy.FindVct(Gomoku::kRootVctDepth, kBudgets[b], &n,
+                                      /*fours_searched=*/true) != Gomoku::kNoMove;
+        cpu_ms[b] += 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+        used[b] += n;
+        proved[b] += won;
+      }
+    }
+  }
+  std::printf("%zu games: %d positions from the 8th stone on with no win by fours (%d with one)\n",
+              games.size(), positions, by_fours);
+  for (int b = 0; b < kCount; ++b) {
+    std::printf(
+        "within %6d positions: %4d wins by threats proved; %10lld positions, %7.0f ms CPU\n",
+        kBudgets[b], proved[b], static_cast<long long>(used[b]), cpu_ms[b]);
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace ply
 
 int main(int argc, char** argv) {
   constexpr const char* kUsage =
       "usage: gomoku-strength match A B [games] [time_ms] [rule] | check | replay MOVE... | "
-      "bench [time_ms]\n"
+      "bench [time_ms] | threats FILE...\n"
       "  match   A against B (level names), games in parallel (JOBS=N)\n"
       "  check   medium and hard against greedy, 100 games each: PASS or FAIL\n"
       "  replay  every move after which the side to move wins by threats\n"
-      "  bench   the search's speed on fixed positions\n";
+      "  bench   the search's speed on fixed positions\n"
+      "  threats the wins by threats proved on the positions of games (pbrain-match --show)\n";
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
     std::fputs(kUsage, stdout);
@@ -249,6 +320,9 @@ int main(int argc, char** argv) {
   };
   if (!args.empty() && args[0] == "replay") {
     return ply::Replay(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  if (args.size() >= 2 && args[0] == "threats") {
+    return ply::Threats(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   if (!args.empty() && args[0] == "bench") {
     int64_t time_ms;
