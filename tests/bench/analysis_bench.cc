@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "engine/core/flags_usage.h"
 #include "engine/registry/registry.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
@@ -153,6 +153,9 @@ int Main() {
 }  // namespace ply
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  ply::SetFlagsUsage(
+      "how long the lobby takes to analyse a match, with one and with two ply-bot instances\n"
+      "  analysis_bench [--runs N] [--analysis_ms MS] [--analysis_parallel N]");
+  ply::ParseFlags(argc, argv);
   return ply::Main();
 }
