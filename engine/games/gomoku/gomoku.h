@@ -185,7 +185,8 @@ class Gomoku {
   // only a four or only an open three is one on the lines of the attacker's last threat, within
   // four cells of it (a four-three or a double three may be anywhere). A four has one answer, the
   // block; a three is answered by every cell where the attacker would make a winning four, every
-  // empty cell within reach on the lines that make it one, and every four of the defender's (which
+  // cell within reach on the lines that make it one where the attacker would make a four (no
+  // other stone stops that winning four), and every four of the defender's (which
   // the attacker blocks before the defender answers again), and it fails outright if the
   // defender has an open four to make or a win by fours (VCF) of its own. When the defender
   // has a four to complete, the attacker's move is the block, and the line goes on if the block

@@ -441,13 +441,12 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left, Move near) {
     if (counter) return false;
   }
   // The replies that can stop the threat: every cell where the attacker would make a winning
-  // four, and the empty cells within reach on the lines that make it so (a stone anywhere else
-  // leaves that cell's four shapes as they are, so the attacker plays it and wins), and every
-  // four of the defender's, which the attacker must answer before going on.
-  uint64_t replies[kWords];
-  for (int w = 0; w < kWords; ++w) {
-    replies[w] = class_bits_[defender][kMakesFour][w] | class_bits_[defender][kMakesFourThree][w];
-  }
+  // four, and the empty cells within reach on the lines that make it so where the attacker would
+  // make a four (a stone anywhere else leaves that winning four as it is: each cell that would
+  // complete its five is one where the attacker makes a four now, the five's other cells are
+  // stones or the winning cell), and every four of the defender's, which the attacker must
+  // answer before going on.
+  uint64_t replies[kWords] = {};
   ForEachCell(class_bits_[attacker][kMakesWinningFour], [&](Move x) {
     SetBit(replies, x);
     for (int d = 0; d < 4; ++d) {
@@ -463,6 +462,13 @@ bool Gomoku::VctDefend(int attacker, int depth, int& nodes_left, Move near) {
       }
     }
   });
+  for (int w = 0; w < kWords; ++w) {
+    const uint64_t fours = class_bits_[attacker][kMakesFour][w] |
+                           class_bits_[attacker][kMakesFourThree][w] |
+                           class_bits_[attacker][kMakesWinningFour][w];
+    replies[w] = (replies[w] & fours) | class_bits_[defender][kMakesFour][w] |
+                 class_bits_[defender][kMakesFourThree][w];
+  }
   bool refuted = false;
   ForEachCell(replies, [&](Move reply) {
     if (refuted) return;
