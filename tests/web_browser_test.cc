@@ -342,13 +342,11 @@ TEST_F(WebTest, BrowserAsksAgainWhenItsCatchUpFails) {
   const json report = Scenario(
       "catch-up-retry", {std::to_string(seats.id), seats.tokens[0], seats.tokens[1], "4", "3"});
   EXPECT_EQ(report["lost"], 1) << report.dump();
-  // Fetches failed only in the blip's 1.5 s, and the page asked again after it.
   ASSERT_GE(report["failed"].size(), 1u) << report.dump();
-  for (const json& at : report["failed"]) EXPECT_LT(at.get<double>(), 1500) << report.dump();
-  EXPECT_GE(report["afterMs"].get<double>(), 1500) << report.dump();
   EXPECT_EQ(report["failedStatus"], "Failed to fetch; asking again…") << report.dump();
   EXPECT_TRUE(report["shown"].get<bool>()) << report.dump();
   EXPECT_EQ(report["moves"], json::array({"4", "3"})) << report.dump();
+  EXPECT_EQ(report["status"], "Red to move") << report.dump();  // the error gone with the gap
   EXPECT_EQ(Get(seats.id).moves_size(), 2);
 }
 

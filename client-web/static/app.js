@@ -35,6 +35,10 @@ async function api(path, { method = 'GET', body, token, player = false, keepaliv
   return data;
 }
 
+// A refusal that asking again will not change (no such match, a bad or foreign token), as
+// opposed to a lost connection, an overloaded gateway (429, 503) or a timeout (408).
+const refusedForGood = (e) => e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
+
 // Seats are counted from 1 wherever people read them; the API counts from 0.
 const seatLabel = (i) => `seat ${i + 1}`;
 
@@ -571,11 +575,14 @@ class MatchPage {
   async poll() {
     try {
       const full = await this.fetchMatch();
+      if (this.stopped) return;
       this.connection.textContent = 'Live updates are not available; the page asks every two seconds.';
       this.adopt(full, true);
       if (full.status !== 'finished') this.pollTimer = setTimeout(() => this.poll(), 2000);
     } catch (e) {
+      if (this.stopped) return;
       this.status.textContent = e.message;
+      if (!refusedForGood(e)) this.pollTimer = setTimeout(() => this.poll(), 2000);
     }
   }
 
@@ -633,24 +640,40 @@ class MatchPage {
     if (this.live) this.followLive();
   }
 
+  // Whether the page still lacks moves the stream told it of (applyState's `wanted`).
+  behind() {
+    return !this.stopped && (!this.state || this.wanted > this.state.plies);
+  }
+
   async catchUp() {
-    if (this.catchingUp || this.stopped) return;
+    if (this.catchingUp || !this.behind()) return;
     this.catchingUp = true;
     clearTimeout(this.catchUpTimer);
+    const before = this.state ? this.state.plies : -1;
     try {
       const full = await this.fetchMatch();
       this.catchingUp = false;
       if (this.stopped) return;
-      // Over by now: the spectator's view, every bot's search, as at the end of the stream.
-      if (full.status === 'finished' && this.mine) return this.finished();
       this.adopt(full, true);
-      // Events that came while it was asked went further: ask again.
-      if (this.state && this.wanted > this.state.plies) this.catchUpTimer = setTimeout(() => this.catchUp(), 100);
+      // Over by now: the spectator's view, every bot's search, as at the end of the stream (the
+      // player's view just adopted stays if that cannot be had).
+      if (full.status === 'finished' && this.mine) return this.finished();
+      // Events that came while it was asked went further: ask again, at once while the answers
+      // gain on them, less and less often (up to every two seconds) while they do not.
+      if (this.behind()) {
+        const gained = !!this.state && this.state.plies > before;
+        this.catchUpDelay = gained ? 100 : Math.min(2000, (this.catchUpDelay || 100) * 2);
+        this.catchUpTimer = setTimeout(() => this.catchUp(), this.catchUpDelay);
+      }
     } catch (e) {
       this.catchingUp = false;
-      if (this.stopped) return;
-      // The page is still behind, and the next event may be a person's move minutes away: it
-      // asks again in two seconds, as poll() does.
+      if (!this.behind()) return;
+      if (refusedForGood(e)) {
+        this.status.textContent = e.message;
+        return;
+      }
+      // Still behind, and the next event may be a person's move minutes away: asked again in
+      // two seconds, as poll() does.
       this.status.textContent = `${e.message}; asking again…`;
       this.catchUpTimer = setTimeout(() => this.catchUp(), 2000);
     }
@@ -669,8 +692,11 @@ class MatchPage {
       try {
         const full = await api(`/api/matches/${this.id}`);
         this.rematchTimer = null;
-        this.adopt(full, false);
-      } catch { this.rematchTimer = null; }
+        if (!this.stopped) this.adopt(full, false);
+      } catch (e) {
+        this.rematchTimer = null;
+        if (!this.stopped && !refusedForGood(e)) this.followRematch();
+      }
     }, 2000);
   }
 
