@@ -340,11 +340,22 @@ int Book(const std::vector<std::string>& args) {
   if (args.size() != 1 || args[0] != "connect4") return Usage("book needs GAME: connect4");
   const std::string path = absl::GetFlag(FLAGS_out);
   const auto start = std::chrono::steady_clock::now();
+  if (absl::GetFlag(FLAGS_checkpoint_s) < 0) return Usage("--checkpoint-s must be 0 or more");
   absl::Status written = absl::OkStatus();
+  // Written beside and renamed over, so that a run stopped while it writes leaves the last whole
+  // file, never a cut one (a cut score would go into a resumed book unchecked).
   auto write = [&](const std::string& text) {
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-    if (!out) written = absl::UnavailableError(absl::StrCat("cannot write ", path));
+    const std::string temporary = path + ".part";
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << text;
+      out.close();
+      if (out && std::rename(temporary.c_str(), path.c_str()) == 0) return;
+    }
+    if (written.ok()) {
+      written = absl::UnavailableError(absl::StrCat("cannot write ", path));
+      std::cerr << written.message() << ": the build goes on, but nothing it solves is kept\n";
+    }
   };
   std::optional<connect4::OpeningBook> start_book;
   if (const std::string from = absl::GetFlag(FLAGS_book_from); !from.empty()) {

@@ -224,7 +224,20 @@ absl::StatusOr<std::string> BuildBook(
         }
       }
     };
+    // However this ends (an error, an exception), the workers stop after the position each is
+    // on and are joined.
+    struct Joiner {
+      std::vector<std::thread>& workers;
+      std::atomic<bool>& abandon;
+      ~Joiner() {
+        abandon = true;
+        for (std::thread& w : workers) {
+          if (w.joinable()) w.join();
+        }
+      }
+    };
     std::vector<std::thread> workers;
+    Joiner joiner{workers, abandon};
     for (auto& solver : solvers) workers.emplace_back(work, std::ref(*solver));
     absl::Status status = absl::OkStatus();
     std::vector<bool> recorded(open.size(), false);
@@ -237,19 +250,31 @@ absl::StatusOr<std::string> BuildBook(
         status = record(open[i], results[i]);
       }
     };
-    const auto period = std::chrono::duration<double>(plan.checkpoint_seconds);
+    // A period of 0 or less reports at every position finished.
+    const bool timed = plan.checkpoint_seconds > 0;
+    const auto period = std::chrono::duration<double>(std::max(plan.checkpoint_seconds, 0.0));
     auto last = std::chrono::steady_clock::now();
+    size_t reported = 0;
     for (size_t seen = 0; seen < open.size() && status.ok();) {
       {
         std::unique_lock<std::mutex> lock(mu);
-        changed.wait_for(lock,
-                         std::min<std::chrono::duration<double>>(period, std::chrono::seconds(1)),
-                         [&] { return finished.load() != seen; });
+        auto moved = [&] { return finished.load() != seen; };
+        if (timed) {
+          changed.wait_for(lock,
+                           std::min<std::chrono::duration<double>>(period, std::chrono::seconds(1)),
+                           moved);
+        } else {
+          changed.wait(lock, moved);
+        }
       }
       seen = finished.load();
-      if (seen < open.size() && checkpoint && std::chrono::steady_clock::now() - last >= period) {
+      if (checkpoint && std::chrono::steady_clock::now() - last >= period) {
         record_done();
-        if (status.ok()) checkpoint(static_cast<int>(added), static_cast<int>(open.size() - added));
+        // Only a ply still unfinished is reported, and only with something new in it.
+        if (status.ok() && added > reported && added < open.size()) {
+          checkpoint(static_cast<int>(added), static_cast<int>(open.size() - added));
+          reported = added;
+        }
         last = std::chrono::steady_clock::now();
       }
     }

@@ -79,7 +79,8 @@ struct BookPlan {
   size_t tt_megabytes = 64;
   int threads = 1;
   const OpeningBook* start = nullptr;
-  // How often a ply still being solved reports the book so far (see BuildBook).
+  // How often a ply still being solved reports the book so far (see BuildBook); 0 or less: at
+  // every position it finishes.
   double checkpoint_seconds = 60;
 };
 
