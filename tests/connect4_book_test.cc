@@ -122,7 +122,7 @@ TEST(Connect4Book, CoversEveryPositionThePerfectLevelCanReach) {
 // opening, a game taken over): the book answers it with a legal column, where the solver alone
 // would need more than the level's 5 s (docs/performance.md, "Connect Four perfect off its own
 // lines"). The shipped book was built with --every-position-to-ply at least this.
-constexpr int kEveryPositionToPly = 5;
+constexpr int kEveryPositionToPly = 6;
 
 TEST(Connect4Book, CoversEveryOpenPositionOfTheFirstPlies) {
   const OpeningBook& book = OpeningBook::Standard();
@@ -148,8 +148,9 @@ TEST(Connect4Book, CoversEveryOpenPositionOfTheFirstPlies) {
       stack.push_back({n.current ^ n.mask, n.mask | cell, n.ply + 1});
     }
   }
-  // 1 + 7 + 49 + 343 + 2401 + 16807 move orders to ply 5 (none fills a column or ends the game).
-  EXPECT_EQ(checked, 19608);
+  // 1 + 7 + 49 + 343 + 2401 + 16807 + 117649 move orders to ply 6 (none fills a column or ends
+  // the game).
+  EXPECT_EQ(checked, 137257);
 }
 
 // Checks book entry `e` against fresh solves of its position and of the position after its
