@@ -350,6 +350,25 @@ TEST_F(WebTest, BrowserAsksAgainWhenItsCatchUpFails) {
   EXPECT_EQ(Get(seats.id).moves_size(), 2);
 }
 
+// A seat holder's page that learns of the end only from the state (the last move's event lost)
+// fills the gap from its own view of the match and shows the end, even when the spectator's view
+// it asks for next cannot be had (before, it showed nothing new until that answer came).
+TEST_F(WebTest, BrowserShowsTheEndItCaughtUpOnWithoutTheSpectatorsView) {
+  SKIP_WITHOUT_BROWSER();
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  const std::vector<std::string> moves = {"1", "2", "1", "2", "1", "2", "1"};
+  std::vector<std::string> args = {std::to_string(seats.id), seats.tokens[0], seats.tokens[1]};
+  args.insert(args.end(), moves.begin(), moves.end());
+  const json report = Scenario("seat-catch-up-end", args);
+  EXPECT_EQ(report["lost"], 7) << report.dump();
+  EXPECT_GE(report["refused"].get<int>(), 1) << report.dump();
+  EXPECT_TRUE(report["over"].get<bool>()) << report.dump();
+  EXPECT_EQ(report["moves"], json(moves)) << report.dump();
+  const v1::Match stored = Get(seats.id);
+  EXPECT_EQ(stored.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(stored.moves_size(), 7);
+}
+
 TEST_F(WebTest, BrowserKeepsEveryMoveAcrossAGatewayRestart) {
   SKIP_WITHOUT_BROWSER();
   const int64_t id = BotMatch("reversi", 100);

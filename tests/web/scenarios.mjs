@@ -55,22 +55,23 @@ async function openSeat(context, errors, id, seat, token) {
   return page;
 }
 
-// The page's listener never sees the first move event of its stream; its ply goes to
-// window.plyLost.
-async function loseFirstMoveEvent(page) {
-  await page.addInitScript(() => {
+// The page's listener never sees one move event of its stream: the first it gets, or the one of
+// ply `ply` (1 for the first move) when given. Its ply goes to window.plyLost.
+async function loseMoveEvent(page, ply) {
+  await page.addInitScript((wanted) => {
       const add = EventTarget.prototype.addEventListener;
       EventSource.prototype.addEventListener = function (type, fn, opts) {
         if (type !== 'move') return add.call(this, type, fn, opts);
         return add.call(this, type, (e) => {
-          if (!window.plyLost) {
-            window.plyLost = JSON.parse(e.data).move.ply;
+          const p = JSON.parse(e.data).move.ply;
+          if (window.plyLost === undefined && (wanted === null || p === wanted)) {
+            window.plyLost = p;
             return;
           }
           fn(e);
         }, opts);
       };
-  });
+  }, ply === undefined ? null : ply);
 }
 
 const statusText = (page) => page.locator('#status').innerText();
@@ -177,7 +178,7 @@ const scenarios = {
   async 'watch-gap'(context, errors) {
     const [id] = args;
     const page = await newPage(context, errors);
-    await loseFirstMoveEvent(page);
+    await loseMoveEvent(page);
     await page.goto(`${base}/#/m/${id}`);
     await page.waitForFunction(() => document.querySelector('#status')?.textContent);
     await page.evaluate(() => {
@@ -209,7 +210,7 @@ const scenarios = {
   async 'catch-up-retry'(context, errors) {
     const [id, token0, token1, move0, move1] = args;
     const page = await newPage(context, errors);
-    await loseFirstMoveEvent(page);
+    await loseMoveEvent(page);
     await page.addInitScript(() => {
       const realFetch = window.fetch;
       window.plyFailed = [];
@@ -241,6 +242,45 @@ const scenarios = {
     } catch { shown = false; }
     return { lost: await page.evaluate(() => window.plyLost), failed: await page.evaluate(() => window.plyFailed.length),
       failedStatus, shown, moves: await page.locator('#moves li .mv').allInnerTexts(), status: await statusText(page) };
+  },
+
+  // A seat holder's page loses the event of the match's last move, and the spectator's view of
+  // the match cannot be had (every fetch of it fails): the page fills the gap from the seat
+  // holder's view, which is finished, and must show the end from it.
+  // ARGS: match id, the two seats' tokens, the moves to play (the last one ends the match).
+  async 'seat-catch-up-end'(context, errors) {
+    const [id, token0, token1, ...moves] = args;
+    const page = await newPage(context, errors);
+    await loseMoveEvent(page, moves.length);
+    await page.addInitScript((i) => {
+      const realFetch = window.fetch;
+      window.plyRefused = 0;
+      window.fetch = function (url, opts) {
+        if (new RegExp(`/api/matches/${i}$`).test(String(url))) {
+          window.plyRefused++;
+          return Promise.reject(new TypeError('Failed to fetch'));
+        }
+        return realFetch.call(this, url, opts);
+      };
+    }, id);
+    await page.goto(`${base}/`);
+    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token0]);
+    await page.goto(`${base}/#/m/${id}`);
+    await waitStatus(page, /Your move/);
+    for (let ply = 0; ply < moves.length; ply++) {
+      const res = await fetch(`${base}/api/matches/${id}/move`, { method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ply % 2 ? token1 : token0}` },
+        body: JSON.stringify({ ply, move: moves[ply] }) });
+      if (!res.ok) throw new Error(`move ${moves[ply]}: ${res.status} ${await res.text()}`);
+      if (ply < moves.length - 1) await waitMoves(page, ply + 1);
+    }
+    let over = true;
+    try {
+      await waitStatus(page, /Game over/, 10000);
+    } catch { over = false; }
+    await page.waitForFunction(() => window.plyRefused > 0, null, { timeout: 5000 }).catch(() => {});
+    return { lost: await page.evaluate(() => window.plyLost), refused: await page.evaluate(() => window.plyRefused),
+      over, moves: await page.locator('#moves li .mv').allInnerTexts(), status: await statusText(page) };
   },
 
   // Two people, two browsers (separate storage): one creates an open seat and shares the link,
