@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -233,18 +234,16 @@ int Replay(const std::vector<std::string>& moves) {
 int Threats(const std::vector<std::string>& files) {
   std::vector<std::vector<std::string>> games;
   for (const std::string& file : files) {
-    std::FILE* in = std::fopen(file.c_str(), "r");
-    if (in == nullptr) {
+    std::ifstream in(file);
+    if (!in) {
       std::fprintf(stderr, "gomoku-strength: cannot read %s\n", file.c_str());
       return 2;
     }
-    char buffer[8192];
-    while (std::fgets(buffer, sizeof(buffer), in) != nullptr) {
-      const absl::string_view line(buffer);
+    // A line of moves is as long as its game: read whole, whatever its length.
+    for (std::string line; std::getline(in, line);) {
       if (!absl::StartsWith(line, "  ")) continue;
-      games.emplace_back(absl::StrSplit(line, absl::ByAnyChar(" \n"), absl::SkipEmpty()));
+      games.emplace_back(absl::StrSplit(line, absl::ByAnyChar(" \r"), absl::SkipEmpty()));
     }
-    std::fclose(in);
   }
   constexpr int kBudgets[] = {1000, 4000, 16000, 64000};
   constexpr int kCount = std::size(kBudgets);
