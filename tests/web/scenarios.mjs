@@ -46,8 +46,10 @@ async function newPage(context, errors) {
 }
 
 // A page of the seat holder: the seat's token saved as the page keeps it, then the match opened.
-async function openSeat(context, errors, id, seat, token) {
+// `prepare(page)`, when given, runs first (init scripts that must be in before the page loads).
+async function openSeat(context, errors, id, seat, token, prepare) {
   const page = await newPage(context, errors);
+  if (prepare) await prepare(page);
   await page.goto(`${base}/`);
   await page.evaluate(([i, s, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: s, token: t })),
     [id, Number(seat), token]);
@@ -72,6 +74,15 @@ async function loseMoveEvent(page, ply) {
         }, opts);
       };
   }, ply === undefined ? null : ply);
+}
+
+// Plays `move` at `ply` for the seat whose token is `token`, through the gateway's API, as another
+// person's page would.
+async function postMove(id, token, ply, move) {
+  const res = await fetch(`${base}/api/matches/${id}/move`, { method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ ply, move }) });
+  if (!res.ok) throw new Error(`move ${move}: ${res.status} ${await res.text()}`);
 }
 
 const statusText = (page) => page.locator('#status').innerText();
@@ -225,15 +236,9 @@ const scenarios = {
     });
     await page.goto(`${base}/#/m/${id}`);
     await waitStatus(page, /to move|Your move|Red|Yellow/);
-    const move = async (ply, token, text) => {
-      const res = await fetch(`${base}/api/matches/${id}/move`, { method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ ply, move: text }) });
-      if (!res.ok) throw new Error(`move ${text}: ${res.status} ${await res.text()}`);
-    };
-    await move(0, token0, move0);
+    await postMove(id, token0, 0, move0);
     await page.waitForFunction(() => window.plyLost);
-    await move(1, token1, move1);
+    await postMove(id, token1, 1, move1);
     await page.waitForFunction(() => window.plyFailed.length > 0);
     const failedStatus = await statusText(page);
     let shown = true;
@@ -250,28 +255,23 @@ const scenarios = {
   // ARGS: match id, the two seats' tokens, the moves to play (the last one ends the match).
   async 'seat-catch-up-end'(context, errors) {
     const [id, token0, token1, ...moves] = args;
-    const page = await newPage(context, errors);
-    await loseMoveEvent(page, moves.length);
-    await page.addInitScript((i) => {
-      const realFetch = window.fetch;
-      window.plyRefused = 0;
-      window.fetch = function (url, opts) {
-        if (new RegExp(`/api/matches/${i}$`).test(String(url))) {
-          window.plyRefused++;
-          return Promise.reject(new TypeError('Failed to fetch'));
-        }
-        return realFetch.call(this, url, opts);
-      };
-    }, id);
-    await page.goto(`${base}/`);
-    await page.evaluate(([i, t]) => localStorage.setItem(`ply.seat.${i}`, JSON.stringify({ seat: 0, token: t })), [id, token0]);
-    await page.goto(`${base}/#/m/${id}`);
+    const page = await openSeat(context, errors, id, 0, token0, async (p) => {
+      await loseMoveEvent(p, moves.length);
+      await p.addInitScript((i) => {
+        const realFetch = window.fetch;
+        window.plyRefused = 0;
+        window.fetch = function (url, opts) {
+          if (new RegExp(`/api/matches/${i}$`).test(String(url))) {
+            window.plyRefused++;
+            return Promise.reject(new TypeError('Failed to fetch'));
+          }
+          return realFetch.call(this, url, opts);
+        };
+      }, id);
+    });
     await waitStatus(page, /Your move/);
     for (let ply = 0; ply < moves.length; ply++) {
-      const res = await fetch(`${base}/api/matches/${id}/move`, { method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ply % 2 ? token1 : token0}` },
-        body: JSON.stringify({ ply, move: moves[ply] }) });
-      if (!res.ok) throw new Error(`move ${moves[ply]}: ${res.status} ${await res.text()}`);
+      await postMove(id, ply % 2 ? token1 : token0, ply, moves[ply]);
       if (ply < moves.length - 1) await waitMoves(page, ply + 1);
     }
     let over = true;
