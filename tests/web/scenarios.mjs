@@ -76,6 +76,25 @@ async function loseMoveEvent(page, ply) {
   }, ply === undefined ? null : ply);
 }
 
+// The page's fetches of URLs that match `pattern` (a RegExp's source) fail as over a dropped
+// connection: only once a move event was lost (`afterLoss`), and only for `forMs` after the
+// first failure (0: for good). The times of the failures go to window.plyFailed.
+async function failFetches(page, pattern, { afterLoss = false, forMs = 0 } = {}) {
+  await page.addInitScript(([source, lossFirst, span]) => {
+    const realFetch = window.fetch;
+    const matches = new RegExp(source);
+    window.plyFailed = [];
+    window.fetch = function (url, opts) {
+      const open = !span || window.plyFailed.length === 0 || performance.now() - window.plyFailed[0] < span;
+      if ((!lossFirst || window.plyLost) && open && matches.test(String(url))) {
+        window.plyFailed.push(performance.now());
+        return Promise.reject(new TypeError('Failed to fetch'));
+      }
+      return realFetch.call(this, url, opts);
+    };
+  }, [pattern, afterLoss, forMs]);
+}
+
 // Plays `move` at `ply` for the seat whose token is `token`, through the gateway's API, as another
 // person's page would.
 async function postMove(id, token, ply, move) {
@@ -222,18 +241,7 @@ const scenarios = {
     const [id, token0, token1, move0, move1] = args;
     const page = await newPage(context, errors);
     await loseMoveEvent(page);
-    await page.addInitScript(() => {
-      const realFetch = window.fetch;
-      window.plyFailed = [];
-      window.fetch = function (url, opts) {
-        const blip = window.plyFailed.length === 0 || performance.now() - window.plyFailed[0] < 1500;
-        if (window.plyLost && blip && /\/api\/matches\/\d+(\?|$)/.test(String(url))) {
-          window.plyFailed.push(performance.now());
-          return Promise.reject(new TypeError('Failed to fetch'));
-        }
-        return realFetch.call(this, url, opts);
-      };
-    });
+    await failFetches(page, String.raw`/api/matches/\d+(\?|$)`, { afterLoss: true, forMs: 1500 });
     await page.goto(`${base}/#/m/${id}`);
     await waitStatus(page, /to move|Your move|Red|Yellow/);
     await postMove(id, token0, 0, move0);
@@ -257,17 +265,7 @@ const scenarios = {
     const [id, token0, token1, ...moves] = args;
     const page = await openSeat(context, errors, id, 0, token0, async (p) => {
       await loseMoveEvent(p, moves.length);
-      await p.addInitScript((i) => {
-        const realFetch = window.fetch;
-        window.plyRefused = 0;
-        window.fetch = function (url, opts) {
-          if (new RegExp(`/api/matches/${i}$`).test(String(url))) {
-            window.plyRefused++;
-            return Promise.reject(new TypeError('Failed to fetch'));
-          }
-          return realFetch.call(this, url, opts);
-        };
-      }, id);
+      await failFetches(p, `/api/matches/${id}$`);
     });
     await waitStatus(page, /Your move/);
     for (let ply = 0; ply < moves.length; ply++) {
@@ -278,8 +276,8 @@ const scenarios = {
     try {
       await waitStatus(page, /Game over/, 10000);
     } catch { over = false; }
-    await page.waitForFunction(() => window.plyRefused > 0, null, { timeout: 5000 }).catch(() => {});
-    return { lost: await page.evaluate(() => window.plyLost), refused: await page.evaluate(() => window.plyRefused),
+    await page.waitForFunction(() => window.plyFailed.length > 0, null, { timeout: 5000 }).catch(() => {});
+    return { lost: await page.evaluate(() => window.plyLost), refused: await page.evaluate(() => window.plyFailed.length),
       over, moves: await page.locator('#moves li .mv').allInnerTexts(), status: await statusText(page) };
   },
 
