@@ -202,7 +202,7 @@ void Gateway::Games(httplib::Response& res) {
   if (cached.empty()) {
     absl::StatusOr<v1::ListGamesResponse> games = lobby_.ListGames();
     if (!games.ok()) return SendError(res, games.status());
-    cached = GamesJson(*games).dump();
+    cached = JsonText(GamesJson(*games));
     std::lock_guard<std::mutex> lock(mu_);
     games_json_ = cached;
   }
@@ -250,7 +250,7 @@ void Gateway::List(const httplib::Request& req, httplib::Response& res) {
     const std::string board = boards++ < kBoardsPerList ? BoardOf(s.id(), s.moves_played()) : "";
     matches.push_back(SummaryJson(s, board));
   }
-  const std::string body = json{{"matches", matches}, {"next", list->next_page_token()}}.dump();
+  const std::string body = JsonText(json{{"matches", matches}, {"next", list->next_page_token()}});
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (lists_.size() >= kListCache) lists_.clear();

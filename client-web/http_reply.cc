@@ -34,13 +34,17 @@ int HttpStatus(absl::StatusCode code) {
   }
 }
 
+std::string JsonText(const json& body) {
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), kJsonType);
+  res.set_content(JsonText(body), kJsonType);
 }
 
 bool SendEvent(httplib::DataSink& sink, const std::string& event, const json& data) {
-  const std::string out = absl::StrCat("event: ", event, "\ndata: ", data.dump(), "\n\n");
+  const std::string out = absl::StrCat("event: ", event, "\ndata: ", JsonText(data), "\n\n");
   return sink.write(out.data(), out.size());
 }
 

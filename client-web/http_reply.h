@@ -15,6 +15,10 @@ namespace ply::web {
 
 inline constexpr char kJsonType[] = "application/json; charset=utf-8";
 
+// `body` as JSON text. Text that is not UTF-8 (a query parameter a client made up, echoed in an
+// error) comes out with U+FFFD in its place: nlohmann's plain dump() throws on it, and a throw
+// in an event stream's provider would end the process.
+std::string JsonText(const nlohmann::json& body);
 // The HTTP status for a lobby's (or a check's) status code.
 int HttpStatus(absl::StatusCode code);
 void SendJson(httplib::Response& res, int status, const nlohmann::json& body);

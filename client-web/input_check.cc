@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/log_text.h"
 #include "engine/registry/registry.h"
 
 namespace ply::web {
@@ -15,6 +16,12 @@ using nlohmann::json;
 absl::string_view View(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 absl::Status Bad(std::string_view what) { return absl::InvalidArgumentError(std::string(what)); }
+
+// A game name the client sent, quoted in the error it gets back: cut short, control bytes
+// escaped (bytes that are not UTF-8 become U+FFFD when the answer is written).
+std::string EchoGame(std::string_view name) {
+  return absl::StrCat("'", EchoBounded(absl::string_view(name.data(), name.size()), 32), "'");
+}
 
 bool AllOf(std::string_view s, std::string_view extra) {
   for (char c : s) {
@@ -60,7 +67,7 @@ absl::StatusOr<const GameInfo*> SpecField(const json& body, v1::GameSpec* spec) 
   absl::StatusOr<std::string> game = StringField(body, "game", 32);
   if (!game.ok()) return game.status();
   const GameInfo* info = FindGame(*game);
-  if (info == nullptr) return Bad(absl::StrCat("no game '", *game, "'"));
+  if (info == nullptr) return Bad(absl::StrCat("no game ", EchoGame(*game)));
   spec->set_name(*game);
   if (body.contains("options") && !body["options"].is_null()) {
     const json& options = body["options"];
@@ -193,7 +200,7 @@ absl::StatusOr<v1::ListPlayerMatchesRequest> PlayerMatchesRequest(std::string_vi
   v1::ListPlayerMatchesRequest request;
   request.set_name(std::string(name));
   if (!query.game.empty()) {
-    if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game '", query.game, "'"));
+    if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game ", EchoGame(query.game)));
     request.set_game(query.game);
   }
   absl::StatusOr<int64_t> limit = Limit(query.limit, kMaxPageSize);
@@ -305,7 +312,7 @@ absl::StatusOr<v1::ListMatchesRequest> ListRequest(const ListQuery& query) {
     return Bad("status is waiting, active or finished");
   }
   if (!query.game.empty()) {
-    if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game '", query.game, "'"));
+    if (FindGame(query.game) == nullptr) return Bad(absl::StrCat("no game ", EchoGame(query.game)));
     request.set_game(query.game);
   }
   absl::StatusOr<int64_t> limit = Limit(query.limit, kMaxPageSize);

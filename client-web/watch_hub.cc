@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "client-web/http_reply.h"
 
 namespace ply::web {
 namespace {
@@ -17,7 +18,7 @@ using nlohmann::json;
 constexpr size_t kRecentEvents = 256;
 
 std::string SseEvent(const char* name, int64_t id, const json& data) {
-  return absl::StrCat("id: ", id, "\nevent: ", name, "\ndata: ", data.dump(), "\n\n");
+  return absl::StrCat("id: ", id, "\nevent: ", name, "\ndata: ", JsonText(data), "\n\n");
 }
 
 }  // namespace

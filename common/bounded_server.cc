@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include "absl/time/clock.h"
+#include "common/log_text.h"
 
 namespace ply {
 namespace {
@@ -55,6 +58,9 @@ class BoundedStream : public httplib::Stream {
     deadline_ = deadline;
   }
   bool Buffered() const { return pos_ < end_; }
+  // The connection ends after the current answer (its framing cannot be trusted).
+  void CloseAfterAnswer() { close_after_ = true; }
+  bool ClosesAfterAnswer() const { return close_after_; }
   // Whether a read was refused for the budget or the deadline (the connection is then done).
   bool Cut() const { return cut_; }
 
@@ -126,9 +132,51 @@ class BoundedStream : public httplib::Stream {
   size_t pos_ = 0;
   size_t end_ = 0;
   bool cut_ = false;
+  bool close_after_ = false;
 };
 
+// What BoundedServer changes in a parsed request before it is routed.
+void Sanitize(httplib::Request& req, BoundedStream& stream) {
+  // One range is answered as one part; several would each hold the whole answer.
+  if (req.get_header_value("Range").find(',') != std::string::npos) {
+    req.headers.erase("Range");
+    req.ranges.clear();
+  }
+  // httplib reads such a body as chunked (as RFC 9112 says to), but a proxy in front may have
+  // read it by its length: what follows on the connection is not to be trusted.
+  if (req.has_header("Transfer-Encoding") && req.has_header("Content-Length")) {
+    req.headers.erase("Content-Length");
+    req.headers.erase("Connection");
+    req.headers.emplace("Connection", "close");  // the answer says so
+    stream.CloseAfterAnswer();
+  }
+}
+
 }  // namespace
+
+BoundedServer::BoundedServer(ConnectionLimits limits) : limits_(std::move(limits)) {
+  set_payload_max_length(64 * 1024);
+  // Without a handler httplib puts the exception's text in an EXCEPTION_WHAT header of the 500.
+  set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr thrown) {
+        static LogRateLimit limit(5, absl::Seconds(10));
+        std::string what = "unknown";
+        try {
+          std::rethrow_exception(thrown);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        int64_t suppressed = 0;
+        if (limit.Allow(&suppressed)) {
+          std::fprintf(stderr, "http: %s %s failed: %s (%lld like it not logged)\n",
+                       req.method.c_str(), LogQuote(req.path).c_str(), LogQuote(what, 200).c_str(),
+                       static_cast<long long>(suppressed));
+        }
+        res.status = 500;
+        res.set_content("{\"error\":\"internal error\"}", "application/json");
+      });
+}
 
 bool BoundedServer::Admit(const std::string& address) {
   if (limits_.per_client <= 0) return true;
@@ -168,8 +216,9 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
       if (!ready) break;
       stream.StartRequest(budget, absl::Now() + limits_.request_deadline);
       bool closed = false;
-      ok = process_request(stream, count == 1, closed, nullptr);
-      if (!ok || closed || stream.Cut()) break;
+      ok = process_request(stream, count == 1, closed,
+                           [&stream](httplib::Request& req) { Sanitize(req, stream); });
+      if (!ok || closed || stream.Cut() || stream.ClosesAfterAnswer()) break;
     }
     Release(ip);
   }

@@ -5,6 +5,12 @@
 // request as long as it likes to arrive, a byte every few seconds (slowloris), each such connection
 // holding one of the server's threads. Here each request must arrive whole (head and body) within a
 // byte budget and a deadline, and one client address holds a bounded number of connections.
+// What a request makes the server write is bounded too: a Range header asking for more than one
+// range is ignored (httplib 0.11 answers one as a multipart body holding the whole answer once
+// per range, built in memory: 2,000 ranges of ply-web's 72 KB app.js made a 148 MB answer), a
+// request framed by both Content-Length and Transfer-Encoding has its connection closed after
+// the answer (RFC 9112 6.1: another server in the path may have framed it by the length), and a
+// handler's exception is a plain 500 whose text goes to the log, not to the client.
 #ifndef PLY_COMMON_BOUNDED_SERVER_H_
 #define PLY_COMMON_BOUNDED_SERVER_H_
 
@@ -37,9 +43,7 @@ class BoundedServer : public httplib::Server {
  public:
   // Bodies are capped at 64 KiB unless set_payload_max_length says otherwise (httplib's own
   // default is no cap, which would leave the per-request byte budget none either).
-  explicit BoundedServer(ConnectionLimits limits) : limits_(std::move(limits)) {
-    set_payload_max_length(64 * 1024);
-  }
+  explicit BoundedServer(ConnectionLimits limits);
 
  private:
   bool process_and_close_socket(socket_t sock) override;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -492,6 +493,93 @@ TEST_F(GatewayHttp, ARequestSentAByteAtATimeIsCutAtItsDeadline) {
   }
   EXPECT_TRUE(cut) << "a dribbling request is still open after 8 s (deadline 2 s)";
   EXPECT_EQ(Client().Get("/healthz")->status, 200);
+}
+
+TEST_F(GatewayHttp, ARangeOfManyPartsGetsTheWholeAnswerOnce) {
+  // httplib answers each range of a Range header with the whole answer again, built in memory:
+  // 2,000 ranges of app.js were a 148 MB answer, and eight such requests took ply-web to 2.3 GB.
+  httplib::Client c = Client();
+  httplib::Result whole = c.Get("/app.js");
+  ASSERT_TRUE(whole);
+  ASSERT_GT(whole->body.size(), 10u);
+  std::string ranges = "bytes=0-";
+  for (int i = 0; i < 2000; ++i) ranges += ",0-";
+  httplib::Result many = c.Get("/app.js", {{"Range", ranges}});
+  ASSERT_TRUE(many);
+  EXPECT_EQ(many->status, 200);
+  EXPECT_EQ(many->body.size(), whole->body.size());
+  // One range is still served as one.
+  httplib::Result part = c.Get("/app.js", {{"Range", "bytes=0-9"}});
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->status, 206);
+  EXPECT_EQ(part->body, whole->body.substr(0, 10));
+}
+
+TEST_F(GatewayHttp, ABodyFramedByLengthAndChunksEndsItsConnection) {
+  // A proxy in front that frames by Content-Length would take the chunked body's tail for a
+  // request of its own: the gateway answers the request and closes, so nothing rides after it.
+  RawConnection raw(port_);
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(
+      raw.Send("POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "2\r\n{}\r\n0\r\n\r\n"
+               "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string got = raw.Receive(absl::Seconds(5));
+  size_t answers = 0;
+  for (size_t at = got.find("HTTP/1.1 "); at != std::string::npos;
+       at = got.find("HTTP/1.1 ", at + 1)) {
+    ++answers;
+  }
+  EXPECT_EQ(answers, 1u) << got;
+  EXPECT_NE(got.find("HTTP/1.1 400"), std::string::npos) << got;
+  EXPECT_NE(got.find("Connection: close"), std::string::npos) << got;
+  // A body framed one way keeps its connection.
+  RawConnection plain(port_);
+  ASSERT_TRUE(plain.Send(
+      "POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 2\r\n\r\n{}GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string both = plain.Receive(absl::Seconds(5));
+  EXPECT_NE(both.find("HTTP/1.1 200"), std::string::npos) << both;
+}
+
+TEST_F(GatewayHttp, AGameNameThatIsNotUtf8IsRefusedInPlainWords) {
+  // The error echoes the name; nlohmann's dump() threw on the byte that is not UTF-8 and httplib
+  // answered 500 with the exception's text in a header.
+  httplib::Client c = Client();
+  for (const char* path : {"/api/matches?game=%FF", "/api/players/alice/matches?game=%C3"}) {
+    SCOPED_TRACE(path);
+    httplib::Result r = c.Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400);
+    EXPECT_FALSE(r->has_header("EXCEPTION_WHAT"));
+    EXPECT_EQ(json::parse(r->body)["error"], "no game '\xEF\xBF\xBD'");
+  }
+  httplib::Result long_name = c.Get(("/api/matches?game=" + std::string(5000, 'x')).c_str());
+  ASSERT_TRUE(long_name);
+  EXPECT_EQ(long_name->status, 400);
+  EXPECT_LT(long_name->body.size(), 200u);
+}
+
+TEST(BoundedServer, AHandlersExceptionIsA500WithoutItsText) {
+  BoundedServer server({});
+  server.Get("/boom", [](const httplib::Request&, httplib::Response&) {
+    throw std::runtime_error("a detail the client has no business with");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&server] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::yield();
+  httplib::Client c("127.0.0.1", port);
+  httplib::Result r = c.Get("/boom");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  EXPECT_FALSE(r->has_header("EXCEPTION_WHAT"));
+  EXPECT_EQ(r->body.find("detail"), std::string::npos);
+  EXPECT_EQ(json::parse(r->body)["error"], "internal error");
+  // The server goes on.
+  EXPECT_EQ(c.Get("/boom")->status, 500);
+  server.stop();
+  thread.join();
 }
 
 class GatewayConnectionCap : public GatewayHttp {
