@@ -79,7 +79,9 @@ absl::Status Lobby::Resume() {
   if (!seeded.ok()) return seeded;
   if (options_.waiting_expiry > absl::ZeroDuration()) ExpireTick();
   if (options_.abort_after > absl::ZeroDuration()) AbortTick();
-  if (options_.abandon_after > absl::ZeroDuration()) AbandonTick();
+  if (options_.abandon_after > absl::ZeroDuration() || options_.max_turn > absl::ZeroDuration()) {
+    AbandonTick();
+  }
   PresenceTick();
   return absl::OkStatus();
 }

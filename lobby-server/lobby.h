@@ -116,6 +116,11 @@ struct LobbyOptions {
   // rule: abandoned, a loss when rated, no result when casual; its bot seats are freed (zero:
   // never). A timed match ends on its clock instead.
   absl::Duration abandon_after = absl::Minutes(5);
+  // An untimed match whose side to move, a person, has spent this long on one move ends like
+  // one whose person has gone, present or not: against a bot by rule, against a person by the
+  // opponent's claim (zero: never). Presence alone (an open page, a call now and then) would
+  // otherwise hold a lost game, and its bot seat, open for ever.
+  absl::Duration max_turn = absl::Minutes(30);
   // A seat is present while a stream with its token is open, and for this long after it was
   // last seen (a stream closing, a call): a reconnection within it goes unannounced.
   absl::Duration presence_grace = absl::Seconds(5);
@@ -286,8 +291,10 @@ class Lobby : private BotDriver::Host {
   // Aborts the matches whose first move is overdue (abort_after), then schedules itself again.
   void AbortTick();
   // Ends the owned untimed matches against a bot whose person has been gone past
-  // abandon_after on their move, then schedules itself again.
+  // abandon_after on their move, or has spent max_turn on it, then schedules itself again.
   void AbandonTick();
+  // Whether the side to move of untimed `live` has been on one move for max_turn.
+  bool TurnOverlong(const LiveMatch& live, int64_t now_ms) const;
   // The end of `live` by abandonment when its people have all been gone past abandon_after
   // (`found`: its seats' presence over every instance, or nothing without presence); else
   // nothing.

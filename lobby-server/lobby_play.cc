@@ -318,6 +318,14 @@ absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& 
               std::move(clocks));
         }
         if (live.rec.draw_offer != seat) {
+          const int other = 1 - seat;
+          if (live.draw_declined_ply == live.rec.ply && other >= 0 &&
+              other < static_cast<int>(live.rec.seats.size()) &&
+              live.rec.seats[other].kind == SeatKind::kBot) {
+            return absl::FailedPreconditionError(
+                absl::StrCat(SideName(live.info, other),
+                             " (bot) declined a draw in this position: offer again after a move"));
+          }
           if (absl::Status d = store_->SetDrawOffer(live.id, live.rec.ply, seat); !d.ok()) {
             live.stale = true;
             return d;

@@ -139,6 +139,10 @@ ABSL_FLAG(double, abandon_after_s, 300,
           "An untimed match against a bot whose person has been gone this long on their move "
           "(no open stream, no call) ends by rule: a loss when rated, no result when casual; "
           "0: never.");
+ABSL_FLAG(double, max_turn_s, 1800,
+          "An untimed match whose side to move, a person, has spent this long on one move ends "
+          "as if they had gone, even while they are connected: against a bot by rule (as "
+          "--abandon_after_s), against a person by the opponent's claim; 0: never.");
 ABSL_FLAG(double, abort_after_s, 120,
           "A match whose side to move is a person that has not made its first move this long "
           "after its turn began is aborted (no result, no rating change); 0: never.");
@@ -275,6 +279,7 @@ int Main() {
        .claim_after = absl::Seconds(absl::GetFlag(FLAGS_claim_after_s)),
        .abort_after = absl::Seconds(absl::GetFlag(FLAGS_abort_after_s)),
        .abandon_after = absl::Seconds(absl::GetFlag(FLAGS_abandon_after_s)),
+       .max_turn = absl::Seconds(absl::GetFlag(FLAGS_max_turn_s)),
        .presence_grace = absl::Seconds(absl::GetFlag(FLAGS_presence_grace_s)),
        .presence_poll = absl::Seconds(std::max(0.01, absl::GetFlag(FLAGS_presence_poll_s))),
        .presence_beat = absl::Seconds(std::max(0.1, absl::GetFlag(FLAGS_presence_beat_s)))});

@@ -35,6 +35,8 @@ TEST_F(PlayersTest, ThePersonAndTheBotLevelAreRatedOnOneScaleAndSettledOnesLead)
                                [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(0); })
                   .ok());
   EXPECT_EQ(created.match().seats(1).player(), "bot:beginner");
+  ::ply::testing::MoveAndAwaitTheBot(stub_.get(), created.match().id(), 0, "b2",
+                                     created.seat_token());
   grpc::Status resigned = Resign(stub_.get(), created.match().id(), created.seat_token());
   ASSERT_TRUE(resigned.ok()) << resigned.error_message();
   const v1::Player level = Whois("bot:beginner");
@@ -131,7 +133,8 @@ TEST_F(PlayersTest, ABotLevelIsAFixedPointOfTheScaleThatThrowawayGamesCannotMove
   EXPECT_EQ(rating_in(fresh, "connect4").deviation(),
             static_cast<int>(std::lround(start.deviation)));
   EXPECT_EQ(rating_in(fresh, "connect4").games(), 0);
-  // The sandbagging attack: a fresh account resigns rated games against the level at once.
+  // The sandbagging attack: a fresh account resigns rated games against the level (after a move
+  // each: a resignation before that is not rated).
   // Each counts in both records and moves the person's rating; the level's stays where the
   // ladder put it.
   const std::string alice = Register("alice");
@@ -143,6 +146,8 @@ TEST_F(PlayersTest, ABotLevelIsAFixedPointOfTheScaleThatThrowawayGamesCannotMove
     ASSERT_TRUE(s.ok()) << s.error_message();
     EXPECT_EQ(created.match().seats(1).player(), "bot:easy");
     EXPECT_EQ(created.match().seats(1).rating(), start_rating);
+    ::ply::testing::MoveAndAwaitTheBot(stub_.get(), created.match().id(), 0, "4",
+                                       created.seat_token());
     ASSERT_TRUE(Resign(stub_.get(), created.match().id(), created.seat_token()).ok());
     person = GlickoUpdate(person, {{.opponent = start, .score = 0}});
     absl::StatusOr<v1::Match> ended = GetMatch(stub_.get(), created.match().id());

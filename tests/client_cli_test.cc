@@ -587,12 +587,17 @@ TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
   EXPECT_NE(out.find("Logged in as alice"), std::string::npos) << out;
   ASSERT_EQ(Run("bob", {"login", "bob"}).first, 0);
 
-  // A rated game: alice opens, bob joins and resigns.
+  // A rated game: alice opens, bob joins, a move each (from alice's script), and bob resigns.
   std::tie(code, out) = Run("alice", {"new", "tictactoe", "--seat2", "open", "--detach"});
   ASSERT_EQ(code, 0) << out;
   const int64_t id = LatestMatch();
   auto bob = Ply("bob", {"join", absl::StrCat(id)});
   ASSERT_TRUE(bob->WaitScreen({"bob (1500?)", "alice (1500?)"})) << bob->Screen();
+  std::tie(code, out) = Run("alice", {"move", absl::StrCat(id), "b2"});
+  ASSERT_EQ(code, 0) << out;
+  ASSERT_TRUE(bob->WaitScreen({"Your move", "1. X b2"})) << bob->Screen();
+  bob->Type("a1\r");
+  ASSERT_TRUE(bob->WaitScreen({"2. O a1"})) << bob->Screen();
   bob->Type("resign\r");
   ASSERT_TRUE(bob->WaitScreen({"yes"})) << bob->Screen();
   bob->Type("yes\r");
@@ -639,7 +644,12 @@ TEST_F(ClientCliTest, TwoPlayersAskingToPlayAreSeatedAgainstEachOther) {
   PtyProcess* first =
       alice->Screen().find("Your move") != std::string::npos ? alice.get() : bob.get();
   PtyProcess* second = first == alice.get() ? bob.get() : alice.get();
+  // A move each (a result before each side moved is not rated), then the first resigns.
   ASSERT_TRUE(first->WaitScreen({"Your move"})) << first->Screen();
+  first->Type("b2\r");
+  ASSERT_TRUE(second->WaitScreen({"Your move", "1. X b2"})) << second->Screen();
+  second->Type("a1\r");
+  ASSERT_TRUE(first->WaitScreen({"Your move", "2. O a1"})) << first->Screen();
   first->Type("resign\r");
   ASSERT_TRUE(first->WaitScreen({"yes"})) << first->Screen();
   first->Type("yes\r");

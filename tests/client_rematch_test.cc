@@ -20,8 +20,8 @@ using ::ply::testing::PtyProcess;
 
 class ClientRematchTest : public ::ply::testing::ClientFixture {
  protected:
-  // Alice and Bob logged in, a finished Tic-Tac-Toe match between them (Alice had X and
-  // resigned), both still on its final screen.
+  // Alice and Bob logged in, a finished Tic-Tac-Toe match between them (Alice had X; a move
+  // each, then she resigned: rated), both still on its final screen.
   int64_t FinishedGame() {
     EXPECT_EQ(Run("alice", {"login", "alice"}).first, 0);
     EXPECT_EQ(Run("bob", {"login", "bob"}).first, 0);
@@ -30,6 +30,10 @@ class ClientRematchTest : public ::ply::testing::ClientFixture {
     const int64_t id = LatestMatch();
     bob_ = Ply("bob", {"join", absl::StrCat(id)});
     EXPECT_TRUE(alice_->WaitScreen({"Your move (X)"})) << alice_->Screen();
+    alice_->Type("b2\r");
+    EXPECT_TRUE(bob_->WaitScreen({"Your move (O)"})) << bob_->Screen();
+    bob_->Type("a1\r");
+    EXPECT_TRUE(alice_->WaitScreen({"Your move (X)", "2. O a1"})) << alice_->Screen();
     alice_->Type("resign\r");
     EXPECT_TRUE(alice_->WaitScreen({"yes"})) << alice_->Screen();
     alice_->Type("yes\r");

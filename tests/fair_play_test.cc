@@ -30,11 +30,11 @@ MatchResult Won(int winner, EndReason reason = EndReason::kResignation) {
 TEST(Ratings, OnePlayerOnBothSeatsMovesNoRating) {
   // The farming attack: seat 1 resigns to seat 0, both the same account.
   const std::array<RatedSeat, 2> self = {RatedSeat{.player_id = 7}, RatedSeat{.player_id = 7}};
-  EXPECT_FALSE(RateResult(self, Won(0)).has_value());
-  EXPECT_FALSE(RateResult(self, Won(-1, EndReason::kAgreement)).has_value());
+  EXPECT_FALSE(RateResult(self, Won(0), 10).has_value());
+  EXPECT_FALSE(RateResult(self, Won(-1, EndReason::kAgreement), 10).has_value());
   // Two players: both move, the winner up and the loser down, by Glicko-2.
   const std::array<RatedSeat, 2> two = {RatedSeat{.player_id = 7}, RatedSeat{.player_id = 8}};
-  std::optional<std::array<SeatRating, 2>> rated = RateResult(two, Won(0));
+  std::optional<std::array<SeatRating, 2>> rated = RateResult(two, Won(0), 10);
   ASSERT_TRUE(rated.has_value());
   EXPECT_EQ((*rated)[0].score, 1.0);
   EXPECT_EQ((*rated)[1].score, 0.0);
@@ -48,15 +48,43 @@ TEST(Ratings, ResultsThatSayNothingMoveNoRating) {
   const std::array<RatedSeat, 2> two = {RatedSeat{.player_id = 1}, RatedSeat{.player_id = 2}};
   for (EndReason none :
        {EndReason::kNone, EndReason::kBotFailure, EndReason::kCancelled, EndReason::kAborted}) {
-    EXPECT_FALSE(RateResult(two, Won(0, none)).has_value()) << static_cast<int>(none);
-    EXPECT_FALSE(ResultCounts(Won(0, none)));
+    EXPECT_FALSE(RateResult(two, Won(0, none), 10).has_value()) << static_cast<int>(none);
+    EXPECT_FALSE(ResultCounts(Won(0, none), 10));
   }
   for (EndReason counts : {EndReason::kRules, EndReason::kResignation, EndReason::kTimeout,
                            EndReason::kAgreement, EndReason::kAbandoned}) {
-    EXPECT_TRUE(RateResult(two, Won(1, counts)).has_value()) << static_cast<int>(counts);
+    EXPECT_TRUE(RateResult(two, Won(1, counts), 10).has_value()) << static_cast<int>(counts);
   }
   // A guest's seat (no player) makes the match unrated.
-  EXPECT_FALSE(RateResult({RatedSeat{.player_id = 1}, RatedSeat{}}, Won(0)).has_value());
+  EXPECT_FALSE(RateResult({RatedSeat{.player_id = 1}, RatedSeat{}}, Won(0), 10).has_value());
+}
+
+TEST(Ratings, AResultBeforeEachSideMovedMovesNoRating) {
+  // The farming attack: a second account joins the rated match and resigns at once, 60 times
+  // (1500 -> 1964 in 1.3 s). A game nobody played says nothing of anyone's strength.
+  const std::array<RatedSeat, 2> two = {RatedSeat{.player_id = 7}, RatedSeat{.player_id = 8}};
+  for (int plies : {0, 1}) {
+    for (EndReason reason : {EndReason::kResignation, EndReason::kAgreement, EndReason::kTimeout,
+                             EndReason::kAbandoned}) {
+      EXPECT_FALSE(ResultCounts(Won(0, reason), plies)) << plies;
+      EXPECT_FALSE(RateResult(two, Won(0, reason), plies).has_value()) << plies;
+    }
+  }
+  EXPECT_TRUE(RateResult(two, Won(0), 2).has_value()) << "each side moved once";
+}
+
+TEST(Ratings, OnePairsRatedGamesMoveRatingsAFewTimesADay) {
+  // The same farm with a few moves played before each resignation: the second account loses
+  // to the first again and again. Only the first games of a day between them are rated.
+  const std::array<RatedSeat, 2> two = {RatedSeat{.player_id = 7}, RatedSeat{.player_id = 8}};
+  for (int today = 0; today < kRatedGamesPerPairPerDay; ++today) {
+    EXPECT_TRUE(RateResult(two, Won(0), 12, today).has_value()) << today;
+  }
+  EXPECT_FALSE(RateResult(two, Won(0), 12, kRatedGamesPerPairPerDay).has_value());
+  // A bot level is what it is whoever plays it: a person's games against it are all rated.
+  const std::array<RatedSeat, 2> bot = {RatedSeat{.player_id = 7},
+                                        RatedSeat{.player_id = 3, .bot = true}};
+  EXPECT_TRUE(RateResult(bot, Won(0), 12, 100).has_value());
 }
 
 TEST(Ratings, ABotLevelIsAFixedPointThatThrowawayGamesCannotMove) {
@@ -67,7 +95,7 @@ TEST(Ratings, ABotLevelIsAFixedPointThatThrowawayGamesCannotMove) {
     const std::array<RatedSeat, 2> seats = {
         RatedSeat{.player_id = 100, .before = person},
         RatedSeat{.player_id = 3, .bot = true, .before = beginner}};
-    std::optional<std::array<SeatRating, 2>> rated = RateResult(seats, Won(1));
+    std::optional<std::array<SeatRating, 2>> rated = RateResult(seats, Won(1), 10);
     ASSERT_TRUE(rated.has_value());
     EXPECT_EQ((*rated)[1].after.rating, beginner.rating);
     EXPECT_EQ((*rated)[1].after.deviation, beginner.deviation);

@@ -689,7 +689,8 @@ TEST(BotDrawAnswerTest, AcceptsDrawsAndLossesAndDeclinesWhenItsChancesAreGood) {
   EXPECT_TRUE(BotDrawAnswer("tictactoe", reply(0, true), true, "O").accept);
   const DrawAnswer won = BotDrawAnswer("connect4", reply(1, true), true, "Yellow (bot, hard)");
   EXPECT_FALSE(won.accept);
-  EXPECT_EQ(won.text, "Yellow (bot, hard) declines the draw: it sees a forced win");
+  // A decline gives nothing of the bot's view away (it was an evaluation for the asking).
+  EXPECT_EQ(won.text, "Yellow (bot, hard) declines the draw");
   EXPECT_TRUE(BotDrawAnswer("connect4", reply(-1, true), true, "Y").accept) << "a proven loss";
   // Not the bot's turn: the score is the person's, so a proven win for the person is a loss
   // for the bot.
@@ -702,10 +703,12 @@ TEST(BotDrawAnswerTest, AcceptsDrawsAndLossesAndDeclinesWhenItsChancesAreGood) {
   EXPECT_TRUE(BotDrawAnswer("connect4", reply(3, false), true, "Y").accept);
   const DrawAnswer ahead = BotDrawAnswer("connect4", reply(20, false), true, "Y");
   EXPECT_FALSE(ahead.accept);
-  EXPECT_NE(ahead.text.find(absl::StrCat("it rates its chances at ",
-                                         std::lround(100 * WinChance(curve, 20, false)), "%")),
+  EXPECT_EQ(ahead.text, "Y declines the draw");
+  const DrawAnswer even = BotDrawAnswer("connect4", reply(3, false), true, "Y");
+  EXPECT_NE(even.text.find(absl::StrCat("accepts the draw: it rates its chances at ",
+                                        std::lround(100 * WinChance(curve, 3, false)), "%")),
             std::string::npos)
-      << ahead.text;
+      << even.text;
   EXPECT_TRUE(BotDrawAnswer("connect4", reply(20, false), false, "Y").accept);
   v1::ChooseMoveResponse random = reply(0, false);
   random.set_random_move(true);

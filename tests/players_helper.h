@@ -120,6 +120,17 @@ inline grpc::Status PlayerAgainstBot(
   return stub->CreateMatch(&context, create, out);
 }
 
+// Plays `move` with the person's seat `token` at `ply` of match `id` and waits for the bot's
+// reply: a result after that counts for the ratings (one before each side moved does not).
+inline void MoveAndAwaitTheBot(v1::LobbyService::Stub* stub, int64_t id, int ply,
+                               const std::string& move, const std::string& token) {
+  grpc::Status s = Move(stub, id, ply, move, token);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  const v1::Match m = WaitMatch(
+      stub, id, [ply](const v1::Match& m) { return m.moves_size() >= ply + 2; }, absl::Seconds(20));
+  ASSERT_GE(m.moves_size(), ply + 2) << "the bot did not reply";
+}
+
 }  // namespace ply::testing
 
 #endif  // PLY_TESTS_PLAYERS_HELPER_H_

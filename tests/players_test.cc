@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "lobby-server/names.h"
 #include "lobby-server/rating/glicko2.h"
+#include "lobby-server/rating/ratings.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
 #include "tests/players_fixture.h"
@@ -140,10 +141,13 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   EXPECT_EQ(a.ratings(0).wins(), 1);
   EXPECT_TRUE(a.ratings(0).provisional());
   EXPECT_EQ(Whois("bob").ratings(0).losses(), 1);
-  // A resignation is rated too; the next game starts from the new ratings.
+  // A resignation is rated too, once each side has moved; the next game starts from the new
+  // ratings.
   auto [second, t2] = PlayerMatch("connect4", bob, alice);
   EXPECT_EQ(GetMatch(stub_.get(), second)->seats(0).rating(),
             static_cast<int>(std::lround(lost.rating)));
+  ASSERT_TRUE(Move(stub_.get(), second, 0, "4", t2[0]).ok());
+  ASSERT_TRUE(Move(stub_.get(), second, 1, "4", t2[1]).ok());
   ASSERT_TRUE(Resign(stub_.get(), second, t2[0]).ok());
   EXPECT_EQ(Whois("alice").ratings(0).wins(), 2);
   // History: newest first, both matches.
@@ -158,14 +162,58 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   EXPECT_EQ(list.matches(1).seats(0).player(), "alice");
 }
 
+TEST_F(PlayersTest, ResignationsBeforeEachSideMovedAndAPairsGamesPastTheDaysBoundAreNotRated) {
+  // Win trading: a second account joins the farmer's rated match and resigns at once (the
+  // farmer went 1500 -> 1964 in 60 games, 1.3 s), or after a move each.
+  const std::string farmer = Register("farmer");
+  const std::string alt = Register("alt");
+  for (int plies : {0, 1}) {
+    auto [id, tokens] = PlayerMatch("connect4", farmer, alt);
+    for (int ply = 0; ply < plies; ++ply) {
+      ASSERT_TRUE(Move(stub_.get(), id, ply, "4", tokens[ply % 2]).ok());
+    }
+    ASSERT_TRUE(Resign(stub_.get(), id, tokens[1]).ok());
+    absl::StatusOr<v1::Match> over = GetMatch(stub_.get(), id);
+    ASSERT_TRUE(over.ok());
+    EXPECT_EQ(over->status(), v1::MATCH_STATUS_FINISHED);
+    EXPECT_EQ(over->seats(0).rating_after(), 0) << plies << " moves";
+  }
+  EXPECT_EQ(Whois("farmer").ratings_size(), 0) << "no game has moved a rating yet";
+  // After a move each, a resignation counts: the pair's first games of the day are rated, the
+  // rest are played and recorded but move no rating.
+  int rating = 1500;
+  for (int game = 0; game < ::ply::lobby::kRatedGamesPerPairPerDay + 2; ++game) {
+    auto [id, tokens] = PlayerMatch("connect4", farmer, alt);
+    ASSERT_TRUE(Move(stub_.get(), id, 0, "4", tokens[0]).ok());
+    ASSERT_TRUE(Move(stub_.get(), id, 1, "4", tokens[1]).ok());
+    ASSERT_TRUE(Resign(stub_.get(), id, tokens[1]).ok());
+    absl::StatusOr<v1::Match> over = GetMatch(stub_.get(), id);
+    ASSERT_TRUE(over.ok());
+    if (game < ::ply::lobby::kRatedGamesPerPairPerDay) {
+      EXPECT_GT(over->seats(0).rating_after(), rating) << "game " << game;
+      rating = over->seats(0).rating_after();
+    } else {
+      EXPECT_EQ(over->seats(0).rating_after(), 0) << "game " << game;
+    }
+  }
+  const v1::Player f = Whois("farmer");
+  ASSERT_EQ(f.ratings_size(), 1);
+  EXPECT_EQ(f.ratings(0).games(), ::ply::lobby::kRatedGamesPerPairPerDay);
+  EXPECT_EQ(f.ratings(0).rating(), rating);
+}
+
 TEST_F(PlayersTest, ASeatShowsTheRatingRoundedAsTheProfileRoundsIt) {
   // Ratings of a half: the seat of the creator and the seat taken by a join both show what
   // the players' profiles show (a double rounded to even in SQL showed 1600 beside 1601).
   const std::string alice = Register("alice");
   const std::string bob = Register("bob");
   auto [first, t1] = PlayerMatch("connect4", alice, bob);
+  // A move each, so that the result is rated and both players have a rating to set.
+  ASSERT_TRUE(Move(stub_.get(), first, 0, "4", t1[0]).ok());
+  ASSERT_TRUE(Move(stub_.get(), first, 1, "4", t1[1]).ok());
   ASSERT_TRUE(Resign(stub_.get(), first, t1[1]).ok());
-  // Each game moves the ratings: set the halves again before the next.
+  ASSERT_EQ(Whois("alice").ratings_size(), 1);
+  // Each game may move the ratings: set the halves again before the next.
   auto set_halves = [&] {
     Sql("UPDATE ratings SET rating = CASE WHEN player_id = (SELECT id FROM players WHERE name ="
         " 'alice') THEN 1600.5 ELSE 1402.5 END, deviation = 80.5 WHERE game = 'connect4'");
@@ -232,6 +280,8 @@ TEST_F(PlayersTest, OnePlayerCannotHoldBothSeatsOfARatedMatch) {
   // Another player may take the seat alice could not, and the match is rated.
   const std::string bob = Register("bob");
   ASSERT_TRUE(JoinAsPlayer(stub_.get(), rated.match().id(), 1, bob, &joined).ok());
+  ASSERT_TRUE(Move(stub_.get(), rated.match().id(), 0, "b2", rated.seat_token()).ok());
+  ASSERT_TRUE(Move(stub_.get(), rated.match().id(), 1, "a1", joined.seat_token()).ok());
   ASSERT_TRUE(Resign(stub_.get(), rated.match().id(), joined.seat_token()).ok());
   absl::StatusOr<v1::Match> rated_end = GetMatch(stub_.get(), rated.match().id());
   ASSERT_TRUE(rated_end.ok());

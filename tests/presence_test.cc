@@ -228,6 +228,62 @@ TEST_F(PresenceTest, AGameAgainstABotThatItsPersonLeftEndsByRule) {
   EXPECT_EQ(still->status(), v1::MATCH_STATUS_ACTIVE);
 }
 
+TEST_F(PresenceTest, APersonWhoSitsOnAMoveWhilePresentLosesItAfterTheMaxTurn) {
+  // Presence alone held an untimed game open for ever: a losing player kept a page (or a
+  // stream, or a call every few minutes) open and never moved; claims were refused as "still
+  // connected", and a bot game never ended, its bot seat booked.
+  LobbyInstance lobby = StartInstance(
+      {BotTargetFlag(), "--abandon_after_s=300", "--claim_after_s=300", "--max_turn_s=2"});
+  const std::string carol = Register(lobby.get(), "carol");
+  v1::CreateMatchResponse against_bot;
+  ASSERT_TRUE(PlayerAgainstBot(lobby.get(), "connect4", carol, "beginner", &against_bot).ok());
+  Watch sitting(lobby.get(), against_bot.match().id(), std::nullopt, against_bot.seat_token());
+  ASSERT_TRUE(Move(lobby.get(), against_bot.match().id(), 0, "4", against_bot.seat_token()).ok());
+
+  const HumanSeats people = HumanMatch(lobby.get(), lobby.get(), "connect4");
+  Watch alice_page(lobby.get(), people.id, std::nullopt, people.tokens[0]);
+  Watch bob_page(lobby.get(), people.id, std::nullopt, people.tokens[1]);
+  ASSERT_TRUE(Move(lobby.get(), people.id, 0, "4", people.tokens[0]).ok());
+  ASSERT_TRUE(Move(lobby.get(), people.id, 1, "4", people.tokens[1]).ok());
+  ASSERT_TRUE(Move(lobby.get(), people.id, 2, "3", people.tokens[0]).ok());
+  const absl::Time bobs_turn = absl::Now();
+  const std::string bobs_streams =
+      absl::StrCat("SELECT COALESCE(sum(streams), 0) FROM presence WHERE match_id = ", people.id,
+                   " AND seat = 1");
+  for (int i = 0; i < 200 && Sql(bobs_streams) != "1"; ++i) absl::SleepFor(absl::Milliseconds(25));
+  ASSERT_EQ(Sql(bobs_streams), "1") << "bob's page counts as present";
+  // Bob is there, on his move: refused, saying when the move's bound comes.
+  v1::Match m;
+  if (absl::Now() - bobs_turn < absl::Milliseconds(1500)) {
+    grpc::Status early = Claim(lobby.get(), people.id, people.tokens[0], false, &m);
+    EXPECT_EQ(early.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_TRUE(absl::StrContains(early.error_message(), "bob is still connected"))
+        << early.error_message();
+    EXPECT_TRUE(absl::StrContains(early.error_message(), "or that has spent 2 s on one move (in"))
+        << early.error_message();
+  }
+  // Past it, still connected: the claim wins.
+  absl::SleepFor(bobs_turn + absl::Milliseconds(2300) - absl::Now());
+  grpc::Status claimed = Claim(lobby.get(), people.id, people.tokens[0], false, &m);
+  ASSERT_TRUE(claimed.ok()) << claimed.error_message();
+  EXPECT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().winner(), 0);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_ABANDONED);
+  EXPECT_TRUE(absl::StrContains(m.result().text(), "took over 2 s on one move"))
+      << m.result().text();
+
+  // The bot game ends by rule, its person's stream open all along: a rated loss.
+  auto finished = [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; };
+  const v1::Match lost =
+      WaitMatch(lobby.get(), against_bot.match().id(), finished, absl::Seconds(15));
+  ASSERT_EQ(lost.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(lost.result().reason(), v1::END_REASON_ABANDONED);
+  EXPECT_EQ(lost.result().winner(), 1);
+  EXPECT_TRUE(absl::StrContains(lost.result().text(), "took over 2 s on one move"))
+      << lost.result().text();
+  EXPECT_EQ(GetPlayer(lobby.get(), "carol").ratings(0).losses(), 1);
+}
+
 TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {
   LobbyInstance lobby = StartInstance();
   // Every statement that writes presence rows is counted by a trigger.

@@ -73,7 +73,8 @@ class RematchTest : public ::ply::testing::StackFixture {
     other_ = std::move(second_.stub);
   }
 
-  // A finished match of Connect Four between the players with these keys (seat 0 resigned),
+  // A finished match of Connect Four between the players with these keys (a move each, then
+  // seat 0 resigned: rated, since each side moved),
   // created through stub_ with `more` applied to the request: its id and the seat tokens.
   HumanSeats FinishedMatch(const std::string& key0, const std::string& key1,
                            std::function<void(v1::CreateMatchRequest&)> more = nullptr) {
@@ -83,6 +84,7 @@ class RematchTest : public ::ply::testing::StackFixture {
           if (more) more(create);
         });
     EXPECT_TRUE(Move(stub_.get(), f.id, 0, "3", f.tokens[0]).ok());
+    EXPECT_TRUE(Move(stub_.get(), f.id, 1, "3", f.tokens[1]).ok());
     EXPECT_TRUE(Resign(stub_.get(), f.id, f.tokens[0]).ok());
     return f;
   }

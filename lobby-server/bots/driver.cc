@@ -141,29 +141,23 @@ v1::ChooseMoveRequest BotDriver::PositionRequest(const LiveMatch& live, const Se
 
 DrawAnswer BotDrawAnswer(std::string_view game, const v1::ChooseMoveResponse& reply,
                          bool bot_to_move, const std::string& who) {
-  if (reply.random_move()) {
-    // A level that played at random this time searched nothing: it plays on.
-    return {.accept = false, .text = absl::StrCat(who, " declines the draw: it plays on")};
-  }
+  const DrawAnswer declined{.accept = false, .text = absl::StrCat(who, " declines the draw")};
+  // A level that played at random this time searched nothing: it plays on.
+  if (reply.random_move()) return declined;
   const Score score = bot_to_move ? reply.score() : -reply.score();
-  const double chance = WinChance(WinChanceCurveFor(game), score, reply.exact());
   if (reply.exact() || IsMateScore(score)) {
     const int outcome = ExactOutcome(score);
-    if (outcome > 0)
-      return {.accept = false,
-              .text = absl::StrCat(who, " declines the draw: it sees a forced win")};
+    if (outcome > 0) return declined;
     return {
         .accept = true,
         .text = absl::StrCat(who, outcome == 0 ? " accepts the draw: the position is a proven draw"
                                                : " accepts the draw")};
   }
-  const int percent = static_cast<int>(std::lround(chance * 100));
-  if (chance <= kBotDrawAcceptChance) {
-    return {.accept = true,
-            .text = absl::StrCat(who, " accepts the draw: it rates its chances at ", percent, "%")};
-  }
-  return {.accept = false,
-          .text = absl::StrCat(who, " declines the draw: it rates its chances at ", percent, "%")};
+  const double chance = WinChance(WinChanceCurveFor(game), score, reply.exact());
+  if (chance > kBotDrawAcceptChance) return declined;
+  return {.accept = true,
+          .text = absl::StrCat(who, " accepts the draw: it rates its chances at ",
+                               std::lround(chance * 100), "%")};
 }
 
 void BotDriver::AnswerDraw(LiveMatch& live, int seat) {
@@ -218,7 +212,10 @@ std::string BotDriver::BotSeatName(const LiveMatch& live, int seat) {
 absl::Status BotDriver::SettleDraw(LiveMatch& live, int seat, const v1::ChooseMoveResponse& reply) {
   const DrawAnswer answer =
       BotDrawAnswer(live.rec.game, reply, live.game->SideToMove() == seat, BotSeatName(live, seat));
-  if (!answer.accept) return host_->DeclineDraw(live, seat, answer.text);
+  if (!answer.accept) {
+    live.draw_declined_ply = live.rec.ply;
+    return host_->DeclineDraw(live, seat, answer.text);
+  }
   return host_->CommitFinish(
       live, {.winner = -1, .reason = EndReason::kAgreement, .text = "draw by agreement"},
       ClocksNow(live.rec, live.ToMove(), now_ms_()));

@@ -40,7 +40,10 @@ struct BotDriverOptions {
 // A bot's answer to a draw offer from its level's search of the position: it accepts when the
 // position is a proven draw or loss for it, or when its chance (the game's win-chance curve,
 // a draw counting half) is at most kBotDrawAcceptChance; otherwise it declines. `bot_to_move`:
-// the reply's score is the bot's own (else the opponent's, negated here). `text` says why.
+// the reply's score is the bot's own (else the opponent's, negated here). `text` says why it
+// accepts (the game ends there); a decline says only that it declines: the bot's view of a
+// position the person still plays is hidden, like its thinking (a decline that gave its chance
+// or "a forced win" was an evaluation for the asking, every move).
 inline constexpr double kBotDrawAcceptChance = 0.55;
 struct DrawAnswer {
   bool accept = false;

@@ -60,6 +60,10 @@ struct LiveMatch {
   std::shared_ptr<BotClient::PendingMove> bot_call;
   // The ply whose flag check is scheduled (-1: none).
   int flag_ply = -1;
+  // The ply at which a bot seat last declined a draw (-1: none): the same position is not
+  // searched for the same person's offer again (each offer cost a bot search at a person's
+  // priority, up to a second).
+  int draw_declined_ply = -1;
   // This instance drives the match's timed work (its bot, its clock's flag).
   bool owned = false;
   // The store's ownership epoch when it was taken: losing that epoch's ownerships (a broken

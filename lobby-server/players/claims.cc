@@ -107,15 +107,23 @@ void Lobby::WatchEnded(int64_t match_id, int seat) {
   if (!executor_->Post(closed)) closed();
 }
 
+bool Lobby::TurnOverlong(const LiveMatch& live, int64_t now_ms) const {
+  const int64_t max_turn = absl::ToInt64Milliseconds(options_.max_turn);
+  return max_turn > 0 && !live.rec.time_initial_ms && now_ms - live.rec.turn_started_ms >= max_turn;
+}
+
 std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
                                                   const std::vector<SeatPresence>* found,
                                                   int64_t now_ms) {
   const int64_t bound = absl::ToInt64Milliseconds(options_.abandon_after);
   const int mover = live.ToMove();
   if (!live.owned || live.rec.time_initial_ms || mover < 0 ||
-      live.rec.seats[mover].kind != SeatKind::kHuman || now_ms - live.rec.turn_started_ms < bound) {
+      live.rec.seats[mover].kind != SeatKind::kHuman) {
     return std::nullopt;
   }
+  const int64_t on_move = now_ms - live.rec.turn_started_ms;
+  const bool overlong = TurnOverlong(live, now_ms);
+  if (!overlong && (bound <= 0 || on_move < bound)) return std::nullopt;
   int people = 0, bots = 0;
   for (const SeatRecord& seat : live.rec.seats) {
     people += seat.kind == SeatKind::kHuman ? 1 : 0;
@@ -123,8 +131,9 @@ std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
   }
   if (bots == 0) return std::nullopt;
   // Every person must be gone: no stream open on a live instance, not seen within the bound
-  // (Presence::Load: by any instance, or by a call here not yet written).
-  if (found != nullptr) {
+  // (Presence::Load: by any instance, or by a call here not yet written). A move past
+  // max_turn ends the match whoever is there.
+  if (found != nullptr && !overlong) {
     for (const SeatPresence& p : *found) {
       if (p.connected && p.seat >= 0 && p.seat < static_cast<int>(live.rec.seats.size()) &&
           live.rec.seats[p.seat].kind == SeatKind::kHuman) {
@@ -135,7 +144,11 @@ std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
   const SeatRecord& gone = live.rec.seats[mover];
   const std::string name =
       gone.display_name.empty() ? SideName(live.info, mover) : gone.display_name;
-  const std::string left = absl::StrCat(name, " left the game (gone ", SpanText(bound), ")");
+  const std::string left =
+      overlong
+          ? absl::StrCat(name, " took over ",
+                         SpanText(absl::ToInt64Milliseconds(options_.max_turn)), " on one move")
+          : absl::StrCat(name, " left the game (gone ", SpanText(bound), ")");
   // Rated against a bot: the person loses, as a claim would have it. Casual: no result.
   if (live.rec.rated && people == 1 && live.rec.seats.size() == 2) {
     return MatchResult{
@@ -181,9 +194,15 @@ void Lobby::AbandonTick() {
       }
     }
   }
-  executor_->PostAt(absl::Now() + std::clamp(options_.abandon_after / 4, absl::Milliseconds(10),
-                                             absl::Seconds(10)),
-                    [this] { AbandonTick(); });
+  // A quarter of the shorter bound, so that neither is overrun by much.
+  absl::Duration shorter = options_.abandon_after;
+  if (shorter <= absl::ZeroDuration() ||
+      (options_.max_turn > absl::ZeroDuration() && options_.max_turn < shorter)) {
+    shorter = options_.max_turn;
+  }
+  executor_->PostAt(
+      absl::Now() + std::clamp(shorter / 4, absl::Milliseconds(10), absl::Seconds(10)),
+      [this] { AbandonTick(); });
 }
 
 absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
@@ -217,6 +236,25 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
               name, " has not made a first move: there is no game to claim yet (a match whose ",
               "first move does not come in time is aborted, with no result)"));
         }
+        const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
+        const auto claimed = [&](const std::string& why) {
+          return draw ? MatchResult{.winner = -1,
+                                    .reason = EndReason::kAbandoned,
+                                    .text = absl::StrCat(why, "draw claimed by ",
+                                                         SideName(live.info, seat))}
+                      : MatchResult{
+                            .winner = seat,
+                            .reason = EndReason::kAbandoned,
+                            .text = absl::StrCat(why, SideName(live.info, seat), " wins by claim")};
+        };
+        // Present or not, a side may not sit on one move for ever.
+        const int64_t max_turn = absl::ToInt64Milliseconds(options_.max_turn);
+        if (TurnOverlong(live, now)) {
+          return CommitFinish(live,
+                              claimed(absl::StrCat(SideName(live.info, mover), " took over ",
+                                                   SpanText(max_turn), " on one move; ")),
+                              {});
+        }
         // Every instance's view, and this one's calls not written yet.
         SeatPresence p;
         absl::StatusOr<std::vector<SeatPresence>> found =
@@ -229,8 +267,14 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
           return found.status();
         }
         if (p.connected) {
+          const std::string until =
+              max_turn > 0
+                  ? absl::StrCat(", or that has spent ", SpanText(max_turn), " on one move (in ",
+                                 SpanText(max_turn - (now - live.rec.turn_started_ms) + 999), ")")
+                  : "";
           return absl::FailedPreconditionError(absl::StrCat(
-              name, " is still connected to the match: a claim is for a side that has gone"));
+              name, " is still connected to the match: a claim is for a side that has gone",
+              until));
         }
         const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
         const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
@@ -239,17 +283,7 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
               absl::StrCat(name, " has been gone ", SpanText(gone), "; you can claim after ",
                            SpanText(bound), " (in ", SpanText(bound - gone + 999), ")"));
         }
-        const std::string left = absl::StrCat(SideName(live.info, mover), " left the game; ");
-        MatchResult result =
-            draw ? MatchResult{.winner = -1,
-                               .reason = EndReason::kAbandoned,
-                               .text = absl::StrCat(left, "draw claimed by ",
-                                                    SideName(live.info, seat))}
-                 : MatchResult{
-                       .winner = seat,
-                       .reason = EndReason::kAbandoned,
-                       .text = absl::StrCat(left, SideName(live.info, seat), " wins by claim")};
-        return CommitFinish(live, std::move(result), {});
+        return CommitFinish(live, claimed(left), {});
       });
 }
 

@@ -17,7 +17,9 @@ absl::Status CheckSeatOfRatedMatch(const MatchRecord& match, int64_t player_id) 
   return absl::OkStatus();
 }
 
-bool ResultCounts(const MatchResult& result) {
+bool ResultCounts(const MatchResult& result, int plies) {
+  // Each side has moved once (two seats take turns).
+  if (plies < 2) return false;
   switch (result.reason) {
     case EndReason::kNone:
     case EndReason::kBotFailure:
@@ -35,10 +37,14 @@ bool ResultCounts(const MatchResult& result) {
 }
 
 std::optional<std::array<SeatRating, 2>> RateResult(const std::array<RatedSeat, 2>& seats,
-                                                    const MatchResult& result) {
-  if (!ResultCounts(result)) return std::nullopt;
+                                                    const MatchResult& result, int plies,
+                                                    int pair_games_today) {
+  if (!ResultCounts(result, plies)) return std::nullopt;
   if (seats[0].player_id == 0 || seats[1].player_id == 0) return std::nullopt;
   if (seats[0].player_id == seats[1].player_id) return std::nullopt;
+  if (!seats[0].bot && !seats[1].bot && pair_games_today >= kRatedGamesPerPairPerDay) {
+    return std::nullopt;
+  }
   std::array<SeatRating, 2> out;
   for (int i = 0; i < 2; ++i) {
     out[i].score = result.winner < 0 ? 0.5 : result.winner == i ? 1.0 : 0.0;

@@ -5,7 +5,14 @@
 //
 // The rules, each against an attack on the scale:
 // - A result that says nothing about anyone's strength (no result, cancelled, aborted, a bot
-//   that could not move) moves no rating.
+//   that could not move) moves no rating; nor does any result before each side has moved (a
+//   resignation or an agreed draw at move 0 rated a game nobody played: an account farmed
+//   1500 -> 1964 in 60 such games, 1.3 s, against a second account of its own).
+// - Two people's rated games against each other move their ratings kRatedGamesPerPairPerDay
+//   times in 24 hours, no more: the same farm with a few moves played before the resignation
+//   needs a new account (registrations are bounded per address) every few games, and against
+//   fresh accounts a win is worth a few points. Games against a bot level, which is what it
+//   is whoever plays it, are not counted.
 // - One player on both seats (a match played against oneself) moves no rating: otherwise the
 //   winner's update is written last and a player farms points by resigning to themselves.
 // - A bot level is a fixed point of the scale: its rating is the one its game's calibration
@@ -47,12 +54,17 @@ struct SeatRating {
 // played against oneself.
 absl::Status CheckSeatOfRatedMatch(const MatchRecord& match, int64_t player_id);
 
-// Whether `result` says anything about the players' strength.
-bool ResultCounts(const MatchResult& result);
+inline constexpr int kRatedGamesPerPairPerDay = 5;
+
+// Whether `result`, reached after `plies` moves, says anything about the players' strength.
+bool ResultCounts(const MatchResult& result, int plies);
 
 // Both seats' new ratings, or nothing when the result moves no rating (see the rules above).
+// `pair_games_today`: the rated games between these two people that moved their ratings in the
+// last 24 hours (the store counts them; 0 when a seat is a bot).
 std::optional<std::array<SeatRating, 2>> RateResult(const std::array<RatedSeat, 2>& seats,
-                                                    const MatchResult& result);
+                                                    const MatchResult& result, int plies,
+                                                    int pair_games_today = 0);
 
 }  // namespace ply::lobby
 

@@ -68,7 +68,8 @@ int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m);
 absl::Status CheckQuota(pqxx::transaction_base& tx, const MatchRecord& m, const QuotaCheck& check);
 
 // Moves the ratings of a rated match that `tx` has just ended (Glicko-2, one game a period).
-void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result);
+// `plies`: the moves played when the match ended.
+void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result, int plies);
 
 // The first column as an id (a match's, a queue entry's).
 inline int64_t IdFromRow(const pqxx::row& r) { return r[0].as<int64_t>(); }

@@ -392,7 +392,7 @@ absl::Status PostgresStore::Finish(int64_t match_id, const FinishCommit& commit)
     for (size_t i = 0; i < commit.clocks_ms.size(); ++i) {
       tx.exec_prepared("set_clock", match_id, static_cast<int>(i), commit.clocks_ms[i]);
     }
-    pg::RateMatch(tx, match_id, commit.result);
+    pg::RateMatch(tx, match_id, commit.result, commit.expected_ply);
     tx.commit();
     return absl::OkStatus();
   });

@@ -224,7 +224,7 @@ absl::Status PostgresStore::AppendOne(int64_t match_id, const MoveCommit& commit
     pqxx::result r = tx.exec_prepared(
         "append_moves", pg::Dump(nlohmann::json::array({pg::MoveRow(match_id, commit)})));
     if (r.empty()) return MatchMovedOn(match_id, commit.move.ply - 1);
-    if (commit.result) pg::RateMatch(tx, match_id, *commit.result);
+    if (commit.result) pg::RateMatch(tx, match_id, *commit.result, commit.move.ply);
     tx.commit();
     return absl::OkStatus();
   });

@@ -31,6 +31,13 @@ const StatementList& PlayerStatements() {
        " wins = wins + $6, draws = draws + $7, losses = losses + $8"
        " WHERE player_id = $1 AND game = $2"},
       {"set_rating_after", "UPDATE seats SET rating_after = $3 WHERE match_id = $1 AND seat = $2"},
+      // Rated games between two people that moved their ratings, created since $3 (the pair
+      // bound of rating/ratings.h), from the first one's seats (seats_by_player).
+      {"pair_rated_games",
+       "SELECT count(*)::integer FROM seats a JOIN seats b ON b.match_id = a.match_id"
+       " AND b.player_id = $2 JOIN matches m ON m.id = a.match_id"
+       " WHERE a.player_id = $1 AND a.rating_after > 0 AND b.rating_after > 0"
+       " AND m.created_ms >= $3 AND m.id <> $4"},
       {"create_player",
        "INSERT INTO players (name, key_hash, created_ms, last_seen_ms, created_by, skeleton)"
        " VALUES ($1, $2, $3, $3, $4, $5) RETURNING id"},
@@ -78,8 +85,8 @@ const StatementList& PlayerStatements() {
   return statements;
 }
 
-void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result) {
-  if (!ResultCounts(result)) return;
+void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& result, int plies) {
+  if (!ResultCounts(result, plies)) return;
   pqxx::result rows = tx.exec_prepared("rated_seats", match_id);
   if (rows.size() != 2) return;
   std::array<RatedSeat, 2> seats;
@@ -99,7 +106,16 @@ void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& 
                        .deviation = r[1].as<double>(),
                        .volatility = r[2].as<double>()};
   }
-  const std::optional<std::array<SeatRating, 2>> rated = RateResult(seats, result);
+  // Counted once both ratings are locked, so that two of the pair's games ending at once
+  // count each other.
+  int pair_games = 0;
+  if (!seats[0].bot && !seats[1].bot) {
+    pair_games = tx.exec_prepared1("pair_rated_games", seats[0].player_id, seats[1].player_id,
+                                   NowMs() - int64_t{24} * 3600 * 1000, match_id)[0]
+                     .as<int>();
+  }
+  const std::optional<std::array<SeatRating, 2>> rated =
+      RateResult(seats, result, plies, pair_games);
   if (!rated) return;
   for (int i = 0; i < 2; ++i) {
     const SeatRating& r = (*rated)[i];
