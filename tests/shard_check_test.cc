@@ -81,6 +81,8 @@ const std::map<std::string, Crossing>& AcrossShards() {
       {"presence_touch", {true, "an instance's periodic beat for all its open streams"}},
       {"player_matches", {false, "a player's recent games (their seats, newest first)"}},
       {"rated_seats", {false, "the rated seats of a finished match's players"}},
+      {"pair_rated_games",
+       {false, "the rated games of two people in the last day (their seats, by player)"}},
       {"first_move_balance", {false, "who moved first in a player's recent games"}},
   };
   return statements;
