@@ -27,6 +27,7 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
       quotas_({.bot_seats = options_.client_bot_seats,
                .bot_matches = options_.client_bot_matches,
                .waiting_matches = options_.client_waiting_matches,
+               .open_matches = options_.client_open_matches,
                .address_multiple = options_.address_quota_multiple,
                .registrations_per_hour = options_.client_registrations_per_hour}),
       cache_(store, executor, &metrics_,

@@ -96,6 +96,8 @@ struct LobbyOptions {
   int client_bot_seats = 0;
   int client_bot_matches = 0;
   int client_waiting_matches = 0;
+  // Per client, matches it created that are waiting or in play, of every kind.
+  int client_open_matches = 0;
   // The quotas apply per address too, at this multiple of a player's (players/quotas.h); and
   // an address may register this many players an hour (0: no bound).
   int address_quota_multiple = 4;

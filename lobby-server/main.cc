@@ -123,6 +123,10 @@ ABSL_FLAG(int, client_bot_seats, 8,
 ABSL_FLAG(int, client_bot_matches, 2, "Bot-vs-bot matches one client may run at once.");
 ABSL_FLAG(int, client_waiting_matches, 10,
           "Matches one client may have waiting for players at once.");
+ABSL_FLAG(int, client_open_matches, 20,
+          "Matches one client may have created that are waiting or in play, of every kind (each "
+          "match in play with a clock or a bot holds a lock in PostgreSQL's shared lock table, "
+          "which one client could otherwise fill for everyone).");
 ABSL_FLAG(int, address_quota_multiple, 4,
           "The client quotas apply per player and per address, whichever is reached first: an "
           "address may hold this many times a player's (players behind one NAT share it).");
@@ -271,6 +275,7 @@ int Main() {
        .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
        .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),
        .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
+       .client_open_matches = absl::GetFlag(FLAGS_client_open_matches),
        .address_quota_multiple = absl::GetFlag(FLAGS_address_quota_multiple),
        .client_registrations_per_hour = absl::GetFlag(FLAGS_client_registrations_per_hour),
        .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),

@@ -196,6 +196,57 @@ TEST_F(AbuseTest, OpenMatchesArePerClientAndExpireWhenNobodyJoins) {
   EXPECT_TRUE(open_one(v4_.get()).ok());
 }
 
+TEST_F(AbuseTest, MatchesCreatedAndJoinedAtOnceCountAgainstTheCreatorsOpenMatches) {
+  // The lock-table attack: one address created a timed match, joined it at once (so it was
+  // never waiting) and played on, 10,942 times in 192 s. Each match in play held its owner's
+  // advisory lock until PostgreSQL's shared lock table was full and every create failed.
+  Start({"--client_open_matches=3", "--address_quota_multiple=2"}, "--bot_target=");
+  auto create_and_join = [&](v1::LobbyService::Stub* stub, const std::string& name) {
+    v1::CreateMatchResponse created;
+    grpc::Status s = Create(stub, "tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {},
+                            &created, [&](v1::CreateMatchRequest& r) {
+                              r.set_take_seat(0);
+                              r.set_display_name(name);
+                              r.mutable_time_control()->set_initial_ms(86'400'000);
+                            });
+    if (!s.ok()) return s;
+    v1::JoinMatchResponse joined;
+    grpc::Status j = ::ply::testing::Join(stub, created.match().id(), 1, name + "-too", &joined);
+    EXPECT_TRUE(j.ok()) << j.error_message();
+    EXPECT_EQ(joined.match().status(), v1::MATCH_STATUS_ACTIVE);
+    return s;
+  };
+  // A guest counts by address: 3 of its own, then refused.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(create_and_join(v4_.get(), "g").ok()) << i;
+  grpc::Status fourth = create_and_join(v4_.get(), "g");
+  EXPECT_EQ(fourth.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(fourth.error_message().find("matches waiting or in play"), std::string::npos)
+      << fourth.error_message();
+  // Fresh accounts from that address share its bound (twice a client's: 6).
+  const std::string a = ::ply::testing::Register(v4_.get(), "fresh-a");
+  v1::CreateMatchResponse created;
+  const auto by_player = [&](const std::string& key) {
+    v1::CreateMatchRequest create;
+    create.mutable_spec()->set_name("tictactoe");
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+    create.set_take_seat(0);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    context.AddMetadata("x-ply-player", key);
+    return v4_->CreateMatch(&context, create, &created);
+  };
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(by_player(a).ok()) << i;
+  grpc::Status own = by_player(a);
+  EXPECT_EQ(own.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << own.error_message();
+  const std::string b = ::ply::testing::Register(v4_.get(), "fresh-b");
+  grpc::Status past = by_player(b);
+  EXPECT_EQ(past.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << past.error_message();
+  EXPECT_NE(past.error_message().find("your address"), std::string::npos) << past.error_message();
+  // Another address is not held back.
+  EXPECT_TRUE(create_and_join(v6_.get(), "h").ok());
+}
+
 TEST_F(AbuseTest, ConnectionsWithNoCallAreClosedOnceIdleButStreamsAndReturningClientsGoOn) {
   // Connections opened and never used held memory and a file descriptor each until their age
   // ran out (5,000 of them took ply-lobby from 27 MB to 125 MB for two minutes).

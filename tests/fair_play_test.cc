@@ -154,6 +154,25 @@ TEST(Quotas, APlayerAndItsAddressAreEachBoundWhicheverComesFirst) {
   EXPECT_EQ(quotas.For(BotMatch("", "")), nullptr);
 }
 
+TEST(Quotas, MatchesInPlayOfEveryKindAreBounded) {
+  // A match of two people, created and joined at once by one client, is in play, not waiting:
+  // only the open-matches bound counts it.
+  const Quotas quotas({.open_matches = 20, .address_multiple = 4});
+  MatchRecord rec;
+  rec.creator = "player:31";
+  rec.creator_address = "203.0.113.9";
+  rec.status = MatchStatus::kActive;
+  rec.seats = {SeatRecord{.kind = SeatKind::kHuman}, SeatRecord{.kind = SeatKind::kHuman}};
+  const QuotaCheck check = quotas.For(rec);
+  ASSERT_NE(check, nullptr);
+  EXPECT_TRUE(check({.open = 19}, {.open = 79}).ok());
+  EXPECT_EQ(check({.open = 20}, {.open = 20}).code(), absl::StatusCode::kResourceExhausted);
+  const absl::Status address = check({.open = 0}, {.open = 80});
+  EXPECT_EQ(address.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(address.message().find("your address"), std::string_view::npos) << address;
+  EXPECT_EQ(Quotas({}).For(rec), nullptr) << "no bound set";
+}
+
 TEST(Quotas, RegistrationsAreBoundedPerAddressPerHour) {
   const Quotas quotas({.registrations_per_hour = 10});
   const RegistrationLimit limit = quotas.Registration("2001:db8:1:2::/64", 7'200'000);

@@ -12,12 +12,19 @@ struct Bounds {
   int bot_seats = 0;
   int bot_matches = 0;
   int waiting = 0;
+  int open = 0;
 };
 
 // Whether `held` may take one more match of this shape within `bounds`; `who` names the holder
 // in the refusal ("you", "your address").
 absl::Status Within(const Holdings& held, const Bounds& bounds, int bot_seats, bool bots_only,
                     bool waiting, const std::string& who) {
+  if (bounds.open > 0 && held.open >= bounds.open) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        who, " already ", who == "you" ? "have " : "has ", held.open,
+        " matches waiting or in play, the most ", who == "you" ? "one client" : "one address",
+        " may: finish one before starting another"));
+  }
   if (waiting && bounds.waiting > 0 && held.waiting >= bounds.waiting) {
     return absl::ResourceExhaustedError(absl::StrCat(
         who, " already ", who == "you" ? "have " : "has ", held.waiting,
@@ -47,16 +54,18 @@ QuotaCheck Quotas::For(const MatchRecord& rec) const {
   const bool waiting = rec.status == MatchStatus::kWaiting;
   if (rec.creator.empty() ||
       !((waiting && options_.waiting_matches > 0) || (bot_seats > 0 && options_.bot_seats > 0) ||
-        (bots_only && options_.bot_matches > 0))) {
+        (bots_only && options_.bot_matches > 0) || options_.open_matches > 0)) {
     return nullptr;
   }
   const Bounds mine = {.bot_seats = options_.bot_seats,
                        .bot_matches = options_.bot_matches,
-                       .waiting = options_.waiting_matches};
+                       .waiting = options_.waiting_matches,
+                       .open = options_.open_matches};
   const int k = std::max(1, options_.address_multiple);
   const Bounds address = {.bot_seats = mine.bot_seats * k,
                           .bot_matches = mine.bot_matches * k,
-                          .waiting = mine.waiting * k};
+                          .waiting = mine.waiting * k,
+                          .open = mine.open * k};
   // A guest's own bound counts the guests' matches of its address; the address's counts
   // every match made from it, by players and guests alike.
   const bool by_address = !rec.creator_address.empty();

@@ -181,6 +181,8 @@ struct Holdings {
   int bot_seats = 0;
   // Matches with only bot seats.
   int bot_matches = 0;
+  // Matches waiting or in play, of every kind.
+  int open = 0;
 };
 
 // What a store checks as it makes a match: told what the match's creator and the creator's

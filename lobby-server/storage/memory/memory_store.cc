@@ -274,6 +274,7 @@ Holdings MemoryStore::HoldingsLocked(const std::string& key, bool address) const
       continue;
     }
     if (m.status == MatchStatus::kWaiting) ++h.waiting;
+    ++h.open;
     h.bot_seats += BotSeats(m);
     if (BotSeats(m) == static_cast<int>(m.seats.size())) ++h.bot_matches;
   }

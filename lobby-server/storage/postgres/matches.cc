@@ -45,7 +45,10 @@ std::string ListStatement(int filters) {
 
 // A creator's holdings from a row of "holdings".
 Holdings HoldingsFromRow(const pqxx::row& r) {
-  return {.waiting = r[0].as<int>(), .bot_seats = r[1].as<int>(), .bot_matches = r[2].as<int>()};
+  return {.waiting = r[0].as<int>(),
+          .bot_seats = r[1].as<int>(),
+          .bot_matches = r[2].as<int>(),
+          .open = r[3].as<int>()};
 }
 
 // A match with its seats and moves from a row of "load_match_after".
@@ -282,10 +285,11 @@ const StatementList& MatchStatements() {
        " FROM matches WHERE id = $1"},
       {"holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
-       " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator = $1 AND status IN (1, 2)"},
+       " count(*) FILTER (WHERE bots_only), count(*) FROM matches WHERE creator = $1"
+       " AND status IN (1, 2)"},
       {"address_holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
-       " count(*) FILTER (WHERE bots_only) FROM matches WHERE creator_address = $1"
+       " count(*) FILTER (WHERE bots_only), count(*) FROM matches WHERE creator_address = $1"
        " AND status IN (1, 2)"},
       {"lock_creator", "SELECT pg_advisory_xact_lock(7140002, hashtext($1))"},
       {"bot_seats_in_play",
