@@ -53,6 +53,10 @@ ABSL_FLAG(int, presence_holds, 100,
 ABSL_FLAG(bool, healthcheck, false,
           "Ask the ply-web on 127.0.0.1:--port for GET /healthz and exit 0 when it answers 200 "
           "(for container health checks).");
+ABSL_FLAG(std::string, proxy_token_file, "",
+          "A file with the secret the lobby trusts as a proxy's (its --proxy_token_file): every "
+          "lobby call carries it, so the lobby applies its per-client rules (rates, streams, "
+          "quotas, registrations) to each browser, not to this gateway as one client.");
 ABSL_FLAG(bool, trust_forwarded_for, false,
           "Count clients by the last X-Forwarded-For address, the one the proxy in front added "
           "(only behind a proxy that sets or appends it).");
@@ -119,6 +123,15 @@ int main(int argc, char** argv) {
       return 2;
     }
     credentials = *made;
+  }
+  if (const std::string file = absl::GetFlag(FLAGS_proxy_token_file); !file.empty()) {
+    absl::StatusOr<std::string> secret = ply::ReadTokenFile(file);
+    if (!secret.ok()) {
+      std::fprintf(stderr, "ply-web: --proxy_token_file: %s\n",
+                   std::string(secret.status().message()).c_str());
+      return 2;
+    }
+    ply::client::SetProxyCredential(*std::move(secret));
   }
   const int threads = std::max(40, absl::GetFlag(FLAGS_threads));
   ply::web::Gateway gateway(

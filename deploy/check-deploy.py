@@ -206,6 +206,17 @@ def check_dockerfile(text, problems):
     return stages
 
 
+def check_proxy_trust(where, web_token, lobby, lobby_token, problems):
+    """ply-web forwards each browser's address; the lobby believes it only from a proxy it
+    trusts, else every browser is one client and shares one set of quotas."""
+    if not web_token:
+        problems.append(f"{where}: no --proxy_token_file: the lobby would count every browser "
+                        "as this one client (one person could use up everyone's quotas)")
+    elif lobby_token != web_token:
+        problems.append(f"{where}: sends the proxy token in {web_token}, but {lobby} trusts "
+                        f"{lobby_token or 'none'} (--proxy_token_file)")
+
+
 def check_compose(compose, stages, problems):
     services = compose.get("services", {})
     for name, svc in services.items():
@@ -235,7 +246,7 @@ def check_compose(compose, stages, problems):
             if program in ("ply-bot", "ply-lobby") and reached and LOOPBACK.match(listen_host(args)):
                 problems.append(f"{where}: listens on {listen_host(args)} inside its container, "
                                 "where nothing else reaches it; give --host=0.0.0.0")
-            for flag in ("auth_token_file", "bot_token_file"):
+            for flag in ("auth_token_file", "bot_token_file", "proxy_token_file"):
                 path = flag_value(args, flag)
                 if path is None:
                     continue
@@ -269,6 +280,10 @@ def check_compose(compose, stages, problems):
                     if token and flag_value(args, "bot_token_file") != token:
                         problems.append(f"{where}: {target} requires the token in {token}; "
                                         f"give the lobby --bot_token_file={token}")
+                    if flag == "lobby":
+                        check_proxy_trust(where, flag_value(args, "proxy_token_file"), target,
+                                          flag_value(list(other.get("command", [])),
+                                                     "proxy_token_file"), problems)
             if "container_name" in svc and name in ("bot", "lobby", "web"):
                 problems.append(f"{where}: container_name prevents --scale")
             if name in ("lobby", "web"):
@@ -336,7 +351,7 @@ def check_k8s(docs, problems):
                     check_bot_exposure(args, where, problems)
                 mounts = {m["mountPath"].rstrip("/"): m["name"] for m in c.get("volumeMounts", [])}
                 volumes = {v["name"]: v for v in spec["template"]["spec"].get("volumes", [])}
-                for flag in ("auth_token_file", "bot_token_file"):
+                for flag in ("auth_token_file", "bot_token_file", "proxy_token_file"):
                     path = flag_value(args, flag)
                     if path is None:
                         continue
@@ -385,6 +400,29 @@ def check_k8s(docs, problems):
                               [p["port"] for p in services[m.group(1)]["spec"]["ports"]]):
                         problems.append(f"{where}: --lobby names no Service port "
                                         f"{m.group(1)}:{m.group(2)}")
+                    elif m:
+                        # The lobbies behind that Service must trust the Secret ply-web sends.
+                        def proxy_secret(container, pod_spec):
+                            path = flag_value(container.get("args", []), "proxy_token_file")
+                            if path is None:
+                                return None
+                            folder, key = os.path.split(path)
+                            mounted = {v["mountPath"].rstrip("/"): v["name"]
+                                       for v in container.get("volumeMounts", [])}
+                            vols = {v["name"]: v for v in pod_spec.get("volumes", [])}
+                            name = vols.get(mounted.get(folder), {}).get("secret", {}).get(
+                                "secretName")
+                            return f"{name}/{key}" if name else path
+                        selector = services[m.group(1)]["spec"]["selector"]
+                        for d in by_kind.get("Deployment", {}).values():
+                            labels = d["spec"]["template"]["metadata"]["labels"]
+                            if not all(labels.get(a) == b for a, b in selector.items()):
+                                continue
+                            pod = d["spec"]["template"]["spec"]
+                            for lc in pod["containers"]:
+                                check_proxy_trust(where, proxy_secret(c, spec["template"]["spec"]),
+                                                  f"Service {m.group(1)}",
+                                                  proxy_secret(lc, pod), problems)
                     m = re.match(r"--bot_target=dns:///([\w\-]+):(\d+)", str(arg))
                     if m:
                         svc = services.get(m.group(1))
@@ -573,6 +611,14 @@ def selftest(dockerfile, compose, docs):
                                          if not a.startswith("--bot_token_file")]
     expect("a lobby without the token its bots require", dockerfile, c, docs)
     c = copy.deepcopy(compose)
+    c["services"]["lobby"]["command"] = [a for a in c["services"]["lobby"]["command"]
+                                         if not a.startswith("--proxy_token_file")]
+    expect("a lobby that does not trust ply-web's proxy token", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
+    c["services"]["web"]["command"] = [a for a in c["services"]["web"]["command"]
+                                       if not a.startswith("--proxy_token_file")]
+    expect("a ply-web that sends no proxy token", dockerfile, c, docs)
+    c = copy.deepcopy(compose)
     c["services"]["lobby"]["environment"]["PLY_DATABASE_URL"] += " password=ply"
     expect("a database password in docker-compose.yml", dockerfile, c, docs)
     c = copy.deepcopy(compose)
@@ -587,6 +633,12 @@ def selftest(dockerfile, compose, docs):
             args = d["spec"]["template"]["spec"]["containers"][0]["args"]
             args[:] = [a for a in args if not a.startswith("--bot_token_file")]
     expect("a Kubernetes lobby without the bots' token", dockerfile, compose, k)
+    k = copy.deepcopy(docs)
+    for d in k:
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-lobby":
+            args = d["spec"]["template"]["spec"]["containers"][0]["args"]
+            args[:] = [a for a in args if not a.startswith("--proxy_token_file")]
+    expect("a Kubernetes lobby that does not trust ply-web's proxy token", dockerfile, compose, k)
     k = copy.deepcopy(docs)
     for d in k:
         if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":

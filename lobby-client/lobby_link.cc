@@ -81,6 +81,12 @@ void Dedupe(std::vector<std::string>& v) {
 
 thread_local std::string forwarded_for;
 thread_local std::string thread_player_key;
+// Written once at start-up (SetProxyCredential), before any call reads it.
+std::string proxy_credential;
+
+void AddProxyCredential(grpc::ClientContext& context) {
+  if (!proxy_credential.empty()) context.AddMetadata("x-ply-proxy", proxy_credential);
+}
 
 template <class Call>
 auto Unary(Call call, const std::string& token = "", const std::string& player_key = "",
@@ -94,6 +100,7 @@ auto Unary(Call call, const std::string& token = "", const std::string& player_k
     context.AddMetadata("x-ply-player", thread_player_key);
   }
   if (!forwarded_for.empty()) context.AddMetadata("x-forwarded-for", forwarded_for);
+  AddProxyCredential(context);
   return call(&context);
 }
 
@@ -102,6 +109,7 @@ auto Unary(Call call, const std::string& token = "", const std::string& player_k
 void SetForwardedFor(std::string address) { forwarded_for = std::move(address); }
 const std::string& ForwardedFor() { return forwarded_for; }
 void SetPlayerKeyFor(std::string key) { thread_player_key = std::move(key); }
+void SetProxyCredential(std::string secret) { proxy_credential = std::move(secret); }
 
 absl::StatusOr<LobbyTarget> ParseServers(const std::string& servers) {
   const std::string text(absl::StripAsciiWhitespace(servers));
@@ -494,6 +502,7 @@ void MatchStream::Run() {
     }
     if (!token_.empty()) context.AddMetadata("authorization", "Bearer " + token_);
     if (!forwarded_for_.empty()) context.AddMetadata("x-forwarded-for", forwarded_for_);
+    AddProxyCredential(context);
     v1::WatchMatchRequest request;
     request.set_match_id(match_id_);
     if (seen >= 0) request.set_after_ply(seen);

@@ -56,6 +56,10 @@ const std::string& ForwardedFor();
 // (set_player_key) carry `key` as x-ply-player ("" stops that), so that a browser logged in as
 // a player takes seats, pairs and is rated as that player.
 void SetPlayerKeyFor(std::string key);
+// The secret this process proves itself a proxy with (the lobby's --proxy_token_file): every
+// call and stream from now on carries it as x-ply-proxy ("" stops that). Set once, before any
+// call, by a gateway that forwards browsers' addresses.
+void SetProxyCredential(std::string secret);
 
 // Ends a streaming call from another thread: Cancel() cancels the call it is given to, at once
 // if the call is under way, or as soon as it starts.

@@ -78,13 +78,29 @@ std::string ClientLimits::Check(const ClientLimitOptions& options) {
 
 std::string ClientLimits::KeyOf(std::string_view address) { return ClientAddressKey(address); }
 
-std::string ClientLimits::ClientOf(std::string_view peer, std::string_view forwarded) const {
+namespace {
+
+// Whether `given` is `secret`, in time that does not depend on where they differ.
+bool SameSecret(std::string_view given, std::string_view secret) {
+  unsigned char diff = given.size() == secret.size() ? 0 : 1;
+  for (size_t i = 0; i < secret.size(); ++i) {
+    diff |= static_cast<unsigned char>(secret[i] ^ (i < given.size() ? given[i] : 0));
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
+std::string ClientLimits::ClientOf(std::string_view peer, std::string_view forwarded,
+                                   std::string_view proxy) const {
   std::string address = AddressOf(peer);
   const auto trusted = [&](std::string_view a) {
     return std::any_of(proxies_.begin(), proxies_.end(),
                        [&](const AddressPrefix& p) { return p.Contains(a); });
   };
-  if (!forwarded.empty() && trusted(address)) {
+  const bool vouched = !options_.proxy_token.empty() && SameSecret(proxy, options_.proxy_token);
+  if (vouched && forwarded.empty()) return std::string(kProxyPrefix) + KeyOf(address);
+  if (!forwarded.empty() && (vouched || trusted(address))) {
     // From the right: each trusted proxy vouches for the entry to its left.
     std::vector<absl::string_view> hops =
         absl::StrSplit(absl::string_view(forwarded.data(), forwarded.size()), ',');

@@ -6,7 +6,11 @@
 // the address that proxy forwarded (x-forwarded-for; the rightmost entry that is not itself a
 // trusted proxy, since entries to its left are the client's word only). Calls draw from a token
 // bucket per client; watch streams are counted per client while they are open. Trusted
-// addresses may be exempted.
+// addresses may be exempted. A proxy may prove itself by a shared secret instead of its address
+// (ply-web's x-ply-proxy, --proxy_token_file: the shipped deployments cannot know the addresses
+// their web instances get): its x-forwarded-for is then believed too, and its calls without one
+// (ply-web's own shared match feeds) are its own and not limited; ply-web bounds them per
+// browser itself.
 #ifndef PLY_LOBBY_SERVER_CLIENT_LIMITS_H_
 #define PLY_LOBBY_SERVER_CLIENT_LIMITS_H_
 
@@ -32,6 +36,8 @@ struct ClientLimitOptions {
   std::set<std::string> exempt;
   // Proxies whose x-forwarded-for is believed: addresses or prefixes ("10.0.0.0/8", "fd00::/8").
   std::vector<std::string> trusted_proxies;
+  // The secret a proxy sends as x-ply-proxy to be trusted whatever its address ("": none).
+  std::string proxy_token;
 };
 
 // An address prefix ("10.0.0.0/8", "2001:db8::/32", or one address).
@@ -61,12 +67,17 @@ class ClientLimits {
   // The key a client address is limited by: IPv4 as it is, IPv6 as its /64 ("2001:db8:1:2::/64";
   // ClientAddressKey, shared with ply-web).
   static std::string KeyOf(std::string_view address);
-  // The client of a call from `peer` with the x-forwarded-for metadata `forwarded` ("" when
-  // absent), keyed as KeyOf.
-  std::string ClientOf(std::string_view peer, std::string_view forwarded = "") const;
+  // The client of a call from `peer` with the x-forwarded-for metadata `forwarded` and the
+  // x-ply-proxy metadata `proxy` ("" when absent), keyed as KeyOf; a proxy that proved itself
+  // and forwarded nothing is kProxyPrefix + its own key.
+  std::string ClientOf(std::string_view peer, std::string_view forwarded = "",
+                       std::string_view proxy = "") const;
+  static constexpr std::string_view kProxyPrefix = "proxy:";
 
   // Whether `client` (a key from ClientOf) is exempt from the limits and quotas.
-  bool Exempt(const std::string& client) const { return exempt_.count(client) > 0; }
+  bool Exempt(const std::string& client) const {
+    return exempt_.count(client) > 0 || client.rfind(kProxyPrefix, 0) == 0;
+  }
   // The budget of ClientBudget, exempt clients aside: a token for one call (false when the
   // client is over its rate), a stream opened (false and nothing counted at the cap), closed.
   bool AllowCall(const std::string& client, absl::Time now = absl::Now()) {

@@ -31,11 +31,12 @@ std::string BearerToken(const grpc::CallbackServerContext& context) {
 std::string LobbyServiceImpl::ClientOf(const grpc::CallbackServerContext& context) const {
   if (limits_ == nullptr) return ClientLimits::AddressOf(context.peer());
   const auto& metadata = context.client_metadata();
-  auto it = metadata.find("x-forwarded-for");
-  return limits_->ClientOf(context.peer(),
-                           it == metadata.end()
-                               ? std::string_view()
-                               : std::string_view(it->second.data(), it->second.size()));
+  const auto value = [&metadata](const char* key) {
+    auto it = metadata.find(key);
+    return it == metadata.end() ? std::string_view()
+                                : std::string_view(it->second.data(), it->second.size());
+  };
+  return limits_->ClientOf(context.peer(), value("x-forwarded-for"), value("x-ply-proxy"));
 }
 
 std::string PlayerKey(const grpc::CallbackServerContext& context) {

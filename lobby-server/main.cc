@@ -90,6 +90,10 @@ ABSL_FLAG(std::vector<std::string>, client_limit_exempt, {},
 ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
           "Load balancers or proxies (addresses or prefixes such as 10.0.0.0/8) whose "
           "x-forwarded-for names the client for the per-client limits; others' is ignored.");
+ABSL_FLAG(std::string, proxy_token_file, "",
+          "A file with the secret ply-web sends (its own --proxy_token_file): a caller that "
+          "sends it is a trusted proxy whatever its address (its x-forwarded-for names the "
+          "client), and its calls without one (its shared match feeds) are not limited.");
 ABSL_FLAG(int64_t, clock_event_ms, 10000,
           "Interval of ClockUpdate events to watchers of matches with clocks; 0: none.");
 ABSL_FLAG(int, match_cache, 2000,
@@ -295,12 +299,23 @@ int Main() {
   }
 
   const std::vector<std::string> exempt = absl::GetFlag(FLAGS_client_limit_exempt);
+  std::string proxy_token;
+  if (const std::string file = absl::GetFlag(FLAGS_proxy_token_file); !file.empty()) {
+    absl::StatusOr<std::string> read = ReadTokenFile(file);
+    if (!read.ok()) {
+      std::fprintf(stderr, "ply-lobby: --proxy_token_file: %s\n",
+                   std::string(read.status().message()).c_str());
+      return 2;
+    }
+    proxy_token = *std::move(read);
+  }
   const ClientLimitOptions limit_options{
       .calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
       .burst = absl::GetFlag(FLAGS_client_burst),
       .max_streams = absl::GetFlag(FLAGS_client_streams),
       .exempt = std::set<std::string>(exempt.begin(), exempt.end()),
-      .trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies)};
+      .trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies),
+      .proxy_token = std::move(proxy_token)};
   if (const std::string problem = ClientLimits::Check(limit_options); !problem.empty()) {
     std::fprintf(stderr, "ply-lobby: --trusted_proxies: %s\n", problem.c_str());
     return 2;

@@ -57,6 +57,31 @@ TEST(ClientLimitsTest, ClientsBehindOneProxyAreLimitedApart) {
   EXPECT_TRUE(limits.AllowCall(victim, t)) << "the proxy's other client is not slowed";
 }
 
+TEST(ClientLimitsTest, AProxyThatKnowsTheSecretIsTrustedWhateverItsAddress) {
+  // The shipped deployments cannot know the addresses their ply-web containers or pods get; the
+  // web sends the secret instead.
+  const std::string secret = "0123456789abcdef0123456789abcdef";
+  ClientLimits limits({.calls_per_second = 1, .burst = 1, .max_streams = 1, .proxy_token = secret});
+  EXPECT_EQ(limits.ClientOf("ipv4:10.89.0.7:1", "198.51.100.1", secret), "198.51.100.1");
+  EXPECT_EQ(limits.ClientOf("ipv4:10.89.0.7:1", "2001:db8:5::1", secret), "2001:db8:5::/64");
+  // A wrong, short or missing secret is the caller's word only.
+  EXPECT_EQ(limits.ClientOf("ipv4:10.89.0.7:1", "198.51.100.1", "0123456789abcdef"), "10.89.0.7");
+  EXPECT_EQ(limits.ClientOf("ipv4:10.89.0.7:1", "198.51.100.1", secret + "x"), "10.89.0.7");
+  EXPECT_EQ(limits.ClientOf("ipv4:10.89.0.7:1", "198.51.100.1"), "10.89.0.7");
+  // The proxy's own calls (its shared match feeds): not limited as one client.
+  const std::string own = limits.ClientOf("ipv4:10.89.0.7:1", "", secret);
+  EXPECT_TRUE(limits.Exempt(own)) << own;
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(limits.OpenStream(own));
+  const std::string stranger = limits.ClientOf("ipv4:10.89.0.8:1", "", "nope");
+  EXPECT_FALSE(limits.Exempt(stranger));
+  EXPECT_TRUE(limits.OpenStream(stranger));
+  EXPECT_FALSE(limits.OpenStream(stranger));
+  // A lobby without a secret trusts nobody by it, not even an empty one.
+  ClientLimits none({});
+  EXPECT_EQ(none.ClientOf("ipv4:10.89.0.7:1", "198.51.100.1", ""), "10.89.0.7");
+  EXPECT_FALSE(none.Exempt(none.ClientOf("ipv4:10.89.0.7:1", "", "")));
+}
+
 TEST(ClientLimitsTest, BucketsAndStreams) {
   ClientLimits limits({.calls_per_second = 10, .burst = 3, .max_streams = 1, .exempt = {"::1"}});
   const absl::Time t = absl::Now();

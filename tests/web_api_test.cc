@@ -1,6 +1,10 @@
 // ply-web's API in front of a real stack, without a browser: event streams that resume from the
 // last ply and keep a bot's thinking from its opponent, replay marks, a page's presence beats and
 // claims, client addresses, log-in, pairing and ratings, rematches (tests/web_fixture.h).
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "tests/web_fixture.h"
 
 namespace ply::testing {
@@ -290,6 +294,58 @@ TEST_F(WebTest, TheLobbyCountsEachBrowserNotTheGatewayAsOneClient) {
   EXPECT_EQ(open("198.51.100.7"), 429) << "the first browser's own quota";
   EXPECT_EQ(open("198.51.100.8"), 201) << "another browser is not held back by the first";
   EXPECT_EQ(open("2001:db8:5::1"), 201);
+}
+
+TEST_F(WebTest, TheLobbyTrustsTheGatewayByItsSecretWhateverItsAddress) {
+  // The shipped Compose and Kubernetes files gave the lobby no --trusted_proxies (they cannot
+  // know ply-web's addresses), so every visitor shared one client's quotas: one person used up
+  // the site's registrations for an hour. The gateway now proves itself with a secret.
+  const std::string secret_file = absl::StrCat(::testing::TempDir(), "/proxy_token");
+  {
+    std::FILE* f = std::fopen(secret_file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("a7c3e9d1f0b24c6a8e5d7f9b1c3a5e7d\n", f);
+    std::fclose(f);
+  }
+  lobby_.reset();
+  StartLobby({absl::StrCat("--proxy_token_file=", secret_file), "--client_waiting_matches=1",
+              "--client_registrations_per_hour=1"});
+  auto start_web = [&](bool with_secret) {
+    std::vector<std::string> flags = {"--port=0", "--host=127.0.0.1",
+                                      absl::StrCat("--lobby=", lobby_->address()),
+                                      "--trust_forwarded_for"};
+    if (with_secret) flags.push_back(absl::StrCat("--proxy_token_file=", secret_file));
+    return ServerProcess::StartPlain(PLY_WEB_BINARY, flags);
+  };
+  auto web = start_web(true);
+  ASSERT_TRUE(web.ok()) << web.status();
+  httplib::Client c("127.0.0.1", (*web)->port());
+  auto open = [&](httplib::Client& client, const std::string& browser) {
+    const json request = {{"game", "tictactoe"},
+                          {"name", "someone"},
+                          {"seats", json::array({json{{"bot", false}}, json{{"bot", false}}})},
+                          {"take_seat", 0}};
+    httplib::Result r = client.Post("/api/matches", {{"X-Forwarded-For", browser}}, request.dump(),
+                                    "application/json");
+    return r ? r->status : 0;
+  };
+  auto login = [&](httplib::Client& client, const std::string& browser, const std::string& name) {
+    httplib::Result r = client.Post("/api/login", {{"X-Forwarded-For", browser}},
+                                    json{{"name", name}}.dump(), "application/json");
+    return r ? r->status : 0;
+  };
+  EXPECT_EQ(open(c, "198.51.100.7"), 201);
+  EXPECT_EQ(open(c, "198.51.100.7"), 429) << "the first browser's own quota";
+  EXPECT_EQ(open(c, "198.51.100.8"), 201) << "another browser is not held back by the first";
+  EXPECT_EQ(login(c, "198.51.100.7", "first"), 200);
+  EXPECT_EQ(login(c, "198.51.100.7", "second"), 429) << "one registration an hour an address";
+  EXPECT_EQ(login(c, "198.51.100.8", "third"), 200) << "not the whole site's";
+  // A gateway without the secret is one client, whoever its browsers are.
+  auto plain = start_web(false);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  httplib::Client p("127.0.0.1", (*plain)->port());
+  EXPECT_EQ(open(p, "203.0.113.1"), 201);
+  EXPECT_EQ(open(p, "203.0.113.2"), 429) << "both browsers are the gateway";
 }
 
 TEST_F(WebTest, PlayersLogInPairAndReadRatingsThroughTheApi) {
