@@ -82,7 +82,8 @@ Gateway::Gateway(client::LobbyTarget lobby, std::shared_ptr<grpc::ChannelCredent
       limits_({.calls_per_second = options.client_rps,
                .burst = options.client_burst,
                .max_streams = options.client_streams}),
-      hub_(&lobby_, options.linger),
+      // Every stream may have a feed of its own, and as many again may linger unread.
+      hub_(&lobby_, options.linger, 2 * static_cast<size_t>(std::max(0, options.max_streams))),
       presence_(&lobby_, options.presence_hold, options.max_presence_holds) {}
 
 std::string Gateway::ClientAddress(const httplib::Request& req) const {
@@ -438,6 +439,12 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
   const std::optional<std::string> client = OpenStream(req, res);
   if (!client) return;
   std::shared_ptr<MatchFeed> feed = hub_.Feed(*id);
+  if (feed == nullptr) {
+    CloseStream(*client);
+    return SendError(
+        res, absl::UnavailableError("this server follows all the matches it can just now; the page "
+                                    "asks for the match instead"));
+  }
   if (absl::Status loaded = feed->WaitLoaded(absl::Seconds(5)); !loaded.ok()) {
     CloseStream(*client);
     return SendError(res, loaded);

@@ -37,7 +37,8 @@ struct GatewayOptions {
   size_t max_body = 16 * 1024;
   // Seconds between keep-alive comments on an idle event stream (they also find closed ones).
   absl::Duration keepalive = absl::Seconds(15);
-  // How long a match feed nobody reads is kept.
+  // How long a match feed nobody reads is kept. At most twice max_streams feeds are kept (a
+  // lobby stream and a thread each), the longest-unread going first past that.
   absl::Duration linger = absl::Seconds(30);
   // Take the client's address from the last X-Forwarded-For entry, the one the proxy in front
   // added (only behind a proxy that sets or appends it).

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -201,8 +202,8 @@ void MatchFeed::DropReader() {
   if (--readers_ == 0) idle_since_ = absl::Now();
 }
 
-WatchHub::WatchHub(client::LobbyClient* lobby, absl::Duration linger)
-    : lobby_(lobby), linger_(linger) {
+WatchHub::WatchHub(client::LobbyClient* lobby, absl::Duration linger, size_t max_feeds)
+    : lobby_(lobby), linger_(linger), max_feeds_(max_feeds) {
   sweeper_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return stopping_; })) {
@@ -242,11 +243,33 @@ void WatchHub::Sweep(int64_t keep) {
 
 std::shared_ptr<MatchFeed> WatchHub::Feed(int64_t match_id) {
   Sweep(match_id);
-  std::lock_guard<std::mutex> lock(mu_);
-  std::shared_ptr<MatchFeed>& slot = feeds_[match_id];
-  // A feed that could not reach the lobby is not kept for the next reader.
-  if (slot == nullptr || slot->failed()) slot = std::make_shared<MatchFeed>(lobby_, match_id);
-  return slot;
+  std::vector<std::shared_ptr<MatchFeed>> gone;  // stopped after the lock, as in Sweep
+  std::shared_ptr<MatchFeed> feed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (max_feeds_ > 0 && feeds_.count(match_id) == 0 && feeds_.size() >= max_feeds_) {
+      // Room for a new one: the unread feeds go, longest idle first, until there is.
+      std::vector<std::pair<absl::Time, int64_t>> unread;
+      for (const auto& [id, f] : feeds_) {
+        const absl::Time since = f->idle_since();
+        if (since != absl::InfiniteFuture()) unread.emplace_back(since, id);
+      }
+      std::sort(unread.begin(), unread.end());
+      for (const auto& [since, id] : unread) {
+        if (feeds_.size() < max_feeds_) break;
+        auto it = feeds_.find(id);
+        gone.push_back(std::move(it->second));
+        feeds_.erase(it);
+      }
+      if (feeds_.size() >= max_feeds_) return nullptr;
+    }
+    std::shared_ptr<MatchFeed>& slot = feeds_[match_id];
+    // A feed that could not reach the lobby is not kept for the next reader.
+    if (slot == nullptr || slot->failed()) slot = std::make_shared<MatchFeed>(lobby_, match_id);
+    feed = slot;
+  }
+  gone.clear();
+  return feed;
 }
 
 size_t WatchHub::size() {

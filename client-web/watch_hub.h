@@ -90,9 +90,13 @@ class MatchFeed {
 
 class WatchHub {
  public:
-  WatchHub(client::LobbyClient* lobby, absl::Duration linger);
+  // At most `max_feeds` feeds are kept (0: no bound): each is a lobby stream and a thread, and
+  // one that nobody reads lingers, so a client churning through distinct matches could
+  // otherwise make any number. Past it the longest-idle unread feeds go first.
+  WatchHub(client::LobbyClient* lobby, absl::Duration linger, size_t max_feeds = 0);
   ~WatchHub();
-  // The feed of `match_id`, made on first use; the caller pairs AddReader/DropReader.
+  // The feed of `match_id`, made on first use; the caller pairs AddReader/DropReader. Null when
+  // max_feeds feeds are kept and every one of them has a reader.
   std::shared_ptr<MatchFeed> Feed(int64_t match_id);
   // Feeds being kept (for /healthz and tests).
   size_t size();
@@ -103,6 +107,7 @@ class WatchHub {
 
   client::LobbyClient* lobby_;
   const absl::Duration linger_;
+  const size_t max_feeds_;
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;

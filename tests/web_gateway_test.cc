@@ -234,6 +234,37 @@ TEST(WatchHub, AFeedWithAReaderIsSharedPastTheSweep) {
   feed->DropReader();
 }
 
+TEST(WatchHub, KeepsAtMostItsFeedsDroppingTheUnreadFirst) {
+  // A client churning through distinct matches made a feed each (a lobby stream and a thread),
+  // each lingering 30 s after its page left: 130 feeds and 668 threads from one address.
+  ScriptedLobby lobby{NeverAnswer};
+  absl::StatusOr<client::LobbyTarget> target = client::ParseServers(lobby.address());
+  ASSERT_TRUE(target.ok());
+  client::LobbyClient link(*target, nullptr);
+  WatchHub hub(&link, absl::Seconds(30), /*max_feeds=*/2);
+  std::shared_ptr<MatchFeed> read = hub.Feed(1);
+  ASSERT_NE(read, nullptr);
+  read->AddReader();
+  std::shared_ptr<MatchFeed> unread = hub.Feed(2);
+  ASSERT_NE(unread, nullptr);
+  EXPECT_EQ(hub.size(), 2u);
+  // A third match: the unread feed makes room.
+  std::shared_ptr<MatchFeed> third = hub.Feed(3);
+  ASSERT_NE(third, nullptr);
+  third->AddReader();
+  EXPECT_EQ(hub.size(), 2u);
+  EXPECT_EQ(hub.Feed(1).get(), read.get()) << "a feed with a reader stays";
+  // Every feed kept has a reader: no room, and nothing of theirs is taken.
+  EXPECT_EQ(hub.Feed(4), nullptr);
+  EXPECT_EQ(hub.size(), 2u);
+  // One of them is left: room again.
+  read->DropReader();
+  EXPECT_NE(hub.Feed(4), nullptr);
+  EXPECT_EQ(hub.size(), 2u);
+  EXPECT_EQ(hub.Feed(3).get(), third.get());
+  third->DropReader();
+}
+
 class GatewaySilentLobby : public GatewayHttp {
  protected:
   std::string LobbyAddress() override { return lobby_.address(); }
