@@ -320,7 +320,19 @@ Verdict SandbagBot(Env& env) {
         !s.ok()) {
       return Failed(absl::StrCat("match ", i + 1, " of ", kLosses, " refused: ", Describe(s)));
     }
-    if (grpc::Status s = Resign(*env.lobby, created.match().id(), created.seat_token()); !s.ok()) {
+    // A move each first: a resignation before each side moved is not rated at all, and the
+    // attack is against a level a rated loss would move.
+    const int64_t id = created.match().id();
+    if (grpc::Status s = Move(*env.lobby, id, 0, "4", created.seat_token()); !s.ok()) {
+      return Failed(absl::StrCat("the first move of match ", i + 1, ": ", Describe(s)));
+    }
+    v1::Match m;
+    for (const absl::Time end = absl::Now() + absl::Seconds(10); absl::Now() < end;) {
+      if (GetMatch(*env.lobby, id, &m).ok() && m.moves_size() >= 2) break;
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    if (m.moves_size() < 2) return Failed(absl::StrCat("bot:beginner never moved in match ", id));
+    if (grpc::Status s = Resign(*env.lobby, id, created.seat_token()); !s.ok()) {
       return Failed(absl::StrCat("resigning match ", i + 1, ": ", Describe(s)));
     }
   }
@@ -330,7 +342,7 @@ Verdict SandbagBot(Env& env) {
   return Judge(
       now == *level,
       absl::StrCat("a player lost ", kLosses,
-                   " rated connect4 matches to bot:beginner by resigning at once -> "
+                   " rated connect4 matches to bot:beginner by resigning after a move each -> "
                    "bot:beginner's rating ",
                    *level, " before, ", now, after ? "" : " (no rating of its own)", " after"));
 }
