@@ -463,7 +463,16 @@ void Gateway::Events(const httplib::Request& req, httplib::Response& res) {
           out = "retry: 1000\n\n";
           *first = false;
         }
-        const bool more = feed->Next(*cursor, options_.keepalive, out);
+        // Waits for news a second at a time, and between them looks whether the page is still
+        // there: one that left held its thread and its slot until the keep-alive (15 s).
+        const absl::Time keepalive_at = absl::Now() + options_.keepalive;
+        bool more = true;
+        for (;;) {
+          const absl::Duration left = keepalive_at - absl::Now();
+          more = feed->Next(*cursor, std::min(left, absl::Seconds(1)), out);
+          if (!out.empty() || !more || left <= absl::Seconds(1)) break;
+          if (sink.is_writable && !sink.is_writable()) return false;
+        }
         if (out.empty()) out = ": keep-alive\n\n";
         if (!sink.write(out.data(), out.size())) return false;
         if (!more) sink.done();

@@ -265,6 +265,59 @@ TEST(WatchHub, KeepsAtMostItsFeedsDroppingTheUnreadFirst) {
   third->DropReader();
 }
 
+// A lobby that answers every WatchMatch with a Tic-Tac-Toe match just begun, then stays quiet.
+grpc::Status SnapshotThenQuiet(int, grpc::ServerContext* context,
+                               grpc::ServerWriter<v1::MatchEvent>* writer) {
+  v1::MatchEvent event;
+  v1::Match* m = event.mutable_snapshot();
+  m->set_id(5);
+  m->mutable_spec()->set_name("tictactoe");
+  m->set_status(v1::MATCH_STATUS_ACTIVE);
+  m->add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  m->add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  writer->Write(event);
+  while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(20));
+  return grpc::Status::CANCELLED;
+}
+
+class GatewayQuietMatch : public GatewayHttp {
+ protected:
+  std::string LobbyAddress() override { return lobby_.address(); }
+  GatewayOptions Options() override {
+    return {.client_rps = 1000, .client_burst = 1000, .client_streams = 1, .max_streams = 8};
+  }
+  void TearDown() override {
+    GatewayHttp::TearDown();
+    gateway_.reset();
+  }
+
+  ScriptedLobby lobby_{SnapshotThenQuiet};
+};
+
+TEST_F(GatewayQuietMatch, AnEventStreamWhosePageLeftFreesItsSlotWithinAboutASecond) {
+  // A page that went away kept its thread and its address's stream slot until the next write,
+  // the keep-alive 15 s later: its address could not watch anything meanwhile (one stream here).
+  constexpr char kWatch[] = "GET /api/matches/5/events HTTP/1.1\r\nHost: x\r\n\r\n";
+  {
+    RawConnection page(port_);
+    ASSERT_TRUE(page.Send(kWatch));
+    const std::string first = page.Receive(absl::Seconds(2));
+    ASSERT_NE(first.find("HTTP/1.1 200"), std::string::npos) << first;
+    ASSERT_NE(first.find("event: snapshot"), std::string::npos) << first;
+  }
+  const absl::Time left = absl::Now();
+  std::string answer;
+  while (absl::Now() - left < absl::Seconds(10)) {
+    RawConnection again(port_);
+    ASSERT_TRUE(again.Send(kWatch));
+    answer = again.Receive(absl::Milliseconds(500));
+    if (answer.find("HTTP/1.1 200") != std::string::npos) break;
+    ASSERT_NE(answer.find("HTTP/1.1 429"), std::string::npos) << answer;
+  }
+  EXPECT_NE(answer.find("HTTP/1.1 200"), std::string::npos) << answer;
+  EXPECT_LT(absl::Now() - left, absl::Seconds(4)) << "the slot came free only at the keep-alive";
+}
+
 class GatewaySilentLobby : public GatewayHttp {
  protected:
   std::string LobbyAddress() override { return lobby_.address(); }
