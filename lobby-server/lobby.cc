@@ -133,7 +133,8 @@ void Lobby::ExpireTick() {
   executor_->PostAt(absl::Now() + next, [this] { ExpireTick(); });
 }
 
-absl::Status Lobby::CheckBotCapacity(const MatchRecord& rec) {
+absl::Status Lobby::CheckBotCapacity(const MatchRecord& rec, bool* scarce) {
+  if (scarce != nullptr) *scarce = false;
   int bot_seats = 0;
   for (const SeatRecord& s : rec.seats) bot_seats += s.kind == SeatKind::kBot ? 1 : 0;
   if (bot_seats == 0 || options_.max_bot_seats <= 0) return absl::OkStatus();
@@ -145,6 +146,7 @@ absl::Status Lobby::CheckBotCapacity(const MatchRecord& rec) {
     return absl::ResourceExhaustedError(
         absl::StrCat("every bot is busy (", *in_play, " bot seats in play): try again shortly"));
   }
+  if (scarce != nullptr) *scarce = 4 * (*in_play + bot_seats) > 3 * options_.max_bot_seats;
   return absl::OkStatus();
 }
 
@@ -336,9 +338,10 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   if (bots_only) {
     rec.bot_pacing_ms = std::max(rec.bot_pacing_ms, options_.bot_vs_bot_min_pacing_ms);
   }
-  if (absl::Status capacity = CheckBotCapacity(rec); !capacity.ok()) return capacity;
+  bool scarce = false;
+  if (absl::Status capacity = CheckBotCapacity(rec, &scarce); !capacity.ok()) return capacity;
   // The creator's quotas are checked with the create, in one step for that creator.
-  absl::StatusOr<int64_t> id = store_->CreateMatchWithin(rec, quotas_.For(rec));
+  absl::StatusOr<int64_t> id = store_->CreateMatchWithin(rec, quotas_.For(rec, scarce));
   if (!id.ok()) return id.status();
   // Memory starts as what was just written, so the first use needs no reload.
   rec.id = *id;

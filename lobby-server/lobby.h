@@ -287,7 +287,9 @@ class Lobby : private BotDriver::Host {
   bool FlagIfExpired(LiveMatch& live, int64_t now_ms);
 
   // Refuses a match that would take the bot seats in play past max_bot_seats.
-  absl::Status CheckBotCapacity(const MatchRecord& rec);
+  // `scarce` (when given) says whether the match would take one of the last quarter of
+  // max_bot_seats, which are kept for clients that hold hardly any (Quotas::For).
+  absl::Status CheckBotCapacity(const MatchRecord& rec, bool* scarce = nullptr);
   // Cancels the waiting matches past waiting_expiry, then schedules itself again.
   void ExpireTick();
   // Aborts the matches whose first move is overdue (abort_after), then schedules itself again.

@@ -373,6 +373,32 @@ grpc::Status BotMatchFor(v1::LobbyService::Stub* stub, const std::string& key,
   return stub->CreateMatch(&context, create, out);
 }
 
+TEST_F(AbuseTest, TheLastBotSeatsAreKeptForClientsThatHoldHardlyAny) {
+  // Eight addresses at the shipped quotas (32 bot seats each) booked all 256 bot seats and kept
+  // them; everyone else was told that every bot is busy. The last quarter of the seats now goes
+  // only to clients that hold fewer than two.
+  Start({"--max_bot_seats=8", "--client_bot_seats=8"}, BotTargetFlag());
+  v1::CreateMatchResponse created;
+  for (int i = 0; i < 6; ++i) {
+    grpc::Status s = BotMatchFor(v4_.get(), "", &created);
+    ASSERT_TRUE(s.ok()) << i << ": " << s.error_message();
+  }
+  grpc::Status hoarder = BotMatchFor(v4_.get(), "", &created);
+  EXPECT_EQ(hoarder.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(hoarder.error_message().find("kept for people who hold fewer than 2"),
+            std::string::npos)
+      << hoarder.error_message();
+  // Someone else gets them, up to the lobby's bound.
+  for (int i = 0; i < 2; ++i) {
+    grpc::Status s = BotMatchFor(v6_.get(), "", &created);
+    EXPECT_TRUE(s.ok()) << i << ": " << s.error_message();
+  }
+  grpc::Status full = BotMatchFor(v6_.get(), "", &created);
+  EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(full.error_message().find("every bot is busy"), std::string::npos)
+      << full.error_message();
+}
+
 TEST_F(AbuseTest, RegistrationsAreBoundedPerAddressAndFreshAccountsShareItsQuotas) {
   // The free-accounts attack: one address registers account after account, each with its own
   // quota, until it holds every bot seat.

@@ -173,6 +173,25 @@ TEST(Quotas, MatchesInPlayOfEveryKindAreBounded) {
   EXPECT_EQ(Quotas({}).For(rec), nullptr) << "no bound set";
 }
 
+TEST(Quotas, TheLastBotSeatsGoToClientsThatHoldHardlyAny) {
+  const Quotas quotas({.bot_seats = 8, .address_multiple = 4});
+  const MatchRecord rec = BotMatch("player:31", "203.0.113.9");
+  const QuotaCheck plenty = quotas.For(rec, /*scarce_bots=*/false);
+  const QuotaCheck scarce = quotas.For(rec, /*scarce_bots=*/true);
+  EXPECT_TRUE(plenty({.bot_seats = 5}, {.bot_seats = 5}).ok());
+  EXPECT_TRUE(scarce({.bot_seats = 1}, {.bot_seats = 1}).ok());
+  const absl::Status mine = scarce({.bot_seats = 2}, {.bot_seats = 2});
+  EXPECT_EQ(mine.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(mine.message().find("(you already have 2)"), std::string_view::npos) << mine;
+  const absl::Status address = scarce({.bot_seats = 0}, {.bot_seats = 5});
+  EXPECT_EQ(address.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(address.message().find("(your address already has 5)"), std::string_view::npos)
+      << address;
+  // Bounds off: scarcity alone still bounds.
+  EXPECT_NE(Quotas({}).For(rec, true), nullptr);
+  EXPECT_EQ(Quotas({}).For(rec, false), nullptr);
+}
+
 TEST(Quotas, RegistrationsAreBoundedPerAddressPerHour) {
   const Quotas quotas({.registrations_per_hour = 10});
   const RegistrationLimit limit = quotas.Registration("2001:db8:1:2::/64", 7'200'000);

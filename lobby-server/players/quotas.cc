@@ -47,14 +47,15 @@ absl::Status Within(const Holdings& held, const Bounds& bounds, int bot_seats, b
 
 }  // namespace
 
-QuotaCheck Quotas::For(const MatchRecord& rec) const {
+QuotaCheck Quotas::For(const MatchRecord& rec, bool scarce_bots) const {
   int bot_seats = 0;
   for (const SeatRecord& s : rec.seats) bot_seats += s.kind == SeatKind::kBot ? 1 : 0;
   const bool bots_only = bot_seats == static_cast<int>(rec.seats.size());
   const bool waiting = rec.status == MatchStatus::kWaiting;
+  const bool scarce = scarce_bots && bot_seats > 0;
   if (rec.creator.empty() ||
       !((waiting && options_.waiting_matches > 0) || (bot_seats > 0 && options_.bot_seats > 0) ||
-        (bots_only && options_.bot_matches > 0) || options_.open_matches > 0)) {
+        (bots_only && options_.bot_matches > 0) || options_.open_matches > 0 || scarce)) {
     return nullptr;
   }
   const Bounds mine = {.bot_seats = options_.bot_seats,
@@ -70,6 +71,16 @@ QuotaCheck Quotas::For(const MatchRecord& rec) const {
   // every match made from it, by players and guests alike.
   const bool by_address = !rec.creator_address.empty();
   return [=](const Holdings& held, const Holdings& at_address) -> absl::Status {
+    if (scarce && (held.bot_seats >= kScarceBotSeats ||
+                   (by_address && at_address.bot_seats >= kScarceBotSeats))) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "nearly every bot is busy: the last bot seats are kept for people who hold fewer "
+          "than ",
+          kScarceBotSeats, " (", held.bot_seats >= kScarceBotSeats ? "you" : "your address",
+          " already ", held.bot_seats >= kScarceBotSeats ? "have " : "has ",
+          held.bot_seats >= kScarceBotSeats ? held.bot_seats : at_address.bot_seats,
+          "): finish one first, or try again shortly"));
+    }
     if (absl::Status s = Within(held, mine, bot_seats, bots_only, waiting, "you"); !s.ok()) {
       return s;
     }

@@ -36,8 +36,13 @@ class Quotas {
   explicit Quotas(QuotaOptions options) : options_(options) {}
 
   // What the store checks as it makes `rec` (a new match or a rematch), from rec.creator and
-  // rec.creator_address; null when no bound applies (an exempt client, no quota set).
-  QuotaCheck For(const MatchRecord& rec) const;
+  // rec.creator_address; null when no bound applies (an exempt client, no quota set). With
+  // `scarce_bots` (the match would take one of the last quarter of the lobby's bot seats) a
+  // creator, or an address, that already holds kScarceBotSeats bot seats gets none of them: a
+  // few addresses at their quotas (eight at the shipped ones) otherwise booked every bot seat
+  // and everyone else was told that every bot is busy.
+  QuotaCheck For(const MatchRecord& rec, bool scarce_bots = false) const;
+  static constexpr int kScarceBotSeats = 2;
   // The registration bound of `address` ("" for an exempt client: none) at `now_ms`.
   RegistrationLimit Registration(const std::string& address, int64_t now_ms) const;
 
