@@ -110,17 +110,13 @@ int Main() {
     requests.push_back(std::move(r));
   }
 
-  std::string token;
-  if (const std::string file = absl::GetFlag(FLAGS_token_file); !file.empty()) {
-    absl::StatusOr<std::string> read = ReadTokenFile(file);
-    if (!read.ok()) {
-      std::fprintf(stderr, "ply-bot-load: --token_file: %s\n",
-                   std::string(read.status().message()).c_str());
-      return 2;
-    }
-    token = *std::move(read);
+  absl::StatusOr<std::string> token = ReadTokenFile(absl::GetFlag(FLAGS_token_file));
+  if (!token.ok()) {
+    std::fprintf(stderr, "ply-bot-load: --token_file: %s\n",
+                 std::string(token.status().message()).c_str());
+    return 2;
   }
-  BotClient client(BotClientOptions{.target = absl::GetFlag(FLAGS_target), .token = token});
+  BotClient client(BotClientOptions{.target = absl::GetFlag(FLAGS_target), .token = *token});
   if (!client.WaitForReady(absl::Seconds(5))) {
     std::fprintf(stderr, "ply-bot-load: no instance of %s answers\n",
                  absl::GetFlag(FLAGS_target).c_str());

@@ -92,11 +92,9 @@ void WarmUp(SearchCache& cache) {
 // loopback it must know its callers, by their certificates or by the shared token.
 absl::Status CheckExposure(std::string* token) {
   const std::string& host = absl::GetFlag(FLAGS_host);
-  if (const std::string file = absl::GetFlag(FLAGS_auth_token_file); !file.empty()) {
-    absl::StatusOr<std::string> read = ReadTokenFile(file);
-    if (!read.ok()) return read.status();
-    *token = *std::move(read);
-  }
+  absl::StatusOr<std::string> read = ReadTokenFile(absl::GetFlag(FLAGS_auth_token_file));
+  if (!read.ok()) return read.status();
+  *token = *std::move(read);
   const bool mutual_tls =
       !absl::GetFlag(FLAGS_tls_cert).empty() && !absl::GetFlag(FLAGS_tls_client_ca).empty();
   if (!IsLoopbackHost(host) && token->empty() && !mutual_tls) {

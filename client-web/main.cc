@@ -124,15 +124,13 @@ int main(int argc, char** argv) {
     }
     credentials = *made;
   }
-  if (const std::string file = absl::GetFlag(FLAGS_proxy_token_file); !file.empty()) {
-    absl::StatusOr<std::string> secret = ply::ReadTokenFile(file);
-    if (!secret.ok()) {
-      std::fprintf(stderr, "ply-web: --proxy_token_file: %s\n",
-                   std::string(secret.status().message()).c_str());
-      return 2;
-    }
-    ply::client::SetProxyCredential(*std::move(secret));
+  absl::StatusOr<std::string> secret = ply::ReadTokenFile(absl::GetFlag(FLAGS_proxy_token_file));
+  if (!secret.ok()) {
+    std::fprintf(stderr, "ply-web: --proxy_token_file: %s\n",
+                 std::string(secret.status().message()).c_str());
+    return 2;
   }
+  ply::client::SetProxyCredential(*std::move(secret));
   const int threads = std::max(40, absl::GetFlag(FLAGS_threads));
   ply::web::Gateway gateway(
       *target, credentials,

@@ -80,6 +80,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
 }
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  if (path.empty()) return std::string();
   std::ifstream in(path);
   if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
   std::stringstream text;

@@ -46,7 +46,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
 
 // A shared secret from a file (a Docker or Kubernetes secret): its content without surrounding
 // whitespace, at least kMinTokenBytes of printable ASCII (it travels as gRPC metadata). Errors
-// name the file, never its content.
+// name the file, never its content. An empty path (a token flag left unset) is no token: "".
 inline constexpr size_t kMinTokenBytes = 16;
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 

@@ -206,6 +206,24 @@ def check_dockerfile(text, problems):
     return stages
 
 
+def mounted_secret(container, pod_spec, path):
+    """The Secret whose volume the container mounts at `path`'s folder, or None."""
+    folder = os.path.split(path)[0]
+    mounts = {m["mountPath"].rstrip("/"): m["name"] for m in container.get("volumeMounts", [])}
+    volumes = {v["name"]: v for v in pod_spec.get("volumes", [])}
+    return volumes.get(mounts.get(folder), {}).get("secret", {}).get("secretName")
+
+
+def proxy_secret(container, pod_spec):
+    """What a container's --proxy_token_file reads: SECRET/KEY, the path when no Secret is
+    mounted there, None without the flag."""
+    path = flag_value(container.get("args", []), "proxy_token_file")
+    if path is None:
+        return None
+    secret = mounted_secret(container, pod_spec, path)
+    return f"{secret}/{os.path.basename(path)}" if secret else path
+
+
 def check_proxy_trust(where, web_token, lobby, lobby_token, problems):
     """ply-web forwards each browser's address; the lobby believes it only from a proxy it
     trusts, else every browser is one client and shares one set of quotas."""
@@ -349,14 +367,12 @@ def check_k8s(docs, problems):
                 args = c.get("args", [])
                 if image == "ply-bot":
                     check_bot_exposure(args, where, problems)
-                mounts = {m["mountPath"].rstrip("/"): m["name"] for m in c.get("volumeMounts", [])}
-                volumes = {v["name"]: v for v in spec["template"]["spec"].get("volumes", [])}
                 for flag in ("auth_token_file", "bot_token_file", "proxy_token_file"):
                     path = flag_value(args, flag)
                     if path is None:
                         continue
-                    folder, key = os.path.split(path)
-                    secret = volumes.get(mounts.get(folder), {}).get("secret", {}).get("secretName")
+                    key = os.path.basename(path)
+                    secret = mounted_secret(c, spec["template"]["spec"], path)
                     if secret is None:
                         problems.append(f"{where}: --{flag}={path} is not in a mounted Secret")
                     elif secret not in secrets or key not in secrets[secret].get("stringData", {}):
@@ -402,17 +418,6 @@ def check_k8s(docs, problems):
                                         f"{m.group(1)}:{m.group(2)}")
                     elif m:
                         # The lobbies behind that Service must trust the Secret ply-web sends.
-                        def proxy_secret(container, pod_spec):
-                            path = flag_value(container.get("args", []), "proxy_token_file")
-                            if path is None:
-                                return None
-                            folder, key = os.path.split(path)
-                            mounted = {v["mountPath"].rstrip("/"): v["name"]
-                                       for v in container.get("volumeMounts", [])}
-                            vols = {v["name"]: v for v in pod_spec.get("volumes", [])}
-                            name = vols.get(mounted.get(folder), {}).get("secret", {}).get(
-                                "secretName")
-                            return f"{name}/{key}" if name else path
                         selector = services[m.group(1)]["spec"]["selector"]
                         for d in by_kind.get("Deployment", {}).values():
                             labels = d["spec"]["template"]["metadata"]["labels"]
@@ -561,6 +566,20 @@ def selftest(dockerfile, compose, docs):
     c["services"]["lobby"]["ports"] = ["127.0.0.1:50050-50059:50050"]
     expect("a host port range that Podman refuses", dockerfile, c, docs)
 
+    def compose_without(service, flag):
+        c = copy.deepcopy(compose)
+        c["services"][service]["command"] = [a for a in c["services"][service]["command"]
+                                             if not a.startswith(f"--{flag}")]
+        return c
+
+    def k8s_without(deployment, flag):
+        k = copy.deepcopy(docs)
+        for d in k:
+            if d["kind"] == "Deployment" and d["metadata"]["name"] == deployment:
+                args = d["spec"]["template"]["spec"]["containers"][0]["args"]
+                args[:] = [a for a in args if not a.startswith(f"--{flag}")]
+        return k
+
     def lobby_mutation(label, change):
         k = copy.deepcopy(docs)
         for d in k:
@@ -598,26 +617,15 @@ def selftest(dockerfile, compose, docs):
     lobby_mutation("no PodDisruptionBudget for the lobby",
                    lambda d: d["kind"] == "PodDisruptionBudget" and
                    d["spec"]["selector"]["matchLabels"].update(app="nobody"))
-    c = copy.deepcopy(compose)
-    c["services"]["bot"]["command"] = [a for a in c["services"]["bot"]["command"]
-                                       if not a.startswith("--auth_token_file")]
-    expect("a bot beyond loopback without a token", dockerfile, c, docs)
-    c = copy.deepcopy(compose)
-    c["services"]["bot"]["command"] = [a for a in c["services"]["bot"]["command"]
-                                       if not a.startswith("--host")]
-    expect("a bot on loopback in its container", dockerfile, c, docs)
-    c = copy.deepcopy(compose)
-    c["services"]["lobby"]["command"] = [a for a in c["services"]["lobby"]["command"]
-                                         if not a.startswith("--bot_token_file")]
-    expect("a lobby without the token its bots require", dockerfile, c, docs)
-    c = copy.deepcopy(compose)
-    c["services"]["lobby"]["command"] = [a for a in c["services"]["lobby"]["command"]
-                                         if not a.startswith("--proxy_token_file")]
-    expect("a lobby that does not trust ply-web's proxy token", dockerfile, c, docs)
-    c = copy.deepcopy(compose)
-    c["services"]["web"]["command"] = [a for a in c["services"]["web"]["command"]
-                                       if not a.startswith("--proxy_token_file")]
-    expect("a ply-web that sends no proxy token", dockerfile, c, docs)
+    expect("a bot beyond loopback without a token", dockerfile,
+           compose_without("bot", "auth_token_file"), docs)
+    expect("a bot on loopback in its container", dockerfile, compose_without("bot", "host"), docs)
+    expect("a lobby without the token its bots require", dockerfile,
+           compose_without("lobby", "bot_token_file"), docs)
+    expect("a lobby that does not trust ply-web's proxy token", dockerfile,
+           compose_without("lobby", "proxy_token_file"), docs)
+    expect("a ply-web that sends no proxy token", dockerfile,
+           compose_without("web", "proxy_token_file"), docs)
     c = copy.deepcopy(compose)
     c["services"]["lobby"]["environment"]["PLY_DATABASE_URL"] += " password=ply"
     expect("a database password in docker-compose.yml", dockerfile, c, docs)
@@ -627,18 +635,10 @@ def selftest(dockerfile, compose, docs):
     c = copy.deepcopy(compose)
     c["services"]["bot"]["secrets"] = []
     expect("a token file that is not a mounted secret", dockerfile, c, docs)
-    k = copy.deepcopy(docs)
-    for d in k:
-        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-lobby":
-            args = d["spec"]["template"]["spec"]["containers"][0]["args"]
-            args[:] = [a for a in args if not a.startswith("--bot_token_file")]
-    expect("a Kubernetes lobby without the bots' token", dockerfile, compose, k)
-    k = copy.deepcopy(docs)
-    for d in k:
-        if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-lobby":
-            args = d["spec"]["template"]["spec"]["containers"][0]["args"]
-            args[:] = [a for a in args if not a.startswith("--proxy_token_file")]
-    expect("a Kubernetes lobby that does not trust ply-web's proxy token", dockerfile, compose, k)
+    expect("a Kubernetes lobby without the bots' token", dockerfile, compose,
+           k8s_without("ply-lobby", "bot_token_file"))
+    expect("a Kubernetes lobby that does not trust ply-web's proxy token", dockerfile, compose,
+           k8s_without("ply-lobby", "proxy_token_file"))
     k = copy.deepcopy(docs)
     for d in k:
         if d["kind"] == "Deployment" and d["metadata"]["name"] == "ply-bot":

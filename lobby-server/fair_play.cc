@@ -210,6 +210,17 @@ grpc::Status GetMatch(Stub& stub, int64_t id, v1::Match* out) {
   return Call(stub, &Stub::GetMatch, request, out);
 }
 
+// Polls GetMatch (no token: what any spectator reads) until match `id` has `moves` moves or
+// `wait` passes; the match as last read.
+v1::Match AwaitMoves(Stub& stub, int64_t id, int moves, absl::Duration wait) {
+  v1::Match m;
+  for (const absl::Time end = absl::Now() + wait; absl::Now() < end;) {
+    if (GetMatch(stub, id, &m).ok() && m.moves_size() >= moves) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return m;
+}
+
 grpc::Status Move(Stub& stub, int64_t id, int expected_ply, const std::string& move,
                   const std::string& token) {
   v1::MakeMoveRequest request;
@@ -326,12 +337,8 @@ Verdict SandbagBot(Env& env) {
     if (grpc::Status s = Move(*env.lobby, id, 0, "4", created.seat_token()); !s.ok()) {
       return Failed(absl::StrCat("the first move of match ", i + 1, ": ", Describe(s)));
     }
-    v1::Match m;
-    for (const absl::Time end = absl::Now() + absl::Seconds(10); absl::Now() < end;) {
-      if (GetMatch(*env.lobby, id, &m).ok() && m.moves_size() >= 2) break;
-      absl::SleepFor(absl::Milliseconds(50));
-    }
-    if (m.moves_size() < 2) return Failed(absl::StrCat("bot:beginner never moved in match ", id));
+    if (AwaitMoves(*env.lobby, id, 2, absl::Seconds(10)).moves_size() < 2)
+      return Failed(absl::StrCat("bot:beginner never moved in match ", id));
     if (grpc::Status s = Resign(*env.lobby, id, created.seat_token()); !s.ok()) {
       return Failed(absl::StrCat("resigning match ", i + 1, ": ", Describe(s)));
     }
@@ -541,13 +548,8 @@ Verdict BotThinking(Env& env) {
     Discard(env, id, token);
     return Failed(absl::StrCat("could not play 4: ", Describe(s)));
   }
-  v1::Match m;
-  const absl::Time give_up = absl::Now() + absl::Seconds(20);
-  while (absl::Now() < give_up) {
-    // GetMatch carries no token: what any spectator (or a second window) reads.
-    if (GetMatch(*env.lobby, id, &m).ok() && m.moves_size() >= 2) break;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  // Read without a token: what any spectator (or a second window) reads.
+  const v1::Match m = AwaitMoves(*env.lobby, id, 2, absl::Seconds(20));
   Discard(env, id, token);
   if (m.moves_size() < 2) return Failed("the bot did not reply within 20 s");
   const v1::BotThinking& bot = m.moves(1).bot();

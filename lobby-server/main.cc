@@ -242,18 +242,14 @@ int Main() {
                    std::string(bot_credentials.status().message()).c_str());
       return 2;
     }
-    std::string bot_token;
-    if (const std::string file = absl::GetFlag(FLAGS_bot_token_file); !file.empty()) {
-      absl::StatusOr<std::string> read = ReadTokenFile(file);
-      if (!read.ok()) {
-        std::fprintf(stderr, "ply-lobby: --bot_token_file: %s\n",
-                     std::string(read.status().message()).c_str());
-        return 2;
-      }
-      bot_token = *std::move(read);
+    absl::StatusOr<std::string> bot_token = ReadTokenFile(absl::GetFlag(FLAGS_bot_token_file));
+    if (!bot_token.ok()) {
+      std::fprintf(stderr, "ply-lobby: --bot_token_file: %s\n",
+                   std::string(bot_token.status().message()).c_str());
+      return 2;
     }
     absl::StatusOr<std::unique_ptr<BotTargets>> made =
-        BotTargets::Create(target, *bot_credentials, std::move(bot_token));
+        BotTargets::Create(target, *bot_credentials, *std::move(bot_token));
     if (!made.ok()) {
       std::fprintf(stderr, "ply-lobby: --bot_target: %s\n",
                    std::string(made.status().message()).c_str());
@@ -299,15 +295,11 @@ int Main() {
   }
 
   const std::vector<std::string> exempt = absl::GetFlag(FLAGS_client_limit_exempt);
-  std::string proxy_token;
-  if (const std::string file = absl::GetFlag(FLAGS_proxy_token_file); !file.empty()) {
-    absl::StatusOr<std::string> read = ReadTokenFile(file);
-    if (!read.ok()) {
-      std::fprintf(stderr, "ply-lobby: --proxy_token_file: %s\n",
-                   std::string(read.status().message()).c_str());
-      return 2;
-    }
-    proxy_token = *std::move(read);
+  absl::StatusOr<std::string> proxy_token = ReadTokenFile(absl::GetFlag(FLAGS_proxy_token_file));
+  if (!proxy_token.ok()) {
+    std::fprintf(stderr, "ply-lobby: --proxy_token_file: %s\n",
+                 std::string(proxy_token.status().message()).c_str());
+    return 2;
   }
   const ClientLimitOptions limit_options{
       .calls_per_second = absl::GetFlag(FLAGS_client_calls_per_s),
@@ -315,7 +307,7 @@ int Main() {
       .max_streams = absl::GetFlag(FLAGS_client_streams),
       .exempt = std::set<std::string>(exempt.begin(), exempt.end()),
       .trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies),
-      .proxy_token = std::move(proxy_token)};
+      .proxy_token = *std::move(proxy_token)};
   if (const std::string problem = ClientLimits::Check(limit_options); !problem.empty()) {
     std::fprintf(stderr, "ply-lobby: --trusted_proxies: %s\n", problem.c_str());
     return 2;

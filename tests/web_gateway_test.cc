@@ -280,18 +280,24 @@ grpc::Status SnapshotThenQuiet(int, grpc::ServerContext* context,
   return grpc::Status::CANCELLED;
 }
 
-class GatewayQuietMatch : public GatewayHttp {
+// A gateway in front of a lobby whose WatchMatch calls all run `kWatch`.
+template <grpc::Status (*kWatch)(int, grpc::ServerContext*, grpc::ServerWriter<v1::MatchEvent>*)>
+class GatewayScriptedLobby : public GatewayHttp {
  protected:
   std::string LobbyAddress() override { return lobby_.address(); }
+  void TearDown() override {
+    GatewayHttp::TearDown();
+    gateway_.reset();  // its streams are cancelled before the lobby goes
+  }
+
+  ScriptedLobby lobby_{kWatch};
+};
+
+class GatewayQuietMatch : public GatewayScriptedLobby<SnapshotThenQuiet> {
+ protected:
   GatewayOptions Options() override {
     return {.client_rps = 1000, .client_burst = 1000, .client_streams = 1, .max_streams = 8};
   }
-  void TearDown() override {
-    GatewayHttp::TearDown();
-    gateway_.reset();
-  }
-
-  ScriptedLobby lobby_{SnapshotThenQuiet};
 };
 
 TEST_F(GatewayQuietMatch, AnEventStreamWhosePageLeftFreesItsSlotWithinAboutASecond) {
@@ -318,18 +324,11 @@ TEST_F(GatewayQuietMatch, AnEventStreamWhosePageLeftFreesItsSlotWithinAboutASeco
   EXPECT_LT(absl::Now() - left, absl::Seconds(4)) << "the slot came free only at the keep-alive";
 }
 
-class GatewaySilentLobby : public GatewayHttp {
+class GatewaySilentLobby : public GatewayScriptedLobby<NeverAnswer> {
  protected:
-  std::string LobbyAddress() override { return lobby_.address(); }
   GatewayOptions Options() override {
     return {.client_rps = 1000, .client_burst = 1000, .max_streams = 0, .max_body = 1024};
   }
-  void TearDown() override {
-    GatewayHttp::TearDown();
-    gateway_.reset();  // its streams are cancelled before the lobby goes
-  }
-
-  ScriptedLobby lobby_{NeverAnswer};
 };
 
 TEST_F(GatewaySilentLobby, ManyFirstBeatsAnswerAtOnceWhileTheLobbyIsSilent) {

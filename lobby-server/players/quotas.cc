@@ -71,15 +71,17 @@ QuotaCheck Quotas::For(const MatchRecord& rec, bool scarce_bots) const {
   // every match made from it, by players and guests alike.
   const bool by_address = !rec.creator_address.empty();
   return [=](const Holdings& held, const Holdings& at_address) -> absl::Status {
-    if (scarce && (held.bot_seats >= kScarceBotSeats ||
-                   (by_address && at_address.bot_seats >= kScarceBotSeats))) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "nearly every bot is busy: the last bot seats are kept for people who hold fewer "
-          "than ",
-          kScarceBotSeats, " (", held.bot_seats >= kScarceBotSeats ? "you" : "your address",
-          " already ", held.bot_seats >= kScarceBotSeats ? "have " : "has ",
-          held.bot_seats >= kScarceBotSeats ? held.bot_seats : at_address.bot_seats,
-          "): finish one first, or try again shortly"));
+    if (scarce) {
+      const bool mine_too_many = held.bot_seats >= kScarceBotSeats;
+      if (mine_too_many || (by_address && at_address.bot_seats >= kScarceBotSeats)) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "nearly every bot is busy: the last bot seats are kept for people who hold fewer "
+            "than ",
+            kScarceBotSeats,
+            mine_too_many ? absl::StrCat(" (you already have ", held.bot_seats)
+                          : absl::StrCat(" (your address already has ", at_address.bot_seats),
+            "): finish one first, or try again shortly"));
+      }
     }
     if (absl::Status s = Within(held, mine, bot_seats, bots_only, waiting, "you"); !s.ok()) {
       return s;
