@@ -391,6 +391,51 @@ TEST_F(PostgresStoreTest, FreshAccountsAtOnceFromOneAddressCannotAllPassItsQuota
   EXPECT_EQ(refused.load(), 5);
 }
 
+TEST_F(PostgresStoreTest, APlayersGamesOfOneGameAreFoundBehindThousandsOfOthers) {
+  // A bot level's history: three Gomoku games, then 2,500 of Connect Four. Filtering by game
+  // read only the newest 1,000 seats and showed no Gomoku at all.
+  std::unique_ptr<PostgresStore> store = NewStore();
+  absl::StatusOr<PlayerRecord> bot = store->CreatePlayer("HistoryBot", "key-history-bot", 1);
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  const std::string player = std::to_string(bot->id);
+  auto fill = [&](const std::string& game, int n, int seats) {
+    const std::string out = cluster_->Query(
+        "store", absl::StrCat("WITH m AS (INSERT INTO matches (game, status, open_seats, "
+                              "bots_only, created_ms) SELECT '",
+                              game, "', 3, 0, false, 4242 FROM generate_series(1, ", n,
+                              ") RETURNING id) INSERT INTO seats (match_id, seat, kind, "
+                              "player_id) SELECT m.id, s, 1, ",
+                              player, " FROM m, generate_series(0, ", seats - 1, ") AS s"));
+    EXPECT_EQ(out, absl::StrCat("INSERT 0 ", n * seats));
+  };
+  fill("gomoku", 3, 1);
+  fill("connect4", 2500, 2);  // both seats his: each match is one row of his history
+
+  absl::StatusOr<std::vector<MatchRecord>> gomoku = store->PlayerMatches(bot->id, "gomoku", 0, 2);
+  ASSERT_TRUE(gomoku.ok()) << gomoku.status();
+  ASSERT_EQ(gomoku->size(), 2u);
+  EXPECT_EQ((*gomoku)[0].game, "gomoku");
+  EXPECT_GT((*gomoku)[0].id, (*gomoku)[1].id) << "newest first";
+  absl::StatusOr<std::vector<MatchRecord>> older =
+      store->PlayerMatches(bot->id, "gomoku", gomoku->back().id, 2);
+  ASSERT_TRUE(older.ok()) << older.status();
+  ASSERT_EQ(older->size(), 1u) << "the next page holds the third";
+  EXPECT_LT((*older)[0].id, gomoku->back().id);
+
+  absl::StatusOr<std::vector<MatchRecord>> all = store->PlayerMatches(bot->id, "", 0, 200);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 200u) << "a full page, one row a match";
+  for (size_t i = 0; i < all->size(); ++i) {
+    EXPECT_EQ((*all)[i].game, "connect4");
+    if (i > 0) {
+      EXPECT_LT((*all)[i].id, (*all)[i - 1].id);
+    }
+  }
+  absl::StatusOr<std::vector<MatchRecord>> none = store->PlayerMatches(bot->id, "reversi", 0, 20);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_F(PostgresStoreTest, DatabaseErrorsAreLoggedNotReturned) {
   std::unique_ptr<PostgresStore> store = NewStore();
   absl::StatusOr<int64_t> id = store->CreateMatch(TwoSeats(0));

@@ -80,6 +80,8 @@ const std::map<std::string, Crossing>& AcrossShards() {
         "sequence, then both rows go to the new match's shard (Citus plans the CTEs in turn)"}},
       {"presence_touch", {true, "an instance's periodic beat for all its open streams"}},
       {"player_matches", {false, "a player's recent games (their seats, newest first)"}},
+      {"player_game_matches",
+       {false, "a player's recent games of one game (their seats, newest first)"}},
       {"rated_seats", {false, "the rated seats of a finished match's players"}},
       {"pair_rated_games",
        {false, "the rated games of two people in the last day (their seats, by player)"}},

@@ -58,11 +58,18 @@ const StatementList& PlayerStatements() {
        "WITH made AS (INSERT INTO players (name, bot, created_ms, last_seen_ms)"
        "  VALUES ($1, true, $2, $2) ON CONFLICT DO NOTHING RETURNING id)"
        " SELECT id FROM made UNION ALL SELECT id FROM players WHERE lower(name) = lower($1)"},
+      // A player's matches, newest first, from their seats (a match where they held both
+      // seats is one row). Of one game: the same, the game read from each match until the page
+      // is full, however far back (a bot level's rare game lies behind thousands of others).
       {"player_matches",
        absl::StrCat("SELECT ", kMatchColumns,
-                    " FROM matches WHERE id IN (SELECT match_id FROM"
-                    " seats WHERE player_id = $1 AND ($3::bigint = 0 OR match_id < $3)"
-                    " ORDER BY match_id DESC LIMIT 1000) AND ($2::text = '' OR game = $2)"
+                    " FROM matches WHERE id IN (SELECT match_id FROM seats WHERE player_id = $1"
+                    " AND ($2::bigint = 0 OR match_id < $2) ORDER BY match_id DESC"
+                    " LIMIT 2 * $3::integer) ORDER BY id DESC LIMIT $3::integer")},
+      {"player_game_matches",
+       absl::StrCat("SELECT ", kMatchColumns,
+                    " FROM matches WHERE game = $2 AND ($3::bigint = 0 OR id < $3) AND id IN"
+                    " (SELECT match_id FROM seats WHERE player_id = $1)"
                     " ORDER BY id DESC LIMIT $4::integer")},
       {"leaderboard",
        "SELECT p.name, p.bot, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses"
@@ -248,10 +255,10 @@ absl::StatusOr<std::vector<MatchRecord>> PostgresStore::PlayerMatches(int64_t pl
   return WithConnection<Matches>([&](Connection& conn) -> absl::StatusOr<Matches> {
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn.c);
     Matches matches;
-    for (const pqxx::row& r :
-         tx.exec_prepared("player_matches", player_id, game, before_id, limit)) {
-      matches.push_back(pg::MatchFromRow(r));
-    }
+    const pqxx::result rows =
+        game.empty() ? tx.exec_prepared("player_matches", player_id, before_id, limit)
+                     : tx.exec_prepared("player_game_matches", player_id, game, before_id, limit);
+    for (const pqxx::row& r : rows) matches.push_back(pg::MatchFromRow(r));
     pg::LoadSeats(tx, matches);
     tx.commit();
     return matches;
