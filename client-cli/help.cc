@@ -16,11 +16,14 @@ struct CommandHelp {
 const std::vector<CommandHelp>& Commands() {
   static const auto* commands = new std::vector<CommandHelp>{
       {"games", "ply games [--json]", "The games the lobby offers, their options and bot levels."},
-      {"new", "ply new GAME [k=v ...] [--seat1 S] [--seat2 S] [--clock 5+3] [--name N] [--detach]",
+      {"new",
+       "ply new GAME [k=v ...] [--seat1 S] [--seat2 S] [--clock 5+3] [--casual] [--name N] "
+       "[--detach]",
        "Creates a match. A seat is `me` (you play it), `open` (someone joins it) or `bot:LEVEL`.\n"
        "Unset seats: the first becomes `me`, the other `open`. With a seat for you it goes\n"
-       "straight into play; a bot-vs-bot match is watched. --detach only prints the match\n"
-       "number. Examples:\n"
+       "straight into play; a bot-vs-bot match is watched. A match between players (logged\n"
+       "in, or bot levels) is rated unless --casual. --detach only prints the match number.\n"
+       "Examples:\n"
        "  ply new connect4 --seat2 bot:medium\n"
        "  ply new reversi --seat1 bot:easy --seat2 bot:hard\n"
        "  ply new connect4 width=8 cylinder=true --clock 5+3"},

@@ -66,7 +66,7 @@ ABSL_FLAG(std::string, name, "", "new, join: your name at the table (default: $U
 ABSL_FLAG(std::string, format, "text",
           "record: text, or one of the game's record formats (ply games lists them: pdn for "
           "draughts).");
-ABSL_FLAG(bool, casual, false, "play: an unrated game.");
+ABSL_FLAG(bool, casual, false, "new, play: an unrated game (rated is the default for players).");
 ABSL_FLAG(bool, draw, false, "claim: claim a draw instead of the win.");
 ABSL_FLAG(bool, bot, false,
           "play: when nobody near your rating comes in time, play the bot level the lobby "
@@ -304,6 +304,8 @@ class Cli {
                                                   .pacing_ms = absl::GetFlag(FLAGS_pacing_ms),
                                                   .name = PlayerName()});
     if (!m.ok()) return Usage(std::string(m.status().message()));
+    // `play --casual --bot` comes here with the same flag: the bot game stays unrated too.
+    m->request.set_casual(absl::GetFlag(FLAGS_casual));
     absl::StatusOr<v1::CreateMatchResponse> created = lobby_.CreateMatch(m->request);
     if (!created.ok()) return Fail(created.status());
     const int64_t id = created->match().id();

@@ -191,6 +191,7 @@ json StateJson(const v1::Match& match, const std::vector<std::string>& legal_mov
       {"result", ResultJson(match)},
       {"time_control", clock},
       {"created_ms", match.created_ms()},
+      {"rated", match.rated()},
       {"board", BoardModel(match.spec().name(), match.board())},
       {"board_text", match.board()},
       {"legal_moves", legal},
@@ -224,6 +225,7 @@ json SummaryJson(const v1::MatchSummary& summary, const std::string& board) {
           {"plies", summary.moves_played()},
           {"result", result},
           {"created_ms", summary.created_ms()},
+          {"rated", summary.rated()},
           {"board", board.empty() ? json(nullptr) : BoardModel(summary.spec().name(), board)}};
 }
 

@@ -105,6 +105,7 @@ v1::Match ToProto(const LiveMatch& live, int64_t now_ms) {
   m.set_draw_offer(r.draw_offer);
   m.set_rematch_offer(r.rematch_offer);
   m.set_rematch_id(r.rematch_id);
+  m.set_rated(r.rated);
   m.set_created_ms(r.created_ms);
   m.set_server_time_ms(now_ms);
   m.set_board(live.game->Render());
@@ -127,6 +128,7 @@ v1::MatchSummary SummaryToProto(const MatchRecord& r) {
     SeatToProto(r.seats[i], static_cast<int>(i), r.seats[i].clock_ms, side, m.add_seats());
   }
   m.set_moves_played(r.ply);
+  m.set_rated(r.rated);
   if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r.result);
   m.set_created_ms(r.created_ms);
   return m;

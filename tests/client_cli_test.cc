@@ -622,6 +622,19 @@ TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
   const LadderRating* easy = FindGame("connect4")->ladder.Find("easy");
   ASSERT_NE(easy, nullptr);
   EXPECT_NE(out.find(absl::StrCat("easy ~", std::lround(easy->rating))), std::string::npos) << out;
+
+  // --casual makes a game against a bot unrated (it was read by `play` only: a player asking
+  // for a casual game lost 693 points to bot:beginner); without it the game is rated.
+  for (bool casual : {true, false}) {
+    std::vector<std::string> args = {"new", "tictactoe", "--seat2", "bot:beginner", "--detach"};
+    if (casual) args.push_back("--casual");
+    std::tie(code, out) = Run("alice", args);
+    ASSERT_EQ(code, 0) << out;
+    const v1::Match made = Get(LatestMatch());
+    ASSERT_EQ(made.seats_size(), 2);
+    EXPECT_EQ(made.seats(0).player(), "alice");
+    EXPECT_EQ(made.rated(), !casual);
+  }
 }
 
 TEST_F(ClientCliTest, TwoPlayersAskingToPlayAreSeatedAgainstEachOther) {

@@ -160,6 +160,13 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   EXPECT_EQ(list.matches(0).id(), second);
   EXPECT_EQ(list.matches(1).id(), id);
   EXPECT_EQ(list.matches(1).seats(0).player(), "alice");
+  // Lists say what the match's own page says: rated, and each new rating still provisional
+  // (every list showed it settled).
+  EXPECT_TRUE(list.matches(1).rated());
+  EXPECT_TRUE(list.matches(1).seats(0).provisional());
+  EXPECT_TRUE(list.matches(1).seats(1).provisional());
+  EXPECT_EQ(list.matches(1).seats(0).provisional(),
+            GetMatch(stub_.get(), id)->seats(0).provisional());
 }
 
 TEST_F(PlayersTest, ResignationsBeforeEachSideMovedAndAPairsGamesPastTheDaysBoundAreNotRated) {

@@ -366,9 +366,11 @@ class NewPage {
     this.bot2Row = label('Second bot', this.level2);
     this.sideRow = label('You play', this.side);
     this.nameRow = label('Your name', name);
+    this.rated = h('input', { type: 'checkbox', id: 'new-rated', checked: true });
+    this.ratedRow = h('label', { class: 'inline' }, this.rated, h('span', {}, ' Rated (your rating changes with the result)'));
     const form = h('form', { class: 'new-form', onsubmit: (e) => { e.preventDefault(); this.create(name.value, clock.value); } },
       label('Game', game), this.options, label('Against', opponent), this.botRow, this.bot2Row,
-      this.sideRow, this.nameRow, label('Clocks', clock),
+      this.sideRow, this.nameRow, this.ratedRow, label('Clocks', clock),
       h('button', { type: 'submit', id: 'create' }, 'Create'), this.error);
     this.root.replaceChildren(h('h2', {}, 'New match'), form);
     this.fill();
@@ -393,6 +395,8 @@ class NewPage {
     this.sideRow.hidden = this.nameRow.hidden = mode === 'bots';
     // A player plays under their own name (and is rated); a guest picks one.
     if (me.get()) this.nameRow.hidden = true;
+    // Only a player's games are rated: a guest's, and two bots', never are.
+    this.ratedRow.hidden = !me.get() || mode === 'bots';
   }
 
   async create(name, clock) {
@@ -410,6 +414,7 @@ class NewPage {
     }
     const body = { game: this.game.value, options, seats: seatsSpec, name: name.trim() || 'guest' };
     if (mode !== 'bots') body.take_seat = mine;
+    if (!this.ratedRow.hidden && !this.rated.checked) body.casual = true;
     if (clock) {
       const [initial, increment] = clock.split('+').map(Number);
       body.clock = { initial_s: initial, increment_s: increment };
@@ -1432,7 +1437,8 @@ class PairPage {
   async playBot(level) {
     if (this.abort) this.abort.abort();
     const b = this.body();
-    const body = { game: b.game, seats: [{ bot: false }, { bot: true, level }], take_seat: 0, clock: b.clock, name: me.get().name };
+    // As the search asked: a casual search plays a casual bot game.
+    const body = { game: b.game, seats: [{ bot: false }, { bot: true, level }], take_seat: 0, clock: b.clock, name: me.get().name, casual: b.casual };
     try {
       const out = await api('/api/matches', { method: 'POST', body, player: true });
       seats.put(out.match.id, out.seat, out.token);

@@ -156,6 +156,9 @@ void LoadSeats(pqxx::transaction_base& tx, std::vector<MatchRecord>& matches) {
       s.player = r[7].as<std::string>();
       s.rating = r[8].as<int>();
       s.rating_after = r[9].as<int>();
+      s.player_id = r[10].as<int64_t>();
+      // As LoadedMatchFromRow reads it: the lists showed every rating as settled.
+      s.provisional = s.player_id != 0 && r[11].as<int>() > Glicko::kProvisional;
       m.seats.push_back(std::move(s));
     }
   }
@@ -259,7 +262,8 @@ const StatementList& MatchStatements() {
       {"load_seats",
        "SELECT s.match_id, s.seat, s.kind, s.difficulty, s.display_name,"
        " COALESCE(s.token_hash, ''), s.clock_ms, COALESCE(p.name, ''), s.rating_before,"
-       " s.rating_after FROM seats s LEFT JOIN players p ON p.id = s.player_id"
+       " s.rating_after, COALESCE(s.player_id, 0), s.deviation_before"
+       " FROM seats s LEFT JOIN players p ON p.id = s.player_id"
        " WHERE s.match_id = ANY($1::bigint[]) ORDER BY s.match_id, s.seat"},
       // A match with its seats and the moves after $2, in one statement (one snapshot, one
       // round trip).
