@@ -481,7 +481,13 @@ class Cli {
     if (m.seats_size() == 2) {
       header.players = {m.seats(0).display_name(), m.seats(1).display_name()};
     }
-    if (m.status() == v1::MATCH_STATUS_FINISHED) header.winner = m.result().winner();
+    // A match ended with no result (cancelled, aborted) is not a draw: the format writes what
+    // the moves show ("*" for a game still going on).
+    const v1::EndReason reason = m.result().reason();
+    if (m.status() == v1::MATCH_STATUS_FINISHED && reason != v1::END_REASON_CANCELLED &&
+        reason != v1::END_REASON_ABORTED) {
+      header.winner = m.result().winner();
+    }
     absl::StatusOr<std::string> record = ExportRecord(m.spec().name(), format, moves, header);
     if (!record.ok()) return Fail(record.status());
     std::cout << *record;

@@ -556,6 +556,23 @@ TEST_F(ClientCliTest, DraughtsFromBlacksSideWithNotesThatGoWithTheirState) {
   EXPECT_NE(out.find(absl::StrCat("Created ", year, "-")), std::string::npos) << out;
 }
 
+TEST_F(ClientCliTest, ARecordOfAnAbortedGameHasNoResult) {
+  // Nobody moves first within a second: the match ends with no result, which a PDN record wrote
+  // as a draw.
+  StartLobby({"--abort_after_s=1"});
+  ::ply::testing::HumanSeats seats =
+      ::ply::testing::HumanMatch(stub_.get(), stub_.get(), "draughts");
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (Get(seats.id).status() != v1::MATCH_STATUS_FINISHED && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_EQ(Get(seats.id).result().reason(), v1::END_REASON_ABORTED);
+  auto [code, out] = Run("carol", {"record", absl::StrCat(seats.id), "--format", "pdn"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("[Result \"*\"]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("1/2-1/2"), std::string::npos) << out;
+}
+
 TEST_F(ClientCliTest, GomokuMovesAreCountedNotListed) {
   auto alice = Ply("alice", {"new", "gomoku", "--seat2", "bot:beginner"});
   ASSERT_TRUE(alice->WaitScreen({"Your move"})) << alice->Output();
