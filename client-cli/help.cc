@@ -39,7 +39,7 @@ const std::vector<CommandHelp>& Commands() {
       {"watch", "ply watch MATCH [--json]",
        "Watches a match live to its end: the board, each move, and for bots the depth, score\n"
        "and nodes their search reached (scores from the first player's side: + is good for\n"
-       "the first player). q stops watching."},
+       "the first player; against a person, shown when the game ends). q stops watching."},
       {"record", "ply record MATCH [--format text|FORMAT] [--json]",
        "The moves of a match in the game's notation, or in one of its record formats (ply\n"
        "games lists them; --format pdn for draughts).\n"

@@ -39,7 +39,9 @@ std::string SideName(const v1::Match& match, int seat) {
   return absl::StrCat("seat ", seat + 1);
 }
 
-bool RandomMove(const v1::BotThinking& b) { return b.depth() == 0 && b.nodes() == 0; }
+bool RandomMove(const v1::BotThinking& b) {
+  return !b.hidden() && b.depth() == 0 && b.nodes() == 0;
+}
 
 // The mover's score text ("+35", "-12", "win in 3", "loss in 5", "draw", "win by 6") from the first
 // seat's side; a forced result names the side it favours.
@@ -68,6 +70,7 @@ std::string FirstSeatScore(const v1::MoveRecord& move, const v1::Match& match) {
 std::string BotSummary(const v1::MoveRecord& move, const v1::Match& match) {
   if (!move.has_bot()) return "";
   const v1::BotThinking& b = move.bot();
+  if (b.hidden()) return "its search is shown when the game ends";
   if (RandomMove(b)) return "random move";
   return absl::StrCat("depth ", b.depth(), ", ", FirstSeatScore(move, match), ", ",
                       FormatCount(b.nodes()), " nodes");
@@ -75,7 +78,7 @@ std::string BotSummary(const v1::MoveRecord& move, const v1::Match& match) {
 
 std::string ScoreLegend(const v1::Match& match) {
   for (const v1::MoveRecord& m : match.moves()) {
-    if (m.has_bot() && !RandomMove(m.bot())) {
+    if (m.has_bot() && !m.bot().hidden() && !RandomMove(m.bot())) {
       return absl::StrCat("Scores are from ", SideName(match, 0), "'s side: + is good for ",
                           SideName(match, 0), ", - for ", SideName(match, 1), ".");
     }

@@ -161,7 +161,7 @@ json MoveJson(const v1::MoveRecord& move, bool show_thinking) {
   if (move.has_bot()) {
     // A player still learns that a bot moved, never what it saw.
     json bot = {{"instance", move.bot().instance()}};
-    if (show_thinking) {
+    if (show_thinking && !move.bot().hidden()) {
       bot["depth"] = move.bot().depth();
       bot["score"] = move.bot().score();
       bot["score_text"] = move.bot().score_text();

@@ -61,6 +61,7 @@ v1::MoveRecord MoveToProto(const MoveRecord& m, bool hide_thinking) {
       std::string instance = bot->instance();
       bot->Clear();
       bot->set_instance(std::move(instance));
+      bot->set_hidden(true);
     }
   }
   return p;

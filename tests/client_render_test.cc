@@ -416,6 +416,11 @@ TEST(Thinking, ScoresAreFromTheFirstPlayersSide) {
   EXPECT_EQ(BotSummary(BotMove(2, 1, "loss by 6", 20, 70), m), "depth 20, Red wins by 6, 70 nodes");
   // A level that plays at random sometimes searched nothing for that move.
   EXPECT_EQ(BotSummary(BotMove(2, 1, "0", 0, 0), m), "random move");
+  // While a person plays, the lobby keeps the search hidden: that is not a random move (a hard
+  // bot's moves read "random move" to its opponent and every spectator).
+  v1::MoveRecord hidden = BotMove(2, 1, "", 0, 0);
+  hidden.mutable_bot()->set_hidden(true);
+  EXPECT_EQ(BotSummary(hidden, m), "its search is shown when the game ends");
   v1::MoveRecord person;
   person.set_ply(1);
   EXPECT_EQ(BotSummary(person, m), "");

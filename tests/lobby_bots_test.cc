@@ -219,8 +219,10 @@ TEST_F(LobbyTest, ABotsThinkingIsHiddenFromEveryoneWhileAPersonPlaysItAndShownAf
   ASSERT_TRUE(
       spectator.WaitFor([](const auto& e) { return MovesSeen(e).size() >= 2; }, absl::Seconds(30)));
   auto hidden = [](const v1::MoveRecord& mv) {
-    return mv.has_bot() && !mv.bot().instance().empty() && mv.bot().pv_size() == 0 &&
-           mv.bot().score_text().empty() && mv.bot().depth() == 0 && mv.bot().nodes() == 0;
+    // Marked hidden, so that clients do not read its empty search as a random move.
+    return mv.has_bot() && mv.bot().hidden() && !mv.bot().instance().empty() &&
+           mv.bot().pv_size() == 0 && mv.bot().score_text().empty() && mv.bot().depth() == 0 &&
+           mv.bot().nodes() == 0;
   };
   const v1::Match during = Get(id);
   ASSERT_GE(during.moves_size(), 2);
@@ -244,6 +246,7 @@ TEST_F(LobbyTest, ABotsThinkingIsHiddenFromEveryoneWhileAPersonPlaysItAndShownAf
   EXPECT_FALSE(after.moves(1).bot().score_text().empty());
   EXPECT_GT(after.moves(1).bot().depth(), 0);
   EXPECT_GT(after.moves(1).bot().pv_size(), 0);
+  EXPECT_FALSE(after.moves(1).bot().hidden());
   // A match of bots only is for watching: their thinking shows live.
   v1::CreateMatchResponse bots;
   ASSERT_TRUE(
