@@ -82,6 +82,9 @@ absl::Status MatchModel::Apply(const v1::MatchEvent& event, absl::Time received)
       match_.mutable_seats(i)->set_clock_ms(i < over.clocks_ms_size() ? over.clocks_ms(i)
                                                                       : ClockMs(i, received));
     }
+    for (int i = 0; i < match_.seats_size() && i < over.ratings_after_size(); ++i) {
+      match_.mutable_seats(i)->set_rating_after(over.ratings_after(i));
+    }
     match_.set_status(v1::MATCH_STATUS_FINISHED);
     *match_.mutable_result() = event.game_over().result();
     match_.set_to_move(-1);

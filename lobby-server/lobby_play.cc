@@ -201,9 +201,20 @@ absl::Status Lobby::CommitFinish(LiveMatch& live, MatchResult result, std::vecto
 
 void Lobby::AfterChange(LiveMatch& live) {
   if (live.rec.status == MatchStatus::kFinished) {
-    // The transaction that ended a rated match moved the ratings: the next read loads them.
+    // The transaction that ended a rated match moved the ratings. The game-over event shows
+    // them, so they are read now (it went out with none, and the final screen never showed
+    // where a rating went); if the read fails, or the result moved none, the next read loads
+    // the match again.
     if (live.rec.rated && live.rec.seats.size() == 2 && live.rec.seats[0].rating_after == 0) {
-      live.stale = true;
+      if (!live.end_told && !live.watchers.empty()) {
+        absl::StatusOr<MatchRecord> stored = store_->LoadMatch(live.id);
+        if (stored.ok() && stored->seats.size() == live.rec.seats.size()) {
+          for (size_t i = 0; i < stored->seats.size(); ++i) {
+            live.rec.seats[i].rating_after = stored->seats[i].rating_after;
+          }
+        }
+      }
+      if (live.rec.seats[0].rating_after == 0) live.stale = true;
     }
     if (!live.end_told && !live.watchers.empty()) {
       Broadcast(live, GameOverEvent(live, NowMs()));

@@ -217,7 +217,12 @@ TEST(Screen, FollowsEventsToTheEnd) {
   v1::MatchEvent over;
   over.mutable_game_over()->mutable_result()->set_winner(1);
   over.mutable_game_over()->mutable_result()->set_text("Red resigned; Yellow wins");
+  over.mutable_game_over()->add_ratings_after(1338);
+  over.mutable_game_over()->add_ratings_after(1662);
   ASSERT_TRUE(view.Apply(over, absl::Now()).ok());
+  // Where each rating went, for the final screen.
+  EXPECT_EQ(view.match().seats(0).rating_after(), 1338);
+  EXPECT_EQ(view.match().seats(1).rating_after(), 1662);
   o.my_seat = 0;
   screen = absl::StrJoin(ComposeScreen(view, o), "\n");
   EXPECT_NE(screen.find("Game over: Red resigned; Yellow wins."), std::string::npos) << screen;

@@ -112,6 +112,7 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   const std::string alice = Register("alice");
   const std::string bob = Register("bob");
   auto [id, tokens] = PlayerMatch("connect4", alice, bob);
+  ::ply::testing::Watch watcher(stub_.get(), id);
   absl::StatusOr<v1::Match> before = GetMatch(stub_.get(), id);
   ASSERT_TRUE(before.ok());
   EXPECT_EQ(before->seats(0).player(), "alice");
@@ -132,6 +133,14 @@ TEST_F(PlayersTest, ARatedGameMovesBothRatingsByGlicko2) {
   const Glicko lost = GlickoUpdate({}, {{.opponent = {}, .score = 0}});
   EXPECT_EQ(after->seats(0).rating_after(), static_cast<int>(std::lround(won.rating)));
   EXPECT_EQ(after->seats(1).rating_after(), static_cast<int>(std::lround(lost.rating)));
+  // The watchers' game-over event says so too: the final screen showed no change before.
+  ASSERT_TRUE(watcher.WaitFor(
+      [](const auto& events) { return !events.empty() && events.back().has_game_over(); },
+      absl::Seconds(10)));
+  const v1::GameOver over = watcher.events().back().game_over();
+  ASSERT_EQ(over.ratings_after_size(), 2);
+  EXPECT_EQ(over.ratings_after(0), after->seats(0).rating_after());
+  EXPECT_EQ(over.ratings_after(1), after->seats(1).rating_after());
   const v1::Player a = Whois("alice");
   ASSERT_EQ(a.ratings_size(), 1);
   EXPECT_EQ(a.ratings(0).game(), "connect4");

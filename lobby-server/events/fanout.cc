@@ -1,5 +1,6 @@
 #include "lobby-server/events/fanout.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -51,6 +52,11 @@ v1::MatchEvent GameOverEvent(const LiveMatch& live, int64_t now_ms) {
   // A finished match's stored clocks are final: the finishing move or the end wrote them.
   if (live.rec.time_initial_ms) {
     for (const SeatRecord& s : live.rec.seats) over->add_clocks_ms(s.clock_ms);
+  }
+  // The final screen shows where each rating went (AfterChange has read them).
+  if (std::any_of(live.rec.seats.begin(), live.rec.seats.end(),
+                  [](const SeatRecord& s) { return s.rating_after != 0; })) {
+    for (const SeatRecord& s : live.rec.seats) over->add_ratings_after(s.rating_after);
   }
   return e;
 }
