@@ -274,8 +274,8 @@ std::string GamesTable(const v1::ListGamesResponse& games, Look look) {
     }
   }
   absl::StrAppend(&out, "\nA level's rating: ", look == Look::kFancy ? "\u2248" : "~",
-                  " the calibration ladder's (ply-engine ladder), else the bot's own from its "
-                  "rated games against people.\n"
+                  " the calibration ladder's (ply-engine ladder), which games against people "
+                  "do not move.\n"
                   "Start one: ply new GAME --seat2 bot:LEVEL\n");
   return out;
 }

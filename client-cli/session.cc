@@ -90,6 +90,21 @@ class Session {
     if (leaving_ && !view_.over() && playing()) {
       std::cout << "You left match " << o_.match_id << "; `ply join " << o_.match_id
                 << "` takes your seat again." << std::endl;
+      // What staying away costs: a player who quit a bot game learned it from a lost rating.
+      const v1::Match& m = view_.match();
+      const int other = 1 - my_seat();
+      if (m.has_time_control()) {
+        std::cout << "Your clock keeps running while you are away." << std::endl;
+      } else if (other >= 0 && other < m.seats_size() &&
+                 m.seats(other).kind() == v1::SEAT_KIND_BOT) {
+        std::cout << "Stay away on your move past the lobby's bound (5 min unless it says "
+                     "otherwise) and the game ends: a loss if it is rated."
+                  << std::endl;
+      } else {
+        std::cout << "Stay away on your move past the lobby's bound (2 min unless it says "
+                     "otherwise) and your opponent may claim the game."
+                  << std::endl;
+      }
     }
     return 0;
   }

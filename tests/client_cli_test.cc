@@ -581,6 +581,9 @@ TEST_F(ClientCliTest, GomokuMovesAreCountedNotListed) {
       << alice->Screen();
   alice->Type("quit\r");
   ASSERT_EQ(alice->WaitExit(), 0) << alice->Output();
+  // Leaving a bot game says what staying away costs.
+  EXPECT_NE(alice->Output().find("past the lobby's bound (5 min"), std::string::npos)
+      << alice->Output();
 }
 
 TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
