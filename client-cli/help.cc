@@ -65,7 +65,8 @@ const std::vector<CommandHelp>& Commands() {
        "Registers you as player NAME on this lobby (2 to 24 letters, digits, '_', '-', '.';\n"
        "unique ignoring case) and keeps your player key in ~/.config/ply/seats.json (0600).\n"
        "From then on the seats you take are yours: rated games move your rating. On another\n"
-       "machine, log in again with the key the first login printed: ply login NAME --key KEY."},
+       "machine, log in again with the key the first login printed: ply login NAME --key KEY.\n"
+       "The file keeps the key of every player logged in here: ply login NAME switches back."},
       {"play", "ply play GAME [k=v ...] [--clock 3+2] [--casual] [--bot]",
        "Quick pairing (log in first): waits for the player with the closest rating who asks\n"
        "for the same game, options and clock, accepting a wider gap the longer it waits, and\n"

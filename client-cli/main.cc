@@ -151,7 +151,9 @@ class Cli {
 
   int Login(const std::vector<std::string>& args) {
     if (args.size() != 1) return Usage("usage: ply login NAME [--key KEY]");
-    const std::string key = absl::GetFlag(FLAGS_key);
+    // A player this file logged in before on this lobby logs in again with the key it kept.
+    std::string key = absl::GetFlag(FLAGS_key);
+    if (key.empty()) key = store_.KnownKey(lobby_.address(), args[0]).value_or("");
     lobby_.set_player_key(key);
     absl::StatusOr<v1::LoginResponse> r = lobby_.Login(args[0]);
     if (!r.ok()) return Fail(r.status());

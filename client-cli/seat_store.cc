@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -104,7 +105,27 @@ absl::Status SeatStore::SavePlayer(const std::string& server, const PlayerLogin&
   }
   Json all = Load(path_);
   all["players"][server] = {{"name", player.name}, {"key", player.key}};
+  if (!all["keys"].is_object()) all["keys"] = Json::object();
+  if (!all["keys"][server].is_object()) all["keys"][server] = Json::object();
+  all["keys"][server][absl::AsciiStrToLower(player.name)] = player.key;
   return Write(all.dump(2) + "\n");
+}
+
+std::optional<std::string> SeatStore::KnownKey(const std::string& server,
+                                               const std::string& name) const {
+  if (path_.empty()) return std::nullopt;
+  const Json all = Load(path_);
+  auto keys = all.find("keys");
+  if (keys == all.end() || !keys->is_object()) return std::nullopt;
+  const std::string wanted = absl::AsciiStrToLower(name);
+  for (auto it = keys->begin(); it != keys->end(); ++it) {
+    if ((it.key() != server && !Overlap(it.key(), server)) || !it->is_object()) continue;
+    auto key = it->find(wanted);
+    if (key != it->end() && key->is_string() && !key->get<std::string>().empty()) {
+      return key->get<std::string>();
+    }
+  }
+  return std::nullopt;
 }
 
 absl::Status SeatStore::Write(const std::string& text) {

@@ -39,7 +39,11 @@ class SeatStore {
   absl::Status Save(const std::string& server, const SeatTicket& ticket);
   // The player logged in on lobby `server` (or a list sharing an instance with it), if any.
   std::optional<PlayerLogin> Player(const std::string& server) const;
+  // Makes `player` the one logged in on `server`, and keeps their key among every key this
+  // file has held for that lobby (logging in as someone else must not lose it).
   absl::Status SavePlayer(const std::string& server, const PlayerLogin& player);
+  // A key this file keeps for player `name` (ignoring case) on `server`, if any.
+  std::optional<std::string> KnownKey(const std::string& server, const std::string& name) const;
   const std::string& path() const { return path_; }
 
  private:

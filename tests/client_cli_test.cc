@@ -605,6 +605,14 @@ TEST_F(ClientCliTest, PlayersLogInPlayARatedGameAndSeeTheirRatings) {
   std::tie(code, out) = Run("elsewhere", {"login", "alice", "--key", key});
   EXPECT_EQ(code, 0) << out;
   EXPECT_NE(out.find("Logged in as alice"), std::string::npos) << out;
+  // Registering a second name there keeps alice's key: she logs in again by name alone (the
+  // file held one player a lobby, and the second login lost the first account's key).
+  std::tie(code, out) = Run("elsewhere", {"login", "alice_alt"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Registered as alice_alt"), std::string::npos) << out;
+  std::tie(code, out) = Run("elsewhere", {"login", "Alice"});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Logged in as alice"), std::string::npos) << out;
   ASSERT_EQ(Run("bob", {"login", "bob"}).first, 0);
 
   // A rated game: alice opens, bob joins, a move each (from alice's script), and bob resigns.
