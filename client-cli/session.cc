@@ -63,13 +63,14 @@ class Session {
       pollfd fds[3] = {{.fd = stream_.wake_fd(), .events = POLLIN, .revents = 0},
                        {.fd = resize.wake_fd(), .events = POLLIN, .revents = 0},
                        {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0}};
-      const int n = poll(fds, stdin_open ? 3 : 2, TickMs());
+      const int n = poll(fds, stdin_open && InputWanted() ? 3 : 2, TickMs());
       if (n < 0 && errno != EINTR) return Fail("poll failed");
       if (n > 0 && (fds[0].revents & POLLIN)) TakeEvents();
       if (resize.Take()) Resized();
       if (stdin_open && n > 0 && (fds[2].revents & (POLLIN | POLLHUP))) {
         char buf[256];
-        const ssize_t got = read(STDIN_FILENO, buf, sizeof(buf));
+        // A script's input a byte at a time, so that a line is read only when it can be played.
+        const ssize_t got = read(STDIN_FILENO, buf, *input_is_script_ ? 1 : sizeof(buf));
         if (got <= 0) {
           stdin_open = false;
           // A script that ran out of moves leaves its seat the way `quit` does.
@@ -110,6 +111,19 @@ class Session {
   }
 
  private:
+  // Whether to read the input now. A person types when they like (a move out of turn is
+  // answered and dropped); a script's next line is read when it can be played: once the match
+  // is loaded, and for a player on their own move (or after the end). Lines piped in before the
+  // first board were all dropped, and the script's end read as leaving.
+  bool InputWanted() {
+    if (!input_is_script_) input_is_script_ = !StdinIsTty();
+    if (!*input_is_script_) return true;
+    if (!view_.loaded()) return false;
+    if (!playing() || view_.over()) return true;
+    return view_.active() && view_.match().to_move() == my_seat();
+  }
+  std::optional<bool> input_is_script_;
+
   // A note on screen. Connection news lasts until the next word on the connection; every other
   // note belongs to the state of the match it was written in and goes when that changes.
   struct Note {

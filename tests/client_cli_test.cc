@@ -573,6 +573,30 @@ TEST_F(ClientCliTest, ARecordOfAnAbortedGameHasNoResult) {
   EXPECT_EQ(out.find("1/2-1/2"), std::string::npos) << out;
 }
 
+TEST_F(ClientCliTest, MovesPipedInArePlayedInTurnNotDropped) {
+  // A script's moves, piped in at once: they were read before the first board and dropped
+  // ("still connecting"), and the script's end left the seat with no move played.
+  auto [code, out] =
+      Run("alice", {"new", "connect4", "--seat1", "me", "--seat2", "bot:beginner", "--detach"});
+  ASSERT_EQ(code, 0) << out;
+  const int64_t id = LatestMatch();
+  const std::string command = absl::StrCat(
+      "printf '4\\n4\\n4\\n' | env PLY_SERVER=", lobby_->address(), " XDG_CONFIG_HOME=", home_,
+      "/alice NO_COLOR=1 ", PLY_CLIENT_BINARY, " join ", id, " 2>&1");
+  FILE* p = popen(command.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string output;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) output.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << output;
+  const v1::Match m = Get(id);
+  int mine = 0;
+  for (const v1::MoveRecord& mv : m.moves()) mine += mv.seat() == 0 ? 1 : 0;
+  EXPECT_EQ(mine, 3) << output;
+  EXPECT_NE(output.find("You left match"), std::string::npos) << output;
+}
+
 TEST_F(ClientCliTest, GomokuMovesAreCountedNotListed) {
   auto alice = Ply("alice", {"new", "gomoku", "--seat2", "bot:beginner"});
   ASSERT_TRUE(alice->WaitScreen({"Your move"})) << alice->Output();
