@@ -30,7 +30,10 @@ ABSL_FLAG(std::string, host, "127.0.0.1",
           "Address to listen on. Beyond loopback (e.g. 0.0.0.0 in a container) ply-bot requires "
           "--auth_token_file or mutual TLS (--tls_client_ca), and refuses to start without.");
 ABSL_FLAG(int, port, 50051, "Port to listen on; 0 lets the system choose a free one.");
-ABSL_FLAG(int, workers, 0, "Search worker threads; 0 means one per core.");
+ABSL_FLAG(int, workers, 0,
+          "Search worker threads; 0 means one per core. Besides its transposition tables "
+          "(--tt_mb), a worker keeps at most two 64 MiB Connect Four solver tables (the 7x6 "
+          "board's and the last other size's) for the perfect level and analysis.");
 ABSL_FLAG(int, queue, -1,
           "Requests that may wait for a worker; past that RESOURCE_EXHAUSTED. -1 means as many "
           "as there are workers.");

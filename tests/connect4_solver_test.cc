@@ -1,13 +1,16 @@
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/games/connect4/connect4.h"
 #include "engine/games/connect4/solver.h"
 #include "gtest/gtest.h"
 #include "tests/data/test_data.h"
@@ -452,6 +455,60 @@ TEST(Connect4SolverTest, RandomPositionsMatchBruteForce) {
   // Boards whose keys need more than 49 bits use the wide table entries.
   ExpectRandomPositionsMatchBruteForce(8, 6, 34, 42);
   ExpectRandomPositionsMatchBruteForce(12, 4, 36, 42);
+}
+
+// Connect4::Solve keeps a solver for the next calls of its thread: the 7x6 board's and the last
+// other size's, never one per size asked for (each maps a 64 MiB table; one per size let a caller
+// grow a worker by 2.4 GiB over the 38 other sizes). Every supported size in turn, in a thread of
+// its own, then answers still proven on small boards.
+TEST(Connect4SolverTest, ConnectFourKeepsAtMostTwoSolversPerThread) {
+  const int live_before = Solver::Live();
+  int most_held = 0;
+  int sizes = 0;
+  std::thread worker([&] {
+    auto solve = [&](int w, int h, const std::string& columns, int64_t max_nodes = 2000) {
+      absl::StatusOr<Connect4> game =
+          Connect4::Create({{"width", std::to_string(w)}, {"height", std::to_string(h)}});
+      EXPECT_TRUE(game.ok()) << game.status();
+      if (!game.ok()) return std::optional<SearchResult<Connect4::Move>>();
+      for (char c : columns) {
+        Connect4::UndoInfo undo;
+        game->Make(static_cast<Connect4::Move>(c - '1'), undo);
+      }
+      std::optional<SearchResult<Connect4::Move>> r =
+          Connect4::Solve(*game, SearchLimits{.max_nodes = max_nodes});
+      most_held = std::max(most_held, Connect4::SolversOfThisThread());
+      EXPECT_LE(Solver::Live() - live_before, 2) << w << "x" << h;
+      return r;
+    };
+    // Past the opening book, so that the 7x6 solver is made.
+    solve(7, 6, "444444333333");
+    for (int w = 4; w <= Connect4::kMaxWidth; ++w) {
+      for (int h = 4; h <= 12; ++h) {
+        if (!Solver::SupportsSize(w, h)) continue;
+        ++sizes;
+        solve(w, h, "1");
+      }
+    }
+    EXPECT_EQ(Connect4::SolversOfThisThread(), 2);
+    // Answers are still proven, and right: 4x4 from the empty board against brute force, and
+    // a 4x5 position with a win in one for the side to move.
+    std::optional<SearchResult<Connect4::Move>> empty = solve(4, 4, "", /*max_nodes=*/0);
+    ASSERT_TRUE(empty.has_value() && empty->has_move);
+    EXPECT_TRUE(empty->exact);
+    const int brute = BruteForce().Score(Board{4, 4});
+    EXPECT_EQ(empty->score > 0, brute > 0);
+    EXPECT_EQ(empty->score < 0, brute < 0);
+    std::optional<SearchResult<Connect4::Move>> win = solve(4, 5, "121212", /*max_nodes=*/0);
+    ASSERT_TRUE(win.has_value() && win->has_move);
+    EXPECT_EQ(win->best_move, 0);
+    EXPECT_EQ(win->score, WinIn(1));
+  });
+  worker.join();
+  EXPECT_EQ(sizes, 39);
+  EXPECT_EQ(most_held, 2);
+  // The thread's solvers went with it.
+  EXPECT_EQ(Solver::Live(), live_before);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #define PLY_ENGINE_GAMES_CONNECT4_CONNECT4_H_
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -129,7 +130,13 @@ class Connect4 {
   // nullopt on boards the solver does not take; a result without a move (`has_move` false, its
   // nodes and time spent) when it cannot prove the result in time: the caller then searches on
   // what is left.
+  // Solve keeps the solvers it makes for the thread's next calls: the 7x6 board's and the last
+  // other size's, each with a table of kSolverTableMegabytes (mapped at once, its pages touched
+  // as a solve grows into them), so at most 2 * kSolverTableMegabytes per thread.
   static std::optional<SearchResult<Move>> Solve(Connect4& game, const SearchLimits& limits);
+  static constexpr size_t kSolverTableMegabytes = 64;
+  // How many solvers the calling thread holds (0 to 2), for tests.
+  static int SolversOfThisThread();
 
   int width() const { return width_; }
   int height() const { return height_; }

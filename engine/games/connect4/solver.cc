@@ -482,9 +482,12 @@ Solver::Solver(int width, int height, size_t tt_megabytes) : width_(width), heig
     std::abort();
   }
   engine_ = std::make_unique<Engine>(width, height, tt_megabytes);
+  live_.fetch_add(1, std::memory_order_relaxed);
 }
 
-Solver::~Solver() = default;
+Solver::~Solver() { live_.fetch_sub(1, std::memory_order_relaxed); }
+
+int Solver::Live() { return live_.load(std::memory_order_relaxed); }
 
 bool Solver::SupportsSize(int width, int height) {
   return width >= 4 && height >= 4 && width * (height + 1) <= 64;

@@ -68,6 +68,8 @@ class Solver {
   Solver& operator=(const Solver&) = delete;
 
   static bool SupportsSize(int width, int height);
+  // Solvers alive in the process (each holds its table), for tests and operators.
+  static int Live();
 
   // The position must be legal (stones stacked from the bottom, `current` a subset of `mask`,
   // `moves` = number of stones) and not already won by the player who just moved. The
@@ -95,6 +97,7 @@ class Solver {
   int width_;
   int height_;
   std::unique_ptr<Engine> engine_;
+  static inline std::atomic<int> live_{0};
 };
 
 }  // namespace ply::connect4
