@@ -78,10 +78,12 @@ namespace ply::bot {
 namespace {
 
 // Searches on every worker before the instance reports SERVING, to build its tables and touch
-// their memory; otherwise the first requests would pay for that outside their budget (page
+// their memory; otherwise the first requests would spend part of their budget on that (page
 // faults are slow on virtual machines: about 0.3 s for 32 MiB on the test machine). Three
 // rounds, because the engine also allocates a scratch searcher per call, and malloc settles on
-// reusing that memory, rather than mapping fresh pages, only after a couple of rounds.
+// reusing that memory, rather than mapping fresh pages, only after a couple of rounds. Tables
+// made later (a game beyond the worker's last three) are faulted in by the searches that use
+// them, within their budgets.
 void WarmUp(SearchCache& cache) {
   const GameInfo& first = ListGames().front();
   absl::StatusOr<std::unique_ptr<AnyGame>> game = CreateGame(first.name);
@@ -89,6 +91,7 @@ void WarmUp(SearchCache& cache) {
   for (int i = 0; i < 3; ++i) {
     (void)(*game)->ChooseMove({.level = first.levels.front(), .max_nodes = 1000}, &cache);
   }
+  cache.TouchAll();
 }
 
 // Anyone who reaches a ply-bot can make it search for up to --max_budget_ms per call: beyond

@@ -94,6 +94,9 @@ class SearchCache {
   class Slot {
    public:
     virtual ~Slot() = default;
+    // Writes every page of the slot's tables. A table is made without writing its memory (a
+    // search faults its pages in as it stores, within its budget); this does it beforehand.
+    virtual void Touch() {}
   };
   // The slot of type T, created with `make` when absent (evicting the least recently used).
   template <class T, class Make>
@@ -108,6 +111,11 @@ class SearchCache {
     if (slots_.size() >= max_slots_) slots_.pop_back();
     slots_.insert(slots_.begin(), make());
     return static_cast<T&>(*slots_.front());
+  }
+
+  // Touch() on every slot held (a bot worker's warm-up).
+  void TouchAll() {
+    for (const std::unique_ptr<Slot>& slot : slots_) slot->Touch();
   }
 
  private:

@@ -80,6 +80,9 @@ class GameAdapter final : public AnyGame {
       return absl::FailedPreconditionError(
           absl::StrCat("the game is over (", game_.Status().reason, ")"));
     }
+    // Every millisecond from here counts against the budget: the deadline is the caller's,
+    // whatever the worker does before its search starts.
+    const auto start = std::chrono::steady_clock::now();
     SearchLimits limits = ToLimits(request);
     std::optional<SearchResult<Move>> result;
     if (!request.level.policy.empty()) {
@@ -93,26 +96,17 @@ class GameAdapter final : public AnyGame {
       }
       return ToReport(*result);
     }
-    // A solve that found no move: its work, counted against the budget and in the report.
+    // A solve that found no move: its nodes, counted against the budget and in the report.
     int64_t solver_nodes = 0;
-    double solver_ms = 0;
     if constexpr (requires { G::Solve(game_, limits); }) {
       if (request.level.perfect) {
-        auto start = std::chrono::steady_clock::now();
         result = G::Solve(game_, limits);
         if (result && !result->has_move) {
           solver_nodes = result->nodes;
-          solver_ms = result->elapsed_ms;
           if (limits.max_nodes > 0) {
             limits.max_nodes = std::max<int64_t>(1, limits.max_nodes - solver_nodes);
           }
           result.reset();
-        }
-        if (!result && limits.time_ms > 0) {
-          auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-          limits.time_ms = std::max<int64_t>(1, limits.time_ms - spent);
         }
       }
     }
@@ -124,6 +118,16 @@ class GameAdapter final : public AnyGame {
         return std::make_unique<SearcherSlot>(cache->tt_megabytes());
       })
                                             : *local;
+      // The time before the search (a solve that found no move, this game's tables made on a
+      // worker that last served other games) comes off its budget and goes into the report. With
+      // nothing left, the search has 1 ms: it answers with the first move of its order, as for a
+      // 1 ms budget; a stop flag raised meanwhile stops it at its first node.
+      const double before_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      if (limits.time_ms > 0) {
+        limits.time_ms = std::max<int64_t>(1, limits.time_ms - static_cast<int64_t>(before_ms));
+      }
       typename Searcher<G>::IterationCallback callback;
       if (request.on_iteration) {
         callback = [&](const SearchResult<Move>& r) { request.on_iteration(ToReport(r)); };
@@ -138,7 +142,7 @@ class GameAdapter final : public AnyGame {
         result = search(limits);
       }
       result->nodes += solver_nodes;
-      result->elapsed_ms += solver_ms;
+      result->elapsed_ms += before_ms;
     }
     return ToReport(*result);
   }
@@ -157,6 +161,7 @@ class GameAdapter final : public AnyGame {
 
   struct SearcherSlot : SearchCache::Slot {
     explicit SearcherSlot(size_t mb) : searcher(std::make_unique<Searcher<G>>(mb)) {}
+    void Touch() override { searcher->Clear(); }
     std::unique_ptr<Searcher<G>> searcher;
   };
 

@@ -17,8 +17,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "engine/core/types.h"
 
@@ -48,13 +50,19 @@ class TranspositionTable {
 
   explicit TranspositionTable(size_t megabytes) { Resize(megabytes); }
 
+  // Takes zeroed memory from calloc, which for a table this size maps fresh pages without
+  // writing them: they are faulted in as the search stores into them, on its clock and under its
+  // stop flag. Zeroing the whole table here (as Clear does) took 0.15-0.23 s for 256 MiB that
+  // no deadline or cancellation could cut short.
   void Resize(size_t megabytes) {
     size_t bytes = std::max<size_t>(megabytes, 1) << 20;
     size_t buckets = 1;
     while (buckets * 2 * sizeof(Bucket) <= bytes) buckets *= 2;
-    buckets_ = std::make_unique<Bucket[]>(buckets);
+    buckets_.reset();
+    buckets_.reset(static_cast<Bucket*>(std::calloc(buckets, sizeof(Bucket))));
+    if (buckets_ == nullptr) throw std::bad_alloc();
     mask_ = buckets - 1;
-    Clear();
+    generation_ = 0;
   }
 
   void Clear() {
@@ -122,7 +130,10 @@ class TranspositionTable {
   struct Bucket {
     Entry entries[kBucketSize];
   };
-  std::unique_ptr<Bucket[]> buckets_;
+  struct Free {
+    void operator()(Bucket* p) const { std::free(p); }
+  };
+  std::unique_ptr<Bucket[], Free> buckets_;
   size_t mask_ = 0;
   uint8_t generation_ = 0;
 };
