@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "engine/analysis/analysis.h"
 #include "engine/games/gomoku/gomoku.h"
 #include "engine/registry/registry.h"
 #include "engine/search/search.h"
@@ -64,6 +65,10 @@ TEST(Gomoku, SearchRootPlaysThreatWinsAndReplacesMovesThatLoseToThem) {
   ASSERT_TRUE(win.has_move);
   EXPECT_EQ(g.MoveToText(win.best_move), "k8");
   EXPECT_EQ(win.depth, 0);
+  // Proven, but not how fast: the outcome alone, not a mate score of made-up length.
+  EXPECT_TRUE(win.exact);
+  EXPECT_TRUE(win.outcome_only);
+  EXPECT_EQ(win.score, 1);
   EXPECT_GT(win.nodes, 0);
   EXPECT_LE(win.nodes, 10000);
   EXPECT_EQ(note, "k8 wins by continuous threats");
@@ -316,6 +321,60 @@ TEST(Gomoku, HardLevelPlaysRootThreatWinsWithinItsNodeBudget) {
   EXPECT_EQ(report->depth, 0);  // no search ran: the root's solver played it
   EXPECT_GT(report->nodes, 0);
   EXPECT_LE(report->nodes, budget);
+}
+
+// A threat solver's win is a proven result: through the registry (ply-bot, analysis) a five now
+// is "win in 1" and a longer line "win (proven)", both exact. It was the bare kMateThreshold,
+// "win in 1000" and not exact, and post-game analysis then showed the move before it, a proven
+// loss, as "-28999" with a win chance that rose after the move.
+TEST(Gomoku, RootThreatWinsAreReportedAsProvenResults) {
+  const GameOptions nine = {{"size", "9"}};
+  // Black has d7 for a five (the reviewer's game on 9x9).
+  const std::vector<std::string> moves = {"e5", "f4", "f7", "e4", "g4", "g6",
+                                          "f5", "c5", "e6", "c8", "h3", "i2"};
+  const Difficulty* hard = FindLevel(FindGame("gomoku")->levels, "hard");
+  ASSERT_NE(hard, nullptr);
+  auto game = ReplayGame("gomoku", nine, moves);
+  ASSERT_TRUE(game.ok()) << game.status();
+  SearchCache cache(8);
+  for (const Difficulty& level : {*hard, AnalysisLevel(1000, 0)}) {
+    SCOPED_TRACE(level.name);
+    auto five = (*game)->ChooseMove({.level = level, .max_nodes = 20000, .seed = 3}, &cache);
+    ASSERT_TRUE(five.ok()) << five.status();
+    EXPECT_EQ(five->move, "d7");
+    EXPECT_TRUE(five->exact);
+    EXPECT_EQ(five->score, WinIn(1));
+    EXPECT_EQ(five->ScoreText(), "win in 1");
+  }
+
+  // A longer win by threats (a double three, then fours).
+  std::optional<SearchReport> threes =
+      HardLevelMove({"h8", "a1", "i8", "o1", "k10", "a15", "k9", "o15"}, 3000);
+  ASSERT_TRUE(threes.has_value());
+  EXPECT_EQ(threes->move, "k8");
+  EXPECT_TRUE(threes->exact);
+  EXPECT_TRUE(threes->outcome_only);
+  EXPECT_EQ(threes->ScoreText(), "win (proven)");
+
+  // The analysis of the whole game: every score it shows is a result or an estimate in range,
+  // never a mate threshold read as a number; White's i2 leaves Black a proven win.
+  std::vector<std::string> all = moves;
+  all.push_back("d7");
+  absl::StatusOr<GameAnalysis> analysis =
+      AnalyzeGame("gomoku", nine, all, AnalysisLimits{.time_ms = 0, .max_nodes = 20000});
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  ASSERT_EQ(analysis->moves.size(), all.size());
+  for (const MoveVerdict& v : analysis->moves) {
+    SCOPED_TRACE(absl::StrCat(v.ply + 1, " ", v.move, ": ", v.before_text, " -> ", v.after_text));
+    EXPECT_EQ(v.before_text.find("1000"), std::string::npos);
+    EXPECT_EQ(v.after_text.find("2899"), std::string::npos);
+    EXPECT_EQ(v.after_text.find("1000"), std::string::npos);
+  }
+  const MoveVerdict& i2 = analysis->moves[11];
+  EXPECT_EQ(i2.move, "i2");
+  EXPECT_TRUE(i2.after_exact);
+  EXPECT_TRUE(i2.after_text == "loss (proven)" || i2.after_text == "loss in 2") << i2.after_text;
+  EXPECT_LE(i2.win_after, i2.win_before);
 }
 
 // Every level the lobby offers plays a win by threats within its reach at once, as pbrain-ply

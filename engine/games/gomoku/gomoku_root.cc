@@ -178,8 +178,21 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
     r.best_move = m;
     r.has_move = true;
     r.pv = {m};
-    // A line of threats ends in a five; its length is not known here, only that it wins.
-    r.score = kMateThreshold;
+    // A win by fours or threats is proven. A five now is a win in 1; a longer line's length is
+    // not known here, only that it wins, so the result is the outcome alone (outcome_only:
+    // "win (proven)"). Reported as the bare kMateThreshold, it read "win in 1000" and was not
+    // exact, so post-game analysis showed the position a ply before as a raw -28999.
+    r.exact = true;
+    UndoInfo undo;
+    game.Make(m, undo);
+    const bool five = game.GetOutcome() == Outcome::kLoss;
+    game.Unmake(m, undo);
+    if (five) {
+      r.score = WinIn(1);
+    } else {
+      r.score = 1;
+      r.outcome_only = true;
+    }
     if (note) *note = absl::StrCat(game.MoveToText(m), " wins by continuous ", how);
     return finish(std::move(r));
   };

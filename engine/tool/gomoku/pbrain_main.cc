@@ -308,7 +308,7 @@ class Brain {
     std::string note;
     auto result = Gomoku::SearchRoot(*game_, limits, search, &note);
     const Gomoku::Move m = result.best_move;
-    if (result.depth == 0 && result.score >= kMateThreshold && !note.empty()) {
+    if (result.depth == 0 && result.exact && result.score > 0 && !note.empty()) {
       // "CELL wins by continuous fours|threats": played before any search.
       Say(absl::StrCat("MESSAGE played ", note, ", after ", SinceMs(start), " of ", budget, " ms"));
     } else {
