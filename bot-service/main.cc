@@ -25,6 +25,7 @@
 #include "common/metrics_http.h"
 #include "engine/core/flags_usage.h"
 #include "engine/registry/registry.h"
+#include "engine/search/tt.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
           "Address to listen on. Beyond loopback (e.g. 0.0.0.0 in a container) ply-bot requires "
@@ -46,7 +47,9 @@ ABSL_FLAG(std::string, auth_token_file, "",
           "File holding a shared token (16+ printable characters) that every BotService call "
           "must carry as 'authorization: Bearer TOKEN' metadata; the health service stays "
           "open. Empty: no token.");
-ABSL_FLAG(int, tt_mb, 16, "Transposition table size per worker, in MiB.");
+ABSL_FLAG(int, tt_mb, 16,
+          "Transposition table size in MiB, 1..65536. A worker keeps one for each of the last "
+          "3 games it served, so up to 3 times this per worker.");
 ABSL_FLAG(int64_t, max_budget_ms, 30000, "Largest search budget a request may ask for, in ms.");
 ABSL_FLAG(int64_t, deadline_margin_ms, 20,
           "Time kept back from each call's deadline for the reply, in ms.");
@@ -94,6 +97,69 @@ void WarmUp(SearchCache& cache) {
   cache.TouchAll();
 }
 
+// The numeric flags, checked before anything starts: a sentence for the first out of range.
+// Unchecked, --tt_mb=-1 became a size near 2^64 and the table's sizing loop spun forever (at
+// 100% CPU, deaf to SIGTERM), --tt_mb=100000 died of bad_alloc, --queue=0 and
+// --max_budget_ms=-1 started an instance that could serve nothing.
+absl::Status CheckNumericFlags() {
+  struct Range {
+    const char* name;
+    int64_t value;
+    int64_t min;
+    int64_t max;
+    const char* meaning;
+  };
+  const int64_t table_max = static_cast<int64_t>(kMaxTableMegabytes);
+  const Range ranges[] = {
+      {"port", absl::GetFlag(FLAGS_port), 0, 65535, "a TCP port, or 0 for any free one"},
+      {"workers", absl::GetFlag(FLAGS_workers), 0, 4096, "0 means one per core"},
+      {"queue", absl::GetFlag(FLAGS_queue), -1, 1 << 20, "-1 means as many as there are workers"},
+      {"reserved_workers", absl::GetFlag(FLAGS_reserved_workers), 0, 4096, ""},
+      {"reserved_queue", absl::GetFlag(FLAGS_reserved_queue), 0, 1 << 20, ""},
+      {"tt_mb", absl::GetFlag(FLAGS_tt_mb), 1, table_max, "MiB per table"},
+      {"max_budget_ms", absl::GetFlag(FLAGS_max_budget_ms), 1, int64_t{24} * 3600 * 1000, ""},
+      {"deadline_margin_ms", absl::GetFlag(FLAGS_deadline_margin_ms), 0, 60000, ""},
+      {"max_connection_age_ms", absl::GetFlag(FLAGS_max_connection_age_ms), 1, int64_t{1} << 40,
+       ""},
+      {"max_connection_idle_ms", absl::GetFlag(FLAGS_max_connection_idle_ms), 0, int64_t{1} << 40,
+       "0 means never"},
+      {"max_concurrent_streams", absl::GetFlag(FLAGS_max_concurrent_streams), 0, 1 << 30,
+       "0 means no bound"},
+      {"metrics_port", absl::GetFlag(FLAGS_metrics_port), -1, 65535,
+       "-1 turns it off, 0 picks a free port"},
+  };
+  for (const Range& r : ranges) {
+    if (r.value < r.min || r.value > r.max) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", r.name, "=", r.value, " is out of range: it must be ", r.min, "..",
+                       r.max, *r.meaning != '\0' ? absl::StrCat(" (", r.meaning, ")") : ""));
+    }
+  }
+  if (absl::GetFlag(FLAGS_queue) == 0) {
+    return absl::InvalidArgumentError(
+        "--queue=0 leaves no place for a request to wait: give 1 or more, or -1 for as many as "
+        "there are workers");
+  }
+  return absl::OkStatus();
+}
+
+// Every worker's first table is written at warm-up: refuse sizes the machine cannot hold, rather
+// than be killed for memory before serving.
+absl::Status CheckTableMemory(int workers) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return absl::OkStatus();
+  const int64_t machine_mb = static_cast<int64_t>(pages) * page_size >> 20;
+  const int64_t tables_mb = int64_t{workers} * absl::GetFlag(FLAGS_tt_mb);
+  if (tables_mb > machine_mb) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tt_mb=", absl::GetFlag(FLAGS_tt_mb), " with ", workers, " workers needs ",
+                     tables_mb, " MiB for their first tables alone, more than this machine's ",
+                     machine_mb, " MiB: give a smaller --tt_mb or fewer --workers"));
+  }
+  return absl::OkStatus();
+}
+
 // Anyone who reaches a ply-bot can make it search for up to --max_budget_ms per call: beyond
 // loopback it must know its callers, by their certificates or by the shared token.
 absl::Status CheckExposure(std::string* token) {
@@ -115,6 +181,10 @@ absl::Status CheckExposure(std::string* token) {
 
 int Main() {
   RouteProtobufLogs("ply-bot");
+  if (absl::Status flags = CheckNumericFlags(); !flags.ok()) {
+    std::fprintf(stderr, "ply-bot: %s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
   std::string token;
   if (absl::Status exposure = CheckExposure(&token); !exposure.ok()) {
     std::fprintf(stderr, "ply-bot: %s\n", std::string(exposure.message()).c_str());
@@ -129,6 +199,10 @@ int Main() {
   if (workers <= 0) workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int queue = absl::GetFlag(FLAGS_queue);
   if (queue < 0) queue = workers;
+  if (absl::Status memory = CheckTableMemory(workers); !memory.ok()) {
+    std::fprintf(stderr, "ply-bot: %s\n", std::string(memory.message()).c_str());
+    return 2;
+  }
   const int64_t max_budget_ms = absl::GetFlag(FLAGS_max_budget_ms);
 
   // Signals are taken by sigwait below; block them before any thread starts so that none of

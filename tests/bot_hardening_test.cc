@@ -266,6 +266,39 @@ TEST(BotService, RequiresItsTokenWhenGivenOneAndKeepsHealthOpen) {
   std::remove(token_file.c_str());
 }
 
+// Numeric flags out of range stop ply-bot at once with exit 2 and a sentence. Before,
+// --tt_mb=-1 spun at 100% CPU forever (deaf to SIGTERM: here the 10 s timeout's 124),
+// --tt_mb=100000 died of bad_alloc (134), and --queue=0 or --max_budget_ms=-1 started.
+TEST(BotService, RefusesNumericFlagsOutOfRange) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--tt_mb=-1", "--tt_mb=-1 is out of range: it must be 1..65536"},
+      {"--tt_mb=0", "--tt_mb=0 is out of range"},
+      {"--tt_mb=100000", "--tt_mb=100000 is out of range"},
+      {"--queue=0", "--queue=0 leaves no place for a request to wait"},
+      {"--queue=-2", "--queue=-2 is out of range"},
+      {"--max_budget_ms=-1", "--max_budget_ms=-1 is out of range"},
+      {"--max_budget_ms=0", "--max_budget_ms=0 is out of range"},
+      {"--workers=-3", "--workers=-3 is out of range"},
+      {"--reserved_workers=-1", "--reserved_workers=-1 is out of range"},
+      {"--reserved_queue=-1", "--reserved_queue=-1 is out of range"},
+      {"--deadline_margin_ms=-5", "--deadline_margin_ms=-5 is out of range"},
+      {"--max_connection_age_ms=0", "--max_connection_age_ms=0 is out of range"},
+      {"--max_connection_idle_ms=-1", "--max_connection_idle_ms=-1 is out of range"},
+      {"--max_concurrent_streams=-1", "--max_concurrent_streams=-1 is out of range"},
+      {"--metrics_port=70000", "--metrics_port=70000 is out of range"},
+      {"--port=-1", "--port=-1 is out of range"},
+      // Tables no machine holds: 4096 workers of 64 GiB each.
+      {"--workers=4096 --tt_mb=65536", "more than this machine's"},
+  };
+  for (const auto& [flags, sentence] : cases) {
+    SCOPED_TRACE(flags);
+    auto [code, out] = RunBotToEnd(absl::StrCat("--port=0 ", flags));
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find(sentence), std::string::npos) << out;
+    EXPECT_EQ(out.find("listening"), std::string::npos) << out;
+  }
+}
+
 TEST(BotService, ListensOnLoopbackByDefaultAndBeyondOnlyWithAuthentication) {
   absl::StatusOr<std::unique_ptr<ServerProcess>> plain =
       ServerProcess::Start(PLY_BOT_BINARY, {"--port=0", "--workers=1", "--tt_mb=1"});

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <new>
 #include <thread>
 
 #include "engine/games/connect4/connect4.h"
@@ -22,6 +23,21 @@ Connect4 Opening() {
     g.Make(m, u);
   }
   return g;
+}
+
+// A size near 2^64 (a negative flag cast to size_t) made the sizing loop overflow to 0 buckets
+// and spin forever. Now every size is capped to 1..kMaxTableMegabytes; whether the machine can
+// give 64 GiB of address space is its own matter (bad_alloc), but the call returns.
+TEST(TranspositionTable, HugeAndZeroSizesAreCapped) {
+  TranspositionTable<uint8_t> zero(0);
+  EXPECT_EQ(zero.SizeBytes(), size_t{1} << 20);
+  for (size_t huge : {static_cast<size_t>(-1), static_cast<size_t>(-1) >> 20, size_t{1} << 50}) {
+    try {
+      TranspositionTable<uint8_t> table(huge);
+      EXPECT_EQ(table.SizeBytes(), kMaxTableMegabytes << 20);
+    } catch (const std::bad_alloc&) {
+    }
+  }
 }
 
 TEST(Search, NeverExceedsItsNodeBudget) {

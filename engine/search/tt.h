@@ -15,6 +15,7 @@
 #define PLY_ENGINE_SEARCH_TT_H_
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +28,10 @@
 namespace ply {
 
 enum class Bound : uint8_t { kNone = 0, kUpper = 1, kLower = 2, kExact = 3 };
+
+// The largest table, in MiB, that TranspositionTable makes (64 GiB); tools and services refuse
+// larger sizes in their flags.
+inline constexpr size_t kMaxTableMegabytes = size_t{1} << 16;
 
 template <class Move>
 struct TTEntry {
@@ -54,10 +59,11 @@ class TranspositionTable {
   // writing them: they are faulted in as the search stores into them, on its clock and under its
   // stop flag. Zeroing the whole table here (as Clear does) took 0.15-0.23 s for 256 MiB that
   // no deadline or cancellation could cut short.
+  // Sizes are capped to 1..kMaxTableMegabytes: a size near 2^64 (a negative flag cast to
+  // size_t) made the doubling loop that was here overflow to 0 and spin forever.
   void Resize(size_t megabytes) {
-    size_t bytes = std::max<size_t>(megabytes, 1) << 20;
-    size_t buckets = 1;
-    while (buckets * 2 * sizeof(Bucket) <= bytes) buckets *= 2;
+    const size_t bytes = std::clamp<size_t>(megabytes, 1, kMaxTableMegabytes) << 20;
+    const size_t buckets = std::bit_floor(bytes / sizeof(Bucket));
     buckets_.reset();
     buckets_.reset(static_cast<Bucket*>(std::calloc(buckets, sizeof(Bucket))));
     if (buckets_ == nullptr) throw std::bad_alloc();

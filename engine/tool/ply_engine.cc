@@ -38,6 +38,7 @@
 #include "engine/core/text.h"
 #include "engine/games/connect4/book.h"
 #include "engine/registry/registry.h"
+#include "engine/search/tt.h"
 #include "engine/tool/ladder.h"
 #include "engine/tool/match.h"
 #include "engine/tool/ply_engine_analysis.h"
@@ -671,6 +672,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(rest.begin() + 2, rest.end());
   auto options = ply::CollectOptions(opt_flags);
   if (!options.ok()) return ply::Fail(options.status());
+  if (const int tt_mb = absl::GetFlag(FLAGS_tt_mb);
+      tt_mb < 1 || static_cast<size_t>(tt_mb) > ply::kMaxTableMegabytes) {
+    return ply::Usage(
+        absl::StrCat("--tt-mb must be 1..", ply::kMaxTableMegabytes, " (MiB), not ", tt_mb));
+  }
   if (command == "games") return ply::Games();
   if (command == "perft") return ply::Perft(args, *options);
   if (command == "analyze") return ply::Analyze(args, *options);
