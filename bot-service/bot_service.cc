@@ -384,6 +384,66 @@ grpc::ServerUnaryReactor* BotServiceImpl::ListGames(grpc::CallbackServerContext*
   return reactor;
 }
 
+std::string PrometheusText(const v1::GetMetricsResponse& m, double search_ms_sum,
+                           int64_t search_count) {
+  // Counters and counts are integers and printed as such: %g kept 6 significant digits, so past
+  // 999,999 a counter moved in steps of 10 or more (1234567 read 1.23457e+06). Other values get
+  // 15 digits, which a double holds exactly.
+  std::string text;
+  auto header = [&text](std::string_view name, std::string_view type, std::string_view help) {
+    absl::StrAppendFormat(&text, "# HELP %s %s\n# TYPE %s %s\n", Absl(name), Absl(help), Absl(name),
+                          Absl(type));
+  };
+  auto integer = [&](std::string_view name, std::string_view type, std::string_view help,
+                     int64_t value) {
+    header(name, type, help);
+    absl::StrAppendFormat(&text, "%s %d\n", Absl(name), value);
+  };
+  auto real = [&](std::string_view name, std::string_view help, double value) {
+    header(name, "gauge", help);
+    absl::StrAppendFormat(&text, "%s %.15g\n", Absl(name), value);
+  };
+  integer("ply_bot_requests_total", "counter", "ChooseMove calls received.", m.requests());
+  integer("ply_bot_succeeded_total", "counter", "Requests answered with a move.", m.succeeded());
+  integer("ply_bot_invalid_total", "counter", "Requests refused as invalid.", m.invalid());
+  integer("ply_bot_rejected_total", "counter", "Requests refused because the queue was full.",
+          m.rejected());
+  integer("ply_bot_cancelled_total", "counter", "Requests cancelled by their caller.",
+          m.cancelled());
+  integer("ply_bot_rejected_background_total", "counter",
+          "Background requests refused because their share of the instance was full.",
+          m.rejected_background());
+  integer("ply_bot_background_in_flight", "gauge", "Background searches running now.",
+          m.background_in_flight());
+  integer("ply_bot_background_queue_length", "gauge", "Background requests waiting for a worker.",
+          m.background_queue_length());
+  integer("ply_bot_reserved_workers", "gauge", "Workers kept for interactive requests.",
+          m.reserved_workers());
+  integer("ply_bot_in_flight", "gauge", "Searches running now.", m.in_flight());
+  integer("ply_bot_queue_length", "gauge", "Requests waiting for a worker.", m.queue_length());
+  integer("ply_bot_workers", "gauge", "Search workers.", m.workers());
+  integer("ply_bot_queue_capacity", "gauge", "Requests that may wait for a worker.",
+          m.queue_capacity());
+  real("ply_bot_nodes_per_second", "Search speed over all answered requests.",
+       m.nodes_per_second());
+  header("ply_bot_search_ms", "summary",
+         "Search time of answered requests: quantiles over the last 4096, sum and count over "
+         "all.");
+  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.5\"} %.15g\n", m.search_ms_p50());
+  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.9\"} %.15g\n", m.search_ms_p90());
+  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.99\"} %.15g\n", m.search_ms_p99());
+  absl::StrAppendFormat(&text, "ply_bot_search_ms_sum %.15g\n", search_ms_sum);
+  absl::StrAppendFormat(&text, "ply_bot_search_ms_count %d\n", search_count);
+  real("ply_bot_search_ms_mean", "Mean search time of the last 4096 answered requests.",
+       m.search_ms_mean());
+  real("ply_bot_cancel_to_free_ms_mean",
+       "Mean time from a cancellation to its worker being free, over the last 1024.",
+       m.cancel_to_free_ms_mean());
+  real("ply_bot_cancel_to_free_ms_max",
+       "Longest time from a cancellation to its worker being free.", m.cancel_to_free_ms_max());
+  return text;
+}
+
 v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
   v1::GetMetricsResponse m;
   m.set_requests(metrics_.requests);
@@ -408,44 +468,8 @@ v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
   m.set_cancel_to_free_ms_mean(metrics_.cancel_to_free_ms.Mean());
   m.set_cancel_to_free_ms_max(metrics_.cancel_to_free_ms.Max());
 
-  std::string text;
-  auto metric = [&text](std::string_view name, std::string_view type, std::string_view help,
-                        double value) {
-    absl::StrAppendFormat(&text, "# HELP %s %s\n# TYPE %s %s\n%s %g\n", Absl(name), Absl(help),
-                          Absl(name), Absl(type), Absl(name), value);
-  };
-  metric("ply_bot_requests_total", "counter", "ChooseMove calls received.", m.requests());
-  metric("ply_bot_succeeded_total", "counter", "Requests answered with a move.", m.succeeded());
-  metric("ply_bot_invalid_total", "counter", "Requests refused as invalid.", m.invalid());
-  metric("ply_bot_rejected_total", "counter", "Requests refused because the queue was full.",
-         m.rejected());
-  metric("ply_bot_cancelled_total", "counter", "Requests cancelled by their caller.",
-         m.cancelled());
-  metric("ply_bot_rejected_background_total", "counter",
-         "Background requests refused because their share of the instance was full.",
-         m.rejected_background());
-  metric("ply_bot_background_in_flight", "gauge", "Background searches running now.",
-         m.background_in_flight());
-  metric("ply_bot_background_queue_length", "gauge", "Background requests waiting for a worker.",
-         m.background_queue_length());
-  metric("ply_bot_reserved_workers", "gauge", "Workers kept for interactive requests.",
-         m.reserved_workers());
-  metric("ply_bot_in_flight", "gauge", "Searches running now.", m.in_flight());
-  metric("ply_bot_queue_length", "gauge", "Requests waiting for a worker.", m.queue_length());
-  metric("ply_bot_workers", "gauge", "Search workers.", m.workers());
-  metric("ply_bot_queue_capacity", "gauge", "Requests that may wait for a worker.",
-         m.queue_capacity());
-  metric("ply_bot_nodes_per_second", "gauge", "Search speed over all answered requests.",
-         m.nodes_per_second());
-  absl::StrAppend(&text,
-                  "# HELP ply_bot_search_ms Search time of the last answered requests.\n"
-                  "# TYPE ply_bot_search_ms summary\n");
-  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.5\"} %g\n", m.search_ms_p50());
-  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.9\"} %g\n", m.search_ms_p90());
-  absl::StrAppendFormat(&text, "ply_bot_search_ms{quantile=\"0.99\"} %g\n", m.search_ms_p99());
-  metric("ply_bot_cancel_to_free_ms_max", "gauge",
-         "Longest time from a cancellation to its worker being free.", m.cancel_to_free_ms_max());
-  m.set_prometheus_text(std::move(text));
+  m.set_prometheus_text(
+      PrometheusText(m, static_cast<double>(metrics_.total_search_us) / 1000.0, metrics_.searches));
   return m;
 }
 

@@ -80,6 +80,13 @@ struct PreparedSearch {
 absl::StatusOr<PreparedSearch> PrepareSearch(const v1::ChooseMoveRequest& request,
                                              int64_t max_budget_ms);
 
+// The Prometheus text of a metrics snapshot `m` (its prometheus_text aside): counters and
+// integer gauges printed as integers, exactly, and the other values with 15 significant
+// digits; the search-time summary's _sum (ms) and _count cover every search answered since the
+// start, its quantiles the last 4096.
+std::string PrometheusText(const v1::GetMetricsResponse& m, double search_ms_sum,
+                           int64_t search_count);
+
 class BotServiceImpl final : public v1::BotService::CallbackService {
  public:
   // `pool` runs the searches and outlives the service.

@@ -40,11 +40,13 @@ struct Metrics {
   // Totals over answered searches, for nodes per second.
   std::atomic<int64_t> total_nodes{0};
   std::atomic<int64_t> total_search_us{0};
+  std::atomic<int64_t> searches{0};
   SampleWindow search_ms{4096};
   SampleWindow cancel_to_free_ms{1024};
 
   void RecordSearch(double elapsed_ms, int64_t nodes) {
     search_ms.Add(elapsed_ms);
+    ++searches;
     total_nodes += nodes;
     total_search_us += static_cast<int64_t>(elapsed_ms * 1000);
   }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "bot-service/bot_service.h"
 #include "common/metrics_http.h"
 #include "tests/bot_helper.h"
 #include "tests/raw_http.h"
@@ -35,6 +36,43 @@ TEST(BotService, ServesPrometheusTextOverHttp) {
   EXPECT_EQ(result->status, 200);
   EXPECT_NE(result->body.find("ply_bot_requests_total 1\n"), std::string::npos) << result->body;
   EXPECT_NE(result->body.find("ply_bot_search_ms{quantile=\"0.99\"}"), std::string::npos);
+  EXPECT_NE(result->body.find("ply_bot_search_ms_count 1\n"), std::string::npos) << result->body;
+  EXPECT_NE(result->body.find("ply_bot_search_ms_sum "), std::string::npos) << result->body;
+}
+
+// Counters print exactly however large they grow. With %g (6 significant digits) 1234567
+// requests read "1.23457e+06", so past a million a counter moved in steps of 10 or more and
+// small error counts vanished from rate(); the GetMetrics fields, exact int64s, disagreed.
+TEST(BotService, PrometheusTextPrintsCountersExactly) {
+  v1::GetMetricsResponse m;
+  m.set_requests(1234567);
+  m.set_succeeded(1000001);
+  m.set_invalid(9007199254740993);  // 2^53 + 1: beyond what a double holds exactly
+  m.set_cancelled(3);
+  m.set_workers(16);
+  m.set_nodes_per_second(3861610.25);
+  m.set_search_ms_p50(12.345);
+  m.set_search_ms_mean(15.5);
+  m.set_cancel_to_free_ms_mean(0.125);
+  const std::string text = bot::PrometheusText(m, /*search_ms_sum=*/98765432.5,
+                                               /*search_count=*/1234560);
+  for (const char* line : {
+           "ply_bot_requests_total 1234567\n",
+           "ply_bot_succeeded_total 1000001\n",
+           "ply_bot_invalid_total 9007199254740993\n",
+           "ply_bot_cancelled_total 3\n",
+           "ply_bot_workers 16\n",
+           "ply_bot_nodes_per_second 3861610.25\n",
+           "ply_bot_search_ms{quantile=\"0.5\"} 12.345\n",
+           "# TYPE ply_bot_search_ms summary\n",
+           "ply_bot_search_ms_sum 98765432.5\n",
+           "ply_bot_search_ms_count 1234560\n",
+           "ply_bot_search_ms_mean 15.5\n",
+           "ply_bot_cancel_to_free_ms_mean 0.125\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
+  }
+  EXPECT_EQ(text.find("e+"), std::string::npos) << text;
 }
 
 int MetricsPort(const std::string& ready_line) {
