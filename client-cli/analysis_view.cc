@@ -147,6 +147,11 @@ std::string AnalysisText(const v1::Match& match, const v1::MatchAnalysis& a, Loo
                           ? absl::StrCat(match.seats(p.seat()).side(), " (",
                                          DisplayText(match.seats(p.seat()).display_name()), ")")
                           : absl::StrCat("seat ", p.seat() + 1);
+    if (p.moves() == 0) {
+      // No move to judge: an accuracy of 0% would read as the worst play there is.
+      out += absl::StrCat(who, ": no moves to judge\n");
+      continue;
+    }
     out += absl::StrCat(who, ": accuracy ", absl::StrFormat("%.1f%%", p.accuracy()), ", ",
                         Counted(p.moves(), "move", "moves"), ": ",
                         Counted(p.inaccuracies(), "inaccuracy", "inaccuracies"), " (?!), ",

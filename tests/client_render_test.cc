@@ -832,6 +832,13 @@ TEST(Analysis, CountsUseTheRightForm) {
   EXPECT_NE(text.find("2 moves: 0 inaccuracies (?!), 0 mistakes (?), 2 blunders (?\?)"),
             std::string::npos)
       << text;
+  // A side that made no move (a match aborted at once) has no accuracy, not 0%.
+  q->set_moves(0);
+  q->set_blunders(0);
+  q->set_accuracy(0);
+  EXPECT_NE(AnalysisText(match, analysis, Look::kPlain).find("White (): no moves to judge"),
+            std::string::npos)
+      << AnalysisText(match, analysis, Look::kPlain);
 }
 
 }  // namespace
