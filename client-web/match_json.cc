@@ -313,6 +313,7 @@ json AnalysisJson(const v1::MatchAnalysis& analysis) {
   for (const v1::PlayerAnalysis& p : analysis.players()) {
     players.push_back({{"seat", p.seat()},
                        {"accuracy", p.accuracy()},
+                       {"moves", p.moves()},
                        {"inaccuracies", p.inaccuracies()},
                        {"mistakes", p.mistakes()},
                        {"blunders", p.blunders()}});

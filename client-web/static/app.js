@@ -1213,6 +1213,8 @@ class MatchPage {
     const lines = (analysis.players || []).map((p) => {
       const seat = st.seats[p.seat];
       const who = seat ? `${seat.side}${seat.name ? ` (${seat.name})` : ''}` : seatLabel(p.seat);
+      // A side with no move has no accuracy (0% would read as the worst play there is).
+      if (p.moves === 0) return h('p', { class: 'accuracy', 'data-seat': p.seat + 1 }, `${who}: no moves to judge`);
       return h('p', { class: 'accuracy', 'data-seat': p.seat + 1 },
         `${who}: accuracy ${p.accuracy.toFixed(1)}%, ${counted(p.inaccuracies, 'inaccuracy', 'inaccuracies')} (?!), ` +
         `${counted(p.mistakes, 'mistake', 'mistakes')} (?), ${counted(p.blunders, 'blunder', 'blunders')} (??)`);
