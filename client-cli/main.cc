@@ -709,6 +709,16 @@ int Main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
+  // Read by list, history and top: a count below one listed one match and hinted --limit 5.
+  if (absl::GetFlag(FLAGS_limit) < 1) return Usage("--limit is a count of at least 1");
+  // A game nobody can play lists no matches: say which games there are instead.
+  if (const std::string game = absl::GetFlag(FLAGS_game);
+      !game.empty() && FindGame(game) == nullptr) {
+    std::vector<std::string> names;
+    for (const GameInfo& g : ListGames()) names.emplace_back(g.name);
+    return Usage(absl::StrCat("--game: no game '", DisplayText(game),
+                              "'; the games: ", absl::StrJoin(names, ", ")));
+  }
   Cli cli;
   if (command == "games") return cli.Games();
   if (command == "new") return cli.New(args);

@@ -324,6 +324,18 @@ TEST_F(ClientCliTest, HelpComesForEveryWayOfAskingForIt) {
   }
 }
 
+TEST_F(ClientCliTest, ListsRefuseACountBelowOneAndAGameThatIsNot) {
+  // --limit 0 listed one match and hinted --limit 5; --game chess said "No matches".
+  auto [code, out] = Run("alice", {"list", "--limit", "0"});
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--limit is a count of at least 1"), std::string::npos) << out;
+  std::tie(code, out) = Run("alice", {"list", "--game", "chess"});
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("no game 'chess'; the games: connect4"), std::string::npos) << out;
+  std::tie(code, out) = Run("alice", {"list", "--game", "reversi", "--limit", "3"});
+  EXPECT_EQ(code, 0) << out;
+}
+
 TEST_F(ClientCliTest, SeatNumbersCountFromOneEverywhere) {
   auto [code, out] = Run("alice", {"join", "1", "--seat", "0"});
   EXPECT_EQ(code, 2);
