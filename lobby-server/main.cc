@@ -325,7 +325,8 @@ int Main() {
        .client_in_flight = std::max(0, absl::GetFlag(FLAGS_analysis_client_in_flight)),
        .client_per_hour = std::max(0, absl::GetFlag(FLAGS_analysis_client_per_hour)),
        .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
-       .kept_matches = std::max(0, absl::GetFlag(FLAGS_analysis_kept_matches))});
+       .kept_matches = std::max(0, absl::GetFlag(FLAGS_analysis_kept_matches)),
+       .metrics = &lobby.metrics()});
   service.set_analyzer(&analyzer);
   const std::string address =
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port));

@@ -161,8 +161,17 @@ std::string RenderMetrics(const LobbyMetrics& m, const LobbyGauges& g) {
           "Moves whose commit failed for want of the database (a restart, a failover), then "
           "found stored or written again before the answer.",
           g.db_settled_moves, &out);
-  Counter("ply_lobby_bot_calls_total", "ChooseMove calls made to ply-bot.", m.bot_calls.load(),
-          &out);
+  Counter("ply_lobby_bot_calls_total", "ChooseMove calls made to ply-bot for matches' moves.",
+          m.bot_calls.load(), &out);
+  Counter("ply_lobby_analysis_bot_calls_total",
+          "ChooseMove calls made to ply-bot by post-game analysis (tries again included).",
+          m.analysis_bot_calls.load(), &out);
+  Counter("ply_lobby_analysis_bot_busy_total",
+          "Analysis calls every bot refused as busy (people's moves go first); asked again later.",
+          m.analysis_bot_busy.load(), &out);
+  Counter("ply_lobby_analysis_bot_failures_total",
+          "Analysis calls that failed otherwise (tried again up to three times).",
+          m.analysis_bot_failures.load(), &out);
   Counter("ply_lobby_bot_failures_total", "ChooseMove calls that brought no usable move.",
           m.bot_failures.load(), &out);
   Counter("ply_lobby_duplicate_bot_requests_total",

@@ -76,6 +76,11 @@ struct LobbyMetrics {
   std::atomic<int64_t> resyncs{0};
   std::atomic<int64_t> bot_calls{0};
   std::atomic<int64_t> bot_failures{0};
+  // Post-game analysis's calls to ply-bot (one a position judged, and one a try again), and
+  // those every bot refused as busy (asked again later) or that failed.
+  std::atomic<int64_t> analysis_bot_calls{0};
+  std::atomic<int64_t> analysis_bot_busy{0};
+  std::atomic<int64_t> analysis_bot_failures{0};
   // Bot requests for a ply another live instance had already asked for (should stay 0).
   std::atomic<int64_t> duplicate_bot_requests{0};
 };

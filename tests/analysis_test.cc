@@ -10,13 +10,17 @@
 // always served.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -380,6 +384,51 @@ TEST_F(AnalysisTest, OneSmallBotServesTwoClientsAtOnceBesideABotMatch) {
   }
   EXPECT_TRUE(after.moves_size() >= moves_before + 2 || after.status() == v1::MATCH_STATUS_FINISHED)
       << "the bot match made " << after.moves_size() - moves_before << " moves";
+}
+
+TEST_F(AnalysisTest, AnalysisCallsAreCountedInTheLobbysMetrics) {
+  // Analyses' bot calls showed nowhere in the lobby's metrics: on a one-bot stack the bot's
+  // rejections of analysis calls (retried later) read as an overload alarm with nothing on the
+  // lobby's side to say where they came from.
+  auto bot = ::ply::testing::ServerProcess::Start(
+      PLY_BOT_BINARY, {"--port=0", "--host=127.0.0.1", "--workers=2", "--tt_mb=4",
+                       "--log_level=error", "--instance=lonely"});
+  ASSERT_TRUE(bot.ok()) << bot.status();
+  ::ply::testing::LobbyInstance lobby = StartLobbyInstance(
+      {absl::StrCat("--bot_target=ipv4:", (*bot)->address()), "--bot_pacing_ms=0",
+       "--analysis_ms=200", "--metrics_port=0", "--trusted_proxies=127.0.0.1"});
+  ASSERT_NE(lobby.process, nullptr);
+  ASSERT_GT(lobby.metrics_port, 0);
+  lobby_ = std::move(lobby.process);
+  stub_ = std::move(lobby.stub);
+  const int64_t games[3] = {FinishedGame(stub_.get()), FinishedGame(stub_.get()),
+                            FinishedGame(stub_.get())};
+  const std::vector<Analysed> results = AnalyseAtOnce(stub_.get(), {games[0], games[1], games[2]});
+  for (const Analysed& result : results) {
+    ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+    ASSERT_EQ(result.analysis.moves_size(), 8);
+  }
+  httplib::Client client("127.0.0.1", lobby.metrics_port);
+  httplib::Result page = client.Get("/metrics");
+  ASSERT_TRUE(page && page->status == 200);
+  auto metric = [&](const std::string& name) -> int64_t {
+    for (absl::string_view line : absl::StrSplit(page->body, '\n')) {
+      int64_t value = 0;
+      if (absl::StartsWith(line, name + " ") &&
+          absl::SimpleAtoi(line.substr(name.size() + 1), &value)) {
+        return value;
+      }
+    }
+    return -1;
+  };
+  const int64_t calls = metric("ply_lobby_analysis_bot_calls_total");
+  const int64_t busy = metric("ply_lobby_analysis_bot_busy_total");
+  EXPECT_GE(calls, 24) << page->body;  // 8 positions each, and those asked again
+  EXPECT_GE(busy, 0) << page->body;
+  EXPECT_EQ(metric("ply_lobby_analysis_bot_failures_total"), 0) << page->body;
+  EXPECT_EQ(calls - busy, 24) << "each position answered once";
+  std::printf("analysis on one background worker: %lld calls, %lld refused as busy\n",
+              static_cast<long long>(calls), static_cast<long long>(busy));
 }
 
 // Every kind of game on the smallest stack: one ply-bot on its defaults (2 workers), a bot match

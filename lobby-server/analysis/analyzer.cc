@@ -498,6 +498,7 @@ void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
     }
     ++calls_;
   }
+  if (options_.metrics != nullptr) options_.metrics->analysis_bot_calls.fetch_add(1);
   // Time for the search, a wait in a busy instance's queue, and the network.
   const absl::Duration timeout = absl::Milliseconds(options_.budget_ms * 3 + 2000);
   std::shared_ptr<BotClient::PendingMove> call = job->bot->ChooseMoveAsync(
@@ -523,6 +524,12 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
     }
     total = static_cast<int>(job->positions.size());
     done = job->done;
+    if (!reply.ok() && options_.metrics != nullptr) {
+      (reply.status().code() == absl::StatusCode::kResourceExhausted
+           ? options_.metrics->analysis_bot_busy
+           : options_.metrics->analysis_bot_failures)
+          .fetch_add(1);
+    }
     if (!reply.ok() && reply.status().code() == absl::StatusCode::kResourceExhausted) {
       // Every bot it reached is busy (people's moves go first): ask again later, as often as
       // it takes; the position stays in flight.

@@ -83,6 +83,8 @@ struct AnalyzerOptions {
   std::string instance = "lobby";
   // Matches whose verdicts are kept for the next request (least recently used dropped first).
   int kept_matches = 256;
+  // Where the analysis's bot calls are counted (none: not counted).
+  LobbyMetrics* metrics = nullptr;
 };
 
 // One AnalyzeMatch stream as the analyzer sees it.
