@@ -34,6 +34,7 @@
 #include "engine/core/flags_usage.h"
 #include "engine/registry/registry.h"
 #include "lobby-client/lobby_link.h"
+#include "lobby-client/match_model.h"
 
 ABSL_FLAG(std::string, server, "",
           "Lobby address HOST:PORT; several instances of one lobby as HOST:PORT,HOST:PORT, or "
@@ -483,13 +484,9 @@ class Cli {
     if (m.seats_size() == 2) {
       header.players = {m.seats(0).display_name(), m.seats(1).display_name()};
     }
-    // A match ended with no result (cancelled, aborted) is not a draw: the format writes what
-    // the moves show ("*" for a game still going on).
-    const v1::EndReason reason = m.result().reason();
-    if (m.status() == v1::MATCH_STATUS_FINISHED && reason != v1::END_REASON_CANCELLED &&
-        reason != v1::END_REASON_ABORTED) {
-      header.winner = m.result().winner();
-    }
+    // A match ended with no result is not a draw: the format writes what the moves show ("*"
+    // for a game still going on).
+    if (HasResult(m)) header.winner = m.result().winner();
     absl::StatusOr<std::string> record = ExportRecord(m.spec().name(), format, moves, header);
     if (!record.ok()) return Fail(record.status());
     std::cout << *record;
@@ -691,6 +688,18 @@ int HelpAsked(int argc, char** argv) {
   return Usage("no command '" + command + "'");
 }
 
+// What is wrong with the flags list, history and top read, if anything: a count below one listed
+// one match and hinted --limit 5, and a game nobody can play listed none.
+std::string ListFlagsProblem() {
+  if (absl::GetFlag(FLAGS_limit) < 1) return "--limit is a count of at least 1";
+  const std::string game = absl::GetFlag(FLAGS_game);
+  if (game.empty() || FindGame(game) != nullptr) return "";
+  std::vector<std::string> names;
+  for (const GameInfo& g : ListGames()) names.emplace_back(g.name);
+  return absl::StrCat("--game: no game '", DisplayText(game),
+                      "'; the games: ", absl::StrJoin(names, ", "));
+}
+
 int Main(int argc, char** argv) {
   if (const int helped = HelpAsked(argc, argv); helped >= 0) return helped;
   SetFlagsUsage("ply COMMAND [ARGS] [FLAGS]; `ply help` lists the commands.", Version);
@@ -709,16 +718,7 @@ int Main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  // Read by list, history and top: a count below one listed one match and hinted --limit 5.
-  if (absl::GetFlag(FLAGS_limit) < 1) return Usage("--limit is a count of at least 1");
-  // A game nobody can play lists no matches: say which games there are instead.
-  if (const std::string game = absl::GetFlag(FLAGS_game);
-      !game.empty() && FindGame(game) == nullptr) {
-    std::vector<std::string> names;
-    for (const GameInfo& g : ListGames()) names.emplace_back(g.name);
-    return Usage(absl::StrCat("--game: no game '", DisplayText(game),
-                              "'; the games: ", absl::StrJoin(names, ", ")));
-  }
+  if (const std::string bad = ListFlagsProblem(); !bad.empty()) return Usage(bad);
   Cli cli;
   if (command == "games") return cli.Games();
   if (command == "new") return cli.New(args);

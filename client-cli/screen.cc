@@ -39,9 +39,11 @@ std::string SideName(const v1::Match& match, int seat) {
   return absl::StrCat("seat ", seat + 1);
 }
 
-bool RandomMove(const v1::BotThinking& b) {
-  return !b.hidden() && b.depth() == 0 && b.nodes() == 0;
-}
+// A move a level's random-move chance chose: no search behind it. Read it only where the search
+// is not hidden (the lobby keeps it while a person plays): a hidden one's fields are empty too.
+bool RandomMove(const v1::BotThinking& b) { return b.depth() == 0 && b.nodes() == 0; }
+// Whether the move's line shows a search (and its score needs the legend).
+bool ShowsSearch(const v1::BotThinking& b) { return !b.hidden() && !RandomMove(b); }
 
 // The mover's score text ("+35", "-12", "win in 3", "loss in 5", "draw", "win by 6") from the first
 // seat's side; a forced result names the side it favours.
@@ -78,7 +80,7 @@ std::string BotSummary(const v1::MoveRecord& move, const v1::Match& match) {
 
 std::string ScoreLegend(const v1::Match& match) {
   for (const v1::MoveRecord& m : match.moves()) {
-    if (m.has_bot() && !m.bot().hidden() && !RandomMove(m.bot())) {
+    if (m.has_bot() && ShowsSearch(m.bot())) {
       return absl::StrCat("Scores are from ", SideName(match, 0), "'s side: + is good for ",
                           SideName(match, 0), ", - for ", SideName(match, 1), ".");
     }

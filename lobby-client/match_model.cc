@@ -147,4 +147,10 @@ bool ShowsBotThinking(const v1::Match& match, bool viewer_plays) {
   return !viewer_plays || match.status() == v1::MATCH_STATUS_FINISHED;
 }
 
+bool HasResult(const v1::Match& match) {
+  const v1::EndReason reason = match.result().reason();
+  return match.status() == v1::MATCH_STATUS_FINISHED && reason != v1::END_REASON_CANCELLED &&
+         reason != v1::END_REASON_ABORTED;
+}
+
 }  // namespace ply::client

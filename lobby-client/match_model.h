@@ -59,6 +59,10 @@ int64_t ClaimAtMs(const v1::Match& match, int seat);
 // for what they already hold.
 bool ShowsBotThinking(const v1::Match& match, bool viewer_plays);
 
+// Whether the match ended with a result, a win or a draw: one cancelled (nobody came) or aborted
+// (a side never moved) has none, whatever its winner field says.
+bool HasResult(const v1::Match& match);
+
 }  // namespace ply::client
 
 #endif  // PLY_LOBBY_CLIENT_MATCH_MODEL_H_

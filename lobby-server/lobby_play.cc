@@ -207,7 +207,8 @@ void Lobby::AfterChange(LiveMatch& live) {
     // the match again.
     if (live.rec.rated && live.rec.seats.size() == 2 && live.rec.seats[0].rating_after == 0) {
       if (!live.end_told && !live.watchers.empty()) {
-        absl::StatusOr<MatchRecord> stored = store_->LoadMatch(live.id);
+        // The seats alone: no move after the last one this copy has.
+        absl::StatusOr<MatchRecord> stored = store_->LoadMatchAfter(live.id, live.rec.ply);
         if (stored.ok() && stored->seats.size() == live.rec.seats.size()) {
           for (size_t i = 0; i < stored->seats.size(); ++i) {
             live.rec.seats[i].rating_after = stored->seats[i].rating_after;

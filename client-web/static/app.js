@@ -366,8 +366,7 @@ class NewPage {
     this.bot2Row = label('Second bot', this.level2);
     this.sideRow = label('You play', this.side);
     this.nameRow = label('Your name', name);
-    this.rated = h('input', { type: 'checkbox', id: 'new-rated', checked: true });
-    this.ratedRow = h('label', { class: 'inline' }, this.rated, h('span', {}, ' Rated (your rating changes with the result)'));
+    ({ input: this.rated, row: this.ratedRow } = ratedBox('new-rated'));
     const form = h('form', { class: 'new-form', onsubmit: (e) => { e.preventDefault(); this.create(name.value, clock.value); } },
       label('Game', game), this.options, label('Against', opponent), this.botRow, this.bot2Row,
       this.sideRow, this.nameRow, this.ratedRow, label('Clocks', clock),
@@ -1286,6 +1285,12 @@ const clockChoices = () => [
   h('option', { value: '300+3' }, '5 minutes + 3 s a move'),
   h('option', { value: '600+5' }, '10 minutes + 5 s a move')];
 
+// The "Rated" box of the forms that start a player's game (checked: rated), and its row.
+function ratedBox(id) {
+  const input = h('input', { type: 'checkbox', id, checked: true });
+  return { input, row: h('label', { class: 'inline' }, input, h('span', {}, ' Rated (your rating changes with the result)')) };
+}
+
 function clockOf(value) {
   if (!value) return null;
   const [initial, increment] = value.split('+').map(Number);
@@ -1365,7 +1370,8 @@ class PairPage {
   build(list) {
     this.game = h('select', { id: 'pair-game' }, list.map((g) => h('option', { value: g.name }, g.title)));
     this.clock = h('select', { id: 'pair-clock' }, clockChoices());
-    this.rated = h('input', { type: 'checkbox', id: 'pair-rated', checked: true });
+    const rated = ratedBox('pair-rated');
+    this.rated = rated.input;
     this.startButton = h('button', { type: 'submit', id: 'pair-start' }, 'Find an opponent');
     this.cancelButton = h('button', { type: 'button', id: 'pair-cancel', hidden: true, onclick: () => this.cancel() }, 'Stop looking');
     this.state = h('p', { id: 'pair-status', role: 'status', 'aria-live': 'polite' });
@@ -1374,7 +1380,7 @@ class PairPage {
     const label = (text, control) => h('label', {}, h('span', {}, text), control);
     this.root.append(h('form', { class: 'new-form', onsubmit: (e) => { e.preventDefault(); this.start(); } },
       label('Game', this.game), label('Clocks', this.clock),
-      h('label', { class: 'inline' }, this.rated, h('span', {}, ' Rated (your rating changes with the result)')),
+      rated.row,
       h('div', { class: 'buttons' }, this.startButton, this.cancelButton)),
     this.state, this.offer, this.error);
   }

@@ -183,11 +183,7 @@ SearchResult<Gomoku::Move> Gomoku::SearchRoot(Gomoku& game, const SearchLimits& 
     // "win (proven)"). Reported as the bare kMateThreshold, it read "win in 1000" and was not
     // exact, so post-game analysis showed the position a ply before as a raw -28999.
     r.exact = true;
-    UndoInfo undo;
-    game.Make(m, undo);
-    const bool five = game.GetOutcome() == Outcome::kLoss;
-    game.Unmake(m, undo);
-    if (five) {
+    if (game.ClassAt(game.SideToMove(), m) == kMakesFive) {
       r.score = WinIn(1);
     } else {
       r.score = 1;
