@@ -103,12 +103,18 @@ std::string MoveListText(const v1::Match& match) {
 
 std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat) {
   const v1::MatchResult& r = match.result();
+  // A match cancelled or aborted has no result: it told its player "It's a draw."
+  const bool result = HasResult(match);
   std::string text = DisplayText(r.text());
-  if (text.empty())
-    text = r.winner() < 0 ? "a draw" : absl::StrCat("seat ", r.winner() + 1, " wins");
+  if (text.empty()) {
+    text = !result          ? "no result"
+           : r.winner() < 0 ? "a draw"
+                            : absl::StrCat("seat ", r.winner() + 1, " wins");
+  }
   std::vector<std::string> lines = {absl::StrCat("Game over: ", text, ".")};
   if (my_seat >= 0) {
-    lines.push_back(r.winner() < 0          ? "It's a draw."
+    lines.push_back(!result                 ? "No result."
+                    : r.winner() < 0        ? "It's a draw."
                     : r.winner() == my_seat ? "You won!"
                                             : "You lost.");
   }

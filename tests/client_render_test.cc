@@ -227,6 +227,14 @@ TEST(Screen, FollowsEventsToTheEnd) {
   screen = absl::StrJoin(ComposeScreen(view, o), "\n");
   EXPECT_NE(screen.find("Game over: Red resigned; Yellow wins."), std::string::npos) << screen;
   EXPECT_NE(screen.find("You lost."), std::string::npos) << screen;
+  // An aborted match (a side never moved) has no result: it read "It's a draw."
+  v1::Match aborted = view.match();
+  aborted.mutable_result()->set_winner(-1);
+  aborted.mutable_result()->set_reason(v1::END_REASON_ABORTED);
+  aborted.mutable_result()->set_text("");
+  const std::vector<std::string> lines = GameOverLines(aborted, 0);
+  EXPECT_EQ(lines[0], "Game over: no result.");
+  EXPECT_EQ(lines[1], "No result.");
   EXPECT_NE(screen.find("ply record 42"), std::string::npos) << screen;
 }
 

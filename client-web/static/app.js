@@ -1460,7 +1460,9 @@ function resultFor(m, name) {
   const i = m.seats.findIndex((s) => s.player && s.player.toLowerCase() === name.toLowerCase());
   const seat = m.seats[i];
   let outcome = m.status === 'finished' ? 'finished' : m.status === 'waiting' ? 'waiting' : 'in progress';
-  if (m.result && i >= 0) outcome = m.result.winner < 0 ? 'drawn' : m.result.winner === i ? 'won' : 'lost';
+  // A cancelled or aborted match has no result, though its winner field reads as a draw's.
+  const noResult = m.result && ['cancelled', 'aborted'].includes(m.result.reason);
+  if (m.result && i >= 0) outcome = noResult ? 'no result' : m.result.winner < 0 ? 'drawn' : m.result.winner === i ? 'won' : 'lost';
   const them = m.seats.filter((_, k) => k !== i).map((s) => s.name || '(open)').join(', ');
   let change = '';
   if (seat && seat.rating > 0 && seat.rating_after > 0) {
