@@ -143,6 +143,36 @@ TEST_F(PresenceTest, AClaimIsRefusedBeforeTheBoundAndTakenAfterIt) {
   EXPECT_TRUE(HasGameOver(alice->events()));
 }
 
+TEST_F(PresenceTest, AClaimRightAfterTheOpponentsCallSaysWhenItMayComeNotThatTheyAreThere) {
+  // Bob plays by single calls (`ply move`), with no stream open. A claim within the lobby's
+  // grace after his call said "bob is still connected to the match" and named the move's bound
+  // (half an hour by default): a call is a sighting, and the claim's bound runs from it.
+  LobbyInstance lobby = StartInstance({"--presence_grace_s=3", "--max_turn_s=1800"});
+  const HumanSeats match = HumanMatch(lobby.get(), lobby.get(), "connect4");
+  ASSERT_TRUE(Move(lobby.get(), match.id, 0, "4", match.tokens[0]).ok());
+  ASSERT_TRUE(Move(lobby.get(), match.id, 1, "4", match.tokens[1]).ok());
+  const absl::Time bob_seen = absl::Now();
+  ASSERT_TRUE(Move(lobby.get(), match.id, 2, "3", match.tokens[0]).ok());
+  v1::Match m;
+  if (absl::Now() - bob_seen < absl::Milliseconds(2500)) {
+    grpc::Status early = Claim(lobby.get(), match.id, match.tokens[0], false, &m);
+    EXPECT_EQ(early.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_FALSE(absl::StrContains(early.error_message(), "still connected"))
+        << early.error_message();
+    EXPECT_FALSE(absl::StrContains(early.error_message(), "30 min")) << early.error_message();
+    // The grace (3 s) is longer than the claim bound (2 s) here: the claim waits for it.
+    EXPECT_TRUE(absl::StrContains(early.error_message(), "bob has been gone"))
+        << early.error_message();
+    EXPECT_TRUE(absl::StrContains(early.error_message(), "you can claim after 3 s"))
+        << early.error_message();
+  }
+  absl::SleepFor(bob_seen + absl::Milliseconds(3300) - absl::Now());
+  grpc::Status claimed = Claim(lobby.get(), match.id, match.tokens[0], false, &m);
+  ASSERT_TRUE(claimed.ok()) << claimed.error_message();
+  EXPECT_EQ(m.result().winner(), 0);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_ABANDONED);
+}
+
 TEST_F(PresenceTest, PresenceConvergesWhenAStreamClosedWhileTheDatabaseWasDown) {
   // The stuck-presence attack needs no attacker: PostgreSQL is down as bob's stream closes, so
   // the write of its end is lost. The instance's beat rewrites its open streams whole once the

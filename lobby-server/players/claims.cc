@@ -4,6 +4,7 @@
 // an untimed match) may claim the game or a draw; and a game against a bot whose person has
 // gone for --abandon_after_s ends by rule.
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -255,10 +256,13 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
                                                    SpanText(max_turn), " on one move; ")),
                               {});
         }
-        // Every instance's view, and this one's calls not written yet.
+        // Every instance's view, and this one's calls not written yet. Only an open stream
+        // counts as connected here: a call is when the side was last seen, and the bound runs
+        // from it (a refusal right after one call said "still connected" and named the move's
+        // bound, half an hour, instead of the two minutes to come).
         SeatPresence p;
         absl::StatusOr<std::vector<SeatPresence>> found =
-            presence_.Load({live.id}, presence_.SeenSinceMs(now));
+            presence_.Load({live.id}, std::numeric_limits<int64_t>::max());
         if (found.ok()) {
           for (const SeatPresence& f : *found) {
             if (f.seat == mover) p = f;
@@ -277,7 +281,9 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
               until));
         }
         const int64_t gone = now - std::max(p.last_seen_ms, live.rec.turn_started_ms);
-        const int64_t bound = absl::ToInt64Milliseconds(options_.claim_after);
+        // A side seen within the presence grace is present, whatever the claim bound.
+        const int64_t bound = std::max(absl::ToInt64Milliseconds(options_.claim_after),
+                                       now - presence_.SeenSinceMs(now));
         if (gone < bound) {
           return absl::FailedPreconditionError(
               absl::StrCat(name, " has been gone ", SpanText(gone), "; you can claim after ",
