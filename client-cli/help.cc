@@ -55,7 +55,15 @@ const std::vector<CommandHelp>& Commands() {
        "analysed once and kept; an active one only if every seat is a bot. A progress bar runs\n"
        "meanwhile (on a terminal)."},
       {"move", "ply move MATCH MOVE [--json]",
-       "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it."},
+       "Plays one move for the seat you hold in MATCH (for scripts); prints the board after it.\n"
+       "ply resign and ply draw do the rest of what a board does."},
+      {"resign", "ply resign MATCH [--json]",
+       "Resigns the game you play in MATCH, without asking (for scripts; on the board, type\n"
+       "'resign')."},
+      {"draw", "ply draw MATCH [--json]",
+       "Offers your opponent a draw in MATCH, or accepts the draw they offered (for scripts;\n"
+       "on the board, type 'draw'). A bot answers at once, and its answer is printed; a\n"
+       "person's stands until they accept it or move."},
       {"claim", "ply claim MATCH [--draw]",
        "When your opponent is to move in a match without clocks and has been gone (no client\n"
        "connected, no call) for the lobby's bound (2 minutes unless it says otherwise), ends it\n"

@@ -47,8 +47,8 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a lobby that requires one.");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert.");
 ABSL_FLAG(bool, json, false,
-          "Print JSON instead of text (games, list, new, join, move, record, analyze, "
-          "watch: one event per line).");
+          "Print JSON instead of text (games, list, new, join, move, draw, resign, claim, "
+          "record, analyze, watch: one event per line).");
 ABSL_FLAG(std::string, seat1, "", "new: the first seat: me, open or bot:LEVEL.");
 ABSL_FLAG(std::string, seat2, "", "new: the second seat: me, open or bot:LEVEL.");
 ABSL_FLAG(std::string, opt, "", "new: game options, k=v[,k=v] (also accepted as k=v arguments).");
@@ -381,6 +381,13 @@ class Cli {
     absl::StatusOr<int> seat = ParseSeatFlag(absl::GetFlag(FLAGS_seat));
     if (!seat.ok()) return Usage(std::string(seat.status().message()));
     std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
+    // Asked for the other seat while holding one: resuming the held seat silently played the
+    // side not asked for.
+    if (ticket && *seat >= 0 && *seat != ticket->seat) {
+      return Fail(absl::FailedPreconditionError(
+          absl::StrCat("you already hold seat ", ticket->seat + 1, " of match ", id, "; `ply join ",
+                       id, "` resumes it (a player holds one seat of a match)")));
+    }
     if (ticket && absl::GetFlag(FLAGS_json)) {
       absl::StatusOr<v1::Match> match = lobby_.GetMatch(id);
       if (!match.ok()) return Fail(match.status());
@@ -544,20 +551,80 @@ class Cli {
 
   // The win (or --draw) of a match whose opponent, to move without a clock, has gone.
   int Claim(int64_t id) {
-    std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id);
-    if (!ticket) {
-      absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
-      if (!m.ok()) return Fail(m.status());
-      return Fail(absl::FailedPreconditionError(
-          absl::StrCat("you hold no seat in match ", id, " on ", lobby_.address())));
-    }
+    absl::StatusOr<SeatTicket> ticket = HeldSeat(id);
+    if (!ticket.ok()) return Fail(ticket.status());
     absl::StatusOr<v1::Match> m = lobby_.ClaimVictory(id, absl::GetFlag(FLAGS_draw), ticket->token);
     if (!m.ok()) return Fail(m.status());
+    return PrintEnd(*m, ticket->seat);
+  }
+
+  // The seat held in match `id`, or the error that says none is.
+  absl::StatusOr<SeatTicket> HeldSeat(int64_t id) {
+    if (std::optional<SeatTicket> ticket = store_.Find(lobby_.address(), id)) return *ticket;
+    absl::StatusOr<v1::Match> m = lobby_.GetMatch(id);
+    if (!m.ok()) return m.status();
+    return absl::FailedPreconditionError(absl::StrCat("you hold no seat in match ", id, " on ",
+                                                      lobby_.address(), " (`ply join ", id,
+                                                      "` takes one)"));
+  }
+
+  // The match as it ended for the seat (or as JSON).
+  int PrintEnd(const v1::Match& m, int seat) {
+    if (absl::GetFlag(FLAGS_json)) {
+      std::cout << ToJson(m) << std::endl;
+      return 0;
+    }
+    for (const std::string& l : GameOverLines(m, seat)) std::cout << l << "\n";
+    return 0;
+  }
+
+  // Gives up the match for the seat held (for scripts: no question asked).
+  int Resign(int64_t id) {
+    absl::StatusOr<SeatTicket> ticket = HeldSeat(id);
+    if (!ticket.ok()) return Fail(ticket.status());
+    absl::StatusOr<v1::Match> m = lobby_.Resign(id, ticket->token);
+    if (!m.ok()) return Fail(m.status());
+    return PrintEnd(*m, ticket->seat);
+  }
+
+  // Offers a draw, or accepts the opponent's. A bot answers at once: its answer is waited for
+  // (a few seconds at most) and printed; a person's stands until they answer or move.
+  int Draw(int64_t id) {
+    absl::StatusOr<SeatTicket> ticket = HeldSeat(id);
+    if (!ticket.ok()) return Fail(ticket.status());
+    absl::StatusOr<v1::Match> m = lobby_.OfferDraw(id, ticket->token);
+    if (!m.ok()) return Fail(m.status());
+    const int other = 1 - ticket->seat;
+    if (other < 0 || other >= m->seats_size()) {
+      return Fail(absl::InternalError("the lobby sent a match without the opponent's seat"));
+    }
+    const bool bot = m->seats(other).kind() == v1::SEAT_KIND_BOT;
+    const absl::Time deadline = absl::Now() + absl::Seconds(5);
+    while (bot && m->status() == v1::MATCH_STATUS_ACTIVE && m->draw_offer() == ticket->seat &&
+           absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(100));
+      absl::StatusOr<v1::Match> now = lobby_.GetMatch(id);
+      if (!now.ok()) return Fail(now.status());
+      m = std::move(now);
+    }
+    if (m->status() == v1::MATCH_STATUS_FINISHED) return PrintEnd(*m, ticket->seat);
     if (absl::GetFlag(FLAGS_json)) {
       std::cout << ToJson(*m) << std::endl;
       return 0;
     }
-    for (const std::string& l : GameOverLines(*m, ticket->seat)) std::cout << l << "\n";
+    // As the lobby names a bot in its own notices: "Yellow (bot, hard)".
+    const v1::Seat& seat = m->seats(other);
+    const std::string them = absl::StrCat(
+        seat.side(), " (",
+        bot ? absl::StrCat("bot, ", seat.difficulty())
+            : DisplayText(seat.display_name().empty() ? "someone" : seat.display_name()),
+        ")");
+    if (m->draw_offer() == ticket->seat) {
+      std::cout << "Draw offered in match " << id << "; it stands until " << them
+                << " accepts it or moves." << std::endl;
+    } else {
+      std::cout << them << " declines the draw; the game goes on." << std::endl;
+    }
     return 0;
   }
 
@@ -732,7 +799,8 @@ int Main(int argc, char** argv) {
   int64_t id = 0;
   const bool needs_id = command == "join" || command == "watch" || command == "record" ||
                         command == "replay" || command == "move" || command == "claim" ||
-                        command == "rematch" || command == "analyze";
+                        command == "rematch" || command == "analyze" || command == "resign" ||
+                        command == "draw";
   if (!needs_id) return Usage("no command '" + command + "'");
   if (args.empty() || !ParseMatchId(args[0], &id)) {
     return Usage(absl::StrCat(command, " needs a match number (`ply list` shows them)"));
@@ -744,6 +812,10 @@ int Main(int argc, char** argv) {
   if (command == "claim")
     return args.size() == 1 ? cli.Claim(id) : Usage("usage: ply claim MATCH [--draw]");
   if (command == "rematch") return cli.Rematch(id);
+  if (command == "resign" || command == "draw") {
+    if (args.size() != 1) return Usage(absl::StrCat("usage: ply ", command, " MATCH"));
+    return command == "resign" ? cli.Resign(id) : cli.Draw(id);
+  }
   if (command == "analyze") return cli.Analyze(id);
   if (args.size() != 2) return Usage("usage: ply move MATCH MOVE");
   return cli.Move(id, args[1]);
