@@ -122,6 +122,13 @@ void Gateway::Install(httplib::Server& server) {
       return httplib::Server::HandlerResponse::Handled;
     }
     client::SetPlayerKeyFor(*key);
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112,
+    // 6.3), as `curl -X POST` sends it; cpp-httplib read one until its timeout and answered
+    // 400. The request is the server's own, not const: it is told so before the body is read.
+    if (req.method == "POST" && !req.has_header("Content-Length") &&
+        !req.has_header("Transfer-Encoding")) {
+      const_cast<httplib::Request&>(req).headers.emplace("Content-Length", "0");
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -129,7 +136,12 @@ void Gateway::Install(httplib::Server& server) {
     if (res.status == 413) {
       SendJson(res, 413, {{"error", "the request is too large"}});
     } else if (absl::StartsWith(req.path, "/api/")) {
-      SendJson(res, res.status, {{"error", "no such request"}});
+      // Not every error is a path that is not there: a body cut short is a bad request.
+      SendJson(
+          res, res.status,
+          {{"error", res.status == 404   ? std::string("no such request")
+                     : res.status == 400 ? std::string("malformed request (its headers or body)")
+                                         : absl::StrCat("HTTP error ", res.status)}});
     } else {
       res.set_content("not found\n", "text/plain; charset=utf-8");
     }

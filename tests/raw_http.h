@@ -39,6 +39,8 @@ class RawConnection {
     }
     return true;
   }
+  // Ends what this side sends (a body cut short), still reading the answer.
+  void ShutdownWrite() { shutdown(fd_, SHUT_WR); }
   // What the server sends within `wait`, until it closes; "" when nothing came.
   std::string Receive(absl::Duration wait) {
     std::string out;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "tests/raw_http.h"
 #include "tests/web_fixture.h"
 
 namespace ply::testing {
@@ -489,6 +491,31 @@ TEST_F(WebTest, ARematchOfferIsWithdrawnAndDeclinedThroughTheApi) {
   EXPECT_EQ(offer_of(declined), -1);
   EXPECT_FALSE(json::parse(declined->body).contains("rematch"));
   EXPECT_EQ(Get(seats.id).rematch_id(), 0);
+}
+
+TEST_F(WebTest, APostWithNoBodyIsAnEmptyOneNotAnErrorAfterATimeout) {
+  // `curl -X POST URL` sends neither Content-Length nor a body: the gateway read until its
+  // timeout and answered 400 "no such request". Such a request has an empty body.
+  HumanSeats seats = HumanMatch(stub_.get(), stub_.get(), "connect4");
+  ASSERT_TRUE(Move(stub_.get(), seats.id, 0, "4", seats.tokens[0]).ok());
+  RawConnection raw(web_->port());
+  ASSERT_TRUE(raw.connected());
+  const absl::Time sent = absl::Now();
+  ASSERT_TRUE(raw.Send(absl::StrCat("POST /api/matches/", seats.id,
+                                    "/draw HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ",
+                                    seats.tokens[1], "\r\nConnection: close\r\n\r\n")));
+  const std::string answer = raw.Receive(absl::Seconds(10));
+  EXPECT_LT(absl::Now() - sent, absl::Seconds(2)) << answer;
+  EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
+  EXPECT_EQ(Get(seats.id).draw_offer(), 1);
+  // A body cut short is a bad request, and said so.
+  RawConnection cut(web_->port());
+  ASSERT_TRUE(cut.Send(absl::StrCat("POST /api/matches/", seats.id,
+                                    "/draw HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n",
+                                    "Connection: close\r\n\r\n{}")));
+  cut.ShutdownWrite();
+  const std::string bad = cut.Receive(absl::Seconds(10));
+  EXPECT_NE(bad.find("malformed request"), std::string::npos) << bad;
 }
 
 TEST_F(WebTest, ARematchOfABotMatchIsMadeAtOnceWithTheSidesSwapped) {
