@@ -7,6 +7,8 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -184,7 +186,26 @@ TEST(EngineTool, ErrorRatesGivesEachLevelItsOwnRow) {
   }
 }
 
-// Without --out (or with the book's default) the header is printed; with one it is written there.
+// Moves with spaces (as `analyze --moves` takes them) are the same position as the digits.
+TEST(EngineTool, SolveTakesMovesWithSpacesAsAnalyzeWritesThem) {
+  const std::string digits = "2252576253462244111563365343671351441";
+  const std::string spaced = absl::StrJoin(absl::StrSplit(digits, ""), " ");
+  ToolRun r = RunTool("solve connect4 \"" + spaced + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(LastLine(r.out), "-1");
+  r = RunTool("solve connect4 " + spaced);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(LastLine(r.out), "-1");
+}
+
+// The book is written only where --out says: its default was the shipped book, which any run
+// from the repository's root rewrote.
+TEST(EngineTool, BookNeedsOutNamed) {
+  ToolRun r = RunTool("book connect4 --max-ply 1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+}
+
+// Without --out the header is printed; with one it is written there.
 TEST(EngineTool, FitWinChanceWritesTheGameHeaderToOut) {
   const std::string flags =
       "fit-winchance connect4 --a beginner --b medium --games 8 --nodes 2000 --judge-depth 3 "

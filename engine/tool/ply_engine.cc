@@ -7,7 +7,7 @@
 //                           --nodes N]
 //   ply-engine solve connect4 MOVES
 //   ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]
-//                            [--threads N] [--out FILE]
+//                            [--threads N] --out FILE
 //   ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]
 //   ply-engine ladder GAME [--games N] [--time-ms T | --nodes-per-ms R] [--ladder-out FILE]
 //   ply-engine bench [GAME ...] [--signature-only]
@@ -66,9 +66,10 @@ ABSL_FLAG(int, threads, 1,
 ABSL_FLAG(std::string, book_from, "",
           "book: start from this book's entries (not solved again), e.g. the shipped one, or the "
           "--out of a run that was stopped (it goes on where that one stopped)");
-ABSL_FLAG(std::string, out, "engine/games/connect4/book_7x6.txt",
-          "book: the file to write (rewritten after each ply and every --checkpoint-s during a "
-          "long one, so a stopped run keeps what it solved)");
+ABSL_FLAG(std::string, out, "",
+          "book: the file to write, named always (rewritten after each ply and every "
+          "--checkpoint-s during a long one, so a stopped run keeps what it solved; the shipped "
+          "book is engine/games/connect4/book_7x6.txt); fit-winchance: the header to write");
 ABSL_FLAG(double, checkpoint_s, 60,
           "book: how often a ply still being solved rewrites --out and reports (seconds)");
 ABSL_FLAG(int64_t, nodes_per_ms, 0,
@@ -340,6 +341,13 @@ int Solve(const std::vector<std::string>& args, const GameOptions& options) {
 int Book(const std::vector<std::string>& args) {
   if (args.size() != 1 || args[0] != "connect4") return Usage("book needs GAME: connect4");
   const std::string path = absl::GetFlag(FLAGS_out);
+  // A default of the shipped book rewrote it from any run at the repository's root, a
+  // test run of a few plies included.
+  if (path.empty()) {
+    return Usage(
+        "book needs --out FILE (to replace the shipped book, --out "
+        "engine/games/connect4/book_7x6.txt)");
+  }
   const auto start = std::chrono::steady_clock::now();
   if (absl::GetFlag(FLAGS_checkpoint_s) < 0) return Usage("--checkpoint-s must be 0 or more");
   absl::Status written = absl::OkStatus();
@@ -648,7 +656,7 @@ int main(int argc, char** argv) {
       "  ply-engine solve connect4 MOVES       (exact score, test-set convention)\n"
       "  ply-engine solve reversi FILE.obf     (exact endgame scores)\n"
       "  ply-engine book connect4 [--max-ply N] [--every-position-to-ply K] [--book-from FILE]\n"
-      "                   [--threads N] [--out FILE] [--checkpoint-s S]   (the perfect level's "
+      "                   [--threads N] --out FILE [--checkpoint-s S]   (the perfect level's "
       "opening book)\n"
       "  ply-engine match GAME --a LEVEL --b LEVEL --games N [--seed S]\n"
       "  ply-engine ladder GAME [--games N per pairing] [--time-ms T | --nodes-per-ms R]\n"

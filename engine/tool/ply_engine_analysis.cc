@@ -129,8 +129,7 @@ int FitWinChanceCommand(const std::vector<std::string>& args, const GameOptions&
   std::string header =
       WinChanceHeader(args[0], WinChanceConstantName(args[0]), *curve, command_line, fit);
   const std::string out = absl::GetFlag(FLAGS_out);
-  // --out's default names the book (its other user): only a file named here is written.
-  if (out.empty() || out == "-" || out == "engine/games/connect4/book_7x6.txt") {
+  if (out.empty() || out == "-") {
     std::cout << header;
   } else {
     std::ofstream file(out, std::ios::trunc);

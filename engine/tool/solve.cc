@@ -23,7 +23,14 @@ absl::StatusOr<std::string> SolveConnect4(const std::vector<std::string>& args,
   if (shape->cylinder() || !connect4::Solver::SupportsSize(shape->width(), shape->height())) {
     return absl::InvalidArgumentError("the solver handles plain boards only (no cylinder)");
   }
-  std::string moves = args.size() > 1 ? args[1] : "";
+  // The test-set convention is one digit a move ("4453"); moves as `analyze --moves` writes
+  // them ("4 4 5 3", or as separate arguments) are the same position.
+  std::string moves;
+  for (size_t i = 1; i < args.size(); ++i) {
+    for (char ch : args[i]) {
+      if (ch != ' ' && ch != '\t' && ch != ',') moves.push_back(ch);
+    }
+  }
   connect4::Solver solver(shape->width(), shape->height(), limits.tt_megabytes);
   absl::StatusOr<connect4::SolveResult> r =
       solver.SolveSequence(moves, {.max_nodes = limits.max_nodes, .time_ms = limits.time_ms});
