@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ply_commit.h"  // generated: PLY_COMMIT, the commit built
 
 namespace ply::client {
 namespace {

@@ -751,6 +751,15 @@ TEST_F(ClientCliTest, VersionSaysWhichPlyThisIs) {
   EXPECT_EQ(code, 0);
   EXPECT_TRUE(absl::StartsWith(out, "ply 0.1 (commit ")) << out;
   EXPECT_EQ(out.find("NDEBUG"), std::string::npos) << out;
+  // The commit is the one built, not the one cmake last configured from (a build after new
+  // commits named the old one).
+  FILE* git = popen("git -C " PLY_SOURCE_DIR " rev-parse --short=12 HEAD 2>/dev/null", "r");
+  ASSERT_NE(git, nullptr);
+  char head[64] = {0};
+  const bool read = fgets(head, sizeof(head), git) != nullptr;
+  if (pclose(git) == 0 && read) {
+    EXPECT_NE(out.find(std::string(absl::StripAsciiWhitespace(head))), std::string::npos) << out;
+  }
   // And the help says how TLS is verified.
   std::tie(code, out) = Run("alice", {"help"});
   EXPECT_EQ(code, 0);
