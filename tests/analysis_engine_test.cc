@@ -312,6 +312,13 @@ TEST(AnalysisTest, ReversiMarksFrom20EmptiesAgreeWithExactEndgameValues) {
       EXPECT_EQ(v.after, after) << "move " << i + 1;
     } else {
       after = end.winner < 0 ? 0 : end.winner == v.player ? 1 : -1;
+      // The end in the solver's units, the margin with the empty cells to the winner (it read
+      // "win in 1" after a "win by 64").
+      const int margin = v.player == 0 ? end.margin : -end.margin;
+      EXPECT_EQ(v.after, margin);
+      EXPECT_EQ(v.after_text, margin > 0   ? absl::StrCat("win by ", margin)
+                              : margin < 0 ? absl::StrCat("loss by ", -margin)
+                                           : "draw");
     }
     EXPECT_TRUE(v.exact_verdict) << "move " << i + 1;
     EXPECT_EQ(v.before, before) << "move " << i + 1;

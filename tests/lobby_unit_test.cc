@@ -20,10 +20,12 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "engine/analysis/win_chance.h"
+#include "engine/registry/registry.h"
 #include "lobby-server/bots/driver.h"
 #include "lobby-server/executor.h"
 #include "lobby-server/lobby.h"
 #include "lobby-server/match/clock.h"
+#include "lobby-server/match/rules.h"
 #include "lobby-server/storage/memory/memory_store.h"
 #include "lobby-server/token.h"
 
@@ -184,6 +186,21 @@ v1::TimeControl Clock(int64_t initial_ms, int64_t increment_ms) {
   tc.set_initial_ms(initial_ms);
   tc.set_increment_ms(increment_ms);
   return tc;
+}
+
+TEST(ResultText, SaysTheCountsOfAGameDecidedByThem) {
+  // A Reversi result said "White wins: neither side can move" under a board of 58 to 0.
+  const GameInfo* reversi = ::ply::FindGame("reversi");
+  ASSERT_NE(reversi, nullptr);
+  GameStatus s{.over = true, .winner = 1, .reason = "neither side can move", .points = {0, 58}};
+  EXPECT_EQ(lobby::ResultText(reversi, s), "White wins 58-0: neither side can move");
+  s = {.over = true, .winner = 0, .reason = "the board is full", .points = {33, 31}};
+  EXPECT_EQ(lobby::ResultText(reversi, s), "Black wins 33-31: the board is full");
+  s = {.over = true, .winner = -1, .reason = "the board is full", .points = {32, 32}};
+  EXPECT_EQ(lobby::ResultText(reversi, s), "draw 32-32: the board is full");
+  // Games with no count say only why.
+  s = {.over = true, .winner = 0, .reason = "four in a row"};
+  EXPECT_EQ(lobby::ResultText(::ply::FindGame("connect4"), s), "Red wins: four in a row");
 }
 
 TEST_F(LobbyUnitTest, PlaysToAWinWhileAWatcherSeesEveryMoveOnce) {

@@ -179,6 +179,9 @@ TEST(Reversi, GameEndsWhenNeitherSideCanMove) {
   EXPECT_EQ(g->GetOutcome(), Outcome::kLoss);
   EXPECT_EQ(g->Status().winner, 0);
   EXPECT_STREQ(g->Status().reason, "neither side can move");
+  // The counts the result reports: the discs on the board, empty cells to nobody.
+  EXPECT_EQ(g->Status().points[0], 2);
+  EXPECT_EQ(g->Status().points[1], 1);
 }
 
 TEST(Reversi, WallsAreNeverPlayedAndStopLines) {

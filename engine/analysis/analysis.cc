@@ -241,7 +241,13 @@ absl::StatusOr<GameAnalysis> AssembleAnalysis(
         return absl::InvalidArgumentError(
             absl::StrCat("the game is over after move ", i + 1, " but has a judgement there"));
       }
-      v.after = status.winner < 0 ? 0 : status.winner == v.player ? WinIn(1) : LossIn(1);
+      // A game decided by a count ends with its margin, in the units its solver's proven
+      // scores before the move used ("win by 64", then "win in 1", read as two different
+      // things).
+      v.after = status.points[0] >= 0       ? (v.player == 0 ? status.margin : -status.margin)
+                : status.winner < 0         ? 0
+                : status.winner == v.player ? WinIn(1)
+                                            : LossIn(1);
       v.after_exact = true;
       v.after_text = SearchReport{.score = v.after, .exact = true}.ScoreText();
     } else if (!judged[i + 1].has_value()) {

@@ -38,6 +38,12 @@ struct GameStatus {
   int winner = -1;
   // Why the game ended, in words: "four in a row", "no legal move", "move limit".
   const char* reason = "";
+  // For a game decided by a count (Reversi's discs), each player's count at the end; -1 for
+  // games that have none.
+  int points[2] = {-1, -1};
+  // With points: the final margin as the game's exact solver counts it, from the first
+  // player's side (Reversi: the disc difference with the empty cells to the winner).
+  int margin = 0;
 };
 
 }  // namespace ply

@@ -117,6 +117,18 @@ absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,
   return after;
 }
 
+std::string ResultText(const GameInfo* info, const GameStatus& status) {
+  // A count decides Reversi: the result says by how much, as the board's last line does.
+  std::string count;
+  if (status.points[0] >= 0 && status.points[1] >= 0) {
+    const int first = status.winner == 1 ? 1 : 0;
+    count = absl::StrCat(" ", status.points[first], "-", status.points[1 - first]);
+  }
+  return status.winner < 0
+             ? absl::StrCat("draw", count, ": ", status.reason)
+             : absl::StrCat(SideName(info, status.winner), " wins", count, ": ", status.reason);
+}
+
 MoveCommit PrepareMove(const LiveMatch& live, int seat, const AnyGame& after, int64_t think_ms,
                        std::string bot_json, int64_t now_ms) {
   MoveCommit commit;
@@ -134,11 +146,9 @@ MoveCommit PrepareMove(const LiveMatch& live, int seat, const AnyGame& after, in
   commit.turn_started_ms = now_ms;
   commit.draw_offer = live.rec.draw_offer == seat ? seat : -1;
   if (status.over) {
-    MatchResult r{.winner = status.winner, .reason = EndReason::kRules};
-    r.text = status.winner < 0
-                 ? absl::StrCat("draw: ", status.reason)
-                 : absl::StrCat(SideName(live.info, status.winner), " wins: ", status.reason);
-    commit.result = r;
+    commit.result = MatchResult{.winner = status.winner,
+                                .reason = EndReason::kRules,
+                                .text = ResultText(live.info, status)};
   }
   return commit;
 }

@@ -62,6 +62,10 @@ absl::StatusOr<std::unique_ptr<AnyGame>> CheckMove(const LiveMatch& live,
                                                    const MoveAttempt& attempt);
 
 // What committing `after`'s last move, played by `seat` after `think_ms`, writes.
+// The result of a game its rules ended, for people: "Red wins: four in a row", "White wins 40-24:
+// the board is full" (the counts of a game decided by one), "draw: stalemate".
+std::string ResultText(const GameInfo* info, const GameStatus& status);
+
 MoveCommit PrepareMove(const LiveMatch& live, int seat, const AnyGame& after, int64_t think_ms,
                        std::string bot_json, int64_t now_ms);
 

@@ -380,12 +380,17 @@ uint64_t Reversi::ComputeHash() const {
 
 GameStatus Reversi::Status() const {
   if (!over_) return {};
-  const int diff = PopCount(discs_[0]) - PopCount(discs_[1]);
+  const int black = PopCount(discs_[0]);
+  const int white = PopCount(discs_[1]);
   return {.over = true,
-          .winner = diff > 0   ? 0
-                    : diff < 0 ? 1
-                               : -1,
-          .reason = Empties() == 0 ? "the board is full" : "neither side can move"};
+          .winner = black > white   ? 0
+                    : black < white ? 1
+                                    : -1,
+          .reason = Empties() == 0 ? "the board is full" : "neither side can move",
+          .points = {black, white},
+          .margin = black > white   ? black - white + Empties()
+                    : black < white ? black - white - Empties()
+                                    : 0};
 }
 
 int Reversi::EdgeStable(Player p) const {
