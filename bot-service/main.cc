@@ -20,6 +20,7 @@
 #include "bot-service/bot_service.h"
 #include "bot-service/worker_pool.h"
 #include "common/credentials.h"
+#include "common/flag_check.h"
 #include "common/grpc_server.h"
 #include "common/log_text.h"
 #include "common/metrics_http.h"
@@ -102,38 +103,34 @@ void WarmUp(SearchCache& cache) {
 // 100% CPU, deaf to SIGTERM), --tt_mb=100000 died of bad_alloc, --queue=0 and
 // --max_budget_ms=-1 started an instance that could serve nothing.
 absl::Status CheckNumericFlags() {
-  struct Range {
-    const char* name;
-    int64_t value;
-    int64_t min;
-    int64_t max;
-    const char* meaning;
-  };
-  const int64_t table_max = static_cast<int64_t>(kMaxTableMegabytes);
-  const Range ranges[] = {
-      {"port", absl::GetFlag(FLAGS_port), 0, 65535, "a TCP port, or 0 for any free one"},
-      {"workers", absl::GetFlag(FLAGS_workers), 0, 4096, "0 means one per core"},
-      {"queue", absl::GetFlag(FLAGS_queue), -1, 1 << 20, "-1 means as many as there are workers"},
-      {"reserved_workers", absl::GetFlag(FLAGS_reserved_workers), 0, 4096, ""},
-      {"reserved_queue", absl::GetFlag(FLAGS_reserved_queue), 0, 1 << 20, ""},
-      {"tt_mb", absl::GetFlag(FLAGS_tt_mb), 1, table_max, "MiB per table"},
-      {"max_budget_ms", absl::GetFlag(FLAGS_max_budget_ms), 1, int64_t{24} * 3600 * 1000, ""},
-      {"deadline_margin_ms", absl::GetFlag(FLAGS_deadline_margin_ms), 0, 60000, ""},
-      {"max_connection_age_ms", absl::GetFlag(FLAGS_max_connection_age_ms), 1, int64_t{1} << 40,
-       ""},
-      {"max_connection_idle_ms", absl::GetFlag(FLAGS_max_connection_idle_ms), 0, int64_t{1} << 40,
-       "0 means never"},
-      {"max_concurrent_streams", absl::GetFlag(FLAGS_max_concurrent_streams), 0, 1 << 30,
-       "0 means no bound"},
-      {"metrics_port", absl::GetFlag(FLAGS_metrics_port), -1, 65535,
-       "-1 turns it off, 0 picks a free port"},
-  };
-  for (const Range& r : ranges) {
-    if (r.value < r.min || r.value > r.max) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", r.name, "=", r.value, " is out of range: it must be ", r.min, "..",
-                       r.max, *r.meaning != '\0' ? absl::StrCat(" (", r.meaning, ")") : ""));
-    }
+  const double table_max = static_cast<double>(kMaxTableMegabytes);
+  if (absl::Status s = CheckFlagRanges({
+          {"port", static_cast<double>(absl::GetFlag(FLAGS_port)), 0, 65535,
+           "a TCP port, or 0 for any free one"},
+          {"workers", static_cast<double>(absl::GetFlag(FLAGS_workers)), 0, 4096,
+           "0 means one per core"},
+          {"queue", static_cast<double>(absl::GetFlag(FLAGS_queue)), -1, 1 << 20,
+           "-1 means as many as there are workers"},
+          {"reserved_workers", static_cast<double>(absl::GetFlag(FLAGS_reserved_workers)), 0, 4096},
+          {"reserved_queue", static_cast<double>(absl::GetFlag(FLAGS_reserved_queue)), 0, 1 << 20},
+          {"tt_mb", static_cast<double>(absl::GetFlag(FLAGS_tt_mb)), 1, table_max, "MiB per table"},
+          {"max_budget_ms", static_cast<double>(absl::GetFlag(FLAGS_max_budget_ms)), 1,
+           24.0 * 3600 * 1000},
+          {"deadline_margin_ms", static_cast<double>(absl::GetFlag(FLAGS_deadline_margin_ms)), 0,
+           60000},
+          {"max_connection_age_ms", static_cast<double>(absl::GetFlag(FLAGS_max_connection_age_ms)),
+           1, 1e12},
+          {"max_connection_idle_ms",
+           static_cast<double>(absl::GetFlag(FLAGS_max_connection_idle_ms)), 0, 1e12,
+           "0 means never"},
+          {"max_concurrent_streams",
+           static_cast<double>(absl::GetFlag(FLAGS_max_concurrent_streams)), 0, 1 << 30,
+           "0 means no bound"},
+          {"metrics_port", static_cast<double>(absl::GetFlag(FLAGS_metrics_port)), -1, 65535,
+           "-1 turns it off, 0 picks a free port"},
+      });
+      !s.ok()) {
+    return s;
   }
   if (absl::GetFlag(FLAGS_queue) == 0) {
     return absl::InvalidArgumentError(

@@ -17,6 +17,7 @@
 #include "common/bounded_server.h"
 #include "common/client_address.h"
 #include "common/credentials.h"
+#include "common/flag_check.h"
 #include "engine/core/flags_usage.h"
 #include "lobby-client/lobby_link.h"
 
@@ -63,6 +64,27 @@ ABSL_FLAG(bool, trust_forwarded_for, false,
 
 namespace {
 
+// Every numeric flag, checked before anything starts: a sentence and exit 2 for a value out of
+// range, where some were clamped without a word (--threads=8 served 40) and others started a
+// gateway that misbehaved (--client_rps=-1, --presence_hold_s=0).
+absl::Status CheckNumericFlags() {
+  auto n = [](auto v) { return static_cast<double>(v); };
+  return ply::CheckFlagRanges({
+      {"port", n(absl::GetFlag(FLAGS_port)), 0, 65535, "0 picks a free port"},
+      {"threads", n(absl::GetFlag(FLAGS_threads)), 40, 65536,
+       "32 are kept for requests other than event streams"},
+      {"client_rps", absl::GetFlag(FLAGS_client_rps), 0, 1e9, "0 means no limit"},
+      {"client_burst", absl::GetFlag(FLAGS_client_burst), 0, 1e9},
+      {"client_streams", n(absl::GetFlag(FLAGS_client_streams)), 0, 1e8, "0 means no limit"},
+      {"client_connections", n(absl::GetFlag(FLAGS_client_connections)), 0, 1e8,
+       "0 means no limit"},
+      {"request_timeout_s", n(absl::GetFlag(FLAGS_request_timeout_s)), 1, 3600},
+      {"keepalive_s", n(absl::GetFlag(FLAGS_keepalive_s)), 1, 3600},
+      {"presence_hold_s", absl::GetFlag(FLAGS_presence_hold_s), 0.1, 3600},
+      {"presence_holds", n(absl::GetFlag(FLAGS_presence_holds)), 0, 1e7},
+  });
+}
+
 // cpp-httplib 0.11 listens with a backlog of 5 (fixed when Debian built it). Browsers reconnect
 // their event streams all at once when an instance restarts; with a queue of 5 most of their
 // connections are dropped and retried only a second or more later. Linux takes a second listen()
@@ -87,6 +109,10 @@ void WidenAcceptQueue(int port) {
 int main(int argc, char** argv) {
   ply::SetFlagsUsage("ply-web --port=8080 --lobby=HOST:PORT[,HOST:PORT]");
   ply::ParseFlags(argc, argv);
+  if (absl::Status flags = CheckNumericFlags(); !flags.ok()) {
+    std::fprintf(stderr, "ply-web: %s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
   if (absl::GetFlag(FLAGS_healthcheck)) {
     httplib::Client client("127.0.0.1", absl::GetFlag(FLAGS_port));
     client.set_connection_timeout(2, 0);
@@ -131,7 +157,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   ply::client::SetProxyCredential(*std::move(secret));
-  const int threads = std::max(40, absl::GetFlag(FLAGS_threads));
+  const int threads = absl::GetFlag(FLAGS_threads);
   ply::web::Gateway gateway(
       *target, credentials,
       {
@@ -142,14 +168,12 @@ int main(int argc, char** argv) {
           .keepalive = absl::Seconds(absl::GetFlag(FLAGS_keepalive_s)),
           .trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for),
           .presence_hold = absl::Seconds(absl::GetFlag(FLAGS_presence_hold_s)),
-          .max_presence_holds =
-              static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_presence_holds))),
+          .max_presence_holds = static_cast<size_t>(absl::GetFlag(FLAGS_presence_holds)),
       });
   ply::BoundedServer server({
-      .request_deadline = absl::Seconds(std::max(1, absl::GetFlag(FLAGS_request_timeout_s))),
-      .per_client = absl::GetFlag(FLAGS_trust_forwarded_for)
-                        ? 0
-                        : std::max(0, absl::GetFlag(FLAGS_client_connections)),
+      .request_deadline = absl::Seconds(absl::GetFlag(FLAGS_request_timeout_s)),
+      .per_client =
+          absl::GetFlag(FLAGS_trust_forwarded_for) ? 0 : absl::GetFlag(FLAGS_client_connections),
       .client_key = ply::ClientAddressKey,
   });
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };

@@ -26,6 +26,7 @@
 #include "absl/time/clock.h"
 #include "bot-service/bot_client.h"
 #include "common/credentials.h"
+#include "common/flag_check.h"
 #include "common/grpc_server.h"
 #include "common/log_text.h"
 #include "common/metrics_http.h"
@@ -202,12 +203,90 @@ ABSL_FLAG(int, watcher_queue, 1024,
 namespace ply::lobby {
 namespace {
 
+// Every numeric flag, checked before anything starts (the database included): a value out of
+// range is a sentence and exit 2. Before, some were clamped without a word (--analysis_parallel=0
+// ran 1) and others started a lobby that broke its own rules (--claim_after_s=-5 let a claim
+// come at once, --threads=0 served no call).
+absl::Status CheckNumericFlags() {
+  auto n = [](auto v) { return static_cast<double>(v); };
+  constexpr double kDay = 86400;
+  constexpr double kYear = 365 * kDay;
+  return CheckFlagRanges({
+      {"port", n(absl::GetFlag(FLAGS_port)), 0, 65535, "0 picks a free port"},
+      {"db_connections", n(absl::GetFlag(FLAGS_db_connections)), 1, 1000},
+      {"db_writers", n(absl::GetFlag(FLAGS_db_writers)), 1, 64},
+      {"db_wait_s", n(absl::GetFlag(FLAGS_db_wait_s)), 0, kDay},
+      {"db_settle_ms", n(absl::GetFlag(FLAGS_db_settle_ms)), 0, 3600e3},
+      {"bot_pacing_ms", n(absl::GetFlag(FLAGS_bot_pacing_ms)), 0, 600e3},
+      {"bot_deadline_margin_ms", n(absl::GetFlag(FLAGS_bot_deadline_margin_ms)), 0, 3600e3},
+      {"bot_give_up_s", n(absl::GetFlag(FLAGS_bot_give_up_s)), 1, kYear},
+      {"threads", n(absl::GetFlag(FLAGS_threads)), 1, 4096},
+      {"max_queued_calls", n(absl::GetFlag(FLAGS_max_queued_calls)), 1, 1e8},
+      {"client_calls_per_s", absl::GetFlag(FLAGS_client_calls_per_s), 0, 1e9, "0 means no limit"},
+      {"client_burst", absl::GetFlag(FLAGS_client_burst), 0, 1e9},
+      {"client_streams", n(absl::GetFlag(FLAGS_client_streams)), 0, 1e8, "0 means no limit"},
+      {"clock_event_ms", n(absl::GetFlag(FLAGS_clock_event_ms)), 0, 3600e3, "0 means none"},
+      {"match_cache", n(absl::GetFlag(FLAGS_match_cache)), 0, 1e8},
+      {"metrics_port", n(absl::GetFlag(FLAGS_metrics_port)), -1, 65535,
+       "-1 turns it off, 0 picks a free port"},
+      {"claim_ms", n(absl::GetFlag(FLAGS_claim_ms)), 10, 3600e3},
+      {"drain_s", n(absl::GetFlag(FLAGS_drain_s)), 0, 3600},
+      {"max_connection_age_ms", n(absl::GetFlag(FLAGS_max_connection_age_ms)), 0, 1e12,
+       "0 means never"},
+      {"max_connection_idle_ms", n(absl::GetFlag(FLAGS_max_connection_idle_ms)), 0, 1e12,
+       "0 means never"},
+      {"max_concurrent_streams", n(absl::GetFlag(FLAGS_max_concurrent_streams)), 0, 1 << 30,
+       "0 means no bound"},
+      {"max_bot_seats", n(absl::GetFlag(FLAGS_max_bot_seats)), 0, 1e8, "0 means no limit"},
+      {"client_bot_seats", n(absl::GetFlag(FLAGS_client_bot_seats)), 0, 1e6},
+      {"client_bot_matches", n(absl::GetFlag(FLAGS_client_bot_matches)), 0, 1e6},
+      {"client_waiting_matches", n(absl::GetFlag(FLAGS_client_waiting_matches)), 0, 1e6},
+      {"client_open_matches", n(absl::GetFlag(FLAGS_client_open_matches)), 0, 1e6},
+      {"address_quota_multiple", n(absl::GetFlag(FLAGS_address_quota_multiple)), 1, 1e4},
+      {"client_registrations_per_hour", n(absl::GetFlag(FLAGS_client_registrations_per_hour)), 0,
+       1e8, "0 means no bound"},
+      {"waiting_expiry_s", n(absl::GetFlag(FLAGS_waiting_expiry_s)), 0, kYear, "0 means never"},
+      {"claim_after_s", absl::GetFlag(FLAGS_claim_after_s), 0, kYear, "0 means never"},
+      {"abandon_after_s", absl::GetFlag(FLAGS_abandon_after_s), 0, kYear, "0 means never"},
+      {"max_turn_s", absl::GetFlag(FLAGS_max_turn_s), 0, kYear, "0 means never"},
+      {"abort_after_s", absl::GetFlag(FLAGS_abort_after_s), 0, kYear, "0 means never"},
+      {"presence_grace_s", absl::GetFlag(FLAGS_presence_grace_s), 0, kDay},
+      {"presence_poll_s", absl::GetFlag(FLAGS_presence_poll_s), 0.01, 3600},
+      {"presence_beat_s", absl::GetFlag(FLAGS_presence_beat_s), 0.1, 3600},
+      {"bot_vs_bot_min_pacing_ms", n(absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms)), 0, 600e3},
+      {"bot_vs_bot_budget_ms", n(absl::GetFlag(FLAGS_bot_vs_bot_budget_ms)), 0, 3600e3,
+       "0 means the level's own time"},
+      {"pair_bot_after_s", absl::GetFlag(FLAGS_pair_bot_after_s), 0, kDay},
+      {"pair_base_gap", absl::GetFlag(FLAGS_pair_base_gap), 0, 1e4},
+      {"pair_gap_per_s", absl::GetFlag(FLAGS_pair_gap_per_s), 0, 1e4},
+      {"pair_max_gap", absl::GetFlag(FLAGS_pair_max_gap), 0, 1e4},
+      {"analysis_ms", n(absl::GetFlag(FLAGS_analysis_ms)), 1, 3600e3},
+      {"analysis_depth", n(absl::GetFlag(FLAGS_analysis_depth)), 0, 127,
+       "0 means the time alone limits it"},
+      {"analysis_nodes", n(absl::GetFlag(FLAGS_analysis_nodes)), 0, 1e15,
+       "0 means the time alone limits it"},
+      {"analysis_parallel", n(absl::GetFlag(FLAGS_analysis_parallel)), 1, 1024},
+      {"analysis_max_running", n(absl::GetFlag(FLAGS_analysis_max_running)), 1, 1024},
+      {"analysis_max_queued", n(absl::GetFlag(FLAGS_analysis_max_queued)), 0, 1e6},
+      {"analysis_client_in_flight", n(absl::GetFlag(FLAGS_analysis_client_in_flight)), 0, 1e6,
+       "0 means no limit"},
+      {"analysis_client_per_hour", n(absl::GetFlag(FLAGS_analysis_client_per_hour)), 0, 1e8,
+       "0 means no limit"},
+      {"analysis_kept_matches", n(absl::GetFlag(FLAGS_analysis_kept_matches)), 0, 1e6},
+      {"watcher_queue", n(absl::GetFlag(FLAGS_watcher_queue)), 1, 1e7},
+  });
+}
+
 int Main() {
   // Debian's Abseil is built with Mutex deadlock detection on, which gRPC's locks pay for on
   // every acquisition (a lock graph kept per mutex): a check for debugging, not for serving.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Invalid UTF-8 in a request makes protobuf log a line per request: rate-limited, not raw.
   RouteProtobufLogs("ply-lobby");
+  if (absl::Status flags = CheckNumericFlags(); !flags.ok()) {
+    std::fprintf(stderr, "ply-lobby: %s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
   const sigset_t signals = BlockStopSignals();
 
   std::string database_url = absl::GetFlag(FLAGS_database_url);
@@ -258,36 +337,35 @@ int Main() {
     bots = *std::move(made);
   }
   Executor executor(absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_max_queued_calls));
-  Lobby lobby(
-      &store, bots.get(), &executor,
-      {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
-       .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
-       .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
-       .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
-       .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
-       .cache_size = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_match_cache))),
-       .claim_interval = absl::Milliseconds(std::max<int64_t>(10, absl::GetFlag(FLAGS_claim_ms))),
-       .pair_base_gap = absl::GetFlag(FLAGS_pair_base_gap),
-       .pair_gap_per_s = absl::GetFlag(FLAGS_pair_gap_per_s),
-       .pair_max_gap = absl::GetFlag(FLAGS_pair_max_gap),
-       .pair_bot_after = absl::Seconds(absl::GetFlag(FLAGS_pair_bot_after_s)),
-       .max_bot_seats = absl::GetFlag(FLAGS_max_bot_seats),
-       .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
-       .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),
-       .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
-       .client_open_matches = absl::GetFlag(FLAGS_client_open_matches),
-       .address_quota_multiple = absl::GetFlag(FLAGS_address_quota_multiple),
-       .client_registrations_per_hour = absl::GetFlag(FLAGS_client_registrations_per_hour),
-       .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),
-       .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
-       .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms),
-       .claim_after = absl::Seconds(absl::GetFlag(FLAGS_claim_after_s)),
-       .abort_after = absl::Seconds(absl::GetFlag(FLAGS_abort_after_s)),
-       .abandon_after = absl::Seconds(absl::GetFlag(FLAGS_abandon_after_s)),
-       .max_turn = absl::Seconds(absl::GetFlag(FLAGS_max_turn_s)),
-       .presence_grace = absl::Seconds(absl::GetFlag(FLAGS_presence_grace_s)),
-       .presence_poll = absl::Seconds(std::max(0.01, absl::GetFlag(FLAGS_presence_poll_s))),
-       .presence_beat = absl::Seconds(std::max(0.1, absl::GetFlag(FLAGS_presence_beat_s)))});
+  Lobby lobby(&store, bots.get(), &executor,
+              {.default_bot_pacing_ms = absl::GetFlag(FLAGS_bot_pacing_ms),
+               .bot_deadline_margin_ms = absl::GetFlag(FLAGS_bot_deadline_margin_ms),
+               .bot_give_up_after = absl::Seconds(absl::GetFlag(FLAGS_bot_give_up_s)),
+               .watcher_queue = absl::GetFlag(FLAGS_watcher_queue),
+               .clock_event_interval = absl::Milliseconds(absl::GetFlag(FLAGS_clock_event_ms)),
+               .cache_size = static_cast<size_t>(absl::GetFlag(FLAGS_match_cache)),
+               .claim_interval = absl::Milliseconds(absl::GetFlag(FLAGS_claim_ms)),
+               .pair_base_gap = absl::GetFlag(FLAGS_pair_base_gap),
+               .pair_gap_per_s = absl::GetFlag(FLAGS_pair_gap_per_s),
+               .pair_max_gap = absl::GetFlag(FLAGS_pair_max_gap),
+               .pair_bot_after = absl::Seconds(absl::GetFlag(FLAGS_pair_bot_after_s)),
+               .max_bot_seats = absl::GetFlag(FLAGS_max_bot_seats),
+               .client_bot_seats = absl::GetFlag(FLAGS_client_bot_seats),
+               .client_bot_matches = absl::GetFlag(FLAGS_client_bot_matches),
+               .client_waiting_matches = absl::GetFlag(FLAGS_client_waiting_matches),
+               .client_open_matches = absl::GetFlag(FLAGS_client_open_matches),
+               .address_quota_multiple = absl::GetFlag(FLAGS_address_quota_multiple),
+               .client_registrations_per_hour = absl::GetFlag(FLAGS_client_registrations_per_hour),
+               .waiting_expiry = absl::Seconds(absl::GetFlag(FLAGS_waiting_expiry_s)),
+               .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
+               .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms),
+               .claim_after = absl::Seconds(absl::GetFlag(FLAGS_claim_after_s)),
+               .abort_after = absl::Seconds(absl::GetFlag(FLAGS_abort_after_s)),
+               .abandon_after = absl::Seconds(absl::GetFlag(FLAGS_abandon_after_s)),
+               .max_turn = absl::Seconds(absl::GetFlag(FLAGS_max_turn_s)),
+               .presence_grace = absl::Seconds(absl::GetFlag(FLAGS_presence_grace_s)),
+               .presence_poll = absl::Seconds(absl::GetFlag(FLAGS_presence_poll_s)),
+               .presence_beat = absl::Seconds(absl::GetFlag(FLAGS_presence_beat_s))});
   if (absl::Status resumed = lobby.Resume(); !resumed.ok()) {
     std::fprintf(stderr, "ply-lobby: resuming matches: %s\n",
                  std::string(resumed.message()).c_str());
@@ -316,16 +394,16 @@ int Main() {
   LobbyServiceImpl service(&lobby, &executor, absl::GetFlag(FLAGS_watcher_queue), &limits);
   Analyzer analyzer(
       &lobby, &store, bots.get(), &executor,
-      {.budget_ms = std::max<int64_t>(1, absl::GetFlag(FLAGS_analysis_ms)),
-       .max_depth = std::clamp(absl::GetFlag(FLAGS_analysis_depth), 0, 127),
-       .max_nodes = std::max<int64_t>(0, absl::GetFlag(FLAGS_analysis_nodes)),
-       .parallel = std::max(1, absl::GetFlag(FLAGS_analysis_parallel)),
-       .max_running = std::max(1, absl::GetFlag(FLAGS_analysis_max_running)),
-       .max_queued = std::max(0, absl::GetFlag(FLAGS_analysis_max_queued)),
-       .client_in_flight = std::max(0, absl::GetFlag(FLAGS_analysis_client_in_flight)),
-       .client_per_hour = std::max(0, absl::GetFlag(FLAGS_analysis_client_per_hour)),
+      {.budget_ms = absl::GetFlag(FLAGS_analysis_ms),
+       .max_depth = absl::GetFlag(FLAGS_analysis_depth),
+       .max_nodes = absl::GetFlag(FLAGS_analysis_nodes),
+       .parallel = absl::GetFlag(FLAGS_analysis_parallel),
+       .max_running = absl::GetFlag(FLAGS_analysis_max_running),
+       .max_queued = absl::GetFlag(FLAGS_analysis_max_queued),
+       .client_in_flight = absl::GetFlag(FLAGS_analysis_client_in_flight),
+       .client_per_hour = absl::GetFlag(FLAGS_analysis_client_per_hour),
        .instance = absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
-       .kept_matches = std::max(0, absl::GetFlag(FLAGS_analysis_kept_matches)),
+       .kept_matches = absl::GetFlag(FLAGS_analysis_kept_matches),
        .metrics = &lobby.metrics()});
   service.set_analyzer(&analyzer);
   const std::string address =

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "absl/base/config.h"
 
@@ -142,6 +143,34 @@ TEST(ProgramHelp, TheGomokuStrengthToolAnswersHelpAndRejectsBadCounts) {
   const Asked bad_jobs = RunShell("JOBS=two " + binary + " match hard greedy 2");
   EXPECT_EQ(bad_jobs.code, 2) << bad_jobs.out;
   EXPECT_NE(bad_jobs.out.find("JOBS='two'"), std::string::npos) << bad_jobs.out;
+}
+
+// A numeric flag out of range stops ply-lobby and ply-web before they start anything, with a
+// sentence and exit 2. Before, ply-lobby started with --claim_after_s=-5 (claims at once) or
+// --threads=0 (no call served), and both clamped others without a word.
+TEST(ProgramFlags, ServersRefuseNumericFlagsOutOfRange) {
+  // The database is nowhere: a lobby that got past its flags would fail on it, with 1.
+  const std::string lobby =
+      std::string(PLY_LOBBY_BINARY) + " --database_url=postgresql://127.0.0.1:1/x --db_wait_s=0";
+  const std::pair<std::string, std::string> cases[] = {
+      {lobby + " --claim_after_s=-5",
+       "ply-lobby: --claim_after_s=-5 is out of range: it must be 0..31536000 (0 means never)"},
+      {lobby + " --threads=0", "--threads=0 is out of range"},
+      {lobby + " --analysis_parallel=0", "--analysis_parallel=0 is out of range"},
+      {lobby + " --presence_poll_s=0.001",
+       "--presence_poll_s=0.001 is out of range: it must be 0.01..3600"},
+      {lobby + " --client_calls_per_s=nan", "--client_calls_per_s=nan is out of range"},
+      {std::string(PLY_WEB_BINARY) + " --threads=8",
+       "ply-web: --threads=8 is out of range: it must be 40..65536"},
+      {std::string(PLY_WEB_BINARY) + " --client_rps=-1", "--client_rps=-1 is out of range"},
+      {std::string(PLY_WEB_BINARY) + " --presence_hold_s=0", "--presence_hold_s=0 is out of range"},
+  };
+  for (const auto& [command, sentence] : cases) {
+    SCOPED_TRACE(command);
+    const Asked asked = RunShell(command);
+    EXPECT_EQ(asked.code, 2) << asked.out;
+    EXPECT_NE(asked.out.find(sentence), std::string::npos) << asked.out;
+  }
 }
 
 }  // namespace
