@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <set>
 #include <utility>
@@ -46,14 +47,21 @@ struct Analyzer::Job {
   std::vector<int> positions;
   size_t next = 0;
   int in_flight = 0;
+  // Positions a bot refused as busy, asked again before the next new one; the positions kept
+  // in flight at most (--analysis_parallel, less after a refusal: as many as the bots took),
+  // and the answers since the last refusal (enough of them widen it by one again).
+  std::deque<int> again;
+  int window = 1;
+  int calm = 0;
+  // Busy refusals in a row, for the pause when none is left in flight.
+  int busy_streak = 0;
   int done = 0;
   bool over = false;
   std::vector<std::optional<SearchReport>> judgements;
   // The played moves' values from the judges of the positions before them (JudgeMove).
   std::vector<std::optional<SearchReport>> played;
   std::vector<int> tries;
-  // Busy refusals in a row per position, and whether the last answer was one.
-  std::vector<int> busy;
+  // Whether the last answer was a busy refusal.
   bool bots_busy = false;
   std::set<std::string> instances;
   std::shared_ptr<BotClient> bot;
@@ -456,7 +464,9 @@ void Analyzer::Begin(const std::shared_ptr<Job>& job) {
   job->judgements.resize(job->moves.size() + 1);
   job->played.resize(job->moves.size());
   job->tries.assign(job->moves.size() + 1, 0);
-  job->busy.assign(job->moves.size() + 1, 0);
+  const int learned = learned_window_.load(std::memory_order_relaxed);
+  job->window =
+      std::clamp(learned > 0 ? learned : options_.parallel, 1, std::max(1, options_.parallel));
   job->sink->Send(Progress(0, static_cast<int>(job->positions.size()), false));
   if (job->positions.empty()) {
     Complete(job);
@@ -470,8 +480,14 @@ void Analyzer::Launch(const std::shared_ptr<Job>& job) {
   {
     std::lock_guard<std::mutex> lock(job->mu);
     if (job->over) return;
-    while (job->in_flight < std::max(1, options_.parallel) && job->next < job->positions.size()) {
-      start.push_back(job->positions[job->next++]);
+    while (job->in_flight < job->window &&
+           (!job->again.empty() || job->next < job->positions.size())) {
+      if (!job->again.empty()) {
+        start.push_back(job->again.front());
+        job->again.pop_front();
+      } else {
+        start.push_back(job->positions[job->next++]);
+      }
       ++job->in_flight;
     }
   }
@@ -531,12 +547,20 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
           .fetch_add(1);
     }
     if (!reply.ok() && reply.status().code() == absl::StatusCode::kResourceExhausted) {
-      // Every bot it reached is busy (people's moves go first): ask again later, as often as
-      // it takes; the position stays in flight.
+      // Every bot it reached is busy (people's moves go first): the position is asked again,
+      // as often as it takes, once one in flight is answered; no more are kept in flight than
+      // the bots took. With none left in flight, after a pause.
       busy = true;
-      tries = ++job->busy[position];
+      --job->in_flight;
+      job->again.push_back(position);
+      job->window = std::max(1, job->in_flight);
+      learned_window_.store(job->window, std::memory_order_relaxed);
+      job->calm = 0;
+      tries = ++job->busy_streak;
       tell_busy = !job->bots_busy;
       job->bots_busy = true;
+      // Answers still to come will launch it; none: the pause below does.
+      if (job->in_flight > 0) tries = 0;
     } else if (!reply.ok()) {
       tries = ++job->tries[position];
       // A position tried again stays in flight.
@@ -547,8 +571,14 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       }
     } else {
       --job->in_flight;
-      job->busy[position] = 0;
       job->bots_busy = false;
+      job->busy_streak = 0;
+      // A run of answers four times the window: the bots may take one more.
+      if (job->window < options_.parallel && ++job->calm >= 4 * job->window) {
+        ++job->window;
+        learned_window_.store(job->window, std::memory_order_relaxed);
+        job->calm = 0;
+      }
       SearchReport r;
       r.move = reply->move();
       r.score = reply->score();
@@ -588,7 +618,9 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       return;
     }
     if (tell_busy) job->sink->Send(Progress(done, total, false, /*bots_busy=*/true));
-    // 1, 2, 4, 8 times the pause, with a random part so that positions do not ask in step.
+    if (tries == 0) return;
+    // Nothing in flight: 1, 2, 4, 8 times the pause, with a random part so that analyses do
+    // not ask in step.
     const int64_t pause = options_.busy_retry_ms << std::min(tries - 1, 3);
     const int64_t jitter =
         static_cast<int64_t>(Mix64(static_cast<uint64_t>(position) * 7919 + tries) %
@@ -596,7 +628,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
     executor_->PostAt(absl::Now() + absl::Milliseconds(pause + jitter),
-                      [this, job, position] { Ask(job, position); });
+                      [this, job] { Launch(job); });
     return;
   }
   if (!reply.ok()) {

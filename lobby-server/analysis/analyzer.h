@@ -32,6 +32,7 @@
 #ifndef PLY_LOBBY_SERVER_ANALYSIS_ANALYZER_H_
 #define PLY_LOBBY_SERVER_ANALYSIS_ANALYZER_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -172,6 +173,9 @@ class Analyzer {
   bool stopping_ = false;
   int running_ = 0;
   int calls_ = 0;
+  // The positions in flight the bots last took from one analysis (0: not known yet): where
+  // the next analysis starts, rather than learning the bots' room again from refusals.
+  std::atomic<int> learned_window_{0};
   // Admitted analyses waiting for a place, in arrival order.
   std::vector<std::shared_ptr<Job>> queue_;
   bool sweeping_ = false;
