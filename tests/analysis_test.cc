@@ -441,7 +441,7 @@ TEST_F(AnalysisTest, AnalysisCallsAreCountedAndFitTheBotsRoomForBackgroundWork) 
   EXPECT_EQ(calls - busy, 18) << "each position (9 a game) answered once";
   // The first analysis learns the bot's room from two refusals (and tries one more now and
   // then); the next starts from what it learned. Before: 9 or 10 of 27 or 28 calls refused.
-  EXPECT_LE(busy, 4) << calls << " calls";
+  EXPECT_LE(busy, 6) << calls << " calls";
   std::printf("analysis on one background worker: %lld calls, %lld refused as busy\n",
               static_cast<long long>(calls), static_cast<long long>(busy));
 }
