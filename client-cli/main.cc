@@ -233,8 +233,9 @@ class Cli {
         return Fail(saved);
       }
       std::cout << "\nPaired with " << DisplayText(found->opponent()) << " ("
-                << found->opponent_rating() << "): match " << found->match_id() << ", you are seat "
-                << found->seat() + 1 << "." << std::endl;
+                << found->opponent_rating() << (found->opponent_provisional() ? "?" : "")
+                << "): match " << found->match_id() << ", you are seat " << found->seat() + 1 << "."
+                << std::endl;
       return Session(found->match_id(), ticket);
     }
     return Fail(s.ok() ? absl::UnavailableError("the lobby ended the pairing without a match") : s);

@@ -277,7 +277,8 @@ json PairEventJson(const v1::PairEvent& event) {
             {"seat", event.paired().seat()},
             {"token", event.paired().seat_token()},
             {"opponent", event.paired().opponent()},
-            {"opponent_rating", event.paired().opponent_rating()}}}};
+            {"opponent_rating", event.paired().opponent_rating()},
+            {"opponent_provisional", event.paired().opponent_provisional()}}}};
 }
 
 json AnalysisProgressJson(const v1::AnalysisProgress& p) {

@@ -146,6 +146,7 @@ void Lobby::PairDelivered(PairState& state, const Pairing& pairing) {
     if (m.seats_size() == 2) {
       found->set_opponent(m.seats(1 - pairing.seat).player());
       found->set_opponent_rating(m.seats(1 - pairing.seat).rating());
+      found->set_opponent_provisional(m.seats(1 - pairing.seat).provisional());
     }
     return absl::OkStatus();
   });
