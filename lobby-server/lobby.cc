@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/log_text.h"
 #include "common/proto_convert.h"
@@ -276,8 +277,11 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
       seat.kind = SeatKind::kBot;
       seat.difficulty = spec.difficulty().empty() ? "medium" : spec.difficulty();
       if (FindLevel(info.levels, seat.difficulty) == nullptr) {
+        std::vector<std::string> names;
+        for (const Difficulty& d : info.levels) names.push_back(d.name);
         return absl::InvalidArgumentError(
-            absl::StrCat(info.title, " has no difficulty '", seat.difficulty, "'"));
+            absl::StrCat(info.title, " has no difficulty '", seat.difficulty,
+                         "'; its levels: ", absl::StrJoin(names, ", ")));
       }
       seat.display_name = absl::StrCat("bot (", seat.difficulty, ")");
     } else if (spec.kind() == v1::SEAT_KIND_HUMAN) {

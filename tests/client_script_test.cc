@@ -122,5 +122,21 @@ TEST_F(ClientScriptTest, JoiningTheOtherSeatOfAMatchOneHoldsIsRefused) {
   EXPECT_FALSE(Get(std::stoll(id)).seats(1).taken());
 }
 
+TEST_F(ClientScriptTest, WrongNamesForBotsSayWhatTheRightOnesAre) {
+  // A bot level is a player as bot:LEVEL; `ply whois hard` only said there is no such player.
+  auto [code, out] = Run("alice", {"whois", "hard"});
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("bot levels are players as bot:LEVEL (bot:hard)"), std::string::npos) << out;
+  std::tie(code, out) = Run("alice", {"whois", "nobody_here"});
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_EQ(out.find("bot:"), std::string::npos) << out;
+  // A level the game does not have: its levels are named.
+  std::tie(code, out) = Run("alice", {"new", "connect4", "--seat2", "bot:godlike", "--detach"});
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("Connect Four has no difficulty 'godlike'; its levels: "), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("perfect"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace ply

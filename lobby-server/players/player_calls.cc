@@ -55,12 +55,28 @@ absl::StatusOr<v1::LoginResponse> Lobby::Login(const v1::LoginRequest& req,
   return response;
 }
 
+namespace {
+
+// A player not found whose name is a bot level's ("hard"): the level is a player as bot:hard.
+absl::Status NotFoundHint(const std::string& name, absl::Status status) {
+  if (!absl::IsNotFound(status)) return status;
+  for (const GameInfo& g : ListGames()) {
+    if (FindLevel(g.levels, name) != nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat(status.message(), "; bot levels are players as bot:LEVEL (bot:", name, ")"));
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
 absl::StatusOr<v1::Player> Lobby::GetPlayer(const v1::GetPlayerRequest& req) {
   if (req.name().empty() || req.name().size() > 32) {
     return absl::InvalidArgumentError("name a player (2 to 24 characters)");
   }
   absl::StatusOr<PlayerRecord> p = store_->LoadPlayer(req.name());
-  if (!p.ok()) return p.status();
+  if (!p.ok()) return NotFoundHint(req.name(), p.status());
   v1::Player out;
   out.set_name(p->name);
   out.set_bot(p->bot);
@@ -76,7 +92,7 @@ absl::StatusOr<v1::ListMatchesResponse> Lobby::ListPlayerMatches(
     return absl::InvalidArgumentError("name a player (2 to 24 characters)");
   }
   absl::StatusOr<PlayerRecord> p = store_->LoadPlayer(req.name());
-  if (!p.ok()) return p.status();
+  if (!p.ok()) return NotFoundHint(req.name(), p.status());
   const int limit = req.page_size() <= 0 ? 20 : std::min(req.page_size(), 200);
   int64_t before = 0;
   if (!req.page_token().empty() && (!absl::SimpleAtoi(req.page_token(), &before) || before <= 0)) {
