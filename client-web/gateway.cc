@@ -122,13 +122,6 @@ void Gateway::Install(httplib::Server& server) {
       return httplib::Server::HandlerResponse::Handled;
     }
     client::SetPlayerKeyFor(*key);
-    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112,
-    // 6.3), as `curl -X POST` sends it; cpp-httplib read one until its timeout and answered
-    // 400. The request is the server's own, not const: it is told so before the body is read.
-    if (req.method == "POST" && !req.has_header("Content-Length") &&
-        !req.has_header("Transfer-Encoding")) {
-      const_cast<httplib::Request&>(req).headers.emplace("Content-Length", "0");
-    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {

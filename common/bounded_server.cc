@@ -150,6 +150,11 @@ void Sanitize(httplib::Request& req, BoundedStream& stream) {
     req.headers.emplace("Connection", "close");  // the answer says so
     stream.CloseAfterAnswer();
   }
+  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112, 6.3),
+  // as `curl -X POST` sends it; httplib would read one until its timeout and answer 400.
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+    req.headers.emplace("Content-Length", "0");
+  }
 }
 
 }  // namespace

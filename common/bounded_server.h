@@ -9,8 +9,9 @@
 // range is ignored (httplib 0.11 answers one as a multipart body holding the whole answer once
 // per range, built in memory: 2,000 ranges of ply-web's 72 KB app.js made a 148 MB answer), a
 // request framed by both Content-Length and Transfer-Encoding has its connection closed after
-// the answer (RFC 9112 6.1: another server in the path may have framed it by the length), and a
-// handler's exception is a plain 500 whose text goes to the log, not to the client.
+// the answer (RFC 9112 6.1: another server in the path may have framed it by the length), a
+// request framed by neither has an empty body (6.3; httplib waited for one until its timeout),
+// and a handler's exception is a plain 500 whose text goes to the log, not to the client.
 #ifndef PLY_COMMON_BOUNDED_SERVER_H_
 #define PLY_COMMON_BOUNDED_SERVER_H_
 
