@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
       .per_client =
           absl::GetFlag(FLAGS_trust_forwarded_for) ? 0 : absl::GetFlag(FLAGS_client_connections),
       .client_key = ply::ClientAddressKey,
+      .threads = threads,
   });
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   gateway.Install(server);

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <utility>
 
 #include "absl/time/clock.h"
 #include "common/log_text.h"
@@ -50,12 +52,20 @@ bool Address(int fd, bool peer, std::string& ip, int& port) {
 // has spent its byte budget or passed its deadline.
 class BoundedStream : public httplib::Stream {
  public:
-  BoundedStream(int fd, int read_ms, int write_ms)
-      : fd_(fd), read_ms_(read_ms), write_ms_(write_ms) {}
+  // `pressure`: whether the server is under pressure now, when a request's deadline is the
+  // earlier of its own and `pressure_deadline` after its first byte.
+  BoundedStream(int fd, int read_ms, int write_ms, std::function<bool()> pressure,
+                absl::Duration pressure_deadline)
+      : fd_(fd),
+        read_ms_(read_ms),
+        write_ms_(write_ms),
+        pressure_(std::move(pressure)),
+        pressure_deadline_(pressure_deadline) {}
 
   void StartRequest(size_t budget, absl::Time deadline) {
     budget_ = budget;
     deadline_ = deadline;
+    started_ = absl::Now();
   }
   bool Buffered() const { return pos_ < end_; }
   // The connection ends after the current answer (its framing cannot be trusted).
@@ -80,7 +90,9 @@ class BoundedStream : public httplib::Stream {
     }
     size = std::min(size, budget_);
     if (!Buffered()) {
-      const absl::Duration left = deadline_ - absl::Now();
+      const absl::Time deadline =
+          pressure_() ? std::min(deadline_, started_ + pressure_deadline_) : deadline_;
+      const absl::Duration left = deadline - absl::Now();
       if (left <= absl::ZeroDuration()) {
         cut_ = true;
         return -1;
@@ -126,8 +138,11 @@ class BoundedStream : public httplib::Stream {
   const int fd_;
   const int read_ms_;
   const int write_ms_;
+  const std::function<bool()> pressure_;
+  const absl::Duration pressure_deadline_;
   size_t budget_ = 0;
   absl::Time deadline_;
+  absl::Time started_;
   char buffer_[4096];
   size_t pos_ = 0;
   size_t end_ = 0;
@@ -183,6 +198,10 @@ BoundedServer::BoundedServer(ConnectionLimits limits) : limits_(std::move(limits
       });
 }
 
+bool BoundedServer::UnderPressure() const {
+  return limits_.threads > 0 && serving_.load(std::memory_order_relaxed) * 4 >= limits_.threads * 3;
+}
+
 bool BoundedServer::Admit(const std::string& address) {
   if (limits_.per_client <= 0) return true;
   std::lock_guard<std::mutex> lock(mu_);
@@ -202,8 +221,11 @@ void BoundedServer::Release(const std::string& address) {
 // httplib's own loop (keep-alive requests on one connection, until the client stops, the count
 // is spent or the server stops), over a BoundedStream.
 bool BoundedServer::process_and_close_socket(socket_t sock) {
-  BoundedStream stream(sock, Millis(read_timeout_sec_, read_timeout_usec_),
-                       Millis(write_timeout_sec_, write_timeout_usec_));
+  serving_.fetch_add(1, std::memory_order_relaxed);
+  BoundedStream stream(
+      sock, Millis(read_timeout_sec_, read_timeout_usec_),
+      Millis(write_timeout_sec_, write_timeout_usec_), [this] { return UnderPressure(); },
+      limits_.pressure_deadline);
   std::string ip;
   int port = 0;
   Address(sock, true, ip, port);
@@ -214,8 +236,12 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
     for (size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
       // Waits for the next request, a slice at a time so that a stopping server is seen.
       bool ready = stream.Buffered();
+      // Under pressure a connection's first request has the pressure deadline to begin, and
+      // a later one a tenth of a second: an idle connection is not worth a thread then.
+      const bool first = count == keep_alive_max_count_;
+      const int64_t pressed_ms = first ? absl::ToInt64Milliseconds(limits_.pressure_deadline) : 100;
       for (int waited = 0; !ready && waited < keep_alive_timeout_sec_ * 1000; waited += 100) {
-        if (svr_sock_ == INVALID_SOCKET) break;
+        if (svr_sock_ == INVALID_SOCKET || (waited >= pressed_ms && UnderPressure())) break;
         ready = Wait(sock, POLLIN, 100);
       }
       if (!ready) break;
@@ -229,6 +255,7 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
   }
   shutdown(sock, SHUT_RDWR);
   close(sock);
+  serving_.fetch_sub(1, std::memory_order_relaxed);
   return ok;
 }
 

@@ -17,6 +17,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -38,6 +39,13 @@ struct ConnectionLimits {
   int per_client = 0;
   // The client an address counts as (ply-web counts an IPv6 client by its /64); none: itself.
   std::function<std::string(const std::string&)> client_key;
+  // The server's threads (0: not known). With three quarters of them holding connections the
+  // server is under pressure: a request then has `pressure_deadline` from its first byte to
+  // arrive whole (also one that began before), a new connection as long to begin one, and a
+  // kept-alive connection a tenth of a second to begin its next. Slow senders from many addresses,
+  // each within the per-address bound, held every thread for the whole request_deadline.
+  int threads = 0;
+  absl::Duration pressure_deadline = absl::Seconds(2);
 };
 
 class BoundedServer : public httplib::Server {
@@ -51,8 +59,11 @@ class BoundedServer : public httplib::Server {
   // False when `address` already holds its connections; else counts one more.
   bool Admit(const std::string& address);
   void Release(const std::string& address);
+  bool UnderPressure() const;
 
   const ConnectionLimits limits_;
+  // Connections being served (each holds a thread).
+  std::atomic<int> serving_{0};
   std::mutex mu_;
   std::map<std::string, int> open_;  // by client address; guarded by mu_
 };

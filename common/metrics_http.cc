@@ -12,7 +12,13 @@ namespace ply {
 // A scraper makes one connection at a time and sends its request at once: a few more
 // connections from one address are allowed, and a request that has not arrived whole within a
 // second is dropped, so that slow connections cannot keep the scraper waiting.
-const ConnectionLimits kMetricsLimits = {.request_deadline = absl::Seconds(1), .per_client = 4};
+// More workers than slow connections from a handful of addresses can hold, so that a scrape
+// finds one free; from many addresses, three quarters of them busy halve the deadline.
+constexpr int kMetricsThreads = 32;
+const ConnectionLimits kMetricsLimits = {.request_deadline = absl::Seconds(1),
+                                         .per_client = 4,
+                                         .threads = kMetricsThreads,
+                                         .pressure_deadline = absl::Milliseconds(500)};
 
 struct MetricsEndpoint::Impl {
   BoundedServer server{kMetricsLimits};
@@ -30,9 +36,7 @@ MetricsEndpoint::~MetricsEndpoint() {
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
     const std::string& host, int port, std::function<std::string()> page) {
   auto impl = std::make_unique<Impl>();
-  // More workers than slow connections from a handful of addresses can hold, so that a scrape
-  // finds one free.
-  impl->server.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  impl->server.new_task_queue = [] { return new httplib::ThreadPool(kMetricsThreads); };
   impl->server.Get("/metrics",
                    [page = std::move(page)](const httplib::Request&, httplib::Response& res) {
                      res.set_content(page(), "text/plain; version=0.0.4");

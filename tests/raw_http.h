@@ -4,6 +4,7 @@
 #ifndef PLY_TESTS_RAW_HTTP_H_
 #define PLY_TESTS_RAW_HTTP_H_
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -20,7 +21,16 @@ namespace ply::testing {
 // A raw connection to an HTTP port on 127.0.0.1, for what no well-behaved HTTP client sends.
 class RawConnection {
  public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+  // From `source`, an IPv4 address of this machine (any of 127.0.0.0/8 on loopback): one
+  // client of many.
+  explicit RawConnection(int port, const char* source = nullptr)
+      : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      inet_pton(AF_INET, source, &from.sin_addr);
+      bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from));
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(port));

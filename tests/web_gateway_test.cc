@@ -44,8 +44,12 @@ class GatewayHttp : public ::testing::Test {
     return {.request_deadline = absl::Seconds(2), .client_key = ClientAddressKey};
   }
 
+  // Before the server starts (its thread pool, say).
+  virtual void Configure(BoundedServer&) {}
+
   void SetUp() override {
     server_ = std::make_unique<BoundedServer>(Limits());
+    Configure(*server_);
     absl::StatusOr<client::LobbyTarget> target = client::ParseServers(LobbyAddress());
     ASSERT_TRUE(target.ok());
     gateway_ = std::make_unique<Gateway>(*target, nullptr, Options());
@@ -690,6 +694,51 @@ TEST_F(GatewayConnectionCap, OneAddressHoldsNoMoreThanItsConnections) {
   held[0].reset();
   absl::SleepFor(absl::Milliseconds(200));
   EXPECT_EQ(Client().Get("/healthz")->status, 200);
+}
+
+// Eight threads, each address four connections, requests ten seconds to arrive whole, two under
+// pressure (six threads or more holding connections).
+class GatewayUnderPressure : public GatewayHttp {
+ protected:
+  ConnectionLimits Limits() override {
+    return {.request_deadline = absl::Seconds(10),
+            .per_client = 4,
+            .client_key = ClientAddressKey,
+            .threads = 8,
+            .pressure_deadline = absl::Seconds(2)};
+  }
+  void Configure(BoundedServer& server) override {
+    server.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  }
+};
+
+TEST_F(GatewayUnderPressure, SlowRequestsFromManyAddressesDoNotHoldEveryThread) {
+  // Slowloris from many addresses, each within its connection bound: twelve connections, each
+  // sending its request a byte at a time, held all eight threads for the whole request deadline,
+  // and a person's request waited that long. Under pressure a request has two seconds.
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (int i = 0; i < 12; ++i) {
+    const std::string source = absl::StrCat("127.0.3.", i + 1);
+    slow.push_back(std::make_unique<RawConnection>(port_, source.c_str()));
+    ASSERT_TRUE(slow.back()->connected()) << source;
+    ASSERT_TRUE(slow.back()->Send("GET /healthz HTTP/1.1\r\n"));
+  }
+  std::atomic<bool> stop{false};
+  std::thread dribble([&] {
+    while (!stop) {
+      for (auto& c : slow) c->Send("X: a\r\n");
+      absl::SleepFor(absl::Milliseconds(300));
+    }
+  });
+  absl::SleepFor(absl::Milliseconds(300));  // the first eight are being served
+  const absl::Time asked = absl::Now();
+  httplib::Result r = Client().Get("/healthz");
+  const absl::Duration waited = absl::Now() - asked;
+  stop = true;
+  dribble.join();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(waited, absl::Seconds(6)) << "a request waited out the slow ones' whole deadline";
 }
 
 // Behind a proxy that appends to X-Forwarded-For (as nginx's $proxy_add_x_forwarded_for does).
