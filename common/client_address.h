@@ -15,6 +15,11 @@ namespace ply {
 // in it); anything that is no address unchanged.
 std::string ClientAddressKey(std::string_view address);
 
+// The network a client key (ClientAddressKey's) belongs to, where one holder easily has many
+// such keys: an IPv6 /64's /48 ("2001:db8:1::/48", what a site or a free tunnel gets); "" for
+// anything else (an IPv4 address costs its holder one each).
+std::string ClientNetworkKey(std::string_view key);
+
 }  // namespace ply
 
 #endif  // PLY_COMMON_CLIENT_ADDRESS_H_

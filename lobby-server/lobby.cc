@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/client_address.h"
 #include "common/log_text.h"
 #include "common/proto_convert.h"
 #include "engine/registry/registry.h"
@@ -336,6 +337,7 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   // from any address, and many players may share one behind a proxy), else the address.
   rec.creator = client.empty() || !*player ? client : absl::StrCat("player:", (*player)->id);
   rec.creator_address = client;
+  rec.creator_network = ClientNetworkKey(client);
   const bool bots_only = std::all_of(rec.seats.begin(), rec.seats.end(),
                                      [](const SeatRecord& s) { return s.kind == SeatKind::kBot; });
   // Bot-vs-bot matches are for watching: people need not see them move faster than this.

@@ -358,7 +358,7 @@ TEST_F(AbuseTest, LobbyStreamsOpenAtOnceOnOneConnectionAreBounded) {
 // A person's match against a beginner bot, created by `stub` as the player `key` (a guest for
 // ""): the response, or the refusal.
 grpc::Status BotMatchFor(v1::LobbyService::Stub* stub, const std::string& key,
-                         v1::CreateMatchResponse* out) {
+                         v1::CreateMatchResponse* out, const std::string& forwarded_for = "") {
   v1::CreateMatchRequest create;
   create.mutable_spec()->set_name("connect4");
   create.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
@@ -370,6 +370,7 @@ grpc::Status BotMatchFor(v1::LobbyService::Stub* stub, const std::string& key,
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   if (!key.empty()) context.AddMetadata("x-ply-player", key);
+  if (!forwarded_for.empty()) context.AddMetadata("x-forwarded-for", forwarded_for);
   return stub->CreateMatch(&context, create, out);
 }
 
@@ -397,6 +398,27 @@ TEST_F(AbuseTest, TheLastBotSeatsAreKeptForClientsThatHoldHardlyAny) {
   EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(full.error_message().find("every bot is busy"), std::string::npos)
       << full.error_message();
+}
+
+TEST_F(AbuseTest, FreshIpv6AddressesOfOneNetworkDoNotTakeTheLastBotSeats) {
+  // An IPv6 client is counted by its /64, and its holder (a /48 from any tunnel broker) has
+  // 65,536 of them: each fresh /64 took two of the seats kept for people who hold hardly any,
+  // until none was left. Behind a trusted proxy, each request names its client.
+  Start({"--max_bot_seats=8", "--client_bot_seats=8", "--trusted_proxies=127.0.0.1"},
+        BotTargetFlag());
+  v1::CreateMatchResponse created;
+  for (int i = 0; i < 6; ++i) {
+    grpc::Status s = BotMatchFor(v4_.get(), "", &created, absl::StrCat("2001:db8:5:", i, "::1"));
+    ASSERT_TRUE(s.ok()) << i << ": " << s.error_message();
+  }
+  // The last quarter: a fresh /64 of the same /48 is its network, which holds six.
+  grpc::Status fresh = BotMatchFor(v4_.get(), "", &created, "2001:db8:5:99::1");
+  EXPECT_EQ(fresh.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << fresh.error_message();
+  EXPECT_NE(fresh.error_message().find("your network already has 6"), std::string::npos)
+      << fresh.error_message();
+  // Another network, and an IPv4 client, get them.
+  EXPECT_TRUE(BotMatchFor(v4_.get(), "", &created, "2001:db8:6::1").ok());
+  EXPECT_TRUE(BotMatchFor(v4_.get(), "", &created, "198.51.100.7").ok());
 }
 
 TEST_F(AbuseTest, RegistrationsAreBoundedPerAddressAndFreshAccountsShareItsQuotas) {

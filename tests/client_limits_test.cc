@@ -134,5 +134,14 @@ TEST(ClientAddressKey, CountsIpv6ByItsSlash64AndMappedIpv4AsItself) {
   EXPECT_EQ(ClientAddressKey("not an address"), "not an address");
 }
 
+// The network a key belongs to where fresh keys are free to their holder: a /64's /48.
+TEST(ClientNetworkKey, IsTheSlash48OfAnIpv6KeyAndNothingElse) {
+  EXPECT_EQ(ClientNetworkKey("2001:db8:1:2::/64"), "2001:db8:1::/48");
+  EXPECT_EQ(ClientNetworkKey(ClientAddressKey("2001:db8:abcd:ff12:1:2:3:4")), "2001:db8:abcd::/48");
+  EXPECT_EQ(ClientNetworkKey("192.0.2.9"), "");
+  EXPECT_EQ(ClientNetworkKey("not an address/64"), "");
+  EXPECT_EQ(ClientNetworkKey(""), "");
+}
+
 }  // namespace
 }  // namespace ply::lobby

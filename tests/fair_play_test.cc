@@ -187,6 +187,12 @@ TEST(Quotas, TheLastBotSeatsGoToClientsThatHoldHardlyAny) {
   EXPECT_EQ(address.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(address.message().find("(your address already has 5)"), std::string_view::npos)
       << address;
+  // A fresh IPv6 /64 of a /48 that holds them is no newcomer.
+  const absl::Status network = scarce({.bot_seats = 0}, {.bot_seats = 0, .network_bot_seats = 6});
+  EXPECT_EQ(network.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(network.message().find("(your network already has 6)"), std::string_view::npos)
+      << network;
+  EXPECT_TRUE(plenty({.bot_seats = 0}, {.bot_seats = 0, .network_bot_seats = 6}).ok());
   // Bounds off: scarcity alone still bounds.
   EXPECT_NE(Quotas({}).For(rec, true), nullptr);
   EXPECT_EQ(Quotas({}).For(rec, false), nullptr);

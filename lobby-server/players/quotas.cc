@@ -72,15 +72,21 @@ QuotaCheck Quotas::For(const MatchRecord& rec, bool scarce_bots) const {
   const bool by_address = !rec.creator_address.empty();
   return [=](const Holdings& held, const Holdings& at_address) -> absl::Status {
     if (scarce) {
-      const bool mine_too_many = held.bot_seats >= kScarceBotSeats;
-      if (mine_too_many || (by_address && at_address.bot_seats >= kScarceBotSeats)) {
+      // A network where fresh addresses are free to its holder (an IPv6 /48 of /64s) is one
+      // holder here: each new /64 took two of the last seats again, until none was left.
+      std::string held_by;
+      if (held.bot_seats >= kScarceBotSeats) {
+        held_by = absl::StrCat("you already have ", held.bot_seats);
+      } else if (by_address && at_address.bot_seats >= kScarceBotSeats) {
+        held_by = absl::StrCat("your address already has ", at_address.bot_seats);
+      } else if (by_address && at_address.network_bot_seats >= kScarceBotSeats) {
+        held_by = absl::StrCat("your network already has ", at_address.network_bot_seats);
+      }
+      if (!held_by.empty()) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "nearly every bot is busy: the last bot seats are kept for people who hold fewer "
             "than ",
-            kScarceBotSeats,
-            mine_too_many ? absl::StrCat(" (you already have ", held.bot_seats)
-                          : absl::StrCat(" (your address already has ", at_address.bot_seats),
-            "): finish one first, or try again shortly"));
+            kScarceBotSeats, " (", held_by, "): finish one first, or try again shortly"));
       }
     }
     if (absl::Status s = Within(held, mine, bot_seats, bots_only, waiting, "you"); !s.ok()) {

@@ -40,7 +40,8 @@ class Quotas {
   // `scarce_bots` (the match would take one of the last quarter of the lobby's bot seats) a
   // creator, or an address, that already holds kScarceBotSeats bot seats gets none of them: a
   // few addresses at their quotas (eight at the shipped ones) otherwise booked every bot seat
-  // and everyone else was told that every bot is busy.
+  // and everyone else was told that every bot is busy. An address's network (an IPv6 /48,
+  // Holdings::network_bot_seats) counts as one holder there too.
   QuotaCheck For(const MatchRecord& rec, bool scarce_bots = false) const;
   static constexpr int kScarceBotSeats = 2;
   // The registration bound of `address` ("" for an exempt client: none) at `now_ms`.

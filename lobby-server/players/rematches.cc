@@ -63,6 +63,7 @@ RematchOffer Rematches::OfferOf(const MatchRecord& old, int seat, std::string to
   // The old match's creator's: it counts against the same quotas.
   next.creator = old.creator;
   next.creator_address = old.creator_address;
+  next.creator_network = old.creator_network;
   next.created_ms = now_ms_();
   next.turn_started_ms = next.created_ms;
   next.status = MatchStatus::kActive;

@@ -103,6 +103,9 @@ struct MatchRecord {
   // address key (IPv4, or an IPv6 /64; "" when exempt), which the quotas count too.
   std::string creator;
   std::string creator_address;
+  // The network of the address where one holder easily has many addresses (an IPv6 /64's /48,
+  // ClientNetworkKey; "" for IPv4 and when exempt).
+  std::string creator_network;
   // Its end moves the players' ratings: every seat a player's (bot levels included), at least
   // one a person, and not asked to be casual.
   bool rated = false;
@@ -183,6 +186,8 @@ struct Holdings {
   int bot_matches = 0;
   // Matches waiting or in play, of every kind.
   int open = 0;
+  // For an address: the bot seats its network holds (creator_network), over all its addresses.
+  int network_bot_seats = 0;
 };
 
 // What a store checks as it makes a match: told what the match's creator and the creator's

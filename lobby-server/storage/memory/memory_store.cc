@@ -262,9 +262,16 @@ absl::StatusOr<Holdings> MemoryStore::HoldingsOf(const std::string& creator) {
 absl::Status MemoryStore::CheckQuotaLocked(const MatchRecord& match,
                                            const QuotaCheck& check) const {
   if (!check) return absl::OkStatus();
-  return check(
-      HoldingsLocked(match.creator, false),
-      match.creator_address.empty() ? Holdings() : HoldingsLocked(match.creator_address, true));
+  Holdings address =
+      match.creator_address.empty() ? Holdings() : HoldingsLocked(match.creator_address, true);
+  if (!match.creator_network.empty()) {
+    for (const auto& [id, m] : matches_) {
+      if (m.creator_network == match.creator_network && m.status != MatchStatus::kFinished) {
+        address.network_bot_seats += BotSeats(m);
+      }
+    }
+  }
+  return check(HoldingsLocked(match.creator, false), address);
 }
 
 Holdings MemoryStore::HoldingsLocked(const std::string& key, bool address) const {

@@ -83,6 +83,7 @@ MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
   match.rematch_id = r[18].as<int64_t>();
   match.creator = r[19].as<std::string>();
   match.creator_address = r[20].as<std::string>();
+  match.creator_network = r[21].as<std::string>();
   return match;
 }
 
@@ -99,13 +100,20 @@ absl::Status CheckQuota(pqxx::transaction_base& tx, const MatchRecord& m, const 
   if (!m.creator_address.empty()) {
     keys.push_back(absl::StrCat("address:", m.creator_address));
   }
+  if (!m.creator_network.empty()) {
+    keys.push_back(absl::StrCat("network:", m.creator_network));
+  }
   std::sort(keys.begin(), keys.end());
   for (const std::string& key : keys) tx.exec_prepared("lock_creator", key);
   const Holdings mine = HoldingsFromRow(tx.exec_prepared1("holdings", m.creator));
-  const Holdings address =
+  Holdings address =
       m.creator_address.empty()
           ? Holdings()
           : HoldingsFromRow(tx.exec_prepared1("address_holdings", m.creator_address));
+  if (!m.creator_network.empty()) {
+    address.network_bot_seats =
+        tx.exec_prepared1("network_bot_seats", m.creator_network)[0].as<int>();
+  }
   return check(mine, address);
 }
 
@@ -191,7 +199,7 @@ int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
       .exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                       m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
                       m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
-                      bot_seats, m.rated, m.creator_address)[0]
+                      bot_seats, m.rated, m.creator_address, m.creator_network)[0]
       .as<int64_t>();
 }
 // The statements of matches and seats, and of quotas and sweeps.
@@ -205,9 +213,9 @@ const StatementList& MatchStatements() {
        "WITH m AS ("
        "  INSERT INTO matches (game, options, status, time_initial_ms, time_increment_ms,"
        "    bot_pacing_ms, turn_started_ms, open_seats, bots_only, created_ms, creator,"
-       "    bot_seats, rated, creator_address)"
+       "    bot_seats, rated, creator_address, creator_network)"
        "  VALUES ($1, $2::jsonb, $3, NULLIF($4::bigint, -1), $5, $6, $7, $8, $9, $10, $12,"
-       "    $13, $14, $15)"
+       "    $13, $14, $15, $16)"
        "  RETURNING id),"
        " s AS ("
        "  INSERT INTO seats (match_id, seat, kind, difficulty, display_name, token_hash, clock_ms,"
@@ -278,7 +286,7 @@ const StatementList& MatchStatements() {
            " (SELECT COALESCE(json_agg(json_build_array(ply, seat, move, think_ms, clock_ms,"
            "   time_ms, COALESCE(bot::text, '')) ORDER BY ply), '[]') FROM moves"
            "   WHERE match_id = $1 AND ply > $2)::text,"
-           " rematch_offer, COALESCE(rematch_id, 0), creator, creator_address"
+           " rematch_offer, COALESCE(rematch_id, 0), creator, creator_address, creator_network"
            " FROM matches WHERE id = $1")},
       {"to_resume",
        "SELECT id FROM matches WHERE status = 2 AND (time_initial_ms IS NOT NULL OR EXISTS "
@@ -294,6 +302,9 @@ const StatementList& MatchStatements() {
       {"address_holdings",
        "SELECT count(*) FILTER (WHERE status = 1), COALESCE(sum(bot_seats), 0),"
        " count(*) FILTER (WHERE bots_only), count(*) FROM matches WHERE creator_address = $1"
+       " AND status IN (1, 2)"},
+      {"network_bot_seats",
+       "SELECT COALESCE(sum(bot_seats), 0) FROM matches WHERE creator_network = $1"
        " AND status IN (1, 2)"},
       {"lock_creator", "SELECT pg_advisory_xact_lock(7140002, hashtext($1))"},
       {"bot_seats_in_play",

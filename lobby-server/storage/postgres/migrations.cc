@@ -222,6 +222,14 @@ CREATE INDEX players_by_skeleton ON players (skeleton);
       R"sql(
 DELETE FROM match_analyses WHERE result IS NOT NULL;
 )sql",
+      // 15: the network of a match's creator address (an IPv6 /64's /48; '' for IPv4), whose
+      // bot seats the quotas also count when bots are scarce: fresh /64s are free to their
+      // holder, and each took the last bot seats again.
+      R"sql(
+ALTER TABLE matches ADD COLUMN creator_network text NOT NULL DEFAULT '';
+CREATE INDEX matches_open_by_network ON matches (creator_network)
+  WHERE status IN (1, 2) AND creator_network <> '';
+)sql",
   };
   return migrations;
 }
