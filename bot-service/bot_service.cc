@@ -207,6 +207,7 @@ grpc::ServerUnaryReactor* BotServiceImpl::ChooseMove(grpc::CallbackServerContext
                                                      v1::ChooseMoveResponse* response) {
   ++metrics_.requests;
   if (grpc::Status auth = Authenticate(*context); !auth.ok()) {
+    ++metrics_.unauthenticated;
     grpc::ServerUnaryReactor* refused = context->DefaultReactor();
     refused->Finish(auth);
     return refused;
@@ -219,6 +220,7 @@ grpc::ServerUnaryReactor* BotServiceImpl::ChooseMove(grpc::CallbackServerContext
   job->reactor = reactor;
 
   if (draining_) {
+    ++metrics_.unavailable;
     reactor->Finish(grpc::Status(
         grpc::StatusCode::UNAVAILABLE,
         absl::StrCat("instance ", Instance(), " is shutting down; ask another instance")));
@@ -410,6 +412,10 @@ std::string PrometheusText(const v1::GetMetricsResponse& m, double search_ms_sum
           m.rejected());
   integer("ply_bot_cancelled_total", "counter", "Requests cancelled by their caller.",
           m.cancelled());
+  integer("ply_bot_unauthenticated_total", "counter",
+          "Requests refused for a missing or wrong token.", m.unauthenticated());
+  integer("ply_bot_unavailable_total", "counter", "Requests refused while shutting down.",
+          m.unavailable());
   integer("ply_bot_rejected_background_total", "counter",
           "Background requests refused because their share of the instance was full.",
           m.rejected_background());
@@ -456,6 +462,8 @@ v1::GetMetricsResponse BotServiceImpl::MetricsSnapshot() const {
   m.set_background_in_flight(pool_->background_busy());
   m.set_background_queue_length(pool_->background_queued());
   m.set_cancelled(metrics_.cancelled);
+  m.set_unauthenticated(metrics_.unauthenticated);
+  m.set_unavailable(metrics_.unavailable);
   m.set_in_flight(metrics_.in_flight);
   m.set_queue_length(pool_->queued());
   m.set_workers(pool_->workers());

@@ -36,6 +36,8 @@ struct Metrics {
   std::atomic<int64_t> rejected{0};
   std::atomic<int64_t> rejected_background{0};
   std::atomic<int64_t> cancelled{0};
+  std::atomic<int64_t> unauthenticated{0};
+  std::atomic<int64_t> unavailable{0};
   std::atomic<int64_t> in_flight{0};
   // Totals over answered searches, for nodes per second.
   std::atomic<int64_t> total_nodes{0};

@@ -263,6 +263,17 @@ TEST(BotService, RequiresItsTokenWhenGivenOneAndKeepsHealthOpen) {
   BotClient wrong({.target = bot->address(), .token = "0123456789abcdef0123456789abcdeX"});
   EXPECT_TRUE(absl::IsUnauthenticated(
       wrong.ChooseMove(Request("connect4", {}, "easy", 20), absl::Seconds(3)).status()));
+  // Every request received lands in one outcome: the refused ones were counted in none.
+  absl::StatusOr<v1::GetMetricsResponse> m = right.GetMetrics(absl::Seconds(3));
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->requests(), 3);
+  EXPECT_EQ(m->succeeded(), 1);
+  EXPECT_EQ(m->unauthenticated(), 2);
+  EXPECT_EQ(m->requests(), m->succeeded() + m->invalid() + m->rejected() + m->cancelled() +
+                               m->unauthenticated() + m->unavailable() + m->in_flight() +
+                               m->queue_length());
+  EXPECT_NE(m->prometheus_text().find("ply_bot_unauthenticated_total 2\n"), std::string::npos)
+      << m->prometheus_text();
   std::remove(token_file.c_str());
 }
 
