@@ -4,6 +4,7 @@
 #include <limits>
 #include <string_view>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -117,6 +118,13 @@ std::vector<std::string> GameOverLines(const v1::Match& match, int my_seat) {
                     : r.winner() < 0        ? "It's a draw."
                     : r.winner() == my_seat ? "You won!"
                                             : "You lost.");
+  }
+  // A rated game its result does not rate (a draw agreed before either side moved, say) said
+  // nothing, and the player looked for the rating change.
+  if (!r.rating_note().empty()) {
+    std::string note = DisplayText(r.rating_note());
+    note[0] = absl::ascii_toupper(static_cast<unsigned char>(note[0]));
+    lines.push_back(absl::StrCat(note, "."));
   }
   lines.push_back(absl::StrCat("The record: ply record ", match.id(),
                                "    step through it: ply replay ", match.id()));

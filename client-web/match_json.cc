@@ -94,7 +94,8 @@ json ResultJson(const v1::Match& match) {
   if (!match.has_result()) return nullptr;
   return {{"winner", match.result().winner()},
           {"reason", ReasonName(match.result().reason())},
-          {"text", match.result().text()}};
+          {"text", match.result().text()},
+          {"rating_note", match.result().rating_note()}};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/match/clock.h"
+#include "lobby-server/rating/ratings.h"
 
 namespace ply::lobby {
 namespace {
@@ -67,11 +68,13 @@ v1::MoveRecord MoveToProto(const MoveRecord& m, bool hide_thinking) {
   return p;
 }
 
-v1::MatchResult ResultToProto(const MatchResult& r) {
+v1::MatchResult ResultToProto(const MatchRecord& match) {
+  const MatchResult& r = match.result;
   v1::MatchResult p;
   p.set_winner(r.winner);
   p.set_reason(static_cast<v1::EndReason>(r.reason));
   p.set_text(r.text);
+  if (match.rated) p.set_rating_note(UnratedNote(r, match.ply));
   return p;
 }
 
@@ -102,7 +105,7 @@ v1::Match ToProto(const LiveMatch& live, int64_t now_ms) {
   }
   m.set_bot_pacing_ms(r.bot_pacing_ms);
   m.set_to_move(to_move);
-  if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r.result);
+  if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r);
   m.set_draw_offer(r.draw_offer);
   m.set_rematch_offer(r.rematch_offer);
   m.set_rematch_id(r.rematch_id);
@@ -130,7 +133,7 @@ v1::MatchSummary SummaryToProto(const MatchRecord& r) {
   }
   m.set_moves_played(r.ply);
   m.set_rated(r.rated);
-  if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r.result);
+  if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r);
   m.set_created_ms(r.created_ms);
   return m;
 }

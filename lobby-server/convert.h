@@ -27,7 +27,8 @@ v1::MoveRecord MoveToProto(const MoveRecord& move, bool hide_thinking = false);
 // played (or waits), what a bot's search saw would tell that person the bot's plan and how it
 // judges the position. It is shown once the match is over. Bot-only matches show it live.
 bool ThinkingHidden(const MatchRecord& match);
-v1::MatchResult ResultToProto(const MatchResult& result);
+// The result of a finished match, with the note of a rated one its result does not rate.
+v1::MatchResult ResultToProto(const MatchRecord& match);
 // What a bot's search saw, as MoveRecord::bot_json keeps it.
 std::string BotThinkingJson(const v1::ChooseMoveResponse& reply);
 // The name of `seat`'s side in `info`'s game ("White", "X"), or "seat N" when it has none.

@@ -138,5 +138,32 @@ TEST_F(ClientScriptTest, WrongNamesForBotsSayWhatTheRightOnesAre) {
   EXPECT_NE(out.find("perfect"), std::string::npos) << out;
 }
 
+TEST_F(ClientScriptTest, ARatedDrawAgreedBeforeAnyMoveSaysItIsNotRated) {
+  // The rating rules do not count a result before each side has moved, and the final screen
+  // said nothing: the players looked for a rating change that never came.
+  ASSERT_EQ(Run("alice", {"login", "alice"}).first, 0);
+  ASSERT_EQ(Run("bob", {"login", "bob"}).first, 0);
+  const std::string id = New({"connect4", "--seat2", "open"});
+  auto [code, out] = Run("bob", {"join", id, "--json"});
+  ASSERT_EQ(code, 0) << out;
+  ASSERT_TRUE(Get(std::stoll(id)).rated());
+  ASSERT_EQ(Run("alice", {"draw", id}).first, 0);
+  std::tie(code, out) = Run("bob", {"draw", id});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("draw by agreement"), std::string::npos) << out;
+  EXPECT_NE(out.find("Not rated: the game ended before each side had moved."), std::string::npos)
+      << out;
+  // A rated game where each side has moved says nothing of the kind.
+  const std::string played = New({"tictactoe", "--seat2", "bot:beginner"});
+  ASSERT_EQ(Run("alice", {"move", played, "b2"}).first, 0);
+  WaitPlies(played, 2);
+  std::tie(code, out) = Run("alice", {"resign", played});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(out.find("Not rated"), std::string::npos) << out;
+  const v1::Match end = Get(std::stoll(played));
+  ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_TRUE(end.result().rating_note().empty()) << end.result().rating_note();
+}
+
 }  // namespace
 }  // namespace ply

@@ -66,6 +66,7 @@ const std::map<std::string, Crossing>& AcrossShards() {
       {"find_token", {false, "which match a seat token belongs to (a foreign token's error)"}},
       {"holdings", {false, "a creator's quota: their waiting and active matches"}},
       {"address_holdings", {false, "an address's quota: its waiting and active matches"}},
+      {"network_bot_seats", {false, "a network's share of the last bot seats: its open matches"}},
       {"bot_seats_in_play", {false, "the lobby-wide cap on bot seats"}},
       {"expire_waiting", {true, "the sweep that cancels waiting matches past their time"}},
       {"abort_unstarted", {true, "the sweep that aborts matches whose first mover never moved"}},

@@ -877,7 +877,11 @@ class MatchPage {
         : '';
       return `Replay: position after ${this.replay.index} of ${this.replay.boards.length - 1} moves${result}${verdict}`;
     }
-    if (st.status === 'finished') return `Game over: ${st.result ? st.result.text : 'finished'}`;
+    if (st.status === 'finished') {
+      // A rated game its result does not rate says so (a draw agreed before anyone moved).
+      const note = st.result && st.result.rating_note ? ` · ${st.result.rating_note}` : '';
+      return `Game over: ${st.result ? st.result.text : 'finished'}${note}`;
+    }
     if (st.status === 'waiting') {
       const open = st.seats.filter((s) => !s.taken).map((s) => `${s.side} (${seatLabel(s.index)})`);
       return `Waiting for a player: ${open.join(', ')} is open`;

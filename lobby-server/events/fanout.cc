@@ -48,7 +48,7 @@ v1::MatchEvent MoveEvent(const MoveRecord& mv, const std::vector<int64_t>& clock
 v1::MatchEvent GameOverEvent(const LiveMatch& live, int64_t now_ms) {
   v1::MatchEvent e = Event(now_ms);
   v1::GameOver* over = e.mutable_game_over();
-  *over->mutable_result() = ResultToProto(live.rec.result);
+  *over->mutable_result() = ResultToProto(live.rec);
   // A finished match's stored clocks are final: the finishing move or the end wrote them.
   if (live.rec.time_initial_ms) {
     for (const SeatRecord& s : live.rec.seats) over->add_clocks_ms(s.clock_ms);

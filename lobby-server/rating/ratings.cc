@@ -36,6 +36,20 @@ bool ResultCounts(const MatchResult& result, int plies) {
   return false;
 }
 
+std::string UnratedNote(const MatchResult& result, int plies) {
+  switch (result.reason) {
+    case EndReason::kNone:
+    case EndReason::kCancelled:
+    case EndReason::kAborted:
+      return "";
+    case EndReason::kBotFailure:
+      return "not rated: the bot could not move";
+    default:
+      break;
+  }
+  return ResultCounts(result, plies) ? "" : "not rated: the game ended before each side had moved";
+}
+
 std::optional<std::array<SeatRating, 2>> RateResult(const std::array<RatedSeat, 2>& seats,
                                                     const MatchResult& result, int plies,
                                                     int pair_games_today) {

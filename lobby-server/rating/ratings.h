@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "lobby-server/rating/glicko2.h"
@@ -58,6 +59,12 @@ inline constexpr int kRatedGamesPerPairPerDay = 5;
 
 // Whether `result`, reached after `plies` moves, says anything about the players' strength.
 bool ResultCounts(const MatchResult& result, int plies);
+
+// Why a rated match's `result`, after `plies` moves, moves no rating, for people ("not rated:
+// the game ended before each side had moved"); "" when it counts, and for no result at all
+// (cancelled, aborted), which says so itself. (The daily bound of a pair's rated games is the
+// store's to know: not here.)
+std::string UnratedNote(const MatchResult& result, int plies);
 
 // Both seats' new ratings, or nothing when the result moves no rating (see the rules above).
 // `pair_games_today`: the rated games between these two people that moved their ratings in the
