@@ -464,7 +464,9 @@ void Analyzer::Begin(const std::shared_ptr<Job>& job) {
   job->judgements.resize(job->moves.size() + 1);
   job->played.resize(job->moves.size());
   job->tries.assign(job->moves.size() + 1, 0);
-  const int learned = learned_window_.load(std::memory_order_relaxed);
+  const bool recent =
+      absl::ToUnixMillis(absl::Now()) - learned_ms_.load(std::memory_order_relaxed) < 30'000;
+  const int learned = recent ? learned_window_.load(std::memory_order_relaxed) : 0;
   job->window =
       std::clamp(learned > 0 ? learned : options_.parallel, 1, std::max(1, options_.parallel));
   job->sink->Send(Progress(0, static_cast<int>(job->positions.size()), false));
@@ -473,6 +475,11 @@ void Analyzer::Begin(const std::shared_ptr<Job>& job) {
     return;
   }
   Launch(job);
+}
+
+void Analyzer::Learned(int window) {
+  learned_window_.store(window, std::memory_order_relaxed);
+  learned_ms_.store(absl::ToUnixMillis(absl::Now()), std::memory_order_relaxed);
 }
 
 void Analyzer::Launch(const std::shared_ptr<Job>& job) {
@@ -554,7 +561,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       --job->in_flight;
       job->again.push_back(position);
       job->window = std::max(1, job->in_flight);
-      learned_window_.store(job->window, std::memory_order_relaxed);
+      Learned(job->window);
       job->calm = 0;
       tries = ++job->busy_streak;
       tell_busy = !job->bots_busy;
@@ -576,7 +583,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       // A run of answers four times the window: the bots may take one more.
       if (job->window < options_.parallel && ++job->calm >= 4 * job->window) {
         ++job->window;
-        learned_window_.store(job->window, std::memory_order_relaxed);
+        Learned(job->window);
         job->calm = 0;
       }
       SearchReport r;

@@ -159,6 +159,8 @@ class Analyzer {
   void Judged(const std::shared_ptr<Job>& job, int position,
               absl::StatusOr<v1::ChooseMoveResponse> reply);
   void Complete(const std::shared_ptr<Job>& job);
+  // What the bots took of an analysis just now (its window), for the next to begin with.
+  void Learned(int window);
   void Fail(const std::shared_ptr<Job>& job, const absl::Status& status);
   // The job stops running (done or failed).
   void Ended(Job& job);
@@ -173,9 +175,12 @@ class Analyzer {
   bool stopping_ = false;
   int running_ = 0;
   int calls_ = 0;
-  // The positions in flight the bots last took from one analysis (0: not known yet): where
-  // the next analysis starts, rather than learning the bots' room again from refusals.
+  // The positions in flight the bots last took from one analysis (0: not known yet), and when
+  // (Unix ms): where an analysis starting within half a minute begins, rather than learning the
+  // bots' room again from refusals (later, the room may have grown: it begins at the full
+  // --analysis_parallel).
   std::atomic<int> learned_window_{0};
+  std::atomic<int64_t> learned_ms_{0};
   // Admitted analyses waiting for a place, in arrival order.
   std::vector<std::shared_ptr<Job>> queue_;
   bool sweeping_ = false;
