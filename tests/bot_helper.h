@@ -65,10 +65,10 @@ inline v1::GetMetricsResponse Metrics(ServerProcess& bot) {
 }
 
 // Polls the instance's metrics until `ready` holds (searching/queued counts settle a little
-// after the calls are sent).
+// after the calls are sent), for about `polls` times 10 ms.
 template <class Pred>
-bool WaitForMetrics(ServerProcess& bot, Pred ready) {
-  for (int i = 0; i < 200; ++i) {
+bool WaitForMetrics(ServerProcess& bot, Pred ready, int polls = 200) {
+  for (int i = 0; i < polls; ++i) {
     if (ready(Metrics(bot))) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
