@@ -753,12 +753,17 @@ TEST_F(ClientCliTest, VersionSaysWhichPlyThisIs) {
   EXPECT_TRUE(absl::StartsWith(out, "ply 0.1 (commit ")) << out;
   EXPECT_EQ(out.find("NDEBUG"), std::string::npos) << out;
   // The commit is the one built, not the one cmake last configured from (a build after new
-  // commits named the old one).
-  FILE* git = popen("git -C " PLY_SOURCE_DIR " rev-parse --short=12 HEAD 2>/dev/null", "r");
+  // commits named the old one). A binary older than the last commit was built before it: that
+  // build names an earlier commit, rightly.
+  FILE* git =
+      popen("git -C " PLY_SOURCE_DIR " log -1 --format='%h %ct' --abbrev=12 2>/dev/null", "r");
   ASSERT_NE(git, nullptr);
   char head[64] = {0};
-  const bool read = fgets(head, sizeof(head), git) != nullptr;
-  if (pclose(git) == 0 && read) {
+  long long committed = 0;
+  const bool read = fscanf(git, "%63s %lld", head, &committed) == 2;
+  struct stat built;
+  if (pclose(git) == 0 && read && stat(PLY_CLIENT_BINARY, &built) == 0 &&
+      built.st_mtime >= committed) {
     EXPECT_NE(out.find(std::string(absl::StripAsciiWhitespace(head))), std::string::npos) << out;
   }
   // And the help says how TLS is verified.
