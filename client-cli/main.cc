@@ -642,9 +642,10 @@ class Cli {
     if (m->status() == v1::MATCH_STATUS_ACTIVE && m->to_move() != ticket->seat) {
       MatchModel view;
       (void)view.Reset(*m, absl::Now());
-      return Fail(absl::FailedPreconditionError(
-          absl::StrCat("not your turn: ", view.Side(m->to_move()), " (seat ", m->to_move() + 1,
-                       ", ", view.Player(m->to_move()), ") is to move")));
+      return Fail(absl::FailedPreconditionError(absl::StrCat(
+          "not your turn: ",
+          view.SideAndPlayer(m->to_move(), absl::StrCat("seat ", m->to_move() + 1, ", ")),
+          " is to move")));
     }
     v1::MakeMoveRequest request;
     request.set_match_id(id);
@@ -666,8 +667,7 @@ class Cli {
     if (view.over()) {
       for (const std::string& l : GameOverLines(view.match(), ticket->seat)) std::cout << l << "\n";
     } else {
-      std::cout << view.Side(view.match().to_move()) << " (" << view.Player(view.match().to_move())
-                << ") to move.\n";
+      std::cout << view.SideAndPlayer(view.match().to_move()) << " to move.\n";
     }
     return 0;
   }

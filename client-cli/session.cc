@@ -427,7 +427,7 @@ class Session {
     if (view_.active() && view_.match().to_move() != my_seat()) {
       const int mover = view_.match().to_move();
       return Answer({absl::StrCat(cross, "'", move, "' was not played: it is not your turn; ",
-                                  view_.Side(mover), " (", view_.Player(mover), ") is to move.")});
+                                  view_.SideAndPlayer(mover), " is to move.")});
     }
     v1::MakeMoveRequest request;
     request.set_match_id(o_.match_id);

@@ -134,6 +134,23 @@ std::string MatchModel::Player(int seat) const {
   return name;
 }
 
+std::string MatchModel::SideAndPlayer(int seat, std::string_view lead) const {
+  if (seat < 0 || seat >= match_.seats_size()) return Side(seat);
+  const v1::Seat& s = match_.seats(seat);
+  std::string who = !s.taken()                      ? "open"
+                    : s.kind() == v1::SEAT_KIND_BOT ? absl::StrCat("bot ", s.difficulty())
+                    : s.display_name().empty()      ? "someone"
+                                                    : DisplayText(s.display_name());
+  if (s.rating() > 0 && s.rating_after() > 0) {
+    const int change = s.rating_after() - s.rating();
+    absl::StrAppend(&who, ", ", s.rating(), " -> ", s.rating_after(), ", ", change >= 0 ? "+" : "",
+                    change);
+  } else if (s.rating() > 0) {
+    absl::StrAppend(&who, ", ", s.rating(), s.provisional() ? "?" : "");
+  }
+  return absl::StrCat(Side(seat), " (", std::string(lead), who, ")");
+}
+
 int64_t ClaimAtMs(const v1::Match& m, int seat) {
   if (m.status() != v1::MATCH_STATUS_ACTIVE || m.to_move() != seat || m.claim_after_ms() <= 0 ||
       m.has_time_control() || seat < 0 || seat >= m.seats_size() || !m.seats(seat).away() ||

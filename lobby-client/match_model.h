@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -37,6 +38,10 @@ class MatchModel {
   std::string Side(int seat) const;
   // "alice", "bot (hard)", or "(open)".
   std::string Player(int seat) const;
+  // The side and who plays it in one set of parentheses, with `lead` first in them: "White (bot
+  // hard, 1204)", "Red (seat 1, alice, 1500?)". Side(s) + " (" + Player(s) + ")" nested them:
+  // "White (bot (hard) (1204))".
+  std::string SideAndPlayer(int seat, std::string_view lead = "") const;
   // A bot's answer to the last draw offer ("Yellow (bot, hard) declines the draw: ..."), until
   // the next move or offer; "" for none.
   const std::string& draw_answer() const { return draw_answer_; }

@@ -149,6 +149,23 @@ v1::Match ConnectFourMatch() {
   return m;
 }
 
+TEST(MatchModelText, ASideAndItsPlayerTakeOneSetOfParentheses) {
+  // "White (bot (easy) (1204)) to move." nested three deep.
+  v1::Match m = ConnectFourMatch();
+  m.mutable_seats(0)->set_rating(1500);
+  m.mutable_seats(0)->set_provisional(true);
+  m.mutable_seats(1)->set_difficulty("hard");
+  m.mutable_seats(1)->set_rating(1850);
+  MatchModel view;
+  ASSERT_TRUE(view.Reset(m, absl::FromUnixSeconds(1000)).ok());
+  EXPECT_EQ(view.SideAndPlayer(0), "Red (alice, 1500?)");
+  EXPECT_EQ(view.SideAndPlayer(1), "Yellow (bot hard, 1850)");
+  EXPECT_EQ(view.SideAndPlayer(0, "seat 1, "), "Red (seat 1, alice, 1500?)");
+  m.mutable_seats(0)->set_rating_after(1662);
+  ASSERT_TRUE(view.Reset(m, absl::FromUnixSeconds(1000)).ok());
+  EXPECT_EQ(view.SideAndPlayer(0), "Red (alice, 1500 -> 1662, +162)");
+}
+
 TEST(Screen, AGuestIsMarkedSoThatNobodyPassesForAPlayer) {
   v1::Match m = ConnectFourMatch();
   m.mutable_seats(1)->set_kind(v1::SEAT_KIND_HUMAN);
