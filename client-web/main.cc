@@ -68,20 +68,17 @@ namespace {
 // range, where some were clamped without a word (--threads=8 served 40) and others started a
 // gateway that misbehaved (--client_rps=-1, --presence_hold_s=0).
 absl::Status CheckNumericFlags() {
-  auto n = [](auto v) { return static_cast<double>(v); };
   return ply::CheckFlagRanges({
-      {"port", n(absl::GetFlag(FLAGS_port)), 0, 65535, "0 picks a free port"},
-      {"threads", n(absl::GetFlag(FLAGS_threads)), 40, 65536,
-       "32 are kept for requests other than event streams"},
-      {"client_rps", absl::GetFlag(FLAGS_client_rps), 0, 1e9, "0 means no limit"},
-      {"client_burst", absl::GetFlag(FLAGS_client_burst), 0, 1e9},
-      {"client_streams", n(absl::GetFlag(FLAGS_client_streams)), 0, 1e8, "0 means no limit"},
-      {"client_connections", n(absl::GetFlag(FLAGS_client_connections)), 0, 1e8,
-       "0 means no limit"},
-      {"request_timeout_s", n(absl::GetFlag(FLAGS_request_timeout_s)), 1, 3600},
-      {"keepalive_s", n(absl::GetFlag(FLAGS_keepalive_s)), 1, 3600},
-      {"presence_hold_s", absl::GetFlag(FLAGS_presence_hold_s), 0.1, 3600},
-      {"presence_holds", n(absl::GetFlag(FLAGS_presence_holds)), 0, 1e7},
+      PLY_FLAG_RANGE(port, 0, 65535, "0 picks a free port"),
+      PLY_FLAG_RANGE(threads, 40, 65536, "32 are kept for requests other than event streams"),
+      PLY_FLAG_RANGE(client_rps, 0, 1e9, "0 means no limit"),
+      PLY_FLAG_RANGE(client_burst, 0, 1e9),
+      PLY_FLAG_RANGE(client_streams, 0, 1e8, "0 means no limit"),
+      PLY_FLAG_RANGE(client_connections, 0, 1e8, "0 means no limit"),
+      PLY_FLAG_RANGE(request_timeout_s, 1, 3600),
+      PLY_FLAG_RANGE(keepalive_s, 1, 3600),
+      PLY_FLAG_RANGE(presence_hold_s, 0.1, 3600),
+      PLY_FLAG_RANGE(presence_holds, 0, 1e7),
   });
 }
 

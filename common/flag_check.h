@@ -21,6 +21,11 @@ struct FlagRange {
   std::string_view meaning = "";
 };
 
+// A FlagRange of the flag FLAGS_`name` by its own name, so that the sentence cannot name another:
+// PLY_FLAG_RANGE(threads, 1, 4096), PLY_FLAG_RANGE(port, 0, 65535, "0 picks a free port").
+#define PLY_FLAG_RANGE(name, ...) \
+  ::ply::FlagRange { #name, static_cast < double>(absl::GetFlag(FLAGS_##name)), __VA_ARGS__ }
+
 // The first flag out of its range, as InvalidArgument ("--tt_mb=-1 is out of range: it must be
 // 1..65536 (MiB per table)"); OK when every one is in range. NaN is out of every range.
 absl::Status CheckFlagRanges(std::initializer_list<FlagRange> ranges);

@@ -537,6 +537,8 @@ void Analyzer::Ask(const std::shared_ptr<Job>& job, int position) {
 void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
                       absl::StatusOr<v1::ChooseMoveResponse> reply) {
   bool complete = false, renew = false, retry = false, busy = false, tell_busy = false;
+  // A busy refusal with nothing left in flight: no answer will launch it, a timer must.
+  bool pause_then_launch = false;
   int done = 0, total = 0, tries = 0;
   std::optional<KeptVerdicts::Verdict> verdict;
   {
@@ -567,7 +569,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       tell_busy = !job->bots_busy;
       job->bots_busy = true;
       // Answers still to come will launch it; none: the pause below does.
-      if (job->in_flight > 0) tries = 0;
+      pause_then_launch = job->in_flight == 0;
     } else if (!reply.ok()) {
       tries = ++job->tries[position];
       // A position tried again stays in flight.
@@ -625,7 +627,7 @@ void Analyzer::Judged(const std::shared_ptr<Job>& job, int position,
       return;
     }
     if (tell_busy) job->sink->Send(Progress(done, total, false, /*bots_busy=*/true));
-    if (tries == 0) return;
+    if (!pause_then_launch) return;
     // Nothing in flight: 1, 2, 4, 8 times the pause, with a random part so that analyses do
     // not ask in step.
     const int64_t pause = options_.busy_retry_ms << std::min(tries - 1, 3);
