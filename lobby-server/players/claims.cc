@@ -4,7 +4,6 @@
 // an untimed match) may claim the game or a draw; and a game against a bot whose person has
 // gone for --abandon_after_s ends by rule.
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -262,7 +261,7 @@ absl::StatusOr<v1::Match> Lobby::ClaimVictory(int64_t match_id, bool draw,
         // bound, half an hour, instead of the two minutes to come).
         SeatPresence p;
         absl::StatusOr<std::vector<SeatPresence>> found =
-            presence_.Load({live.id}, std::numeric_limits<int64_t>::max());
+            presence_.Load({live.id}, Presence::kStreamsOnly);
         if (found.ok()) {
           for (const SeatPresence& f : *found) {
             if (f.seat == mover) p = f;

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -36,6 +37,10 @@ class Presence {
     absl::Duration beat = absl::Seconds(10);
   };
 
+  // Load's `seen_since_ms` where only an open stream makes a seat connected (a claim's view: a
+  // call is when the side was last seen, and the claim's bound runs from it).
+  static constexpr int64_t kStreamsOnly = std::numeric_limits<int64_t>::max();
+
   // `now_ms`: the lobby's clock (ms since the Unix epoch).
   Presence(PresenceStore* store, Options options, std::function<int64_t()> now_ms);
 
@@ -50,7 +55,8 @@ class Presence {
   // one failed), this instance's open streams whole. Whether a beat was written.
   bool Write();
   // Every seen seat of these matches: connected when a stream is open on a live instance or it
-  // was seen since `seen_since_ms`, this instance's unwritten calls and open streams included.
+  // was seen since `seen_since_ms` (kStreamsOnly: never, so only a stream counts), this
+  // instance's unwritten calls and open streams included.
   // Unimplemented when the store keeps no presence; the store's error when it failed.
   absl::StatusOr<std::vector<SeatPresence>> Load(const std::vector<int64_t>& match_ids,
                                                  int64_t seen_since_ms);
