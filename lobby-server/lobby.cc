@@ -462,7 +462,9 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     const std::string token = NewSeatToken();
     const std::string hash = TokenHash(token);
     const int64_t now = NowMs();
-    absl::StatusOr<bool> started = store_->TakeSeat(live.id, seat, *name, hash, now, player_id);
+    SeatRecord taken;
+    absl::StatusOr<bool> started =
+        store_->TakeSeat(live.id, seat, *name, hash, now, player_id, &taken);
     if (!started.ok()) {
       live.stale = true;
       return started.status();
@@ -472,8 +474,10 @@ absl::StatusOr<v1::JoinMatchResponse> Lobby::JoinMatch(const v1::JoinMatchReques
     seats[seat].player_id = player_id;
     if (*player) {
       seats[seat].player = (*player)->name;
-      // The seat's rating was read by the database: the next use reloads the match.
-      live.stale = true;
+      // The seat's rating, as the database read it, for the answer and the watchers' event
+      // (they showed 0 for it).
+      seats[seat].rating = taken.rating;
+      seats[seat].provisional = taken.provisional;
     } else {
       live.rec.rated = false;
     }

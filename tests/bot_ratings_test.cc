@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/rating/glicko2.h"
+#include "lobby-server/rating/ratings.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
 #include "tests/players_fixture.h"
@@ -23,6 +24,7 @@ namespace {
 
 using ::ply::lobby::Glicko;
 using ::ply::lobby::GlickoUpdate;
+using ::ply::lobby::NewcomerRating;
 using ::ply::testing::GetMatch;
 using ::ply::testing::PlayerAgainstBot;
 using ::ply::testing::PlayersTest;
@@ -168,6 +170,84 @@ TEST_F(PlayersTest, ABotLevelIsAFixedPointOfTheScaleThatThrowawayGamesCannotMove
   EXPECT_EQ(easy.rating(), start_rating);
   EXPECT_EQ(easy.rated_games(), kThrown);
   EXPECT_EQ(ListedLevel(stub_.get(), "tictactoe", "easy").rated_games(), 0);
+}
+
+// Tic-Tac-Toe's whole scale lies below 1500: its perfect level, which nobody can beat, is rated
+// about 900. A newcomer started at 1500 and lost 296 points for a draw against it, the best
+// result the game allows; now a newcomer starts at the game's ceiling and a draw there costs
+// nothing. Games whose scale reaches past 1500 start at 1500 as before.
+TEST_F(PlayersTest, ANewcomerToTicTacToeStartsAtItsCeilingAndADrawWithPerfectCostsNothing) {
+  const double start = NewcomerRating("tictactoe");
+  const LadderRating* perfect_ladder = FindGame("tictactoe")->ladder.Find("perfect");
+  ASSERT_NE(perfect_ladder, nullptr);
+  EXPECT_LT(start, 1000);
+  EXPECT_GE(start, perfect_ladder->rating);
+  EXPECT_EQ(NewcomerRating("connect4"), 1500);
+  EXPECT_EQ(NewcomerRating("no such game"), 1500);
+
+  const std::string alice = Register("alice");
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(PlayerAgainstBot(stub_.get(), "tictactoe", alice, "perfect", &created,
+                               [](v1::CreateMatchRequest& r) { r.set_bot_pacing_ms(0); })
+                  .ok());
+  const int64_t id = created.match().id();
+  EXPECT_EQ(created.match().seats(0).rating(), static_cast<int>(std::lround(start)));
+  ::ply::testing::MoveAndAwaitTheBot(stub_.get(), id, 0, "b2", created.seat_token());
+  {
+    // After the centre and the bot's answer the game is a proven draw: the level agrees at once.
+    v1::OfferDrawRequest request;
+    request.set_match_id(id);
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + created.seat_token());
+    v1::Match offered;
+    grpc::Status s = stub_->OfferDraw(&context, request, &offered);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  const v1::Match end = ::ply::testing::WaitMatch(
+      stub_.get(), id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+      absl::Seconds(10));
+  ASSERT_EQ(end.result().reason(), v1::END_REASON_AGREEMENT);
+  const Glicko perfect{.rating = perfect_ladder->rating,
+                       .deviation = std::clamp(perfect_ladder->error / 1.96, 30.0, 350.0)};
+  const Glicko after = GlickoUpdate({.rating = start}, {{.opponent = perfect, .score = 0.5}});
+  EXPECT_EQ(end.seats(0).rating(), static_cast<int>(std::lround(start)));
+  EXPECT_EQ(end.seats(0).rating_after(), static_cast<int>(std::lround(after.rating)));
+  EXPECT_GE(end.seats(0).rating_after(), end.seats(0).rating() - 10)
+      << "a draw with the perfect level is the best result Tic-Tac-Toe allows";
+
+  // The rating row made at the game's end starts there too, and pairing and a second game read
+  // it.
+  v1::CreateMatchResponse second;
+  ASSERT_TRUE(PlayerAgainstBot(stub_.get(), "tictactoe", alice, "easy", &second).ok());
+  EXPECT_EQ(second.match().seats(0).rating(), end.seats(0).rating_after());
+  // Joining an open seat: a second newcomer takes it at the game's start too.
+  const std::string bob = Register("bob");
+  v1::CreateMatchRequest open;
+  open.mutable_spec()->set_name("tictactoe");
+  open.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  open.add_seats()->set_kind(v1::SEAT_KIND_HUMAN);
+  open.set_take_seat(0);
+  v1::CreateMatchResponse waiting;
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("x-ply-player", alice);
+    ASSERT_TRUE(stub_->CreateMatch(&context, open, &waiting).ok());
+  }
+  v1::JoinMatchRequest join;
+  join.set_match_id(waiting.match().id());
+  join.set_seat(1);
+  v1::JoinMatchResponse joined;
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("x-ply-player", bob);
+    grpc::Status s = stub_->JoinMatch(&context, join, &joined);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  absl::StatusOr<v1::Match> started = GetMatch(stub_.get(), waiting.match().id());
+  ASSERT_TRUE(started.ok());
+  EXPECT_EQ(started->seats(1).player(), "bob");
+  EXPECT_EQ(started->seats(1).rating(), static_cast<int>(std::lround(start)));
+  EXPECT_EQ(joined.match().seats(1).rating(), static_cast<int>(std::lround(start)));
 }
 
 TEST_F(PlayersTest, ARestartPutsEveryBotLevelBackOnItsLadderRating) {

@@ -16,6 +16,7 @@
 #include "lobby-server/lobby.h"
 #include "lobby-server/match/rules.h"
 #include "lobby-server/names.h"
+#include "lobby-server/rating/ratings.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
@@ -49,7 +50,7 @@ absl::Status Lobby::Pair(const v1::PairRequest& req, const std::string& player_k
           ? absl::StrCat(req.time_control().initial_ms(), "+", req.time_control().increment_ms())
           : "",
       req.casual());
-  double rating = 1500;
+  double rating = NewcomerRating(name);
   if (absl::StatusOr<PlayerRecord> full = store_->LoadPlayer((*player)->name); full.ok()) {
     for (const GameRatingRecord& r : full->ratings) {
       if (r.game == name) rating = r.rating;

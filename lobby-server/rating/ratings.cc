@@ -1,9 +1,21 @@
 #include "lobby-server/rating/ratings.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "engine/registry/registry.h"
 #include "lobby-server/storage/store.h"
 
 namespace ply::lobby {
+
+double NewcomerRating(std::string_view game) {
+  constexpr double kStart = 1500;
+  const GameInfo* info = ply::FindGame(game);
+  if (info == nullptr || info->ladder.empty()) return kStart;
+  double best = 0;
+  for (const LadderRating& r : info->ladder.ratings) best = std::max(best, r.rating);
+  return std::min(kStart, best);
+}
 
 absl::Status CheckSeatOfRatedMatch(const MatchRecord& match, int64_t player_id) {
   if (!match.rated || player_id == 0) return absl::OkStatus();

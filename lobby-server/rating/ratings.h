@@ -15,6 +15,10 @@
 //   is whoever plays it, are not counted.
 // - One player on both seats (a match played against oneself) moves no rating: otherwise the
 //   winner's update is written last and a player farms points by resigning to themselves.
+// - A newcomer to a game starts at 1500, or at its game's best bot level where the game's whole
+//   scale lies below that (NewcomerRating): Tic-Tac-Toe's perfect player is rated about 900, so
+//   a newcomer at 1500 who drew it, the best anyone can do there, lost 296 points and could
+//   never win them back.
 // - A bot level is a fixed point of the scale: its rating is the one its game's calibration
 //   ladder measured, and games against people count in its record but never move it, so that
 //   throwaway resignations cannot push a level up the scale (its rating drives the bot offers
@@ -26,6 +30,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "lobby-server/rating/glicko2.h"
@@ -56,6 +61,11 @@ struct SeatRating {
 absl::Status CheckSeatOfRatedMatch(const MatchRecord& match, int64_t player_id);
 
 inline constexpr int kRatedGamesPerPairPerDay = 5;
+
+// Where a player with no rating in `game` yet starts: 1500, or the rating of the game's
+// strongest level on its calibration ladder where that is lower (a game small enough to be
+// played perfectly has a ceiling: no one starts above it). 1500 for a game unknown here.
+double NewcomerRating(std::string_view game);
 
 // Whether `result`, reached after `plies` moves, says anything about the players' strength.
 bool ResultCounts(const MatchResult& result, int plies);

@@ -447,9 +447,11 @@ class MatchStore : public PresenceStore,
   // Puts a person in an open human seat. When it was the last open seat, the match becomes
   // active with its first turn starting at `now_ms`; returns whether that happened.
   // `player_id` binds the seat to a player (0: a guest, which makes the match unrated).
+  // `taken`, when given, gets the seat's rating and provisional as the store wrote them (the
+  // player's in the match's game; NewcomerRating for a newcomer).
   virtual absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
                                         const std::string& token_hash, int64_t now_ms,
-                                        int64_t player_id = 0) = 0;
+                                        int64_t player_id = 0, SeatRecord* taken = nullptr) = 0;
   // Appends move number commit.move.ply; ABORTED when the match is not active at ply - 1.
   virtual absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) = 0;
   // The same without waiting: `done` runs once with what AppendMove would return, possibly on

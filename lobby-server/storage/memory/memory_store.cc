@@ -106,7 +106,7 @@ absl::StatusOr<int64_t> MemoryStore::CreateMatchWithin(const MatchRecord& match,
 
 absl::StatusOr<bool> MemoryStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
                                            const std::string& token_hash, int64_t now_ms,
-                                           int64_t player_id) {
+                                           int64_t player_id, SeatRecord* /*taken*/) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Enter(); !s.ok()) return s;
   absl::StatusOr<MatchRecord*> m = FindLocked(match_id);

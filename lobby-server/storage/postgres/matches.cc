@@ -9,7 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "engine/registry/registry.h"
 #include "lobby-server/rating/glicko2.h"
+#include "lobby-server/rating/ratings.h"
 #include "lobby-server/storage/postgres/internal.h"
 
 namespace ply::lobby {
@@ -24,6 +26,19 @@ enum ListFilter : int {
   kBeforeId = 16,
   kAllListFilters = 32,
 };
+
+// Every game whose newcomers do not start at 1500, with where they start, as a JSON object (the
+// take_seat statement looks its match's game up in it).
+const std::string& NewcomerRatingsJson() {
+  static const std::string json = [] {
+    nlohmann::json starts = nlohmann::json::object();
+    for (const GameInfo& info : ply::ListGames()) {
+      if (const double r = NewcomerRating(info.name); r != 1500) starts[info.name] = r;
+    }
+    return starts.dump();
+  }();
+  return json;
+}
 
 std::string ListStatementName(int filters) { return absl::StrCat("list_matches_", filters); }
 
@@ -199,7 +214,8 @@ int64_t InsertMatch(pqxx::transaction_base& tx, const MatchRecord& m) {
       .exec_prepared1("create_match", m.game, Dump(options), static_cast<int>(m.status),
                       m.time_initial_ms.value_or(-1), m.time_increment_ms, m.bot_pacing_ms,
                       m.turn_started_ms, open, bots_only, m.created_ms, Dump(seats), m.creator,
-                      bot_seats, m.rated, m.creator_address, m.creator_network)[0]
+                      bot_seats, m.rated, m.creator_address, m.creator_network,
+                      NewcomerRating(m.game))[0]
       .as<int64_t>();
 }
 // The statements of matches and seats, and of quotas and sweeps.
@@ -222,7 +238,8 @@ const StatementList& MatchStatements() {
        "    player_id, rating_before, deviation_before)"
        "  SELECT m.id, x.seat, x.kind, x.difficulty, x.name, NULLIF(x.hash, ''), x.clock,"
        "    NULLIF(x.player, 0),"
-       "    COALESCE(round(r.rating::numeric), CASE WHEN x.player > 0 THEN 1500 ELSE 0 END),"
+       "    COALESCE(round(r.rating::numeric),"
+       "      CASE WHEN x.player > 0 THEN round($17::numeric) ELSE 0 END),"
        "    COALESCE(round(r.deviation::numeric), CASE WHEN x.player > 0 THEN 350 ELSE 0 END)"
        "  FROM m, jsonb_to_recordset($11::jsonb)"
        "    AS x(seat integer, kind integer, difficulty text, name text, hash text, clock bigint,"
@@ -243,15 +260,19 @@ const StatementList& MatchStatements() {
        "  WHERE s.match_id = $1 AND m.rated AND $6 > 0 AND s.player_id = $6),"
        " taken AS ("
        "  UPDATE seats SET display_name = $3, token_hash = $4, player_id = NULLIF($6::bigint, 0),"
-       "    rating_before = CASE WHEN $6 > 0 THEN COALESCE(round(r.rating::numeric), 1500)"
-       "      ELSE 0 END,"
+       // A newcomer's rating is the game's start ($7: NewcomerRating of each game that has
+       // one other than 1500, as JSON).
+       "    rating_before = CASE WHEN $6 > 0 THEN COALESCE(round(r.rating::numeric),"
+       "      round(COALESCE(($7::jsonb ->> (SELECT game FROM matches WHERE id = $1))::numeric,"
+       "      1500))) ELSE 0 END,"
        "    deviation_before = CASE WHEN $6 > 0 THEN COALESCE(round(r.deviation::numeric), 350)"
        "      ELSE 0 END"
        // The player's rating row in the match's game, read once (none for a newcomer).
        "  FROM (VALUES (1)) one LEFT JOIN ratings r ON r.player_id = $6"
        "    AND r.game = (SELECT game FROM matches WHERE id = $1)"
        "  WHERE match_id = $1 AND seat = $2 AND kind = 1 AND token_hash IS NULL"
-       "  AND EXISTS (SELECT 1 FROM waiting) AND NOT EXISTS (SELECT 1 FROM mine) RETURNING 1),"
+       "  AND EXISTS (SELECT 1 FROM waiting) AND NOT EXISTS (SELECT 1 FROM mine)"
+       "  RETURNING rating_before, deviation_before),"
        " filled AS ("
        "  UPDATE matches SET open_seats = open_seats - 1,"
        "    status = CASE WHEN open_seats = 1 THEN 2 ELSE status END,"
@@ -260,7 +281,8 @@ const StatementList& MatchStatements() {
        "  WHERE id = $1 AND status = 1 AND EXISTS (SELECT 1 FROM taken) RETURNING status)"
        " SELECT (SELECT count(*) FROM taken),"
        "  COALESCE((SELECT status FROM filled), (SELECT status FROM matches WHERE id = $1)),"
-       "  (SELECT min(seat) FROM mine)"},
+       "  (SELECT min(seat) FROM mine), (SELECT rating_before FROM taken),"
+       "  (SELECT deviation_before FROM taken)"},
       {"set_clock", "UPDATE seats SET clock_ms = $3 WHERE match_id = $1 AND seat = $2"},
       {"finish_match",
        "UPDATE matches SET status = 3, winner = $3, end_reason = $4, result_text = $5, "
@@ -370,12 +392,12 @@ absl::StatusOr<int64_t> PostgresStore::CreateMatchWithin(const MatchRecord& m,
 
 absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const std::string& name,
                                              const std::string& token_hash, int64_t now_ms,
-                                             int64_t player_id) {
+                                             int64_t player_id, SeatRecord* taken) {
   absl::StatusOr<bool> started =
       WithConnection<bool>([&](Connection& conn) -> absl::StatusOr<bool> {
         pqxx::nontransaction tx(conn.c);
-        pqxx::row r =
-            tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms, player_id);
+        pqxx::row r = tx.exec_prepared1("take_seat", match_id, seat, name, token_hash, now_ms,
+                                        player_id, NewcomerRatingsJson());
         if (r[1].is_null()) return pg::NoMatch(match_id);
         // Not taken: the match is over (cancelled, say), or someone holds that seat (a match
         // starts only once every seat is held).
@@ -391,6 +413,10 @@ absl::StatusOr<bool> PostgresStore::TakeSeat(int64_t match_id, int seat, const s
         if (r[0].as<int>() == 0) {
           return absl::AlreadyExistsError(
               absl::StrCat("seat ", seat + 1, " of match ", match_id, " is already taken"));
+        }
+        if (taken != nullptr) {
+          taken->rating = r[3].as<int>();
+          taken->provisional = player_id != 0 && r[4].as<int>() > Glicko::kProvisional;
         }
         return r[1].as<int>() == static_cast<int>(MatchStatus::kActive);
       });

@@ -22,7 +22,7 @@ const StatementList& PlayerStatements() {
        " JOIN players p ON p.id = s.player_id"
        " WHERE s.match_id = $1 AND m.rated AND s.player_id IS NOT NULL ORDER BY s.seat"},
       {"ensure_rating",
-       "INSERT INTO ratings (player_id, game) VALUES ($1, $2) ON CONFLICT DO NOTHING"},
+       "INSERT INTO ratings (player_id, game, rating) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"},
       {"lock_rating",
        "SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND game = $2"
        " FOR UPDATE"},
@@ -107,7 +107,7 @@ void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& 
   // Locked in id order, so that two matches ending at once cannot deadlock on their players.
   for (int i : seats[0].player_id < seats[1].player_id ? std::array<int, 2>{0, 1}
                                                        : std::array<int, 2>{1, 0}) {
-    tx.exec_prepared("ensure_rating", seats[i].player_id, game);
+    tx.exec_prepared("ensure_rating", seats[i].player_id, game, NewcomerRating(game));
     pqxx::row r = tx.exec_prepared1("lock_rating", seats[i].player_id, game);
     seats[i].before = {.rating = r[0].as<double>(),
                        .deviation = r[1].as<double>(),

@@ -76,7 +76,7 @@ class PostgresStore final : public MatchStore {
                                             const QuotaCheck& check) override;
   absl::StatusOr<bool> TakeSeat(int64_t match_id, int seat, const std::string& name,
                                 const std::string& token_hash, int64_t now_ms,
-                                int64_t player_id = 0) override;
+                                int64_t player_id = 0, SeatRecord* taken = nullptr) override;
   absl::Status AppendMove(int64_t match_id, const MoveCommit& commit) override;
   void AppendMoveAsync(int64_t match_id, MoveCommit commit,
                        std::function<void(absl::Status)> done) override;
