@@ -81,6 +81,40 @@ TEST_F(LobbyTest, BotsWithClocksDoNotLoseOnTime) {
   EXPECT_NE(end.result().reason(), v1::END_REASON_TIMEOUT) << end.result().text();
 }
 
+// The attack: a person sets a clock shorter than the bots' pacing (540 ms, no increment) and
+// answers at once; the lobby held the bot's ready move for its 500 ms of pacing while the flag
+// fell by the wall clock, and bot:hard lost on time after two or three moves, a rated win in 3 s.
+TEST_F(LobbyTest, ABotIsNeverFlaggedByItsOwnPacing) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "hard"}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(0);
+                       r.set_display_name("flagger");
+                       r.mutable_time_control()->set_initial_ms(540);
+                       r.set_bot_pacing_ms(500);
+                     })
+                  .ok());
+  const int64_t id = created.match().id();
+  v1::Match m = created.match();
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  while (m.status() == v1::MATCH_STATUS_ACTIVE && absl::Now() < give_up) {
+    if (m.moves_size() % 2 == 1) {
+      absl::SleepFor(absl::Milliseconds(1));
+      m = Get(id);
+      continue;
+    }
+    // The person's turn: the first column of these that takes a disc.
+    for (const char* column : {"4", "3", "5", "2", "6", "1", "7"}) {
+      v1::MakeMoveResponse r;
+      if (Move(id, m.moves_size(), column, created.seat_token(), &r).ok()) break;
+    }
+    m = Get(id);
+  }
+  ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_FALSE(m.result().reason() == v1::END_REASON_TIMEOUT && m.result().winner() == 0)
+      << "the bot lost on time after " << m.moves_size() << " moves: " << m.result().text();
+}
+
 TEST_F(LobbyTest, WatchersOfAClockedMatchGetClockUpdates) {
   lobby_.reset();
   StartLobby({"--clock_event_ms=150"});

@@ -96,8 +96,16 @@ void BotDriver::OnReply(int64_t id, int ply, absl::StatusOr<v1::ChooseMoveRespon
       }
     }
     if (!problem.ok()) return Failed(live, seat, problem);
-    // Pacing: the move appears no earlier than pacing after the position arose.
-    const int64_t due = live.rec.turn_started_ms + live.rec.bot_pacing_ms;
+    // Pacing: the move appears no earlier than pacing after the position arose; under a clock,
+    // no later than a tenth of the time the bot had then (with its search's twentieth, well
+    // before its flag). The flag falls by the wall clock: a pacing longer than what was left
+    // lost every game on time once the clock was short (a person with a 540 ms clock beat
+    // bot:hard in 3 s, rated, as often as they liked).
+    int64_t pacing = live.rec.bot_pacing_ms;
+    if (live.rec.time_initial_ms) {
+      pacing = std::min(pacing, live.rec.seats[seat].clock_ms / 10);
+    }
+    const int64_t due = live.rec.turn_started_ms + pacing;
     if (const int64_t now = now_ms_(); now < due) {
       executor_->PostAt(absl::Now() + absl::Milliseconds(due - now),
                         [this, id, ply, think_ms, reply] { OnReply(id, ply, reply, think_ms); });
