@@ -1,6 +1,8 @@
 #include "client-web/input_check.h"
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -181,16 +183,41 @@ absl::StatusOr<v1::LoginRequest> LoginRequest(const json& body) {
   return request;
 }
 
+namespace {
+
+// `casual` (true, false or absent: rated where the match can be) into `request`.
+template <typename Request>
+absl::Status CasualField(const json& body, Request* request) {
+  if (body.contains("casual") && !body["casual"].is_null()) {
+    if (!body["casual"].is_boolean()) return Bad("'casual' must be true or false");
+    request->set_casual(body["casual"].get<bool>());
+  }
+  return absl::OkStatus();
+}
+
+// A key the request does not know is refused rather than dropped: "casual" was once read by the
+// pairing request only, and a casual game created from the page was rated.
+absl::Status OnlyKnownKeys(const json& body, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : body.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return Bad(absl::StrCat("'", EchoBounded(View(key), 24), "' is not a field of this request"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<v1::PairRequest> PairRequest(const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (absl::Status s = OnlyKnownKeys(body, {"game", "options", "clock", "casual"}); !s.ok()) {
+    return s;
+  }
   v1::PairRequest request;
   absl::StatusOr<const GameInfo*> info = SpecField(body, request.mutable_spec());
   if (!info.ok()) return info.status();
   if (absl::Status s = ClockField(body, &request); !s.ok()) return s;
-  if (body.contains("casual") && !body["casual"].is_null()) {
-    if (!body["casual"].is_boolean()) return Bad("'casual' must be true or false");
-    request.set_casual(body["casual"].get<bool>());
-  }
+  if (absl::Status s = CasualField(body, &request); !s.ok()) return s;
   return request;
 }
 
@@ -225,6 +252,11 @@ absl::StatusOr<v1::LeaderboardRequest> LeaderboardRequest(const ListQuery& query
 
 absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (absl::Status s =
+          OnlyKnownKeys(body, {"game", "options", "seats", "take_seat", "name", "clock", "casual"});
+      !s.ok()) {
+    return s;
+  }
   v1::CreateMatchRequest request;
   absl::StatusOr<const GameInfo*> info = SpecField(body, request.mutable_spec());
   if (!info.ok()) return info.status();
@@ -258,6 +290,7 @@ absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
   if (absl::Status s = CheckName(*name); !s.ok()) return s;
   request.set_display_name(*name);
   if (absl::Status s = ClockField(body, &request); !s.ok()) return s;
+  if (absl::Status s = CasualField(body, &request); !s.ok()) return s;
   return request;
 }
 

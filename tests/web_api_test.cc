@@ -399,13 +399,24 @@ TEST_F(WebTest, PlayersLogInPairAndReadRatingsThroughTheApi) {
   const json seat = json::parse(created->body)["match"]["seats"][0];
   EXPECT_EQ(seat["player"], "carol");
   EXPECT_EQ(seat["guest"], false);
+  EXPECT_EQ(json::parse(created->body)["match"]["rated"], true);
+  // The page's "Rated" box unchecked: a casual match (the gateway dropped the field, and it was
+  // rated).
+  httplib::Result casual =
+      post("/api/matches", absl::StrCat("Player ", key),
+           {{"game", "tictactoe"},
+            {"seats", json::array({json{{"bot", false}}, json{{"bot", true}, {"level", "easy"}}})},
+            {"take_seat", 0},
+            {"casual", true}});
+  ASSERT_TRUE(casual && casual->status == 201) << (casual ? casual->body : "no answer");
+  EXPECT_EQ(json::parse(casual->body)["match"]["rated"], false);
   // Profiles, a player's matches and the leaderboard, as the lobby has them.
   httplib::Result profile = c.Get("/api/players/carol");
   ASSERT_TRUE(profile && profile->status == 200) << (profile ? profile->body : "no answer");
   EXPECT_EQ(json::parse(profile->body)["name"], "carol");
   httplib::Result history = c.Get("/api/players/carol/matches?limit=5");
   ASSERT_TRUE(history && history->status == 200) << (history ? history->body : "no answer");
-  EXPECT_EQ(json::parse(history->body)["matches"].size(), 1u);
+  EXPECT_EQ(json::parse(history->body)["matches"].size(), 2u);
   httplib::Result nobody = c.Get("/api/players/nobody_here");
   EXPECT_TRUE(nobody && nobody->status == 404) << (nobody ? nobody->body : "no answer");
   httplib::Result top = c.Get("/api/leaderboard?game=connect4&limit=5");

@@ -248,12 +248,30 @@ TEST(InputCheck, CreateRequestChecksGameOptionsSeatsAndLevels) {
   EXPECT_EQ(request->seats(1).kind(), v1::SEAT_KIND_BOT);
   EXPECT_EQ(request->take_seat(), 0);
   EXPECT_EQ(request->time_control().initial_ms(), 60000);
+  EXPECT_FALSE(request->casual()) << "rated unless asked";
+  {
+    // The page's "Rated" box unchecked, and a casual search taking its bot offer, send this:
+    // the gateway dropped it, and the game was rated (1500 -> 1074 for one resignation).
+    json casual = good;
+    casual["casual"] = true;
+    absl::StatusOr<v1::CreateMatchRequest> r = CreateRequest(casual);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->casual());
+  }
 
   auto refused = [&](const char* key, const json& value) {
     json bad = good;
     bad[key] = value;
     return !CreateRequest(bad).ok();
   };
+  EXPECT_TRUE(refused("casual", "yes"));
+  // A key the gateway does not know is refused, not dropped.
+  EXPECT_TRUE(refused("casul", true));
+  EXPECT_EQ(CreateRequest(json::parse(R"({"game": "connect4", "seats": [{}, {}], "rated": false})"))
+                .status()
+                .message(),
+            "'rated' is not a field of this request");
+  EXPECT_FALSE(PairRequest(json::parse(R"({"game": "connect4", "rated": false})")).ok());
   EXPECT_TRUE(refused("game", "chess"));
   EXPECT_TRUE(refused("game", 7));
   EXPECT_TRUE(refused("options", json{{"colour", "red"}}));
