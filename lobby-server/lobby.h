@@ -294,7 +294,7 @@ class Lobby : private BotDriver::Host {
   void ExpireTick();
   // Aborts the matches whose first move is overdue (abort_after), then schedules itself again.
   void AbortTick();
-  // Ends the owned untimed matches against a bot whose person has been gone past
+  // Ends the owned matches against a bot (timed or not) whose person has been gone past
   // abandon_after on their move, or has spent max_turn on it, then schedules itself again.
   void AbandonTick();
   // Whether the side to move of untimed `live` has been on one move for max_turn.

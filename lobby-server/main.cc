@@ -145,13 +145,14 @@ ABSL_FLAG(double, claim_after_s, 120,
           "seat, no call; counted from when it was last seen or its turn began) may be claimed "
           "by the opponent, as a win or a draw; 0: never.");
 ABSL_FLAG(double, abandon_after_s, 300,
-          "An untimed match against a bot whose person has been gone this long on their move "
+          "A match against a bot (timed or not) whose person has been gone this long on their move "
           "(no open stream, no call) ends by rule: a loss when rated, no result when casual; "
           "0: never.");
 ABSL_FLAG(double, max_turn_s, 1800,
-          "An untimed match whose side to move, a person, has spent this long on one move ends "
-          "as if they had gone, even while they are connected: against a bot by rule (as "
-          "--abandon_after_s), against a person by the opponent's claim; 0: never.");
+          "A match whose side to move, a person, has spent this long on one move ends as if "
+          "they had gone, even while they are connected: against a bot by rule (as "
+          "--abandon_after_s, timed or not), in an untimed match against a person by the "
+          "opponent's claim; 0: never.");
 ABSL_FLAG(double, abort_after_s, 120,
           "A match whose side to move is a person that has not made its first move this long "
           "after its turn began is aborted (no result, no rating change); 0: never.");

@@ -229,9 +229,18 @@ TEST_F(PresenceTest, AGameAgainstABotThatItsPersonLeftEndsByRule) {
   ASSERT_TRUE(
       Create(lobby.get(), "connect4", kinds, {"", "beginner"}, &stays, TakingSeat(0, "stays"))
           .ok());
+  // Under a clock of three hours (a day is allowed): the clock used to be the only bound, and
+  // the bot seat stayed booked for all of it.
+  v1::CreateMatchResponse timed;
+  ASSERT_TRUE(PlayerAgainstBot(lobby.get(), "connect4", alice, "beginner", &timed,
+                               [](v1::CreateMatchRequest& r) {
+                                 r.mutable_time_control()->set_initial_ms(3 * 3600 * 1000);
+                                 r.mutable_time_control()->set_increment_ms(600 * 1000);
+                               })
+                  .ok());
   // The one who stays keeps a stream open; the others play a move and go.
   Watch watching(lobby.get(), stays.match().id(), std::nullopt, stays.seat_token());
-  for (const v1::CreateMatchResponse* m : {&rated, &casual, &stays}) {
+  for (const v1::CreateMatchResponse* m : {&rated, &casual, &stays, &timed}) {
     ASSERT_TRUE(Move(lobby.get(), m->match().id(), 0, "4", m->seat_token()).ok());
   }
   const absl::Time start = absl::Now();
@@ -247,10 +256,15 @@ TEST_F(PresenceTest, AGameAgainstABotThatItsPersonLeftEndsByRule) {
   ASSERT_EQ(none.status(), v1::MATCH_STATUS_FINISHED);
   EXPECT_EQ(none.result().reason(), v1::END_REASON_ABORTED) << "casual: no result";
   EXPECT_EQ(none.result().winner(), -1);
+  const v1::Match flagless =
+      WaitMatch(lobby.get(), timed.match().id(), finished, absl::Seconds(15));
+  ASSERT_EQ(flagless.status(), v1::MATCH_STATUS_FINISHED) << "a timed game is left too";
+  EXPECT_EQ(flagless.result().reason(), v1::END_REASON_ABANDONED);
+  EXPECT_EQ(flagless.result().winner(), 1);
   // A rated loss like any other: alice's rating went down, the bot level's stayed.
   const v1::Player a = GetPlayer(lobby.get(), "alice");
   ASSERT_EQ(a.ratings_size(), 1);
-  EXPECT_EQ(a.ratings(0).losses(), 1);
+  EXPECT_EQ(a.ratings(0).losses(), 2);
   EXPECT_LT(a.ratings(0).rating(), 1500);
   // The person who stayed is still playing.
   absl::StatusOr<v1::Match> still = GetMatch(lobby.get(), stays.match().id());
@@ -269,6 +283,15 @@ TEST_F(PresenceTest, APersonWhoSitsOnAMoveWhilePresentLosesItAfterTheMaxTurn) {
   ASSERT_TRUE(PlayerAgainstBot(lobby.get(), "connect4", carol, "beginner", &against_bot).ok());
   Watch sitting(lobby.get(), against_bot.match().id(), std::nullopt, against_bot.seat_token());
   ASSERT_TRUE(Move(lobby.get(), against_bot.match().id(), 0, "4", against_bot.seat_token()).ok());
+  // The same under a clock of a day: the clock was the only bound.
+  v1::CreateMatchResponse timed;
+  ASSERT_TRUE(PlayerAgainstBot(lobby.get(), "connect4", carol, "beginner", &timed,
+                               [](v1::CreateMatchRequest& r) {
+                                 r.mutable_time_control()->set_initial_ms(24 * 3600 * 1000);
+                               })
+                  .ok());
+  Watch sitting_timed(lobby.get(), timed.match().id(), std::nullopt, timed.seat_token());
+  ASSERT_TRUE(Move(lobby.get(), timed.match().id(), 0, "4", timed.seat_token()).ok());
 
   const HumanSeats people = HumanMatch(lobby.get(), lobby.get(), "connect4");
   Watch alice_page(lobby.get(), people.id, std::nullopt, people.tokens[0]);
@@ -311,7 +334,13 @@ TEST_F(PresenceTest, APersonWhoSitsOnAMoveWhilePresentLosesItAfterTheMaxTurn) {
   EXPECT_EQ(lost.result().winner(), 1);
   EXPECT_TRUE(absl::StrContains(lost.result().text(), "took over 2 s on one move"))
       << lost.result().text();
-  EXPECT_EQ(GetPlayer(lobby.get(), "carol").ratings(0).losses(), 1);
+  const v1::Match lost_timed =
+      WaitMatch(lobby.get(), timed.match().id(), finished, absl::Seconds(15));
+  ASSERT_EQ(lost_timed.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(lost_timed.result().reason(), v1::END_REASON_ABANDONED);
+  EXPECT_TRUE(absl::StrContains(lost_timed.result().text(), "took over 2 s on one move"))
+      << lost_timed.result().text();
+  EXPECT_EQ(GetPlayer(lobby.get(), "carol").ratings(0).losses(), 2);
 }
 
 TEST_F(PresenceTest, PresenceWritesGrowWithTimeNotWithWatchersOrMoves) {

@@ -117,12 +117,14 @@ std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
                                                   int64_t now_ms) {
   const int64_t bound = absl::ToInt64Milliseconds(options_.abandon_after);
   const int mover = live.ToMove();
-  if (!live.owned || live.rec.time_initial_ms || mover < 0 ||
-      live.rec.seats[mover].kind != SeatKind::kHuman) {
+  // Timed or not: a clock of a day (which the lobby allows) held a bot seat for that day after
+  // its person had gone, past these rules, when they skipped timed matches.
+  if (!live.owned || mover < 0 || live.rec.seats[mover].kind != SeatKind::kHuman) {
     return std::nullopt;
   }
   const int64_t on_move = now_ms - live.rec.turn_started_ms;
-  const bool overlong = TurnOverlong(live, now_ms);
+  const int64_t max_turn = absl::ToInt64Milliseconds(options_.max_turn);
+  const bool overlong = max_turn > 0 && on_move >= max_turn;
   if (!overlong && (bound <= 0 || on_move < bound)) return std::nullopt;
   int people = 0, bots = 0;
   for (const SeatRecord& seat : live.rec.seats) {
