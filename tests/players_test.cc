@@ -218,6 +218,32 @@ TEST_F(PlayersTest, ResignationsBeforeEachSideMovedAndAPairsGamesPastTheDaysBoun
   EXPECT_EQ(f.ratings(0).rating(), rating);
 }
 
+TEST_F(PlayersTest, APairsGamesLeftOpenForADayCountWhenTheyEndNotWhenTheyBegan) {
+  // The day's bound counted the pair's games by when each match was created: a pair that
+  // opened seven rated matches, moved once each and ended them a day later had all seven
+  // rated (and none counted against the day's other games).
+  const std::string farmer = Register("farmer");
+  const std::string alt = Register("alt");
+  std::vector<::ply::testing::HumanSeats> open;
+  for (int game = 0; game < ::ply::lobby::kRatedGamesPerPairPerDay + 2; ++game) {
+    const ::ply::testing::HumanSeats m = PlayerMatch("connect4", farmer, alt);
+    ASSERT_TRUE(Move(stub_.get(), m.id, 0, "4", m.tokens[0]).ok());
+    ASSERT_TRUE(Move(stub_.get(), m.id, 1, "4", m.tokens[1]).ok());
+    open.push_back(m);
+  }
+  // A day passes (untimed games between people stay open while both are there).
+  Sql("UPDATE matches SET created_ms = created_ms - 25 * 3600 * 1000");
+  int rated = 0;
+  for (const ::ply::testing::HumanSeats& m : open) {
+    ASSERT_TRUE(Resign(stub_.get(), m.id, m.tokens[1]).ok());
+    absl::StatusOr<v1::Match> over = GetMatch(stub_.get(), m.id);
+    ASSERT_TRUE(over.ok());
+    rated += over->seats(0).rating_after() > 0 ? 1 : 0;
+  }
+  EXPECT_EQ(rated, ::ply::lobby::kRatedGamesPerPairPerDay);
+  EXPECT_EQ(Whois("farmer").ratings(0).games(), ::ply::lobby::kRatedGamesPerPairPerDay);
+}
+
 TEST_F(PlayersTest, ASeatShowsTheRatingRoundedAsTheProfileRoundsIt) {
   // Ratings of a half: the seat of the creator and the seat taken by a join both show what
   // the players' profiles show (a double rounded to even in SQL showed 1600 beside 1601).

@@ -230,6 +230,13 @@ ALTER TABLE matches ADD COLUMN creator_network text NOT NULL DEFAULT '';
 CREATE INDEX matches_open_by_network ON matches (creator_network)
   WHERE status IN (1, 2) AND creator_network <> '';
 )sql",
+      // 16: when a seat's rating was moved. A pair's rated games of the last day were counted
+      // by the matches' creation, so games left open for a day before their end were never
+      // counted and never counted others; they are counted by when they were rated now (older
+      // rows by their creation, as before).
+      R"sql(
+ALTER TABLE seats ADD COLUMN rated_ms bigint;
+)sql",
   };
   return migrations;
 }

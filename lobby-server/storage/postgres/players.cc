@@ -1,6 +1,7 @@
 // PostgresStore's players and their ratings (migration 6): accounts, a player's matches,
 // the leaderboard, bot levels' ratings, and storing what a rated match's end does to its
 // players' ratings (the rules and the arithmetic are rating/ratings.h's).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -30,14 +31,18 @@ const StatementList& PlayerStatements() {
        "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = games + 1,"
        " wins = wins + $6, draws = draws + $7, losses = losses + $8"
        " WHERE player_id = $1 AND game = $2"},
-      {"set_rating_after", "UPDATE seats SET rating_after = $3 WHERE match_id = $1 AND seat = $2"},
+      {"set_rating_after",
+       "UPDATE seats SET rating_after = $3, rated_ms = $4 WHERE match_id = $1 AND seat = $2"},
       // Rated games between two people that moved their ratings, created since $3 (the pair
       // bound of rating/ratings.h), from the first one's seats (seats_by_player).
       {"pair_rated_games",
        "SELECT count(*)::integer FROM seats a JOIN seats b ON b.match_id = a.match_id"
        " AND b.player_id = $2 JOIN matches m ON m.id = a.match_id"
        " WHERE a.player_id = $1 AND a.rating_after > 0 AND b.rating_after > 0"
-       " AND m.created_ms >= $3 AND m.id <> $4"},
+       " AND COALESCE(a.rated_ms, m.created_ms) >= $3 AND m.id <> $4"},
+      // The pair's games are counted under this lock, so that two of them ending at once in
+      // different games (whose rating rows are not the same) count each other.
+      {"lock_pair", "SELECT pg_advisory_xact_lock(7140005, hashtext($1))"},
       {"create_player",
        "INSERT INTO players (name, key_hash, created_ms, last_seen_ms, created_by, skeleton)"
        " VALUES ($1, $2, $3, $3, $4, $5) RETURNING id"},
@@ -113,12 +118,17 @@ void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& 
                        .deviation = r[1].as<double>(),
                        .volatility = r[2].as<double>()};
   }
-  // Counted once both ratings are locked, so that two of the pair's games ending at once
-  // count each other.
+  // Counted once both ratings and the pair are locked, so that two of the pair's games ending
+  // at once count each other (the pair's lock is taken last: nothing waits while holding it).
+  // By when each was rated, not begun: games left open for a day escaped the count.
+  const int64_t now = NowMs();
   int pair_games = 0;
   if (!seats[0].bot && !seats[1].bot) {
+    tx.exec_prepared("lock_pair",
+                     absl::StrCat(std::min(seats[0].player_id, seats[1].player_id), ":",
+                                  std::max(seats[0].player_id, seats[1].player_id)));
     pair_games = tx.exec_prepared1("pair_rated_games", seats[0].player_id, seats[1].player_id,
-                                   NowMs() - int64_t{24} * 3600 * 1000, match_id)[0]
+                                   now - int64_t{24} * 3600 * 1000, match_id)[0]
                      .as<int>();
   }
   const std::optional<std::array<SeatRating, 2>> rated =
@@ -129,8 +139,8 @@ void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& 
     tx.exec_prepared("set_rating", seats[i].player_id, game, r.after.rating, r.after.deviation,
                      r.after.volatility, r.score == 1.0 ? 1 : 0, r.score == 0.5 ? 1 : 0,
                      r.score == 0.0 ? 1 : 0);
-    tx.exec_prepared("set_rating_after", match_id, i,
-                     static_cast<int>(std::lround(r.after.rating)));
+    tx.exec_prepared("set_rating_after", match_id, i, static_cast<int>(std::lround(r.after.rating)),
+                     now);
   }
 }
 
