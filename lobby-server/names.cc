@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/core/display_text.h"
@@ -281,8 +282,10 @@ absl::Status CheckPlayerName(std::string_view name) {
         "a player's name has 2 to 24 characters: letters, digits, '_', '-' and '.', beginning "
         "with a letter or a digit");
   }
-  if (name.size() >= 3 && (name[0] == 'b' || name[0] == 'B') &&
-      (name[1] == 'o' || name[1] == 'O') && (name[2] == 't' || name[2] == 'T')) {
+  // However it is written: "b0t-hard" and "80t_hard" read as bot:hard on a leaderboard.
+  std::string skeleton = NameSkeleton(name);
+  if (!skeleton.empty() && skeleton[0] == '8') skeleton[0] = 'b';
+  if (absl::StartsWith(skeleton, "bot")) {
     return absl::InvalidArgumentError("names beginning with 'bot' are kept for the bots");
   }
   return absl::OkStatus();

@@ -108,6 +108,19 @@ TEST(CleanDisplayName, RefusesNamesThatReadAsABot) {
   }
 }
 
+TEST(CheckPlayerName, KeepsBotNamesHoweverTheyAreWritten) {
+  // A hostile review registered "b0t-hard" and "80t_hard", which read as bot:hard on a
+  // leaderboard; "bot_hard" and "Bot.easy" were refused.
+  for (const char* name : {"bot_hard", "Bot.easy", "b0t-hard", "80t_hard", "B0T", "b.o.t", "8ot"}) {
+    absl::Status s = CheckPlayerName(name);
+    EXPECT_FALSE(s.ok()) << name;
+    EXPECT_NE(s.message().find("kept for the bots"), std::string_view::npos) << name << ": " << s;
+  }
+  for (const char* name : {"bo", "boat", "abbot", "b0b", "8ball", "robot", "bolt"}) {
+    EXPECT_TRUE(CheckPlayerName(name).ok()) << name;
+  }
+}
+
 TEST(NameSkeleton, NamesThatLookAlikeHaveOneSkeleton) {
   const std::string alice = NameSkeleton("alice");
   EXPECT_EQ(alice, "allce");
