@@ -280,12 +280,24 @@ std::string GamesTable(const v1::ListGamesResponse& games, Look look) {
   return out;
 }
 
+std::string TimeControlText(const v1::TimeControl& tc) {
+  // Seconds as the shortest decimal that says them ("0.54s"), minutes or hours when whole.
+  auto span = [](int64_t ms) -> std::string {
+    if (ms >= 3600000 && ms % 3600000 == 0) return absl::StrCat(ms / 3600000, "h");
+    if (ms >= 60000 && ms % 60000 == 0) return absl::StrCat(ms / 60000, "m");
+    return absl::StrCat(static_cast<double>(ms) / 1000, "s");
+  };
+  std::string out = span(tc.initial_ms());
+  if (tc.increment_ms() > 0) absl::StrAppend(&out, "+", span(tc.increment_ms()));
+  return out;
+}
+
 std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::TimeZone zone) {
   if (list.matches().empty()) {
     return "No matches. Start one: ply new connect4 --seat2 bot:medium\n";
   }
-  std::string out = absl::StrFormat("%6s  %-10s %-9s %5s  %-16s  %-40s %s\n", "MATCH", "GAME",
-                                    "STATUS", "MOVES", "CREATED", "SEATS", "RESULT");
+  std::string out = absl::StrFormat("%6s  %-10s %-9s %-7s %5s  %-16s  %-40s %s\n", "MATCH", "GAME",
+                                    "STATUS", "CLOCK", "MOVES", "CREATED", "SEATS", "RESULT");
   bool any_open = false;
   for (const v1::MatchSummary& m : list.matches()) {
     std::vector<std::string> seats;
@@ -298,10 +310,11 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
                      : m.status() == v1::MATCH_STATUS_ACTIVE ? "active"
                                                              : "finished";
     absl::StrAppend(
-        &out, absl::StrFormat("%6d  %-10s %-9s %5d  %-16s  %-40s %s\n", m.id(), m.spec().name(), st,
-                              m.moves_played(), FormatDate(m.created_ms(), zone),
-                              absl::StrJoin(seats, ", "),
-                              m.has_result() ? DisplayText(m.result().text()) : ""));
+        &out, absl::StrFormat(
+                  "%6d  %-10s %-9s %-7s %5d  %-16s  %-40s %s\n", m.id(), m.spec().name(), st,
+                  m.has_time_control() ? TimeControlText(m.time_control()) : "-", m.moves_played(),
+                  FormatDate(m.created_ms(), zone), absl::StrJoin(seats, ", "),
+                  m.has_result() ? DisplayText(m.result().text()) : ""));
   }
   if (!list.next_page_token().empty()) {
     constexpr int kMaxLimit = 200;  // the lobby's largest page

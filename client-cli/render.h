@@ -60,8 +60,12 @@ std::string FormatDate(int64_t unix_ms, absl::TimeZone zone);
 // `ply games`: each game with its sides, bot levels and options.
 std::string GamesTable(const v1::ListGamesResponse& games, Look look);
 
-// `ply list`: one row per match, then a line saying that there are more (when the lobby has a
-// next page; `limit` is the page size asked for) and the [open] footnote when a row has one.
+// A time control in a list's column: "5m+3s", "1m", "0.54s", "24h+1h".
+std::string TimeControlText(const v1::TimeControl& tc);
+
+// `ply list`: one row per match (its clock too: an open seat's clock is known before joining),
+// then a line saying that there are more (when the lobby has a next page; `limit` is the page
+// size asked for) and the [open] footnote when a row has one.
 std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::TimeZone zone);
 // `ply whois`: a player's ratings and results per game.
 std::string PlayerText(const v1::Player& player, absl::TimeZone zone);

@@ -227,6 +227,10 @@ json SummaryJson(const v1::MatchSummary& summary, const std::string& board) {
           {"result", result},
           {"created_ms", summary.created_ms()},
           {"rated", summary.rated()},
+          {"time_control", summary.has_time_control()
+                               ? json{{"initial_ms", summary.time_control().initial_ms()},
+                                      {"increment_ms", summary.time_control().increment_ms()}}
+                               : json(nullptr)},
           {"board", board.empty() ? json(nullptr) : BoardModel(summary.spec().name(), board)}};
 }
 

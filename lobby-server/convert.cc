@@ -133,6 +133,10 @@ v1::MatchSummary SummaryToProto(const MatchRecord& r) {
   }
   m.set_moves_played(r.ply);
   m.set_rated(r.rated);
+  if (r.time_initial_ms) {
+    m.mutable_time_control()->set_initial_ms(*r.time_initial_ms);
+    m.mutable_time_control()->set_increment_ms(r.time_increment_ms);
+  }
   if (r.status == MatchStatus::kFinished) *m.mutable_result() = ResultToProto(r);
   m.set_created_ms(r.created_ms);
   return m;

@@ -683,16 +683,37 @@ TEST(Tables, ListHasDatesAMoreLineAndTheOpenFootnoteOnlyWhenItApplies) {
   EXPECT_EQ(text.find("[open]"), std::string::npos) << text;
   EXPECT_EQ(text.find("More"), std::string::npos) << text;
 
+  EXPECT_NE(text.find("CLOCK"), std::string::npos) << text;
+  EXPECT_NE(text.find("active    -  "), std::string::npos) << "no clocks: " << text;
+
   *list.add_matches() = Summary(8, /*open=*/true);
+  // An open seat's clock is in the list, so nobody joins a 540 ms game unawares.
+  list.mutable_matches(1)->mutable_time_control()->set_initial_ms(540);
   list.set_next_page_token("x");
   text = MatchesTable(list, 2, absl::UTCTimeZone());
   EXPECT_NE(text.find("Yellow: [open]"), std::string::npos) << text;
+  EXPECT_NE(text.find("waiting   0.54s"), std::string::npos) << text;
   EXPECT_NE(text.find("[open]: a seat anyone can take"), std::string::npos) << text;
   EXPECT_NE(text.find("More matches than these 2: `ply list --limit 10` shows more"),
             std::string::npos)
       << text;
   EXPECT_NE(MatchesTable(list, 200, absl::UTCTimeZone()).find("narrow the list"),
             std::string::npos);
+}
+
+TEST(Tables, TimeControlsReadAsTheClockFlagWritesThem) {
+  v1::TimeControl tc;
+  tc.set_initial_ms(300000);
+  tc.set_increment_ms(3000);
+  EXPECT_EQ(TimeControlText(tc), "5m+3s");
+  tc.set_increment_ms(0);
+  EXPECT_EQ(TimeControlText(tc), "5m");
+  tc.set_initial_ms(86400000);
+  tc.set_increment_ms(3600000);
+  EXPECT_EQ(TimeControlText(tc), "24h+1h");
+  tc.set_initial_ms(90000);
+  tc.set_increment_ms(500);
+  EXPECT_EQ(TimeControlText(tc), "90s+0.5s");
 }
 
 TEST(Tables, NamesThatWouldTakeOverTheTerminalArePrintedHarmless) {

@@ -219,7 +219,14 @@ TEST_F(LobbyTest, WatcherResumesAfterTheLastPlyItSaw) {
 TEST_F(LobbyTest, ListsMatchesWithFiltersAndPages) {
   v1::CreateMatchResponse created;
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created).ok());
+    // The last one timed: its open seats' list says the clock.
+    ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_HUMAN}, {}, &created,
+                       [i](v1::CreateMatchRequest& r) {
+                         if (i < 4) return;
+                         r.mutable_time_control()->set_initial_ms(540);
+                         r.mutable_time_control()->set_increment_ms(2000);
+                       })
+                    .ok());
   }
   ASSERT_TRUE(
       Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"beginner", "beginner"}, &created)
@@ -233,7 +240,12 @@ TEST_F(LobbyTest, ListsMatchesWithFiltersAndPages) {
     return out;
   };
   v1::ListMatchesResponse open = list([](auto& r) { r.set_open_seats(true); });
-  EXPECT_EQ(open.matches_size(), 5);
+  ASSERT_EQ(open.matches_size(), 5);
+  // Newest first: the timed one.
+  ASSERT_TRUE(open.matches(0).has_time_control());
+  EXPECT_EQ(open.matches(0).time_control().initial_ms(), 540);
+  EXPECT_EQ(open.matches(0).time_control().increment_ms(), 2000);
+  EXPECT_FALSE(open.matches(1).has_time_control());
   v1::ListMatchesResponse bots = list([](auto& r) { r.set_bots_only(true); });
   ASSERT_EQ(bots.matches_size(), 1);
   EXPECT_EQ(bots.matches(0).spec().name(), "connect4");

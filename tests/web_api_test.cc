@@ -407,7 +407,8 @@ TEST_F(WebTest, PlayersLogInPairAndReadRatingsThroughTheApi) {
            {{"game", "tictactoe"},
             {"seats", json::array({json{{"bot", false}}, json{{"bot", true}, {"level", "easy"}}})},
             {"take_seat", 0},
-            {"casual", true}});
+            {"casual", true},
+            {"clock", {{"initial_s", 60}, {"increment_s", 2}}}});
   ASSERT_TRUE(casual && casual->status == 201) << (casual ? casual->body : "no answer");
   EXPECT_EQ(json::parse(casual->body)["match"]["rated"], false);
   // Profiles, a player's matches and the leaderboard, as the lobby has them.
@@ -416,7 +417,14 @@ TEST_F(WebTest, PlayersLogInPairAndReadRatingsThroughTheApi) {
   EXPECT_EQ(json::parse(profile->body)["name"], "carol");
   httplib::Result history = c.Get("/api/players/carol/matches?limit=5");
   ASSERT_TRUE(history && history->status == 200) << (history ? history->body : "no answer");
-  EXPECT_EQ(json::parse(history->body)["matches"].size(), 2u);
+  const json listed = json::parse(history->body)["matches"];
+  ASSERT_EQ(listed.size(), 2u);
+  // Newest first: the casual one, with its clock; lists say both (a player choosing an open seat
+  // sees them before joining).
+  EXPECT_EQ(listed[0]["rated"], false);
+  EXPECT_EQ(listed[0]["time_control"]["initial_ms"], 60000);
+  EXPECT_EQ(listed[0]["time_control"]["increment_ms"], 2000);
+  EXPECT_TRUE(listed[1]["time_control"].is_null());
   httplib::Result nobody = c.Get("/api/players/nobody_here");
   EXPECT_TRUE(nobody && nobody->status == 404) << (nobody ? nobody->body : "no answer");
   httplib::Result top = c.Get("/api/leaderboard?game=connect4&limit=5");

@@ -317,16 +317,26 @@ class ListPage {
   }
 }
 
+// "5 min + 3 s a move", "1 min", "0.54 s", "24 h + 1 h a move".
+function timeControlText(tc) {
+  const span = (ms) => ms >= 3600000 && ms % 3600000 === 0 ? `${ms / 3600000} h`
+    : ms >= 60000 && ms % 60000 === 0 ? `${ms / 60000} min` : `${ms / 1000} s`;
+  return span(tc.initial_ms) + (tc.increment_ms > 0 ? ` + ${span(tc.increment_ms)} a move` : '');
+}
+
 function card(m) {
   const who = m.seats.map((s) => s.taken
     ? s.name + (s.guest ? ' (guest)' : s.rating > 0 ? ` (${ratingText(s.rating, s.provisional)})` : '')
     : '(open)').join(' vs ');
   const status = m.status === 'finished' ? (m.result ? m.result.text : 'finished')
     : m.status === 'waiting' ? 'waiting for a player' : `${m.plies} moves`;
+  // What a player joining an open seat agrees to: the clock, and whether it is rated.
+  const terms = [m.time_control ? timeControlText(m.time_control) : 'no clocks', m.rated ? 'rated' : 'casual'];
   return h('a', { class: 'card', href: `#/m/${m.id}`, 'data-match': m.id },
     m.board ? drawBoard(m.spec.name, m.board, { small: true, cylinder: m.spec.options.cylinder === 'true' })
       : h('div', { class: 'noboard' }),
     h('span', { class: 'card-title' }, `#${m.id} ${gameTitle(m.spec.name)}`),
+    h('span', { class: 'card-terms' }, terms.join(' · ')),
     h('span', { class: 'card-who' }, who),
     h('span', { class: 'card-status' }, status));
 }
