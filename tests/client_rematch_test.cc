@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ply/v1/lobby.grpc.pb.h"
+#include "tests/newcomer_rating.h"
 #include "tests/pty_helper.h"
 
 namespace ply {
@@ -43,6 +44,10 @@ class ClientRematchTest : public ::ply::testing::ClientFixture {
     return id;
   }
 
+  // Where that game took Bob (who won it) and Alice, as their boards show them.
+  static std::string Won() { return ::ply::testing::AfterFirstGameText("tictactoe", 1); }
+  static std::string Lost() { return ::ply::testing::AfterFirstGameText("tictactoe", 0); }
+
   std::unique_ptr<PtyProcess> alice_;
   std::unique_ptr<PtyProcess> bob_;
 };
@@ -56,8 +61,8 @@ TEST_F(ClientRematchTest, BothPressRAndLandOnTheNewBoardWithSidesSwapped) {
   alice_->Type("r");
   // Both are in the new match; Bob has X and the first move now.
   const std::string next = absl::StrCat("match ", old + 1);
-  ASSERT_TRUE(bob_->WaitScreen({next, "Your move (X)", "bob (16"})) << bob_->Screen();
-  ASSERT_TRUE(alice_->WaitScreen({next, "alice (13"})) << alice_->Screen();
+  ASSERT_TRUE(bob_->WaitScreen({next, "Your move (X)", "bob (" + Won()})) << bob_->Screen();
+  ASSERT_TRUE(alice_->WaitScreen({next, "alice (" + Lost()})) << alice_->Screen();
   const v1::Match m = Get(old + 1);
   EXPECT_EQ(m.status(), v1::MATCH_STATUS_ACTIVE);
   EXPECT_EQ(m.seats(0).player(), "bob");
@@ -100,7 +105,7 @@ TEST_F(ClientRematchTest, AnOfferIsDeclinedOrTakenBackAndPlyRematchAgreesFromThe
   bob_ = Ply("bob", {"rematch", absl::StrCat(old)});
   const std::string next = absl::StrCat("match ", old + 1);
   ASSERT_TRUE(bob_->WaitScreen({next, "Your move (X)"})) << bob_->Screen();
-  ASSERT_TRUE(alice_->WaitScreen({next, "alice (13"})) << alice_->Screen();
+  ASSERT_TRUE(alice_->WaitScreen({next, "alice (" + Lost()})) << alice_->Screen();
   // A match under way, or someone else's, has no rematch to offer.
   auto [code, out] = Run("alice", {"rematch", absl::StrCat(old + 1)});
   EXPECT_EQ(code, 1) << out;
