@@ -213,6 +213,8 @@ void Lobby::AfterChange(LiveMatch& live) {
           for (size_t i = 0; i < stored->seats.size(); ++i) {
             live.rec.seats[i].rating_after = stored->seats[i].rating_after;
           }
+          // Or why none moved, where the store decided it (the pair's games of the day).
+          live.rec.result.rating_note = stored->result.rating_note;
         }
       }
       if (live.rec.seats[0].rating_after == 0) live.stale = true;

@@ -207,9 +207,12 @@ TEST_F(PlayersTest, ResignationsBeforeEachSideMovedAndAPairsGamesPastTheDaysBoun
     ASSERT_TRUE(over.ok());
     if (game < ::ply::lobby::kRatedGamesPerPairPerDay) {
       EXPECT_GT(over->seats(0).rating_after(), rating) << "game " << game;
+      EXPECT_EQ(over->result().rating_note(), "");
       rating = over->seats(0).rating_after();
     } else {
       EXPECT_EQ(over->seats(0).rating_after(), 0) << "game " << game;
+      // The final screen says why (it said nothing).
+      EXPECT_EQ(over->result().rating_note(), ::ply::lobby::PairBoundNote()) << "game " << game;
     }
   }
   const v1::Player f = Whois("farmer");

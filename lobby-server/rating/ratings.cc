@@ -48,7 +48,13 @@ bool ResultCounts(const MatchResult& result, int plies) {
   return false;
 }
 
+std::string PairBoundNote() {
+  return absl::StrCat("not rated: these two players have had ", kRatedGamesPerPairPerDay,
+                      " rated games against each other in the last 24 hours");
+}
+
 std::string UnratedNote(const MatchResult& result, int plies) {
+  if (!result.rating_note.empty()) return result.rating_note;
   switch (result.reason) {
     case EndReason::kNone:
     case EndReason::kCancelled:

@@ -73,8 +73,11 @@ bool ResultCounts(const MatchResult& result, int plies);
 // Why a rated match's `result`, after `plies` moves, moves no rating, for people ("not rated:
 // the game ended before each side had moved"); "" when it counts, and for no result at all
 // (cancelled, aborted), which says so itself. (The daily bound of a pair's rated games is the
-// store's to know: not here.)
+// store's to know: it keeps PairBoundNote in MatchResult::rating_note.)
 std::string UnratedNote(const MatchResult& result, int plies);
+
+// The rating note of a result the pair's bound kept from moving their ratings.
+std::string PairBoundNote();
 
 // Both seats' new ratings, or nothing when the result moves no rating (see the rules above).
 // `pair_games_today`: the rated games between these two people that moved their ratings in the

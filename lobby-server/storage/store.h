@@ -78,6 +78,9 @@ struct MatchResult {
   int winner = -1;
   EndReason reason = EndReason::kNone;
   std::string text;
+  // Why a rated match's result moved no rating, where only the store knows it (the pair's
+  // rated games of the day); "" otherwise (ratings.h's UnratedNote gives the rest).
+  std::string rating_note;
 };
 
 struct MatchRecord {

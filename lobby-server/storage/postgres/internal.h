@@ -44,7 +44,9 @@ const StatementList& PeerStatements();
 inline constexpr char kMatchColumns[] =
     "id, game, options::text, status, ply, COALESCE(time_initial_ms, -1), time_increment_ms, "
     "bot_pacing_ms, turn_started_ms, draw_offer, winner, end_reason, result_text, created_ms, "
-    "rated";
+    "rated, rating_note";
+// How many they are: a statement's own columns come after them.
+inline constexpr int kMatchColumnCount = 16;
 
 // JSON text for a parameter; invalid UTF-8 (which protobuf strings cannot carry anyway) is
 // replaced rather than thrown on.

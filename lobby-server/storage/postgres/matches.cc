@@ -69,7 +69,8 @@ Holdings HoldingsFromRow(const pqxx::row& r) {
 // A match with its seats and moves from a row of "load_match_after".
 MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
   MatchRecord match = pg::MatchFromRow(r);
-  for (const nlohmann::json& s : nlohmann::json::parse(r[15].as<std::string>())) {
+  constexpr int k = pg::kMatchColumnCount;
+  for (const nlohmann::json& s : nlohmann::json::parse(r[k].as<std::string>())) {
     SeatRecord seat;
     seat.kind = static_cast<SeatKind>(s[0].get<int>());
     seat.difficulty = s[1].get<std::string>();
@@ -83,7 +84,7 @@ MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
     seat.rating_after = s[9].get<int>();
     match.seats.push_back(std::move(seat));
   }
-  for (const nlohmann::json& m : nlohmann::json::parse(r[16].as<std::string>())) {
+  for (const nlohmann::json& m : nlohmann::json::parse(r[k + 1].as<std::string>())) {
     MoveRecord mv;
     mv.ply = m[0].get<int>();
     mv.seat = m[1].get<int>();
@@ -94,11 +95,11 @@ MatchRecord LoadedMatchFromRow(const pqxx::row& r) {
     mv.bot_json = m[6].get<std::string>();
     match.moves.push_back(std::move(mv));
   }
-  match.rematch_offer = r[17].as<int>();
-  match.rematch_id = r[18].as<int64_t>();
-  match.creator = r[19].as<std::string>();
-  match.creator_address = r[20].as<std::string>();
-  match.creator_network = r[21].as<std::string>();
+  match.rematch_offer = r[k + 2].as<int>();
+  match.rematch_id = r[k + 3].as<int64_t>();
+  match.creator = r[k + 4].as<std::string>();
+  match.creator_address = r[k + 5].as<std::string>();
+  match.creator_network = r[k + 6].as<std::string>();
   return match;
 }
 
@@ -156,6 +157,7 @@ MatchRecord MatchFromRow(const pqxx::row& r) {
   m.result.text = r[12].as<std::string>();
   m.created_ms = r[13].as<int64_t>();
   m.rated = r[14].as<bool>();
+  m.result.rating_note = r[15].as<std::string>();
   return m;
 }
 

@@ -234,8 +234,11 @@ CREATE INDEX matches_open_by_network ON matches (creator_network)
       // by the matches' creation, so games left open for a day before their end were never
       // counted and never counted others; they are counted by when they were rated now (older
       // rows by their creation, as before).
+      // And why a rated match's result moved no rating where only the store knows it (the
+      // pair's bound), for its final screen.
       R"sql(
 ALTER TABLE seats ADD COLUMN rated_ms bigint;
+ALTER TABLE matches ADD COLUMN rating_note text NOT NULL DEFAULT '';
 )sql",
   };
   return migrations;

@@ -43,6 +43,7 @@ const StatementList& PlayerStatements() {
       // The pair's games are counted under this lock, so that two of them ending at once in
       // different games (whose rating rows are not the same) count each other.
       {"lock_pair", "SELECT pg_advisory_xact_lock(7140005, hashtext($1))"},
+      {"set_rating_note", "UPDATE matches SET rating_note = $2 WHERE id = $1"},
       {"create_player",
        "INSERT INTO players (name, key_hash, created_ms, last_seen_ms, created_by, skeleton)"
        " VALUES ($1, $2, $3, $3, $4, $5) RETURNING id"},
@@ -133,7 +134,12 @@ void RateMatch(pqxx::transaction_base& tx, int64_t match_id, const MatchResult& 
   }
   const std::optional<std::array<SeatRating, 2>> rated =
       RateResult(seats, result, plies, pair_games);
-  if (!rated) return;
+  if (!rated) {
+    if (pair_games >= kRatedGamesPerPairPerDay) {
+      tx.exec_prepared("set_rating_note", match_id, PairBoundNote());
+    }
+    return;
+  }
   for (int i = 0; i < 2; ++i) {
     const SeatRating& r = (*rated)[i];
     tx.exec_prepared("set_rating", seats[i].player_id, game, r.after.rating, r.after.deviation,
