@@ -329,6 +329,9 @@ absl::StatusOr<v1::CreateMatchResponse> Lobby::CreateMatch(const v1::CreateMatch
   rec.rated = !req.casual() && people &&
               std::all_of(rec.seats.begin(), rec.seats.end(),
                           [](const SeatRecord& s) { return !s.taken() || s.player_id != 0; });
+  if (rec.rated && req.has_time_control()) {
+    if (absl::Status s = CheckRatedClock(req.time_control()); !s.ok()) return s;
+  }
   const bool full = std::all_of(rec.seats.begin(), rec.seats.end(),
                                 [](const SeatRecord& s) { return s.taken(); });
   rec.status = full ? MatchStatus::kActive : MatchStatus::kWaiting;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "engine/registry/registry.h"
@@ -248,6 +249,46 @@ TEST_F(PlayersTest, ANewcomerToTicTacToeStartsAtItsCeilingAndADrawWithPerfectCos
   EXPECT_EQ(started->seats(1).player(), "bob");
   EXPECT_EQ(started->seats(1).rating(), static_cast<int>(std::lround(start)));
   EXPECT_EQ(joined.match().seats(1).rating(), static_cast<int>(std::lround(start)));
+}
+
+// With a clock of half a second a script that answered at once beat bots on time, rated (the
+// lobby's pacing, since fixed); at such clocks round trips weigh as much as the play. A rated
+// game's clock gives at least 15 s for 40 moves; a faster one is casual.
+TEST_F(PlayersTest, ARatedGameNeedsAClockOfFifteenSecondsForFortyMoves) {
+  const std::string alice = Register("alice");
+  auto against_bot = [&](int64_t initial_ms, int64_t increment_ms, bool casual) {
+    v1::CreateMatchResponse created;
+    return PlayerAgainstBot(stub_.get(), "connect4", alice, "hard", &created,
+                            [&](v1::CreateMatchRequest& r) {
+                              r.mutable_time_control()->set_initial_ms(initial_ms);
+                              r.mutable_time_control()->set_increment_ms(increment_ms);
+                              r.set_casual(casual);
+                            });
+  };
+  grpc::Status refused = against_bot(540, 0, false);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(refused.error_message(),
+            "a rated game's clock gives at least 15 s for 40 moves (its initial time and 40 "
+            "increments); this one gives 0.54 s: ask for a casual game (ply new ... --casual) or "
+            "a longer clock");
+  EXPECT_EQ(against_bot(14000, 0, false).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(against_bot(540, 0, true).ok()) << "casual: as fast as anyone likes";
+  EXPECT_TRUE(against_bot(15000, 0, false).ok());
+  EXPECT_TRUE(against_bot(1000, 500, false).ok()) << "1 s and 40 increments of 0.5 s";
+
+  // Pairing for a rated game: the same bound, said before the player waits.
+  v1::PairRequest pair;
+  pair.mutable_spec()->set_name("connect4");
+  pair.mutable_time_control()->set_initial_ms(540);
+  grpc::ClientContext context;
+  context.AddMetadata("x-ply-player", alice);
+  std::unique_ptr<grpc::ClientReader<v1::PairEvent>> reader = stub_->Pair(&context, pair);
+  v1::PairEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  const grpc::Status paired = reader->Finish();
+  EXPECT_EQ(paired.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(paired.error_message(), "a rated game's clock"))
+      << paired.error_message();
 }
 
 TEST_F(PlayersTest, ARestartPutsEveryBotLevelBackOnItsLadderRating) {

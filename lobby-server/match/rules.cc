@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/proto_convert.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
@@ -47,6 +48,16 @@ absl::Status CheckTimeControl(const v1::TimeControl& tc) {
     return absl::InvalidArgumentError("the increment must be between 0 and one hour");
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckRatedClock(const v1::TimeControl& tc) {
+  const int64_t game_ms = tc.initial_ms() + 40 * tc.increment_ms();
+  if (game_ms >= kMinRatedClockMs) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("a rated game's clock gives at least ", kMinRatedClockMs / 1000,
+                   " s for 40 moves (its initial time and 40 increments); this one gives ",
+                   absl::StrFormat("%.2f", static_cast<double>(game_ms) / 1000),
+                   " s: ask for a casual game (ply new ... --casual) or a longer clock"));
 }
 
 absl::Status CheckMoveText(std::string_view move) {

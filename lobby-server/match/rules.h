@@ -36,6 +36,14 @@ absl::StatusOr<std::unique_ptr<AnyGame>> GameOfSpec(const v1::GameSpec& spec);
 // OK when a requested time control is within bounds (100 ms to 24 hours, increment to an hour).
 absl::Status CheckTimeControl(const v1::TimeControl& tc);
 
+// The shortest clock a rated game may have: kMinRatedClockMs for a game of 40 moves a side
+// (the initial time and 40 increments), as the shortest rated class elsewhere (15 s). Shorter,
+// the network's round trips and the lobby's own timing weigh on the result as much as the play
+// (the bots' pacing flagged them at 540 ms, rated). A player may still ask for such a game
+// casual. INVALID_ARGUMENT saying so.
+inline constexpr int64_t kMinRatedClockMs = 15000;
+absl::Status CheckRatedClock(const v1::TimeControl& tc);
+
 // The seat of this match whose stored hash is `token`'s, if any (a malformed token has none).
 std::optional<int> SeatOfToken(const MatchRecord& rec, std::string_view token);
 

@@ -38,6 +38,9 @@ absl::Status Lobby::Pair(const v1::PairRequest& req, const std::string& player_k
   if (!game.ok()) return game.status();
   if (req.has_time_control()) {
     if (absl::Status s = CheckTimeControl(req.time_control()); !s.ok()) return s;
+    if (!req.casual()) {
+      if (absl::Status s = CheckRatedClock(req.time_control()); !s.ok()) return s;
+    }
   }
   auto state = std::make_shared<PairState>();
   state->request = req;
