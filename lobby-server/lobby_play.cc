@@ -22,11 +22,16 @@ bool Lobby::FlagIfExpired(LiveMatch& live, int64_t now_ms) {
   const int mover = live.ToMove();
   if (!HasFlagged(live.rec, mover, now_ms)) return false;
   const int winner = 1 - mover;
+  // A bot budgets its moves so as never to run out of time: when it does, the bot service did
+  // not answer (down, overloaded, unreachable), and the result says so and is not rated (a
+  // person whose opponent's ply-bot was killed mid-game won on time, rated: 1500 -> 1930).
+  const bool bot = live.rec.seats[mover].kind == SeatKind::kBot;
   (void)CommitFinish(live,
                      {.winner = winner,
-                      .reason = EndReason::kTimeout,
-                      .text = absl::StrCat(SideName(live.info, mover), " ran out of time; ",
-                                           SideName(live.info, winner), " wins")},
+                      .reason = bot ? EndReason::kBotFailure : EndReason::kTimeout,
+                      .text = absl::StrCat(SideName(live.info, mover), " ran out of time",
+                                           bot ? " (the bot service did not answer in time)" : "",
+                                           "; ", SideName(live.info, winner), " wins")},
                      ClocksNow(live.rec, mover, now_ms));
   return true;
 }

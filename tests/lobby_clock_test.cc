@@ -79,6 +79,7 @@ TEST_F(LobbyTest, BotsWithClocksDoNotLoseOnTime) {
   });
   ASSERT_EQ(end.status(), v1::MATCH_STATUS_FINISHED);
   EXPECT_NE(end.result().reason(), v1::END_REASON_TIMEOUT) << end.result().text();
+  EXPECT_NE(end.result().reason(), v1::END_REASON_BOT_FAILURE) << end.result().text();
 }
 
 // The attack: a person sets a clock shorter than the bots' pacing (540 ms, no increment) and
@@ -111,7 +112,10 @@ TEST_F(LobbyTest, ABotIsNeverFlaggedByItsOwnPacing) {
     m = Get(id);
   }
   ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
-  EXPECT_FALSE(m.result().reason() == v1::END_REASON_TIMEOUT && m.result().winner() == 0)
+  // Run out of time: a loss on time before, a bot failure now (the flag of a bot is one).
+  EXPECT_FALSE((m.result().reason() == v1::END_REASON_TIMEOUT ||
+                m.result().reason() == v1::END_REASON_BOT_FAILURE) &&
+               m.result().winner() == 0)
       << "the bot lost on time after " << m.moves_size() << " moves: " << m.result().text();
 }
 

@@ -165,6 +165,32 @@ TEST_F(LobbyTest, DeadBotInstancesShowAsBotTroubleNotAHang) {
   EXPECT_EQ(m.result().winner(), 1);
 }
 
+TEST_F(LobbyTest, ABotThatRunsOutOfTimeBecauseItsServiceIsDownIsABotFailureNotALoss) {
+  // A hostile review killed ply-bot during a rated 15 s game: the bot's clock ran while the
+  // lobby retried, and the person won on time, rated (1500 -> 1930). A bot never runs out of
+  // time on its own (it budgets every move from its clock), so its flag is the service's failure.
+  lobby_.reset();
+  StartLobby(
+      {absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()), "--bot_give_up_s=60"});
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""}, &created,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(1);
+                       r.set_display_name("frank");
+                       r.mutable_time_control()->set_initial_ms(1500);
+                     })
+                  .ok());
+  const v1::Match m = WaitMatch(
+      created.match().id(),
+      [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+      absl::Seconds(20));
+  ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED);
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_BOT_FAILURE) << m.result().text();
+  EXPECT_EQ(m.result().winner(), 1);
+  EXPECT_EQ(m.result().text(),
+            "X ran out of time (the bot service did not answer in time); O wins");
+}
+
 TEST(BotTargetsTest, ReadsInstanceLists) {
   EXPECT_EQ(lobby::TargetFromList("127.0.0.1:1\n# a comment\n127.0.0.1:2, 127.0.0.1:3\n"),
             "ipv4:127.0.0.1:1,127.0.0.1:2,127.0.0.1:3");
