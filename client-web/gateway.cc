@@ -317,8 +317,16 @@ void Gateway::Move(const httplib::Request& req, httplib::Response& res) {
 }
 
 void Gateway::Resign(const httplib::Request& req, httplib::Response& res, bool draw) {
-  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/false);
+  // The page sends no body; one that comes must say nothing (a field was ignored, and a draw
+  // "declined" with {"decline": true} was an offer that accepted the opponent's).
+  absl::StatusOr<SeatCall> call = ReadSeatCall(req, /*with_body=*/!req.body.empty());
   if (!call.ok()) return SendError(res, call.status());
+  if (!req.body.empty()) {
+    if (absl::Status s = NoFieldsRequest(call->body, draw ? "a draw offer" : "a resignation");
+        !s.ok()) {
+      return SendError(res, s);
+    }
+  }
   absl::StatusOr<v1::Match> match =
       draw ? lobby_.OfferDraw(call->id, call->token) : lobby_.Resign(call->id, call->token);
   if (!match.ok()) return SendError(res, match.status());

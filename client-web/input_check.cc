@@ -36,6 +36,17 @@ bool AllOf(std::string_view s, std::string_view extra) {
 
 // The string member `key` of `body`, "" when absent; an error when it is there but not a string
 // or longer than `max`.
+// A key the request does not know is refused rather than dropped: "casual" was once read by the
+// pairing request only, and a casual game created from the page was rated.
+absl::Status OnlyKnownKeys(const json& body, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : body.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return Bad(absl::StrCat("'", EchoBounded(View(key), 24), "' is not a field of this request"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> StringField(const json& body, const char* key, size_t max) {
   if (!body.contains(key) || body[key].is_null()) return std::string();
   if (!body[key].is_string()) return Bad(absl::StrCat("'", key, "' must be a string"));
@@ -94,6 +105,7 @@ absl::Status ClockField(const json& body, Request* request) {
   if (!body.contains("clock") || body["clock"].is_null()) return absl::OkStatus();
   const json& clock = body["clock"];
   if (!clock.is_object()) return Bad("'clock' must be an object");
+  if (absl::Status s = OnlyKnownKeys(clock, {"initial_s", "increment_s"}); !s.ok()) return s;
   absl::StatusOr<int64_t> initial = IntField(clock, "initial_s", 10, 3 * 3600, 300);
   if (!initial.ok()) return initial.status();
   absl::StatusOr<int64_t> increment = IntField(clock, "increment_s", 0, 600, 0);
@@ -107,6 +119,16 @@ absl::Status ClockField(const json& body, Request* request) {
 absl::StatusOr<int64_t> Limit(std::string_view text, int64_t hi) {
   if (text.empty()) return 20;
   return Decimal(text, 1, hi, "limit");
+}
+
+// `casual` (true, false or absent: rated where the match can be) into `request`.
+template <typename Request>
+absl::Status CasualField(const json& body, Request* request) {
+  if (body.contains("casual") && !body["casual"].is_null()) {
+    if (!body["casual"].is_boolean()) return Bad("'casual' must be true or false");
+    request->set_casual(body["casual"].get<bool>());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -173,6 +195,7 @@ absl::Status CheckPlayerName(std::string_view name) {
 
 absl::StatusOr<v1::LoginRequest> LoginRequest(const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (absl::Status s = OnlyKnownKeys(body, {"name"}); !s.ok()) return s;
   absl::StatusOr<std::string> name = StringField(body, "name", kMaxName);
   if (!name.ok()) return name.status();
   if (!name->empty()) {
@@ -182,31 +205,6 @@ absl::StatusOr<v1::LoginRequest> LoginRequest(const json& body) {
   request.set_name(*name);
   return request;
 }
-
-namespace {
-
-// `casual` (true, false or absent: rated where the match can be) into `request`.
-template <typename Request>
-absl::Status CasualField(const json& body, Request* request) {
-  if (body.contains("casual") && !body["casual"].is_null()) {
-    if (!body["casual"].is_boolean()) return Bad("'casual' must be true or false");
-    request->set_casual(body["casual"].get<bool>());
-  }
-  return absl::OkStatus();
-}
-
-// A key the request does not know is refused rather than dropped: "casual" was once read by the
-// pairing request only, and a casual game created from the page was rated.
-absl::Status OnlyKnownKeys(const json& body, std::initializer_list<std::string_view> known) {
-  for (const auto& [key, value] : body.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      return Bad(absl::StrCat("'", EchoBounded(View(key), 24), "' is not a field of this request"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<v1::PairRequest> PairRequest(const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
@@ -265,6 +263,11 @@ absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
   }
   for (const json& seat : body["seats"]) {
     if (!seat.is_object()) return Bad("each seat must be an object");
+    if (absl::Status s = OnlyKnownKeys(seat, {"bot", "level"}); !s.ok()) return s;
+    // {"bot": "true"} made an open seat for a person.
+    if (seat.contains("bot") && !seat["bot"].is_null() && !seat["bot"].is_boolean()) {
+      return Bad("a seat's 'bot' must be true or false");
+    }
     v1::SeatSpec* spec = request.add_seats();
     const bool bot = seat.contains("bot") && seat["bot"].is_boolean() && seat["bot"].get<bool>();
     spec->set_kind(bot ? v1::SEAT_KIND_BOT : v1::SEAT_KIND_HUMAN);
@@ -296,6 +299,7 @@ absl::StatusOr<v1::CreateMatchRequest> CreateRequest(const json& body) {
 
 absl::StatusOr<v1::JoinMatchRequest> JoinRequest(int64_t id, const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (absl::Status s = OnlyKnownKeys(body, {"seat", "name"}); !s.ok()) return s;
   v1::JoinMatchRequest request;
   request.set_match_id(id);
   absl::StatusOr<int64_t> seat = IntField(body, "seat", -1, 1, -1);
@@ -310,6 +314,7 @@ absl::StatusOr<v1::JoinMatchRequest> JoinRequest(int64_t id, const json& body) {
 
 absl::StatusOr<v1::MakeMoveRequest> MoveRequest(int64_t id, const json& body) {
   if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (absl::Status s = OnlyKnownKeys(body, {"ply", "move"}); !s.ok()) return s;
   v1::MakeMoveRequest request;
   request.set_match_id(id);
   absl::StatusOr<int64_t> ply = IntField(body, "ply", 0, 100000, -1);
@@ -321,6 +326,13 @@ absl::StatusOr<v1::MakeMoveRequest> MoveRequest(int64_t id, const json& body) {
   if (absl::Status s = CheckMove(*move); !s.ok()) return s;
   request.set_move(*move);
   return request;
+}
+
+absl::Status NoFieldsRequest(const json& body, std::string_view what) {
+  if (!body.is_object()) return Bad("the request must be a JSON object");
+  if (body.empty()) return absl::OkStatus();
+  return Bad(absl::StrCat("'", EchoBounded(View(body.begin().key()), 24),
+                          "' is not a field of this request: ", View(what), " takes none"));
 }
 
 absl::StatusOr<bool> SwitchRequest(const json& body, const char* key, bool fallback) {

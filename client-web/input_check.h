@@ -51,6 +51,10 @@ absl::StatusOr<v1::MakeMoveRequest> MoveRequest(int64_t id, const nlohmann::json
 // POST /api/matches/ID/claim: {"draw": bool}; POST /api/matches/ID/rematch: {"decline": bool};
 // POST /api/matches/ID/presence: {"here": bool}. The one switch `key` (`fallback` when absent).
 absl::StatusOr<bool> SwitchRequest(const nlohmann::json& body, const char* key, bool fallback);
+// POST /api/matches/ID/resign and /draw take no fields: a body, if any, is {} (the gateway
+// ignored it, and {"decline": true} to the draw route accepted the opponent's offer).
+// `what` names the call in the refusal ("a draw offer").
+absl::Status NoFieldsRequest(const nlohmann::json& body, std::string_view what);
 // GET /api/matches?status=&game=&limit=&open=&page=.
 struct ListQuery {
   std::string status;

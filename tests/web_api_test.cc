@@ -527,6 +527,14 @@ TEST_F(WebTest, APostWithNoBodyIsAnEmptyOneNotAnErrorAfterATimeout) {
   EXPECT_LT(absl::Now() - sent, absl::Seconds(2)) << answer;
   EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
   EXPECT_EQ(Get(seats.id).draw_offer(), 1);
+  // The first player "declines" the offer through the draw route: a field that route does not
+  // know is refused, where it was ignored and the call was an offer that agreed the draw.
+  httplib::Result decline = Post(absl::StrCat("/api/matches/", seats.id, "/draw"), seats.tokens[0],
+                                 json{{"decline", true}});
+  ASSERT_TRUE(decline);
+  EXPECT_EQ(decline->status, 400) << decline->body;
+  EXPECT_EQ(Get(seats.id).status(), v1::MATCH_STATUS_ACTIVE);
+  EXPECT_EQ(Get(seats.id).draw_offer(), 1);
   // A body cut short is a bad request, and said so.
   RawConnection cut(web_->port());
   ASSERT_TRUE(cut.Send(absl::StrCat("POST /api/matches/", seats.id,

@@ -292,6 +292,25 @@ TEST(InputCheck, MoveAndJoinRequestsAreChecked) {
   EXPECT_FALSE(MoveRequest(1, json{{"ply", 3}, {"move", "d3 d4"}}).ok());
   EXPECT_TRUE(JoinRequest(1, json{{"seat", 1}, {"name", "bob"}}).ok());
   EXPECT_FALSE(JoinRequest(1, json{{"seat", 5}}).ok());
+  // Fields the gateway does not read are refused, not dropped (a second hostile review: a
+  // "casual" join, a "bot": "true" seat made a person's open seat, {"decline": true} to the draw
+  // route accepted the opponent's offer).
+  EXPECT_FALSE(JoinRequest(1, json{{"seat", 1}, {"casual", true}}).ok());
+  EXPECT_FALSE(MoveRequest(1, json{{"ply", 3}, {"move", "d3"}, {"promote", "q"}}).ok());
+  EXPECT_FALSE(LoginRequest(json{{"name", "bob"}, {"password", "x"}}).ok());
+  EXPECT_TRUE(NoFieldsRequest(json::object(), "a draw offer").ok());
+  EXPECT_EQ(NoFieldsRequest(json{{"decline", true}}, "a draw offer").message(),
+            "'decline' is not a field of this request: a draw offer takes none");
+  EXPECT_FALSE(NoFieldsRequest(json::array(), "a resignation").ok());
+  const json bot_as_text = json::parse(R"({"game": "connect4",
+      "seats": [{}, {"bot": "true", "level": "hard"}], "take_seat": 0})");
+  EXPECT_EQ(CreateRequest(bot_as_text).status().message(), "a seat's 'bot' must be true or false");
+  EXPECT_FALSE(CreateRequest(json::parse(R"({"game": "connect4",
+      "seats": [{}, {"bot": true, "levle": "hard"}]})"))
+                   .ok());
+  EXPECT_FALSE(CreateRequest(json::parse(R"({"game": "connect4", "seats": [{}, {}],
+      "clock": {"initial_s": 60, "increment": 2}})"))
+                   .ok());
   EXPECT_FALSE(ListRequest({.status = "lost"}).ok());
   EXPECT_FALSE(ListRequest({.limit = "500"}).ok());
   EXPECT_EQ(ListRequest({.limit = "5"})->page_size(), 5);
