@@ -206,12 +206,13 @@ absl::Status Lobby::CommitFinish(LiveMatch& live, MatchResult result, std::vecto
 
 void Lobby::AfterChange(LiveMatch& live) {
   if (live.rec.status == MatchStatus::kFinished) {
-    // The transaction that ended a rated match moved the ratings. The game-over event shows
-    // them, so they are read now (it went out with none, and the final screen never showed
-    // where a rating went); if the read fails, or the result moved none, the next read loads
-    // the match again.
+    // The transaction that ended a rated match moved the ratings. The game-over event and the
+    // answer to the call that ended it (a resignation, a draw agreed) show them, so they are
+    // read now, watched or not (the event went out with none, and an answer said rating_after
+    // 0 beside a rated result); if the read fails, or the result moved none, the next read
+    // loads the match again.
     if (live.rec.rated && live.rec.seats.size() == 2 && live.rec.seats[0].rating_after == 0) {
-      if (!live.end_told && !live.watchers.empty()) {
+      if (!live.end_told) {
         // The seats alone: no move after the last one this copy has.
         absl::StatusOr<MatchRecord> stored = store_->LoadMatchAfter(live.id, live.rec.ply);
         if (stored.ok() && stored->seats.size() == live.rec.seats.size()) {

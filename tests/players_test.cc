@@ -202,9 +202,15 @@ TEST_F(PlayersTest, ResignationsBeforeEachSideMovedAndAPairsGamesPastTheDaysBoun
     auto [id, tokens] = PlayerMatch("connect4", farmer, alt);
     ASSERT_TRUE(Move(stub_.get(), id, 0, "4", tokens[0]).ok());
     ASSERT_TRUE(Move(stub_.get(), id, 1, "4", tokens[1]).ok());
-    ASSERT_TRUE(Resign(stub_.get(), id, tokens[1]).ok());
+    v1::Match answer;
+    ASSERT_TRUE(Resign(stub_.get(), id, tokens[1], &answer).ok());
     absl::StatusOr<v1::Match> over = GetMatch(stub_.get(), id);
     ASSERT_TRUE(over.ok());
+    // The resignation's own answer says what the match says (it said rating_after 0 when
+    // nobody watched the match).
+    EXPECT_EQ(answer.seats(0).rating_after(), over->seats(0).rating_after()) << "game " << game;
+    EXPECT_EQ(answer.seats(1).rating_after(), over->seats(1).rating_after()) << "game " << game;
+    EXPECT_EQ(answer.result().rating_note(), over->result().rating_note()) << "game " << game;
     if (game < ::ply::lobby::kRatedGamesPerPairPerDay) {
       EXPECT_GT(over->seats(0).rating_after(), rating) << "game " << game;
       EXPECT_EQ(over->result().rating_note(), "");
