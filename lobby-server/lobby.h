@@ -297,7 +297,8 @@ class Lobby : private BotDriver::Host {
   // Ends the owned matches against a bot (timed or not) whose person has been gone past
   // abandon_after on their move, or has spent max_turn on it, then schedules itself again.
   void AbandonTick();
-  // Whether the side to move of untimed `live` has been on one move for max_turn.
+  // Whether the side to move of `live` has been on one move for max_turn (timed or not: a
+  // claim refuses timed matches before it asks).
   bool TurnOverlong(const LiveMatch& live, int64_t now_ms) const;
   // The end of `live` by abandonment when its people have all been gone past abandon_after
   // (`found`: its seats' presence over every instance, or nothing without presence); else

@@ -89,8 +89,7 @@ TEST_F(LobbyTest, ABotIsNeverFlaggedByItsOwnPacing) {
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_HUMAN, v1::SEAT_KIND_BOT}, {"", "hard"}, &created,
                      [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(0);
-                       r.set_display_name("flagger");
+                       ::ply::testing::TakingSeat(0, "flagger")(r);
                        r.mutable_time_control()->set_initial_ms(540);
                        r.set_bot_pacing_ms(500);
                      })

@@ -147,10 +147,7 @@ TEST_F(LobbyTest, DatabaseOutageAnswersUnavailableThenPlayContinues) {
 }
 
 TEST_F(LobbyTest, DeadBotInstancesShowAsBotTroubleNotAHang) {
-  // A lobby whose bot target has no server behind it.
-  lobby_.reset();
-  StartLobby(
-      {absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()), "--bot_give_up_s=2"});
+  RestartLobbyWithoutBots(/*give_up_s=*/2);
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""}, &created,
                      TakingSeat(1, "frank"))
@@ -169,14 +166,11 @@ TEST_F(LobbyTest, ABotThatRunsOutOfTimeBecauseItsServiceIsDownIsABotFailureNotAL
   // A hostile review killed ply-bot during a rated 15 s game: the bot's clock ran while the
   // lobby retried, and the person won on time, rated (1500 -> 1930). A bot never runs out of
   // time on its own (it budgets every move from its clock), so its flag is the service's failure.
-  lobby_.reset();
-  StartLobby(
-      {absl::StrCat("--bot_target=127.0.0.1:", ::ply::testing::FreePort()), "--bot_give_up_s=60"});
+  RestartLobbyWithoutBots(/*give_up_s=*/60);
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("tictactoe", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"easy", ""}, &created,
                      [](v1::CreateMatchRequest& r) {
-                       r.set_take_seat(1);
-                       r.set_display_name("frank");
+                       TakingSeat(1, "frank")(r);
                        r.mutable_time_control()->set_initial_ms(1500);
                      })
                   .ok());

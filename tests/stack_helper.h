@@ -143,6 +143,14 @@ class LobbyFixture : public StackFixture {
     StartLobby();
   }
 
+  // The test's lobby started again with a bot target that has no server behind it, giving up on
+  // a bot after `give_up_s`.
+  void RestartLobbyWithoutBots(int give_up_s) {
+    lobby_.reset();
+    StartLobby({absl::StrCat("--bot_target=127.0.0.1:", FreePort()),
+                absl::StrCat("--bot_give_up_s=", give_up_s)});
+  }
+
   grpc::Status Create(const std::string& game, std::vector<v1::SeatKind> kinds,
                       std::vector<std::string> levels, v1::CreateMatchResponse* out,
                       std::function<void(v1::CreateMatchRequest&)> more = nullptr) {

@@ -109,7 +109,7 @@ void Lobby::WatchEnded(int64_t match_id, int seat) {
 
 bool Lobby::TurnOverlong(const LiveMatch& live, int64_t now_ms) const {
   const int64_t max_turn = absl::ToInt64Milliseconds(options_.max_turn);
-  return max_turn > 0 && !live.rec.time_initial_ms && now_ms - live.rec.turn_started_ms >= max_turn;
+  return max_turn > 0 && now_ms - live.rec.turn_started_ms >= max_turn;
 }
 
 std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
@@ -123,8 +123,7 @@ std::optional<MatchResult> Lobby::AbandonedResult(const LiveMatch& live,
     return std::nullopt;
   }
   const int64_t on_move = now_ms - live.rec.turn_started_ms;
-  const int64_t max_turn = absl::ToInt64Milliseconds(options_.max_turn);
-  const bool overlong = max_turn > 0 && on_move >= max_turn;
+  const bool overlong = TurnOverlong(live, now_ms);
   if (!overlong && (bound <= 0 || on_move < bound)) return std::nullopt;
   int people = 0, bots = 0;
   for (const SeatRecord& seat : live.rec.seats) {
