@@ -114,6 +114,12 @@ struct LobbyOptions {
   // its first move within abort_after of its turn is aborted, with no result (zero: never).
   absl::Duration claim_after = absl::Minutes(2);
   absl::Duration abort_after = absl::Minutes(2);
+  // A match made by pairing whose game has not begun (fewer than two moves) is aborted, with
+  // no result, when one of its players has not come to it within this of the pairing: no
+  // stream carrying the seat's token and no call with it (a client that closed its pairing
+  // stream just as it was paired, a web page closed a moment before). Its opponent would
+  // otherwise wait abort_after for the first move (zero: never).
+  absl::Duration no_show_after = absl::Seconds(15);
   // An untimed match against a bot whose person has been gone this long on their move ends by
   // rule: abandoned, a loss when rated, no result when casual; its bot seats are freed (zero:
   // never). A timed match ends on its clock instead.
@@ -241,6 +247,9 @@ class Lobby : private BotDriver::Host {
   // One look at a waiting player's entry: paired (by anyone), pair now, offer a bot, or wait on.
   void PairTick(std::shared_ptr<PairState> state);
   void PairDelivered(PairState& state, const Pairing& pairing);
+  // A paired match one of whose players has not come to it (no stream with the seat's token,
+  // no call) within no_show_after of the pairing, and whose game has not begun, is aborted.
+  void AbortIfNoShow(int64_t match_id);
   // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);

@@ -149,6 +149,65 @@ TEST_F(PlayersTest, TwoPlayersArePairedIntoOneMatchWithinSeconds) {
   EXPECT_EQ(m->seats(0).player().empty(), false);
 }
 
+// Pairs two registered players in connect4: their pairings, seat 0's first.
+std::pair<v1::PairFound, v1::PairFound> PairTwo(v1::LobbyService::Stub* stub, const std::string& a,
+                                                const std::string& b) {
+  Pairer first(stub, a, "connect4");
+  Pairer second(stub, b, "connect4");
+  EXPECT_TRUE(first.Wait(HasPairing, absl::Seconds(5)));
+  EXPECT_TRUE(second.Wait(HasPairing, absl::Seconds(5)));
+  v1::PairFound pa = first.Paired().value_or(v1::PairFound());
+  v1::PairFound pb = second.Paired().value_or(v1::PairFound());
+  if (pa.seat() != 0) std::swap(pa, pb);
+  return {pa, pb};
+}
+
+TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
+  // The attack on the waiting player, in its plain form: paired with someone whose client took
+  // the seat's token and then never came (a web page closed just before the pairing reached
+  // it, a client killed at that moment). The present player waited abort_after (two minutes)
+  // for a first move that could not come.
+  lobby_.reset();
+  StartLobby({"--no_show_after_s=2", "--abort_after_s=120"});
+  const std::string alice = Register("alice"), bob = Register("bob");
+  const auto [first, second] = PairTwo(stub_.get(), alice, bob);
+  ASSERT_EQ(first.match_id(), second.match_id());
+  const absl::Time paired = absl::Now();
+  // The player who came watches the match with the seat's token; the other never comes.
+  const bool alice_first = first.opponent() == "bob";
+  ::ply::testing::Watch here(stub_.get(), first.match_id(), {},
+                             alice_first ? first.seat_token() : second.seat_token());
+  if (alice_first) {
+    ASSERT_TRUE(Move(stub_.get(), first.match_id(), 0, "4", first.seat_token()).ok());
+  }
+  const v1::Match m = ::ply::testing::WaitMatch(
+      stub_.get(), first.match_id(),
+      [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+      absl::Seconds(15));
+  ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED) << m.DebugString();
+  EXPECT_LT(absl::Now() - paired, absl::Seconds(10));
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_ABORTED);
+  EXPECT_EQ(m.result().winner(), -1);
+  EXPECT_EQ(m.result().text(),
+            "aborted: bob did not come to the game within 2 s of the pairing; "
+            "no result")
+      << m.result().text();
+  // The one who came hears it on the stream.
+  EXPECT_TRUE(here.WaitFor(::ply::testing::HasGameOver, absl::Seconds(5)));
+
+  // Two players who both come keep their game: one watches, the other only calls (a move or
+  // an "I am here"), and the match lives on past the bound.
+  const std::string carol = Register("carol"), dave = Register("dave");
+  const auto [c0, c1] = PairTwo(stub_.get(), carol, dave);
+  ::ply::testing::Watch watching(stub_.get(), c1.match_id(), {}, c1.seat_token());
+  ASSERT_TRUE(Move(stub_.get(), c0.match_id(), 0, "4", c0.seat_token()).ok());
+  absl::SleepFor(absl::Seconds(4));
+  absl::StatusOr<v1::Match> kept = GetMatch(stub_.get(), c0.match_id());
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->status(), v1::MATCH_STATUS_ACTIVE) << kept->result().text();
+  EXPECT_TRUE(Move(stub_.get(), c0.match_id(), 1, "4", c1.seat_token()).ok());
+}
+
 TEST_F(PlayersTest, ALonePlayerIsOfferedTheNearestBotAndLeavingTheQueueIsAtOnce) {
   lobby_.reset();
   StartLobby({"--pair_bot_after_s=1"});

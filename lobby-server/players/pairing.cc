@@ -9,11 +9,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/log_text.h"
 #include "engine/registry/registry.h"
 #include "lobby-server/convert.h"
 #include "lobby-server/lobby.h"
+#include "lobby-server/match/clock.h"
 #include "lobby-server/match/rules.h"
 #include "lobby-server/names.h"
 #include "lobby-server/rating/ratings.h"
@@ -157,6 +159,56 @@ void Lobby::PairDelivered(PairState& state, const Pairing& pairing) {
   matchmaker_.Leave(state.ticket);
   state.sink->Send(std::move(e));
   state.sink->Finish(absl::OkStatus());
+  // Each side's instance looks (the first to find a player missing ends the match).
+  if (options_.no_show_after > absl::ZeroDuration()) {
+    const int64_t id = pairing.match_id;
+    executor_->PostAt(absl::Now() + options_.no_show_after, [this, id] { AbortIfNoShow(id); });
+  }
+}
+
+void Lobby::AbortIfNoShow(int64_t match_id) {
+  if (stopping_) return;
+  const auto unbegun = [](const LiveMatch& live) {
+    return live.rec.status == MatchStatus::kActive &&
+           live.rec.ply < static_cast<int>(live.rec.seats.size());
+  };
+  int64_t paired_ms = 0;
+  bool look = false;
+  (void)WithMatch(match_id, [&](LiveMatch& live) {
+    look = unbegun(live);
+    paired_ms = live.rec.created_ms;
+    return absl::OkStatus();
+  });
+  if (!look) return;
+  // Seen since the pairing by any instance, or a stream open now. Without the database (or a
+  // store that keeps no presence) nobody is judged absent: the first-move abort still holds.
+  absl::StatusOr<std::vector<SeatPresence>> found = presence_.Load({match_id}, paired_ms);
+  if (!found.ok()) return;
+  (void)WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
+    if (!unbegun(live)) return absl::OkStatus();
+    std::vector<std::string> absent;
+    for (size_t i = 0; i < live.rec.seats.size(); ++i) {
+      const SeatRecord& seat = live.rec.seats[i];
+      if (seat.kind != SeatKind::kHuman) continue;
+      const bool came = std::any_of(found->begin(), found->end(), [&](const SeatPresence& p) {
+        return p.seat == static_cast<int>(i) && p.connected;
+      });
+      if (!came) {
+        absent.push_back(seat.display_name.empty() ? SideName(live.info, static_cast<int>(i))
+                                                   : seat.display_name);
+      }
+    }
+    if (absent.empty()) return absl::OkStatus();
+    return CommitFinish(live,
+                        MatchResult{.winner = -1,
+                                    .reason = EndReason::kAborted,
+                                    .text = absl::StrCat(
+                                        "aborted: ", absl::StrJoin(absent, " and "),
+                                        " did not come to the game within ",
+                                        SpanText(absl::ToInt64Milliseconds(options_.no_show_after)),
+                                        " of the pairing; no result")},
+                        {});
+  });
 }
 
 }  // namespace ply::lobby
