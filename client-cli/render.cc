@@ -303,7 +303,7 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
     std::vector<std::string> seats;
     for (const v1::Seat& s : m.seats()) {
       seats.push_back(
-          absl::StrCat(s.side(), ": ", s.taken() ? DisplayText(s.display_name()) : "[open]"));
+          absl::StrCat(s.side(), ": ", s.taken() ? DisplayText(s.display_name()) : "(open)"));
       any_open |= !s.taken();
     }
     const char* st = m.status() == v1::MATCH_STATUS_WAITING  ? "waiting"
@@ -325,7 +325,7 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
                            "` shows more, or narrow with --game, --status, --open.\n")
             : "narrow the list with --game, --status or --open.\n");
   }
-  if (any_open) absl::StrAppend(&out, "[open]: a seat anyone can take with `ply join MATCH`.\n");
+  if (any_open) absl::StrAppend(&out, "(open): a seat anyone can take with `ply join MATCH`.\n");
   return out;
 }
 

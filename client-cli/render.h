@@ -65,7 +65,7 @@ std::string TimeControlText(const v1::TimeControl& tc);
 
 // `ply list`: one row per match (its clock too: an open seat's clock is known before joining),
 // then a line saying that there are more (when the lobby has a next page; `limit` is the page
-// size asked for) and the [open] footnote when a row has one.
+// size asked for) and the (open) footnote when a row has one.
 std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::TimeZone zone);
 // `ply whois`: a player's ratings and results per game.
 std::string PlayerText(const v1::Player& player, absl::TimeZone zone);

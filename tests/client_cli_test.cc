@@ -433,7 +433,7 @@ TEST_F(ClientCliTest, ALobbyListWithADeadAddressWorksInEitherOrder) {
     // More than one match exists, so there is a next page; no seat of this one is open.
     EXPECT_NE(out.find("More matches than these 1: `ply list --limit 5`"), std::string::npos)
         << out;
-    EXPECT_EQ(out.find("[open]"), std::string::npos) << out;
+    EXPECT_EQ(out.find("(open)"), std::string::npos) << out;
   }
 }
 

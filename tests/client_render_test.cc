@@ -680,7 +680,7 @@ TEST(Tables, ListHasDatesAMoreLineAndTheOpenFootnoteOnlyWhenItApplies) {
   std::string text = MatchesTable(list, 20, absl::UTCTimeZone());
   EXPECT_NE(text.find("CREATED"), std::string::npos) << text;
   EXPECT_NE(text.find("2025-12-01 17:00"), std::string::npos) << text;
-  EXPECT_EQ(text.find("[open]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("(open)"), std::string::npos) << text;
   EXPECT_EQ(text.find("More"), std::string::npos) << text;
 
   EXPECT_NE(text.find("CLOCK"), std::string::npos) << text;
@@ -691,9 +691,9 @@ TEST(Tables, ListHasDatesAMoreLineAndTheOpenFootnoteOnlyWhenItApplies) {
   list.mutable_matches(1)->mutable_time_control()->set_initial_ms(540);
   list.set_next_page_token("x");
   text = MatchesTable(list, 2, absl::UTCTimeZone());
-  EXPECT_NE(text.find("Yellow: [open]"), std::string::npos) << text;
+  EXPECT_NE(text.find("Yellow: (open)"), std::string::npos) << text;
   EXPECT_NE(text.find("waiting   0.54s"), std::string::npos) << text;
-  EXPECT_NE(text.find("[open]: a seat anyone can take"), std::string::npos) << text;
+  EXPECT_NE(text.find("(open): a seat anyone can take"), std::string::npos) << text;
   EXPECT_NE(text.find("More matches than these 2: `ply list --limit 10` shows more"),
             std::string::npos)
       << text;
