@@ -250,7 +250,8 @@ class Lobby : private BotDriver::Host {
   // A paired match one of whose players has not come to it (no stream with the seat's token,
   // no call) within no_show_after of the pairing, and whose game has not begun, is aborted.
   void AbortIfNoShow(int64_t match_id);
-  // The new match of a pairing (both seats taken, colours by recent history) and its tokens.
+  // The new match of a pairing (both seats taken, the first move to the
+  // player who began fewer of their last rated games of the game) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,
                                               const QueueEntry& them);
   // Starts each bot level's player at its ladder rating (players/bot_ratings.cc).

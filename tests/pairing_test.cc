@@ -208,6 +208,49 @@ TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
   EXPECT_TRUE(Move(stub_.get(), c0.match_id(), 1, "4", c1.seat_token()).ok());
 }
 
+// A connect4 game of `key`'s from the second seat against bot:easy, begun (the bot's move and
+// one of the person's) and resigned; `casual` or rated.
+void LoseFromTheSecondSeat(v1::LobbyService::Stub* stub, const std::string& key, bool casual) {
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(::ply::testing::PlayerAgainstBot(stub, "connect4", key, "easy", &created,
+                                               [casual](v1::CreateMatchRequest& r) {
+                                                 r.mutable_seats()->SwapElements(0, 1);
+                                                 r.set_take_seat(1);
+                                                 r.set_bot_pacing_ms(0);
+                                                 r.set_casual(casual);
+                                               })
+                  .ok());
+  const int64_t id = created.match().id();
+  ::ply::testing::WaitMatch(stub, id, [](const v1::Match& m) { return m.moves_size() >= 1; });
+  ASSERT_TRUE(Move(stub, id, 1, "4", created.seat_token()).ok());
+  ASSERT_TRUE(::ply::testing::Resign(stub, id, created.seat_token()).ok());
+}
+
+TEST_F(PlayersTest, TheFirstMoveIsNotBoughtWithCasualOrAbortedGames) {
+  // The attack: before queueing, a player loses casual games from the second seat (free) or
+  // walks away from paired matches (aborted, free), so that the colour rule (whoever began
+  // more of their last games moves second) gives them the first move.
+  // Any rating gap pairs (the rated losses below move alice's rating).
+  lobby_.reset();
+  StartLobby({"--pair_base_gap=2000", "--pair_max_gap=2000"});
+  const std::string alice = Register("alice"), bob = Register("bob");
+  for (int i = 0; i < 3; ++i) LoseFromTheSecondSeat(stub_.get(), alice, /*casual=*/true);
+  // Bob queues first: on a tie he moves first.
+  const auto pair_bob_first = [&] {
+    Pairer b(stub_.get(), bob, "connect4");
+    absl::SleepFor(absl::Milliseconds(300));
+    Pairer a(stub_.get(), alice, "connect4");
+    EXPECT_TRUE(a.Wait(HasPairing, absl::Seconds(5)));
+    EXPECT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
+    return a.Paired().value_or(v1::PairFound()).seat();
+  };
+  EXPECT_EQ(pair_bob_first(), 1) << "alice's casual losses bought her the first move";
+  // That match, never begun, counts for nobody either; rated games lost from the second seat
+  // (which cost rating) do.
+  for (int i = 0; i < 2; ++i) LoseFromTheSecondSeat(stub_.get(), alice, /*casual=*/false);
+  EXPECT_EQ(pair_bob_first(), 0) << "alice began fewer of her rated games: she moves first";
+}
+
 TEST_F(PlayersTest, ALonePlayerIsOfferedTheNearestBotAndLeavingTheQueueIsAtOnce) {
   lobby_.reset();
   StartLobby({"--pair_bot_after_s=1"});

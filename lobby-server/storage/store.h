@@ -162,8 +162,8 @@ struct QueueEntry {
   std::string token_hash;
   // When the entry's stream was last known to be open (JoinQueue, QueueResult's refresh).
   int64_t alive_ms = 0;
-  // Filled by TryPair for `make`: how many of the player's last ten matches it began as the
-  // first player, minus as the second.
+  // Filled by TryPair for `make`: how many of the player's last ten rated matches of the game
+  // that began (each side moved) it began as the first player, minus as the second.
   int first_move_balance = 0;
 };
 

@@ -37,9 +37,14 @@ const StatementList& QueueStatements() {
        "   $6::double precision + $7::double precision * ($5 - least(q.joined_ms, $4)) / 1000.0)"
        " ORDER BY abs(q.rating - $3), q.joined_ms LIMIT 1 FOR UPDATE OF q SKIP LOCKED"},
       {"set_queue_result", "UPDATE pairing_queue SET match_id = $2, seat = $3 WHERE id = $1"},
+      // Over the player's last ten rated matches of the game that began (each side moved):
+      // casual games (against a bot, or oneself) cost nothing to lose from the second seat,
+      // and aborted ones (a pairing not come to) nothing at all, so counting them let a player
+      // choose to move first.
       {"first_move_balance",
        "SELECT COALESCE(sum(CASE WHEN seat = 0 THEN 1 ELSE -1 END), 0)::integer FROM"
-       " (SELECT seat FROM seats WHERE player_id = $1 ORDER BY match_id DESC LIMIT 10) last"},
+       " (SELECT s.seat FROM seats s JOIN matches m ON m.id = s.match_id WHERE s.player_id = $1"
+       "  AND m.game = $2 AND m.rated AND m.ply >= 2 ORDER BY s.match_id DESC LIMIT 10) last"},
   };
   return statements;
 }
@@ -104,8 +109,11 @@ absl::StatusOr<std::optional<Pairing>> PostgresStore::TryPair(
                     .joined_ms = other[0][3].as<int64_t>(),
                     .token_hash = other[0][5].as<std::string>()};
     QueueEntry mine = me;
-    mine.first_move_balance = tx.exec_prepared1("first_move_balance", me.player_id)[0].as<int>();
-    them.first_move_balance = tx.exec_prepared1("first_move_balance", them.player_id)[0].as<int>();
+    const std::string game = me.pool.substr(0, me.pool.find('|'));
+    mine.first_move_balance =
+        tx.exec_prepared1("first_move_balance", me.player_id, game)[0].as<int>();
+    them.first_move_balance =
+        tx.exec_prepared1("first_move_balance", them.player_id, game)[0].as<int>();
     absl::StatusOr<PairedMatch> paired = make(mine, them);
     if (!paired.ok()) return paired.status();
     const int64_t match_id = pg::InsertMatch(tx, paired->match);
