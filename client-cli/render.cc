@@ -302,8 +302,11 @@ std::string MatchesTable(const v1::ListMatchesResponse& list, int limit, absl::T
   for (const v1::MatchSummary& m : list.matches()) {
     std::vector<std::string> seats;
     for (const v1::Seat& s : m.seats()) {
-      seats.push_back(
-          absl::StrCat(s.side(), ": ", s.taken() ? DisplayText(s.display_name()) : "(open)"));
+      // A guest is marked, as on the board: a guest's name may be any free text.
+      const bool guest = s.kind() == v1::SEAT_KIND_HUMAN && s.taken() && s.player().empty();
+      seats.push_back(absl::StrCat(s.side(), ": ",
+                                   s.taken() ? DisplayText(s.display_name()) : "(open)",
+                                   guest ? " (guest)" : ""));
       any_open |= !s.taken();
     }
     const char* st = m.status() == v1::MATCH_STATUS_WAITING  ? "waiting"

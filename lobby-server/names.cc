@@ -45,12 +45,19 @@ Kind Classify(char32_t c) {
   if (IsControlCharacter(c)) return Kind::kControl;
   if (c < 0x7f) return c == ' ' ? Kind::kBlank : Kind::kVisible;
   if (IsBidiFormatting(c)) return Kind::kBidi;
-  if (c == 0x00ad || c == 0x180e || c == 0x200b || c == 0xfeff ||
-      InAny(c, {{0x2060, 0x2064},
+  // Unicode's Default_Ignorable_Code_Point (what renders as nothing) outside the kinds below,
+  // and the interlinear annotation controls: the Khmer inherent vowels U+17B4/U+17B5 made a
+  // guest's "ali\u17b4ce" read as "alice" in every list, past the look-alike check.
+  if (c == 0x00ad || c == 0x034f || c == 0x180e || c == 0x180f || c == 0x200b || c == 0xfeff ||
+      InAny(c, {{0x17b4, 0x17b5},
+                {0x180b, 0x180d},
+                {0x2060, 0x2065},
                 {0x206a, 0x206f},
-                {0xfff9, 0xfffb},
+                {0xfff0, 0xfffb},
+                {0x1bca0, 0x1bca3},
                 {0x1d173, 0x1d17a},
-                {0xe0000, 0xe007f}})) {
+                {0xe0000, 0xe00ff},
+                {0xe01f0, 0xe0fff}})) {
     return Kind::kInvisibleFormat;
   }
   if (c == 0x200c || c == 0x200d) return Kind::kJoiner;

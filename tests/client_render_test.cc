@@ -669,7 +669,10 @@ v1::MatchSummary Summary(int64_t id, bool open) {
     v1::Seat* s = m.add_seats();
     s->set_side(i == 0 ? "Red" : "Yellow");
     s->set_taken(!(open && i == 1));
+    s->set_kind(v1::SEAT_KIND_HUMAN);
     s->set_display_name(i == 0 ? "alice" : "bob");
+    // alice is a registered player; bob a guest (a name anyone may write).
+    if (i == 0) s->set_player("alice");
   }
   return m;
 }
@@ -685,6 +688,8 @@ TEST(Tables, ListHasDatesAMoreLineAndTheOpenFootnoteOnlyWhenItApplies) {
 
   EXPECT_NE(text.find("CLOCK"), std::string::npos) << text;
   EXPECT_NE(text.find("active    -  "), std::string::npos) << "no clocks: " << text;
+  // A guest is marked, as on the board: a guest may call itself "alice" with an invisible mark.
+  EXPECT_NE(text.find("Red: alice, Yellow: bob (guest)"), std::string::npos) << text;
 
   *list.add_matches() = Summary(8, /*open=*/true);
   // An open seat's clock is in the list, so nobody joins a 540 ms game unawares.

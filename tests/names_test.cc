@@ -76,6 +76,13 @@ TEST(CleanDisplayName, RefusesInvisibleNames) {
   ExpectRefused("\u200b\u200b\u200b", "invisible formatting characters");
   ExpectRefused("a\u200bb", "invisible formatting characters");
   ExpectRefused("\ufeffAnn", "invisible formatting characters (U+FEFF");
+  // Default_Ignorable code points that were let through (the third hostile review).
+  ExpectRefused("ali\u17b4ce", "invisible formatting characters (U+17B4");
+  ExpectRefused("b\u17b5ot (hard)", "invisible formatting characters (U+17B5");
+  ExpectRefused("a\u034fb", "invisible formatting characters (U+034F");
+  ExpectRefused("ab\u180b", "invisible formatting characters (U+180B");
+  ExpectRefused("a\U0001bca0b", "invisible formatting characters (U+1BCA0");
+  ExpectRefused("a\U000e0200b", "invisible formatting characters (U+E0200");
   ExpectRefused("a\u2060b", "invisible formatting characters");
   ExpectRefused("a\u00adb", "invisible formatting characters (U+00AD");
   ExpectRefused("a\U000E0041b", "invisible formatting characters (U+E0041");
