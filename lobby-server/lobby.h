@@ -108,6 +108,9 @@ struct LobbyOptions {
   // at most bot_vs_bot_budget_ms a move (0: as the level says).
   int64_t bot_vs_bot_min_pacing_ms = 0;
   int64_t bot_vs_bot_budget_ms = 0;
+  // Moves asked of the bots at once for one client's games against people, its timed games
+  // first (bots/driver.h; 0: no bound).
+  int client_bot_calls = 0;
   // Presence and abandonment. An untimed match whose side to move has been away this long
   // (counted from when it was last seen or its turn began, whichever is later) may be claimed
   // by the opponent (zero: never); a match whose side to move is a person that has not made

@@ -20,6 +20,9 @@ struct Lobby::PendingMove {
 
 bool Lobby::FlagIfExpired(LiveMatch& live, int64_t now_ms) {
   const int mover = live.ToMove();
+  // A bot move the lobby holds back (its client's places are taken: bots/driver.h) does not run
+  // the bot's clock: the wait is given back once the move is asked.
+  if (live.bot_wait_ply == live.rec.ply) return false;
   if (!HasFlagged(live.rec, mover, now_ms)) return false;
   const int winner = 1 - mover;
   // A bot budgets its moves so as never to run out of time: when it does, the bot service did
@@ -259,7 +262,17 @@ void Lobby::AfterChange(LiveMatch& live) {
 void Lobby::CheckFlag(int64_t id, int ply) {
   if (stopping_) return;
   absl::Status s = WithMatch(id, [&](LiveMatch& live) {
-    if (live.rec.ply == ply) FlagIfExpired(live, NowMs());
+    const int64_t now = NowMs();
+    if (live.rec.ply != ply || FlagIfExpired(live, now)) return absl::OkStatus();
+    // Not yet: the flag's time moved on (a bot's wait for its client's place, given back to its
+    // clock: bots/driver.h). Looked at again then.
+    if (live.rec.status == MatchStatus::kActive && live.owned) {
+      const int64_t wait_ms = live.bot_wait_ply == ply
+                                  ? 100
+                                  : std::max<int64_t>(1, FlagDueMs(live.rec, live.ToMove()) - now);
+      executor_->PostAt(absl::Now() + absl::Milliseconds(wait_ms),
+                        [this, id, ply] { CheckFlag(id, ply); });
+    }
     return absl::OkStatus();
   });
   if (!s.ok() && absl::IsUnavailable(s)) RetryLater(id, absl::Seconds(1));

@@ -261,6 +261,106 @@ TEST_F(LobbyTest, ABotsThinkingIsHiddenFromEveryoneWhileAPersonPlaysItAndShownAf
   EXPECT_GT(shown, 0);
 }
 
+// The third hostile review filled the bots' places for people with one client's own untimed
+// bot games, answered at once, until its timed game's bot was refused and ran out of time (an
+// unrated end on demand). One client's bot moves are now asked a few at a time (here one),
+// its timed games first, the others waiting in the lobby.
+TEST_F(LobbyTest, OneClientsBotMovesAreAskedAFewAtATimeItsTimedGamesFirst) {
+  lobby_.reset();
+  StartLobby({"--client_bot_calls=1"});
+  // Three matches of one client's against bot:hard (a search of a few hundred milliseconds):
+  // two untimed, then one timed; the bot moves first.
+  std::vector<int64_t> ids;
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 3; ++i) {
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(Create("reversi", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"hard", ""}, &created,
+                       [i](v1::CreateMatchRequest& r) {
+                         r.set_take_seat(1);
+                         r.set_display_name("carol");
+                         if (i == 2) r.mutable_time_control()->set_initial_ms(300000);
+                       })
+                    .ok());
+    ids.push_back(created.match().id());
+    tokens.push_back(created.seat_token());
+  }
+  constexpr int64_t kCommitSlackMs = 50;
+  // The bot moves at `index` of the three: when each call began (committed less the call's
+  // time) and ended; the timed game's move.
+  struct Round {
+    std::vector<int64_t> began = std::vector<int64_t>(3), ended = std::vector<int64_t>(3);
+    v1::MoveRecord timed;
+  };
+  const auto bot_moves = [&](int index) {
+    Round r;
+    for (int i = 0; i < 3; ++i) {
+      const v1::Match m = ::ply::testing::WaitMatch(
+          stub_.get(), ids[i], [&](const v1::Match& m) { return m.moves_size() > index; });
+      EXPECT_GT(m.moves_size(), index) << "bot " << i << " never moved";
+      if (m.moves_size() <= index) return r;
+      r.ended[i] = m.moves(index).time_ms();
+      r.began[i] = r.ended[i] - m.moves(index).think_ms();
+      if (i == 2) r.timed = m.moves(index);
+    }
+    return r;
+  };
+  // One at a time, in that order: each call after the one before it was answered (less the
+  // few milliseconds between an answer and its commit). Without the bound all three searched
+  // at once.
+  const auto one_at_a_time = [&](const Round& r) {
+    EXPECT_GE(r.began[2], r.ended[0] - kCommitSlackMs) << "the timed bot asked beside another";
+    EXPECT_GE(r.began[1], r.ended[2] - kCommitSlackMs)
+        << "the timed game's bot waited behind an untimed one that asked after it";
+  };
+  const Round first = bot_moves(0);
+  one_at_a_time(first);
+  // The person answers in all three at once: the timed bot's second move waits for the first
+  // game's search, and that wait is the lobby's, not the bot's: its clock pays only for its
+  // own search (the first move of each side is not timed).
+  for (int i = 0; i < 3; ++i) {
+    const v1::Match m = Get(ids[i]);
+    absl::StatusOr<std::unique_ptr<AnyGame>> g =
+        ReplayGame("reversi", {}, std::vector<std::string>{m.moves(0).move()});
+    ASSERT_TRUE(g.ok());
+    ASSERT_TRUE(Move(ids[i], 1, (*g)->LegalMoves().front(), tokens[i]).ok());
+  }
+  const Round second = bot_moves(2);
+  one_at_a_time(second);
+  EXPECT_GE(second.timed.clock_ms(),
+            first.timed.clock_ms() - second.timed.think_ms() - kCommitSlackMs)
+      << "the bot's clock paid for its wait: " << first.timed.clock_ms() << " -> "
+      << second.timed.clock_ms() << " after a " << second.timed.think_ms() << " ms search";
+
+  // A bot whose whole clock is shorter than the wait: it does not run out of time while the
+  // lobby holds its move back (the attack's end: "ran out of time (the bot service did not
+  // answer in time)", unrated, whenever its client's other games kept the bots busy).
+  v1::CreateMatchResponse slow, quick;
+  ASSERT_TRUE(Create("reversi", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"perfect", ""}, &slow,
+                     TakingSeat(1, "carol"))
+                  .ok());
+  ASSERT_TRUE(Create("reversi", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"hard", ""}, &quick,
+                     [](v1::CreateMatchRequest& r) {
+                       r.set_take_seat(1);
+                       r.set_display_name("carol");
+                       r.set_casual(true);
+                       r.mutable_time_control()->set_initial_ms(1000);
+                     })
+                  .ok());
+  const v1::Match held = ::ply::testing::WaitMatch(
+      stub_.get(), quick.match().id(),
+      [](const v1::Match& m) {
+        return m.moves_size() > 0 || m.status() == v1::MATCH_STATUS_FINISHED;
+      },
+      absl::Seconds(30));
+  EXPECT_EQ(held.moves_size(), 1) << held.result().text();
+  EXPECT_NE(held.result().reason(), v1::END_REASON_BOT_FAILURE) << held.result().text();
+  const v1::Match searched = Get(slow.match().id());
+  ASSERT_GT(searched.moves_size(), 0);
+  EXPECT_GE(held.moves(0).time_ms() - held.moves(0).think_ms(),
+            searched.moves(0).time_ms() - kCommitSlackMs)
+      << "the timed bot did not wait for the other game's search";
+}
+
 TEST_F(LobbyTest, TwoSpectatorsSeeTheSameBotGame) {
   v1::CreateMatchResponse created;
   ASSERT_TRUE(Create("connect4", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_BOT}, {"easy", "medium"},

@@ -34,11 +34,29 @@ void BotDriver::Request(LiveMatch& live) {
   if (seat.kind != SeatKind::kBot || live.bot_ply == live.rec.ply) return;
   const Difficulty* level = FindLevel(live.info->levels, seat.difficulty);
   if (level == nullptr) return;
-  live.bot_ply = live.rec.ply;
-  const int64_t asked_ms = now_ms_();
-  int64_t budget = BotBudgetMs(live.rec, mover, level->time_ms, asked_ms);
   const bool people = std::any_of(live.rec.seats.begin(), live.rec.seats.end(),
                                   [](const SeatRecord& s) { return s.kind != SeatKind::kBot; });
+  // A person's client has so many moves asked at once; this one waits for a place otherwise.
+  const std::string client =
+      people && options_.client_bot_calls > 0 ? live.rec.creator : std::string();
+  if (!client.empty() && !TakePlace(client, live)) {
+    if (live.bot_wait_ply != live.rec.ply) {
+      live.bot_wait_ply = live.rec.ply;
+      live.bot_wait_since_ms = now_ms_();
+    }
+    return;
+  }
+  live.bot_ply = live.rec.ply;
+  const int64_t asked_ms = now_ms_();
+  // The time this move waited for its client's place is the lobby's doing, not the bot's: its
+  // clock gets it back (the turn starts that much later), so that a client's own load cannot
+  // run its bot out of time.
+  if (live.bot_wait_ply == live.rec.ply && live.rec.time_initial_ms) {
+    live.rec.turn_started_ms +=
+        std::max<int64_t>(0, asked_ms - std::max(live.bot_wait_since_ms, live.rec.turn_started_ms));
+  }
+  live.bot_wait_ply = -1;
+  int64_t budget = BotBudgetMs(live.rec, mover, level->time_ms, asked_ms);
   if (!people && options_.bot_vs_bot_budget_ms > 0) {
     budget = std::min(budget, options_.bot_vs_bot_budget_ms);
   }
@@ -63,11 +81,12 @@ void BotDriver::Request(LiveMatch& live) {
   });
   metrics_->bot_calls.fetch_add(1, std::memory_order_relaxed);
   // The client stays alive until its call is done, even if the instance list changes meanwhile.
-  std::shared_ptr<BotClient> client = bots_->Current();
-  live.bot_call = client->ChooseMoveAsync(
+  std::shared_ptr<BotClient> bot = bots_->Current();
+  live.bot_call = bot->ChooseMoveAsync(
       request, absl::Milliseconds(budget + options_.deadline_margin_ms),
-      [this, id, ply, asked_ms, client](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+      [this, id, ply, asked_ms, bot, place = client](absl::StatusOr<v1::ChooseMoveResponse> reply) {
         const int64_t think = now_ms_() - asked_ms;
+        if (!place.empty()) ReleasePlace(place);
         // gRPC's thread must not block: the reply is handled on the executor.
         executor_->PostAt(absl::Now(), [this, id, ply, think, reply = std::move(reply)] {
           OnReply(id, ply, std::move(reply), think);
@@ -264,6 +283,59 @@ absl::Status BotDriver::Failed(LiveMatch& live, int seat, const absl::Status& pr
     });
   });
   return absl::OkStatus();
+}
+
+bool BotDriver::TakePlace(const std::string& client, const LiveMatch& live) {
+  std::lock_guard<std::mutex> lock(places_mu_);
+  ClientCalls& c = places_[client];
+  std::deque<int64_t>& line = live.rec.time_initial_ms ? c.timed : c.untimed;
+  const auto queued = std::find(line.begin(), line.end(), live.id);
+  // A match that waited its turn goes ahead of the others only through AskNext.
+  if (c.in_flight < options_.client_bot_calls && queued == line.end()) {
+    ++c.in_flight;
+    return true;
+  }
+  if (queued == line.end()) line.push_back(live.id);
+  return false;
+}
+
+void BotDriver::ReleasePlace(const std::string& client) {
+  {
+    std::lock_guard<std::mutex> lock(places_mu_);
+    auto it = places_.find(client);
+    if (it == places_.end()) return;
+    --it->second.in_flight;
+  }
+  AskNext(client);
+}
+
+void BotDriver::AskNext(const std::string& client) {
+  int64_t next = 0;
+  {
+    std::lock_guard<std::mutex> lock(places_mu_);
+    auto it = places_.find(client);
+    if (it == places_.end()) return;
+    ClientCalls& c = it->second;
+    if (c.in_flight >= options_.client_bot_calls) return;
+    std::deque<int64_t>& line = !c.timed.empty() ? c.timed : c.untimed;
+    if (line.empty()) {
+      if (c.in_flight == 0) places_.erase(it);
+      return;
+    }
+    next = line.front();
+    line.pop_front();
+  }
+  // Off the gRPC thread. A match that no longer wants a move (it moved on, ended, went to
+  // another instance) passes its place to the next one.
+  executor_->PostAt(absl::Now(), [this, client, next] {
+    bool asked = false;
+    (void)host_->WithMatch(next, [&](LiveMatch& live) {
+      if (live.owned) Request(live);
+      asked = live.bot_ply == live.rec.ply;
+      return absl::OkStatus();
+    });
+    if (!asked) AskNext(client);
+  });
 }
 
 }  // namespace ply::lobby

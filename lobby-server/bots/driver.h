@@ -9,11 +9,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -35,6 +38,12 @@ struct BotDriverOptions {
   // A move of a match without people is searched for at most this long (0: the level's time),
   // so that bot-vs-bot matches cannot hold the bots' cores for the levels' full budgets.
   int64_t bot_vs_bot_budget_ms = 0;
+  // Moves asked of ply-bot at once for the games against people of one client (the matches'
+  // creator, a player or an address), its timed games first; the rest wait here for a place
+  // (0: no bound). One client's games answered at once could fill the bots' places for people,
+  // so that its own timed game's bot was refused and ran out of time (an unrated end on
+  // demand), and everyone else's bots with it.
+  int client_bot_calls = 0;
 };
 
 // A bot's answer to a draw offer from its level's search of the position: it accepts when the
@@ -97,6 +106,19 @@ class BotDriver {
   static v1::ChooseMoveRequest PositionRequest(const LiveMatch& live, const SeatRecord& seat);
   // The reply is no move: tell the watchers, then retry later or forfeit the seat.
   absl::Status Failed(LiveMatch& live, int seat, const absl::Status& problem);
+  // Whether `client` may ask a move for match `live` now (a place taken), or must wait (the
+  // match queued for its next place, timed ones first).
+  bool TakePlace(const std::string& client, const LiveMatch& live);
+  // A call of `client`'s is done: its place goes to the next match waiting for one.
+  void ReleasePlace(const std::string& client);
+  // Asks for the next waiting match of `client` while it has a place free.
+  void AskNext(const std::string& client);
+
+  // The places of each client with calls in flight or matches waiting (client_bot_calls).
+  struct ClientCalls {
+    int in_flight = 0;
+    std::deque<int64_t> timed, untimed;
+  };
 
   Host* host_;
   MatchStore* store_;
@@ -106,6 +128,8 @@ class BotDriver {
   const BotDriverOptions options_;
   const NowMsFn now_ms_;
   const std::atomic<bool>* stopping_;
+  std::mutex places_mu_;
+  absl::flat_hash_map<std::string, ClientCalls> places_;
 };
 
 }  // namespace ply::lobby

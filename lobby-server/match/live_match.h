@@ -58,6 +58,10 @@ struct LiveMatch {
   int bot_attempts = 0;
   int64_t bot_first_failure_ms = 0;
   std::shared_ptr<BotClient::PendingMove> bot_call;
+  // The ply whose bot move waits for a place of its client's (-1: none), and since when: under
+  // a clock that wait is given back to the bot (bots/driver.h's client_bot_calls).
+  int bot_wait_ply = -1;
+  int64_t bot_wait_since_ms = 0;
   // The ply whose flag check is scheduled (-1: none).
   int flag_ply = -1;
   // The ply at which a bot seat last declined a draw (-1: none): the same position is not
