@@ -58,7 +58,8 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
                    .gap_per_s = options_.pair_gap_per_s,
                    .max_gap = options_.pair_max_gap,
                    .bot_after = options_.pair_bot_after,
-                   .entry_lifetime = options_.pair_entry_lifetime},
+                   .entry_lifetime = options_.pair_entry_lifetime,
+                   .no_show_cooldown = options_.no_show_cooldown},
                   options_.now_ms),
       accounts_(store, &quotas_, options_.now_ms),
       rematches_(store, &quotas_, options_.now_ms) {}

@@ -123,6 +123,9 @@ struct LobbyOptions {
   // stream just as it was paired, a web page closed a moment before). Its opponent would
   // otherwise wait abort_after for the first move (zero: never).
   absl::Duration no_show_after = absl::Seconds(15);
+  // Who did not come may not pair again for this long, doubled for each further no-show of the
+  // last day, at most an hour (players/matchmaker.h; zero: no wait).
+  absl::Duration no_show_cooldown = absl::Minutes(1);
   // An untimed match against a bot whose person has been gone this long on their move ends by
   // rule: abandoned, a loss when rated, no result when casual; its bot seats are freed (zero:
   // never). A timed match ends on its clock instead.

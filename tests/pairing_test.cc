@@ -194,6 +194,24 @@ TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
       << m.result().text();
   // The one who came hears it on the stream.
   EXPECT_TRUE(here.WaitFor(::ply::testing::HasGameOver, absl::Seconds(5)));
+  // Who did not come waits before pairing again (walking away cost nothing: a player could
+  // dodge any opponent or seat, and keep the present one queueing); who came does not.
+  {
+    Pairer again(stub_.get(), bob, "connect4");
+    std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
+    ASSERT_TRUE(refused.has_value()) << "bob queued again at once";
+    EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_NE(refused->error_message().find("you did not come to a paired match in the last day"),
+              std::string::npos)
+        << refused->error_message();
+    // A minute for the first no-show (said "1 min", or "59 s" a moment later).
+    const std::string& why = refused->error_message();
+    EXPECT_TRUE(why.find("you can pair again in 1 min") != std::string::npos ||
+                why.find("you can pair again in 5") != std::string::npos)
+        << why;
+    Pairer waiting(stub_.get(), alice, "connect4");
+    EXPECT_FALSE(waiting.Ended(absl::Milliseconds(700)).has_value()) << "alice may queue";
+  }
 
   // Two players who both come keep their game: one watches, the other only calls (a move or
   // an "I am here"), and the match lives on past the bound.

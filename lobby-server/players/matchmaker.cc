@@ -3,11 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lobby-server/match/clock.h"
 #include "lobby-server/token.h"
 
 namespace ply::lobby {
+namespace {
+
+constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
+
+}  // namespace
 
 Matchmaker::Matchmaker(QueueStore* store, MatchmakerOptions options,
                        std::function<int64_t()> now_ms)
@@ -32,10 +39,27 @@ double Matchmaker::GapAfter(int64_t waited_ms) const {
 
 absl::StatusOr<QueueTicket> Matchmaker::Join(const PlayerRecord& player, const std::string& game,
                                              const std::string& pool, double rating) {
+  const int64_t now = now_ms_();
+  if (options_.no_show_cooldown > absl::ZeroDuration()) {
+    // A store that keeps no no-shows (or is away) holds nobody back.
+    absl::StatusOr<std::vector<int64_t>> shows = store_->NoShows(player.id, now - kDayMs);
+    if (shows.ok() && !shows->empty()) {
+      const int64_t last = *std::max_element(shows->begin(), shows->end());
+      const int doublings = std::min<int>(static_cast<int>(shows->size()) - 1, 6);
+      const int64_t cooldown = std::min<int64_t>(
+          absl::ToInt64Milliseconds(options_.no_show_cooldown) << doublings, int64_t{3600} * 1000);
+      if (now < last + cooldown) {
+        const std::string what =
+            shows->size() == 1 ? "a paired match" : absl::StrCat(shows->size(), " paired matches");
+        return absl::FailedPreconditionError(absl::StrCat(
+            "you did not come to ", what, " in the last day (the last ", SpanText(now - last),
+            " ago): you can pair again in ", SpanText(last + cooldown - now + 999)));
+      }
+    }
+  }
   QueueTicket t;
   t.game = game;
   t.seat_token = NewSeatToken();
-  const int64_t now = now_ms_();
   t.entry = {.player_id = player.id,
              .name = player.name,
              .pool = pool,

@@ -11,6 +11,11 @@
 // nobody and removed; the player's next Join takes it over, even if it was paired into a match
 // its stream never heard of. The seat token of the match to come is made here and kept in the
 // ticket: the queue holds its hash only.
+//
+// A player who did not come to a paired match (the lobby aborted it: no_show_after) may not
+// queue again for no_show_cooldown, doubled for each further no-show of the last day (at most
+// an hour): walking away cost nothing, so a player could dodge any opponent or seat at will and
+// keep the present one queueing again.
 #ifndef PLY_LOBBY_SERVER_PLAYERS_MATCHMAKER_H_
 #define PLY_LOBBY_SERVER_PLAYERS_MATCHMAKER_H_
 
@@ -32,6 +37,8 @@ struct MatchmakerOptions {
   double max_gap = 400;
   absl::Duration bot_after = absl::Seconds(20);
   absl::Duration entry_lifetime = absl::Seconds(5);
+  // After a no-show; zero: none.
+  absl::Duration no_show_cooldown = absl::Minutes(1);
 };
 
 // One player's wait, as its stream holds it.

@@ -187,6 +187,7 @@ void Lobby::AbortIfNoShow(int64_t match_id) {
   (void)WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
     if (!unbegun(live)) return absl::OkStatus();
     std::vector<std::string> absent;
+    std::vector<int> absent_seats;
     for (size_t i = 0; i < live.rec.seats.size(); ++i) {
       const SeatRecord& seat = live.rec.seats[i];
       if (seat.kind != SeatKind::kHuman) continue;
@@ -194,20 +195,27 @@ void Lobby::AbortIfNoShow(int64_t match_id) {
         return p.seat == static_cast<int>(i) && p.connected;
       });
       if (!came) {
+        absent_seats.push_back(static_cast<int>(i));
         absent.push_back(seat.display_name.empty() ? SideName(live.info, static_cast<int>(i))
                                                    : seat.display_name);
       }
     }
     if (absent.empty()) return absl::OkStatus();
-    return CommitFinish(live,
-                        MatchResult{.winner = -1,
-                                    .reason = EndReason::kAborted,
-                                    .text = absl::StrCat(
-                                        "aborted: ", absl::StrJoin(absent, " and "),
-                                        " did not come to the game within ",
-                                        SpanText(absl::ToInt64Milliseconds(options_.no_show_after)),
-                                        " of the pairing; no result")},
-                        {});
+    const absl::Status ended = CommitFinish(
+        live,
+        MatchResult{
+            .winner = -1,
+            .reason = EndReason::kAborted,
+            .text = absl::StrCat("aborted: ", absl::StrJoin(absent, " and "),
+                                 " did not come to the game within ",
+                                 SpanText(absl::ToInt64Milliseconds(options_.no_show_after)),
+                                 " of the pairing; no result")},
+        {});
+    // Who did not come waits before pairing again (players/matchmaker.h).
+    if (ended.ok() && live.rec.status == MatchStatus::kFinished) {
+      (void)store_->MarkNoShows(live.id, absent_seats, NowMs());
+    }
+    return ended;
   });
 }
 

@@ -377,6 +377,17 @@ class QueueStore {
       /*make*/) {
     return absl::UnimplementedError("this lobby's store keeps no players");
   }
+  // When the player did not come to a paired match (MarkNoShows), since `since_ms`; none in a
+  // store that keeps them not.
+  virtual absl::StatusOr<std::vector<int64_t>> NoShows(int64_t /*player_id*/,
+                                                       int64_t /*since_ms*/) {
+    return std::vector<int64_t>{};
+  }
+  // The holders of `seats` of the match did not come to it (at `now_ms`).
+  virtual absl::Status MarkNoShows(int64_t /*match_id*/, const std::vector<int>& /*seats*/,
+                                   int64_t /*now_ms*/) {
+    return absl::OkStatus();
+  }
   // The rating of each bot level ("bot:LEVEL") that has one in `game`.
   virtual absl::StatusOr<std::vector<std::pair<std::string, double>>> BotRatings(
       const std::string& /*game*/) {

@@ -240,6 +240,12 @@ CREATE INDEX matches_open_by_network ON matches (creator_network)
 ALTER TABLE seats ADD COLUMN rated_ms bigint;
 ALTER TABLE matches ADD COLUMN rating_note text NOT NULL DEFAULT '';
 )sql",
+      // 17: when a seat's player did not come to the match a pairing made (the lobby aborted
+      // it): such a player waits before pairing again (players/matchmaker.h).
+      R"sql(
+ALTER TABLE seats ADD COLUMN no_show_ms bigint;
+CREATE INDEX seats_no_shows ON seats (player_id, no_show_ms) WHERE no_show_ms IS NOT NULL;
+)sql",
   };
   return migrations;
 }

@@ -37,6 +37,11 @@ const StatementList& QueueStatements() {
        "   $6::double precision + $7::double precision * ($5 - least(q.joined_ms, $4)) / 1000.0)"
        " ORDER BY abs(q.rating - $3), q.joined_ms LIMIT 1 FOR UPDATE OF q SKIP LOCKED"},
       {"set_queue_result", "UPDATE pairing_queue SET match_id = $2, seat = $3 WHERE id = $1"},
+      // When the player did not come to a paired match (the partial index keeps it to those).
+      {"no_shows",
+       "SELECT no_show_ms FROM seats WHERE player_id = $1 AND no_show_ms >= $2"
+       " ORDER BY no_show_ms DESC LIMIT 100"},
+      {"mark_no_show", "UPDATE seats SET no_show_ms = $3 WHERE match_id = $1 AND seat = $2"},
       // Over the player's last ten rated matches of the game that began (each side moved):
       // casual games (against a bot, or oneself) cost nothing to lose from the second seat,
       // and aborted ones (a pairing not come to) nothing at all, so counting them let a player
@@ -67,6 +72,21 @@ void PostgresStore::LeaveQueue(int64_t entry_id) {
   (void)WithConnection([&](Connection& conn) {
     pqxx::nontransaction tx(conn.c);
     tx.exec_prepared("leave_queue", entry_id);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<int64_t>> PostgresStore::NoShows(int64_t player_id, int64_t since_ms) {
+  return QueryAll<int64_t>(
+      "no_shows", [](const pqxx::row& r) { return r[0].as<int64_t>(); }, player_id, since_ms);
+}
+
+absl::Status PostgresStore::MarkNoShows(int64_t match_id, const std::vector<int>& seats,
+                                        int64_t now_ms) {
+  return WithConnection([&](Connection& conn) {
+    pqxx::work tx(conn.c);
+    for (int seat : seats) tx.exec_prepared("mark_no_show", match_id, seat, now_ms);
+    tx.commit();
     return absl::OkStatus();
   });
 }
