@@ -184,10 +184,11 @@ void Lobby::AbortIfNoShow(int64_t match_id) {
   // store that keeps no presence) nobody is judged absent: the first-move abort still holds.
   absl::StatusOr<std::vector<SeatPresence>> found = presence_.Load({match_id}, paired_ms);
   if (!found.ok()) return;
+  std::vector<int> absent_seats;
+  bool aborted = false;
   (void)WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
     if (!unbegun(live)) return absl::OkStatus();
     std::vector<std::string> absent;
-    std::vector<int> absent_seats;
     for (size_t i = 0; i < live.rec.seats.size(); ++i) {
       const SeatRecord& seat = live.rec.seats[i];
       if (seat.kind != SeatKind::kHuman) continue;
@@ -211,12 +212,12 @@ void Lobby::AbortIfNoShow(int64_t match_id) {
                                  SpanText(absl::ToInt64Milliseconds(options_.no_show_after)),
                                  " of the pairing; no result")},
         {});
-    // Who did not come waits before pairing again (players/matchmaker.h).
-    if (ended.ok() && live.rec.status == MatchStatus::kFinished) {
-      (void)store_->MarkNoShows(live.id, absent_seats, NowMs());
-    }
+    aborted = ended.ok() && live.rec.status == MatchStatus::kFinished;
     return ended;
   });
+  // Who did not come waits before pairing again (players/matchmaker.h); written outside the
+  // match's lock.
+  if (aborted) (void)store_->MarkNoShows(match_id, absent_seats, NowMs());
 }
 
 }  // namespace ply::lobby
