@@ -155,6 +155,22 @@ bool ReadsAsABot(const std::vector<Char>& chars) {
          LooksLike(shown[3]->c) == ':';
 }
 
+// Whether the name holds one of the marks the board and the lists write after a name, "(you)",
+// "(guest)" or "(open)", however it is written: a guest "alice (you)" would read, on the
+// opponent's board, as the opponent's own seat; "(open)" as a seat anyone can take.
+bool HoldsABoardMark(const std::vector<Char>& chars) {
+  std::string shown;
+  for (const Char& ch : chars) {
+    if (ch.kind != Kind::kVisible) continue;
+    const char32_t l = LooksLike(ch.c);
+    if (l < 0x80) shown.push_back(static_cast<char>(l));
+  }
+  for (std::string_view mark : {"(you)", "(guest)", "(open)"}) {
+    if (shown.find(mark) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> CleanDisplayName(std::string_view raw) {
@@ -235,6 +251,11 @@ absl::StatusOr<std::string> CleanDisplayName(std::string_view raw) {
     return absl::InvalidArgumentError(
         "display names such as \"bot\" or \"bot (level)\" are kept for bot seats");
   }
+  if (HoldsABoardMark(chars)) {
+    return absl::InvalidArgumentError(
+        "a display name cannot hold \"(you)\", \"(guest)\" or \"(open)\": the board writes "
+        "those after names");
+  }
   return std::string(raw.substr(begin, end - begin));
 }
 
@@ -289,11 +310,23 @@ absl::Status CheckPlayerName(std::string_view name) {
         "a player's name has 2 to 24 characters: letters, digits, '_', '-' and '.', beginning "
         "with a letter or a digit");
   }
-  // However it is written: "b0t-hard" and "80t_hard" read as bot:hard on a leaderboard.
+  // However it is written: "b0t-hard", "80t_hard", "6ot-hard" and "bo7" read as bot:hard on a
+  // leaderboard.
   std::string skeleton = NameSkeleton(name);
-  if (!skeleton.empty() && skeleton[0] == '8') skeleton[0] = 'b';
-  if (absl::StartsWith(skeleton, "bot")) {
+  std::string as_bot = skeleton;
+  if (!as_bot.empty() && (as_bot[0] == '8' || as_bot[0] == '6')) as_bot[0] = 'b';
+  if (as_bot.size() >= 3 && as_bot[2] == '7') as_bot[2] = 't';
+  if (absl::StartsWith(as_bot, "bot")) {
     return absl::InvalidArgumentError("names beginning with 'bot' are kept for the bots");
+  }
+  // Names that would speak for the house, or read as a guest's or a seat's mark.
+  for (std::string_view kept :
+       {"admin", "administrator", "root", "system", "server", "lobby", "ply", "moderator", "mod",
+        "operator", "support", "staff", "guest", "anonymous", "nobody", "open", "you"}) {
+    if (skeleton == NameSkeleton(kept)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the name ", std::string(name), " is kept: it reads as the house's or a board mark"));
+    }
   }
   return absl::OkStatus();
 }

@@ -118,13 +118,39 @@ TEST(CleanDisplayName, RefusesNamesThatReadAsABot) {
 TEST(CheckPlayerName, KeepsBotNamesHoweverTheyAreWritten) {
   // A hostile review registered "b0t-hard" and "80t_hard", which read as bot:hard on a
   // leaderboard; "bot_hard" and "Bot.easy" were refused.
-  for (const char* name : {"bot_hard", "Bot.easy", "b0t-hard", "80t_hard", "B0T", "b.o.t", "8ot"}) {
+  // A third review: "6ot-hard" and "bo7" read the same.
+  for (const char* name : {"bot_hard", "Bot.easy", "b0t-hard", "80t_hard", "B0T", "b.o.t", "8ot",
+                           "6ot-hard", "60t", "bo7", "b07_easy"}) {
     absl::Status s = CheckPlayerName(name);
     EXPECT_FALSE(s.ok()) << name;
     EXPECT_NE(s.message().find("kept for the bots"), std::string_view::npos) << name << ": " << s;
   }
-  for (const char* name : {"bo", "boat", "abbot", "b0b", "8ball", "robot", "bolt"}) {
+  for (const char* name : {"bo", "boat", "abbot", "b0b", "8ball", "robot", "bolt", "6ix", "bo8"}) {
     EXPECT_TRUE(CheckPlayerName(name).ok()) << name;
+  }
+}
+
+TEST(CheckPlayerName, KeepsNamesThatSpeakForTheHouse) {
+  // A player "admin" or "guest" on a leaderboard, or "you" beside a seat, misleads the others.
+  for (const char* name : {"admin", "Admin", "adm1n", "ADM.IN", "guest", "root", "system", "ply",
+                           "moderator", "operator", "you", "open", "0pen"}) {
+    absl::Status s = CheckPlayerName(name);
+    EXPECT_FALSE(s.ok()) << name;
+    EXPECT_NE(s.message().find("is kept"), std::string_view::npos) << name << ": " << s;
+  }
+  for (const char* name : {"admiral", "guests4", "rooted", "opener", "young", "plyr"}) {
+    EXPECT_TRUE(CheckPlayerName(name).ok()) << name;
+  }
+}
+
+TEST(CleanDisplayName, RefusesTheBoardsMarks) {
+  // A guest "alice (you)" read, on its opponent's board, as the opponent's own seat.
+  for (const char* name : {"alice (you)", "(you)", "bob (GUEST)", "(open)", "x(\u043epen)",
+                           "carol \uff08you\uff09", "dave (y\u200dou)"}) {
+    ExpectRefused(name, "the board writes");
+  }
+  for (const char* name : {"alice (yours)", "you", "guest", "open door", "(bob)"}) {
+    EXPECT_TRUE(CleanDisplayName(name).ok()) << name;
   }
 }
 
