@@ -98,7 +98,7 @@ void Lobby::AbortTick() {
   const std::string text = absl::StrCat("aborted: the first move did not come within ",
                                         SpanText(absl::ToInt64Milliseconds(options_.abort_after)));
   absl::StatusOr<std::vector<int64_t>> gone = store_->AbortUnstarted(
-      NowMs() - absl::ToInt64Milliseconds(options_.abort_after), text, /*limit=*/500);
+      NowMs() - absl::ToInt64Milliseconds(options_.abort_after), NowMs(), text, /*limit=*/500);
   if (gone.ok()) {
     for (int64_t id : *gone) {
       if (cache_.Find(id) != nullptr) {

@@ -126,6 +126,11 @@ struct LobbyOptions {
   // Who did not come may not pair again for this long, doubled for each further no-show of the
   // last day, at most an hour (players/matchmaker.h; zero: no wait).
   absl::Duration no_show_cooldown = absl::Minutes(1);
+  // In a match made by pairing, a player who came but has not made their first move this long
+  // into their turn has the match aborted (no result) and waits as one who did not come: one
+  // look at the seat and no move dodged the opponent, who waited abort_after (zero: only
+  // abort_after applies).
+  absl::Duration paired_first_move = absl::Seconds(30);
   // An untimed match against a bot whose person has been gone this long on their move ends by
   // rule: abandoned, a loss when rated, no result when casual; its bot seats are freed (zero:
   // never). A timed match ends on its clock instead.
@@ -256,6 +261,9 @@ class Lobby : private BotDriver::Host {
   // A paired match one of whose players has not come to it (no stream with the seat's token,
   // no call) within no_show_after of the pairing, and whose game has not begun, is aborted.
   void AbortIfNoShow(int64_t match_id);
+  // A paired match whose side to move, a person, has not made their first move within
+  // paired_first_move of their turn is aborted; looked at again when a turn is not over yet.
+  void AbortIfNoFirstMove(int64_t match_id);
   // The new match of a pairing (both seats taken, the first move to the
   // player who began fewer of their last rated games of the game) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,

@@ -201,7 +201,9 @@ TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
     std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
     ASSERT_TRUE(refused.has_value()) << "bob queued again at once";
     EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-    EXPECT_NE(refused->error_message().find("you did not come to a paired match in the last day"),
+    EXPECT_NE(refused->error_message().find(
+                  "you did not come to, or made no first move in, a match against a person in "
+                  "the last day"),
               std::string::npos)
         << refused->error_message();
     // A minute for the first no-show (said "1 min", or "59 s" a moment later).
@@ -224,6 +226,73 @@ TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_EQ(kept->status(), v1::MATCH_STATUS_ACTIVE) << kept->result().text();
   EXPECT_TRUE(Move(stub_.get(), c0.match_id(), 1, "4", c1.seat_token()).ok());
+}
+
+TEST_F(PlayersTest, APairedPlayerWhoComesButNeverMovesWaitsBeforePairingAgain) {
+  // The no-show rule's other door (a fourth hostile review): come to the paired match (one
+  // presence beat, a stream), see the opponent or the colour, and make no first move. The match
+  // was aborted after abort_after (two minutes the opponent waited) with no result, which cost
+  // nothing: the player queued again at once, even while the match still waited.
+  lobby_.reset();
+  StartLobby({"--no_show_after_s=0", "--paired_first_move_s=2", "--abort_after_s=120"});
+  const std::string alice = Register("alice"), bob = Register("bob");
+  const absl::Time paired = absl::Now();
+  const auto [first, second] = PairTwo(stub_.get(), alice, bob);
+  ASSERT_EQ(first.match_id(), second.match_id());
+  ::ply::testing::Watch w0(stub_.get(), first.match_id(), {}, first.seat_token());
+  ::ply::testing::Watch w1(stub_.get(), second.match_id(), {}, second.seat_token());
+  const v1::Match m = ::ply::testing::WaitMatch(
+      stub_.get(), first.match_id(),
+      [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+      absl::Seconds(15));
+  ASSERT_EQ(m.status(), v1::MATCH_STATUS_FINISHED) << m.DebugString();
+  EXPECT_LT(absl::Now() - paired, absl::Seconds(10));
+  EXPECT_EQ(m.result().reason(), v1::END_REASON_ABORTED) << m.result().text();
+  EXPECT_EQ(m.result().winner(), -1);
+  // The first seat's player made no move: that one waits; the other queues.
+  const bool alice_first = first.opponent() == "bob";
+  EXPECT_EQ(m.result().text(), absl::StrCat("aborted: ", alice_first ? "alice" : "bob",
+                                            " made no first move within 2 s; no result"));
+  const std::string& idle = alice_first ? alice : bob;
+  const std::string& kept = alice_first ? bob : alice;
+  Pairer again(stub_.get(), idle, "connect4");
+  std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
+  ASSERT_TRUE(refused.has_value()) << "the player who made no first move queued again at once";
+  EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused->error_message().find(
+                "you did not come to, or made no first move in, a match against a person"),
+            std::string::npos)
+      << refused->error_message();
+  Pairer waiting(stub_.get(), kept, "connect4");
+  EXPECT_FALSE(waiting.Ended(absl::Milliseconds(700)).has_value()) << "the other may queue";
+}
+
+TEST_F(PlayersTest, AGameBetweenPeopleAbortedForWantOfAFirstMoveHoldsTheIdlePlayerBack) {
+  // The general first-move abort (any match, abort_after) marks the idle player of a match
+  // between people as the paired ones are; against a bot nobody waited, and nothing is marked.
+  lobby_.reset();
+  StartLobby({"--abort_after_s=1.5"});
+  const std::string alice = Register("alice"), bob = Register("bob"), carol = Register("carol");
+  const ::ply::testing::HumanSeats seats = PlayerMatch("connect4", alice, bob);
+  v1::CreateMatchResponse created;
+  ASSERT_TRUE(::ply::testing::PlayerAgainstBot(stub_.get(), "connect4", carol, "easy", &created,
+                                               [](v1::CreateMatchRequest&) {})
+                  .ok());
+  for (int64_t id : {seats.id, created.match().id()}) {
+    const v1::Match m = ::ply::testing::WaitMatch(
+        stub_.get(), id, [](const v1::Match& m) { return m.status() == v1::MATCH_STATUS_FINISHED; },
+        absl::Seconds(15));
+    ASSERT_EQ(m.result().reason(), v1::END_REASON_ABORTED) << m.DebugString();
+  }
+  Pairer idle(stub_.get(), alice, "connect4");
+  std::optional<grpc::Status> refused = idle.Ended(absl::Seconds(5));
+  ASSERT_TRUE(refused.has_value()) << "alice made no first move and queued again at once";
+  EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  Pairer waited(stub_.get(), bob, "connect4");
+  EXPECT_FALSE(waited.Ended(absl::Milliseconds(700)).has_value()) << "bob may queue";
+  Pairer against_bot(stub_.get(), carol, "reversi");
+  EXPECT_FALSE(against_bot.Ended(absl::Milliseconds(700)).has_value())
+      << "carol was held back for a bot game";
 }
 
 // A connect4 game of `key`'s from the second seat against bot:easy, begun (the bot's move and

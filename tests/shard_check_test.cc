@@ -87,7 +87,8 @@ const std::map<std::string, Crossing>& AcrossShards() {
       {"pair_rated_games",
        {false, "the rated games of two people in the last day (their seats, by player)"}},
       {"first_move_balance", {false, "who moved first in a player's recent games"}},
-      {"no_shows", {false, "when a player did not come to a paired match (their seats)"}},
+      {"no_shows",
+       {false, "when a player did not come to, or made no first move in, a match (their seats)"}},
   };
   return statements;
 }

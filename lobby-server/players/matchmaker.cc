@@ -49,11 +49,13 @@ absl::StatusOr<QueueTicket> Matchmaker::Join(const PlayerRecord& player, const s
       const int64_t cooldown = std::min<int64_t>(
           absl::ToInt64Milliseconds(options_.no_show_cooldown) << doublings, int64_t{3600} * 1000);
       if (now < last + cooldown) {
-        const std::string what =
-            shows->size() == 1 ? "a paired match" : absl::StrCat(shows->size(), " paired matches");
-        return absl::FailedPreconditionError(absl::StrCat(
-            "you did not come to ", what, " in the last day (the last ", SpanText(now - last),
-            " ago): you can pair again in ", SpanText(last + cooldown - now + 999)));
+        const std::string what = shows->size() == 1
+                                     ? "a match against a person"
+                                     : absl::StrCat(shows->size(), " matches against people");
+        return absl::FailedPreconditionError(
+            absl::StrCat("you did not come to, or made no first move in, ", what,
+                         " in the last day (the last ", SpanText(now - last),
+                         " ago): you can pair again in ", SpanText(last + cooldown - now + 999)));
       }
     }
   }

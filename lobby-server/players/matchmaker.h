@@ -12,7 +12,8 @@
 // its stream never heard of. The seat token of the match to come is made here and kept in the
 // ticket: the queue holds its hash only.
 //
-// A player who did not come to a paired match (the lobby aborted it: no_show_after) may not
+// A player who did not come to a paired match (the lobby aborted it: no_show_after), or made
+// no first move in a match against a person (paired_first_move, abort_after), may not
 // queue again for no_show_cooldown, doubled for each further no-show of the last day (at most
 // an hour): walking away cost nothing, so a player could dodge any opponent or seat at will and
 // keep the present one queueing again.

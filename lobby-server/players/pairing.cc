@@ -164,14 +164,61 @@ void Lobby::PairDelivered(PairState& state, const Pairing& pairing) {
     const int64_t id = pairing.match_id;
     executor_->PostAt(absl::Now() + options_.no_show_after, [this, id] { AbortIfNoShow(id); });
   }
+  if (options_.paired_first_move > absl::ZeroDuration()) {
+    const int64_t id = pairing.match_id;
+    executor_->PostAt(absl::Now() + options_.paired_first_move,
+                      [this, id] { AbortIfNoFirstMove(id); });
+  }
+}
+
+namespace {
+
+// Some side has not made its first move yet.
+bool Unbegun(const LiveMatch& live) {
+  return live.rec.status == MatchStatus::kActive &&
+         live.rec.ply < static_cast<int>(live.rec.seats.size());
+}
+
+}  // namespace
+
+void Lobby::AbortIfNoFirstMove(int64_t match_id) {
+  if (stopping_) return;
+  const int64_t bound_ms = absl::ToInt64Milliseconds(options_.paired_first_move);
+  int64_t due_ms = -1;
+  int idle_seat = -1;
+  (void)WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
+    if (!Unbegun(live)) return absl::OkStatus();
+    const int seat = live.game->SideToMove();
+    if (live.rec.seats[seat].kind != SeatKind::kHuman) return absl::OkStatus();
+    const int64_t now = NowMs();
+    if (now < live.rec.turn_started_ms + bound_ms) {
+      due_ms = live.rec.turn_started_ms + bound_ms;
+      return absl::OkStatus();
+    }
+    const SeatRecord& idle = live.rec.seats[seat];
+    const std::string name =
+        idle.display_name.empty() ? SideName(live.info, seat) : idle.display_name;
+    const absl::Status ended = CommitFinish(
+        live,
+        MatchResult{.winner = -1,
+                    .reason = EndReason::kAborted,
+                    .text = absl::StrCat("aborted: ", name, " made no first move within ",
+                                         SpanText(bound_ms), "; no result")},
+        {});
+    if (ended.ok() && live.rec.status == MatchStatus::kFinished) idle_seat = seat;
+    return ended;
+  });
+  if (due_ms >= 0) {
+    executor_->PostAt(absl::Now() + absl::Milliseconds(due_ms - NowMs()),
+                      [this, match_id] { AbortIfNoFirstMove(match_id); });
+  }
+  // Written outside the match's lock, as AbortIfNoShow does.
+  if (idle_seat >= 0) (void)store_->MarkNoShows(match_id, {idle_seat}, NowMs());
 }
 
 void Lobby::AbortIfNoShow(int64_t match_id) {
   if (stopping_) return;
-  const auto unbegun = [](const LiveMatch& live) {
-    return live.rec.status == MatchStatus::kActive &&
-           live.rec.ply < static_cast<int>(live.rec.seats.size());
-  };
+  const auto unbegun = Unbegun;
   int64_t paired_ms = 0;
   bool look = false;
   (void)WithMatch(match_id, [&](LiveMatch& live) {

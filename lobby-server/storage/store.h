@@ -513,8 +513,12 @@ class MatchStore : public PresenceStore,
 
   // Aborts (kAborted, no result, `text`) up to `limit` active matches whose side to move is a
   // person that has not made its first move (ply 0 or 1) in a turn that began before
-  // `turn_started_before_ms`; returns their ids. Each is aborted once, however many sweep.
+  // `turn_started_before_ms`; returns their ids. Each is aborted once, however many sweep. In a
+  // match between people, the player who did not move is marked as not having come
+  // (MarkNoShows, at `now_ms`): making no first move dodged a paired opponent as well as not
+  // coming did.
   virtual absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t /*turn_started_before_ms*/,
+                                                              int64_t /*now_ms*/,
                                                               const std::string& /*text*/,
                                                               int /*limit*/) {
     return std::vector<int64_t>{};

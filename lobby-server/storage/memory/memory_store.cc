@@ -299,6 +299,7 @@ absl::StatusOr<int> MemoryStore::BotSeatsInPlay() {
 }
 
 absl::StatusOr<std::vector<int64_t>> MemoryStore::AbortUnstarted(int64_t turn_started_before_ms,
+                                                                 int64_t /*now_ms*/,
                                                                  const std::string& text,
                                                                  int limit) {
   std::lock_guard<std::mutex> lock(mu_);

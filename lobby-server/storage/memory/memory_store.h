@@ -57,7 +57,8 @@ class MemoryStore final : public MatchStore {
                                             const QuotaCheck& check) override;
   absl::StatusOr<int> BotSeatsInPlay() override;
   absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t turn_started_before_ms,
-                                                      const std::string& text, int limit) override;
+                                                      int64_t now_ms, const std::string& text,
+                                                      int limit) override;
   absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
                                                      const std::string& text, int limit) override;
   absl::StatusOr<RematchState> OfferRematch(const RematchOffer& offer) override;

@@ -347,14 +347,21 @@ const StatementList& MatchStatements() {
       // starts a new turn, so the match is left alone); one another transaction holds is left
       // for the next sweep. No index: the condition reads `ply`, which every move writes, and an
       // index on it would cost moves their in-place (HOT) updates; active matches are few.
+      // In a match between people, the seat that did not move is marked as a no-show ($4):
+      // its player waits before pairing again (players/matchmaker.h).
       {"abort_unstarted",
        "WITH old AS (SELECT m.id FROM matches m WHERE m.status = 2 AND m.ply < 2"
        "  AND m.turn_started_ms < $1 AND EXISTS (SELECT 1 FROM seats s WHERE s.match_id = m.id"
-       "  AND s.seat = m.ply AND s.kind = 1) ORDER BY m.id LIMIT $3 FOR UPDATE SKIP LOCKED)"
-       " UPDATE matches m SET status = 3, winner = -1, end_reason = 7, result_text = $2,"
-       " draw_offer = -1"
-       " FROM old WHERE m.id = old.id AND m.status = 2 AND m.ply < 2 AND m.turn_started_ms < $1"
-       " RETURNING m.id, m.ply"},
+       "  AND s.seat = m.ply AND s.kind = 1) ORDER BY m.id LIMIT $3 FOR UPDATE SKIP LOCKED),"
+       " done AS (UPDATE matches m SET status = 3, winner = -1, end_reason = 7,"
+       "  result_text = $2, draw_offer = -1"
+       "  FROM old WHERE m.id = old.id AND m.status = 2 AND m.ply < 2 AND m.turn_started_ms < $1"
+       "  RETURNING m.id, m.ply),"
+       " marked AS (UPDATE seats s SET no_show_ms = $4 FROM done WHERE s.match_id = done.id"
+       "  AND s.seat = done.ply AND s.kind = 1 AND s.player_id IS NOT NULL"
+       "  AND NOT EXISTS (SELECT 1 FROM seats o WHERE o.match_id = done.id"
+       "  AND (o.kind <> 1 OR (o.seat <> s.seat AND o.player_id = s.player_id))))"
+       " SELECT id, ply FROM done"},
       {"statement_timeout", "SELECT set_config('statement_timeout', $1, false)"},
       // For the rest of a transaction: plan each statement for its values. A generic plan
       // (what PostgreSQL settles on after five calls) picks one index for every value, and a
@@ -561,6 +568,7 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ExpireWaiting(int64_t create
 }
 
 absl::StatusOr<std::vector<int64_t>> PostgresStore::AbortUnstarted(int64_t turn_started_before_ms,
+                                                                   int64_t now_ms,
                                                                    const std::string& text,
                                                                    int limit) {
   absl::StatusOr<std::vector<MatchChange>> changes = QueryAll<MatchChange>(
@@ -569,7 +577,7 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::AbortUnstarted(int64_t turn_
         return MatchChange{
             .match_id = r[0].as<int64_t>(), .ply = r[1].as<int>(), .time_ms = pg::NowMs()};
       },
-      turn_started_before_ms, text, limit);
+      turn_started_before_ms, text, limit, now_ms);
   if (!changes.ok()) return changes.status();
   std::vector<int64_t> ids;
   for (const MatchChange& c : *changes) ids.push_back(c.match_id);

@@ -94,7 +94,8 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<std::vector<int64_t>> ExpireWaiting(int64_t created_before_ms,
                                                      const std::string& text, int limit) override;
   absl::StatusOr<std::vector<int64_t>> AbortUnstarted(int64_t turn_started_before_ms,
-                                                      const std::string& text, int limit) override;
+                                                      int64_t now_ms, const std::string& text,
+                                                      int limit) override;
   // Presence rows are per instance (origin()); see migration 8.
   absl::Status AddPresence(int64_t match_id, int seat, int delta, int64_t now_ms) override;
   absl::Status TouchPresence(const std::vector<std::pair<int64_t, int>>& seats,
