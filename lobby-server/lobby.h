@@ -111,6 +111,8 @@ struct LobbyOptions {
   // Moves asked of the bots at once for one client's games against people, its timed games
   // first (bots/driver.h; 0: no bound).
   int client_bot_calls = 0;
+  // The same for all the clients of one network (BotDriverOptions::network_bot_calls).
+  int network_bot_calls = 0;
   // Presence and abandonment. An untimed match whose side to move has been away this long
   // (counted from when it was last seen or its turn began, whichever is later) may be claimed
   // by the opponent (zero: never); a match whose side to move is a person that has not made

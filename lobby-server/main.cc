@@ -184,6 +184,10 @@ ABSL_FLAG(int, client_bot_calls, 2,
           "Moves asked of the bots at once for one client's games against people (its timed "
           "games first; the rest wait in the lobby), so that no client fills the bots' places "
           "for people; 0: no bound.");
+ABSL_FLAG(int, network_bot_calls, 4,
+          "Moves asked of the bots at once for the games against people of all the clients of "
+          "one network (as the quotas group addresses: players are cheap to register); 0: no "
+          "bound.");
 ABSL_FLAG(double, pair_bot_after_s, 20,
           "Quick pairing: after this long without an opponent, offer the nearest bot level.");
 ABSL_FLAG(double, pair_base_gap, 50,
@@ -269,6 +273,7 @@ absl::Status CheckNumericFlags() {
       PLY_FLAG_RANGE(bot_vs_bot_min_pacing_ms, 0, 600e3),
       PLY_FLAG_RANGE(bot_vs_bot_budget_ms, 0, 3600e3, "0 means the level's own time"),
       PLY_FLAG_RANGE(client_bot_calls, 0, 1e4, "0 means no bound"),
+      PLY_FLAG_RANGE(network_bot_calls, 0, 1e4, "0 means no bound"),
       PLY_FLAG_RANGE(pair_bot_after_s, 0, kDay),
       PLY_FLAG_RANGE(pair_base_gap, 0, 1e4),
       PLY_FLAG_RANGE(pair_gap_per_s, 0, 1e4),
@@ -369,6 +374,7 @@ int Main() {
                .bot_vs_bot_min_pacing_ms = absl::GetFlag(FLAGS_bot_vs_bot_min_pacing_ms),
                .bot_vs_bot_budget_ms = absl::GetFlag(FLAGS_bot_vs_bot_budget_ms),
                .client_bot_calls = absl::GetFlag(FLAGS_client_bot_calls),
+               .network_bot_calls = absl::GetFlag(FLAGS_network_bot_calls),
                .claim_after = absl::Seconds(absl::GetFlag(FLAGS_claim_after_s)),
                .abort_after = absl::Seconds(absl::GetFlag(FLAGS_abort_after_s)),
                .no_show_after = absl::Seconds(absl::GetFlag(FLAGS_no_show_after_s)),

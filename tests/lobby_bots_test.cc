@@ -14,6 +14,7 @@
 #include "engine/registry/registry.h"
 #include "ply/v1/lobby.grpc.pb.h"
 #include "tests/lobby_helper.h"
+#include "tests/players_helper.h"
 #include "tests/stack_helper.h"
 
 namespace ply {
@@ -347,6 +348,49 @@ TEST_F(LobbyTest, OneClientsBotMovesAreAskedAFewAtATimeItsTimedGamesFirst) {
   EXPECT_GE(held.moves(0).time_ms() - held.moves(0).think_ms(),
             searched.moves(0).time_ms() - kCommitSlackMs)
       << "the timed bot did not wait for the other game's search";
+}
+
+TEST_F(LobbyTest, OneAddresssBotMovesAreAskedAFewAtATimeOverAllItsPlayers) {
+  // The fourth hostile review: the bound was per client, and a player is a client of its own,
+  // so one address with three more accounts (players are cheap) and its guest games had eight
+  // moves asked at once, filled the bots, and voided its rated timed game again. Three clients
+  // of one address here (two players and a guest), each within its own bound of two.
+  lobby_.reset();
+  StartLobby({"--client_bot_calls=2", "--network_bot_calls=1"});
+  const std::string alice = ::ply::testing::Register(stub_.get(), "alice");
+  const std::string bob = ::ply::testing::Register(stub_.get(), "bob");
+  const auto bot_first = [](v1::CreateMatchRequest& r) {
+    r.mutable_seats()->SwapElements(0, 1);
+    r.set_take_seat(1);
+    r.set_casual(true);
+  };
+  std::vector<int64_t> ids;
+  for (const std::string& key : {alice, bob}) {
+    v1::CreateMatchResponse created;
+    ASSERT_TRUE(
+        ::ply::testing::PlayerAgainstBot(stub_.get(), "reversi", key, "hard", &created, bot_first)
+            .ok());
+    ids.push_back(created.match().id());
+  }
+  v1::CreateMatchResponse guest;
+  ASSERT_TRUE(Create("reversi", {v1::SEAT_KIND_BOT, v1::SEAT_KIND_HUMAN}, {"hard", ""}, &guest,
+                     TakingSeat(1, "carol"))
+                  .ok());
+  ids.push_back(guest.match().id());
+  // When each bot's call began and ended, in the order they began: one at a time.
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  for (int64_t id : ids) {
+    const v1::Match m = ::ply::testing::WaitMatch(
+        stub_.get(), id, [](const v1::Match& m) { return m.moves_size() > 0; });
+    ASSERT_GT(m.moves_size(), 0) << "the bot of match " << id << " never moved";
+    calls.emplace_back(m.moves(0).time_ms() - m.moves(0).think_ms(), m.moves(0).time_ms());
+  }
+  std::sort(calls.begin(), calls.end());
+  constexpr int64_t kCommitSlackMs = 50;
+  for (size_t i = 1; i < calls.size(); ++i) {
+    EXPECT_GE(calls[i].first, calls[i - 1].second - kCommitSlackMs)
+        << "call " << i << " was asked while call " << i - 1 << " searched";
+  }
 }
 
 TEST_F(LobbyTest, TwoSpectatorsSeeTheSameBotGame) {

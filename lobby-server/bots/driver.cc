@@ -36,10 +36,10 @@ void BotDriver::Request(LiveMatch& live) {
   if (level == nullptr) return;
   const bool people = std::any_of(live.rec.seats.begin(), live.rec.seats.end(),
                                   [](const SeatRecord& s) { return s.kind != SeatKind::kBot; });
-  // A person's client has so many moves asked at once; this one waits for a place otherwise.
-  const std::string client =
-      people && options_.client_bot_calls > 0 ? live.rec.creator : std::string();
-  if (!client.empty() && !TakePlace(client, live)) {
+  // A person's client, and its network, have so many moves asked at once; this one waits for a
+  // place otherwise.
+  std::vector<PlaceKey> places = people ? PlaceKeys(live) : std::vector<PlaceKey>();
+  if (!places.empty() && !TakePlace(places, live)) {
     if (live.bot_wait_ply != live.rec.ply) {
       live.bot_wait_ply = live.rec.ply;
       live.bot_wait_since_ms = now_ms_();
@@ -84,9 +84,10 @@ void BotDriver::Request(LiveMatch& live) {
   std::shared_ptr<BotClient> bot = bots_->Current();
   live.bot_call = bot->ChooseMoveAsync(
       request, absl::Milliseconds(budget + options_.deadline_margin_ms),
-      [this, id, ply, asked_ms, bot, place = client](absl::StatusOr<v1::ChooseMoveResponse> reply) {
+      [this, id, ply, asked_ms, bot,
+       places = std::move(places)](absl::StatusOr<v1::ChooseMoveResponse> reply) {
         const int64_t think = now_ms_() - asked_ms;
-        if (!place.empty()) ReleasePlace(place);
+        if (!places.empty()) ReleasePlace(places);
         // gRPC's thread must not block: the reply is handled on the executor.
         executor_->PostAt(absl::Now(), [this, id, ply, think, reply = std::move(reply)] {
           OnReply(id, ply, std::move(reply), think);
@@ -285,38 +286,61 @@ absl::Status BotDriver::Failed(LiveMatch& live, int seat, const absl::Status& pr
   return absl::OkStatus();
 }
 
-bool BotDriver::TakePlace(const std::string& client, const LiveMatch& live) {
-  std::lock_guard<std::mutex> lock(places_mu_);
-  ClientCalls& c = places_[client];
-  std::deque<int64_t>& line = live.rec.time_initial_ms ? c.timed : c.untimed;
-  const auto queued = std::find(line.begin(), line.end(), live.id);
-  // A match that waited its turn goes ahead of the others only through AskNext.
-  if (c.in_flight < options_.client_bot_calls && queued == line.end()) {
-    ++c.in_flight;
-    return true;
+std::vector<BotDriver::PlaceKey> BotDriver::PlaceKeys(const LiveMatch& live) const {
+  std::vector<PlaceKey> keys;
+  if (options_.client_bot_calls > 0 && !live.rec.creator.empty()) {
+    keys.push_back({.key = live.rec.creator, .limit = options_.client_bot_calls});
   }
-  if (queued == line.end()) line.push_back(live.id);
-  return false;
+  // An IPv6 address's /48, else the address (an IPv4 address is its own network).
+  const std::string& network =
+      live.rec.creator_network.empty() ? live.rec.creator_address : live.rec.creator_network;
+  if (options_.network_bot_calls > 0 && !network.empty()) {
+    keys.push_back({.key = absl::StrCat("network:", network), .limit = options_.network_bot_calls});
+  }
+  return keys;
 }
 
-void BotDriver::ReleasePlace(const std::string& client) {
+bool BotDriver::TakePlace(const std::vector<PlaceKey>& keys, const LiveMatch& live) {
+  std::lock_guard<std::mutex> lock(places_mu_);
+  // A match that waited its turn goes ahead of the others only through AskNext: one still in a
+  // line takes no place.
+  for (const PlaceKey& k : keys) {
+    auto it = places_.find(k.key);
+    if (it == places_.end()) continue;
+    const std::deque<int64_t>& line =
+        live.rec.time_initial_ms ? it->second.timed : it->second.untimed;
+    if (std::find(line.begin(), line.end(), live.id) != line.end()) return false;
+  }
+  for (const PlaceKey& k : keys) {
+    ClientCalls& c = places_[k.key];
+    if (c.in_flight >= k.limit) {
+      (live.rec.time_initial_ms ? c.timed : c.untimed).push_back(live.id);
+      return false;
+    }
+  }
+  for (const PlaceKey& k : keys) ++places_[k.key].in_flight;
+  return true;
+}
+
+void BotDriver::ReleasePlace(const std::vector<PlaceKey>& keys) {
   {
     std::lock_guard<std::mutex> lock(places_mu_);
-    auto it = places_.find(client);
-    if (it == places_.end()) return;
-    --it->second.in_flight;
+    for (const PlaceKey& k : keys) {
+      auto it = places_.find(k.key);
+      if (it != places_.end()) --it->second.in_flight;
+    }
   }
-  AskNext(client);
+  for (const PlaceKey& k : keys) AskNext(k);
 }
 
-void BotDriver::AskNext(const std::string& client) {
+void BotDriver::AskNext(const PlaceKey& key) {
   int64_t next = 0;
   {
     std::lock_guard<std::mutex> lock(places_mu_);
-    auto it = places_.find(client);
+    auto it = places_.find(key.key);
     if (it == places_.end()) return;
     ClientCalls& c = it->second;
-    if (c.in_flight >= options_.client_bot_calls) return;
+    if (c.in_flight >= key.limit) return;
     std::deque<int64_t>& line = !c.timed.empty() ? c.timed : c.untimed;
     if (line.empty()) {
       if (c.in_flight == 0) places_.erase(it);
@@ -326,15 +350,16 @@ void BotDriver::AskNext(const std::string& client) {
     line.pop_front();
   }
   // Off the gRPC thread. A match that no longer wants a move (it moved on, ended, went to
-  // another instance) passes its place to the next one.
-  executor_->PostAt(absl::Now(), [this, client, next] {
+  // another instance) passes its place to the next one, as does one that Request queued at its
+  // other key for want of a place there.
+  executor_->PostAt(absl::Now(), [this, key, next] {
     bool asked = false;
     (void)host_->WithMatch(next, [&](LiveMatch& live) {
       if (live.owned) Request(live);
       asked = live.bot_ply == live.rec.ply;
       return absl::OkStatus();
     });
-    if (!asked) AskNext(client);
+    if (!asked) AskNext(key);
   });
 }
 

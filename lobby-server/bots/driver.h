@@ -44,6 +44,10 @@ struct BotDriverOptions {
   // so that its own timed game's bot was refused and ran out of time (an unrated end on
   // demand), and everyone else's bots with it.
   int client_bot_calls = 0;
+  // The same over every client of one network (an IPv6 /48, or an IPv4 address: as the quotas
+  // group addresses): players are cheap to register, and one address's four accounts and its guest
+  // games had eight moves asked at once, which filled the bots again (0: no bound).
+  int network_bot_calls = 0;
 };
 
 // A bot's answer to a draw offer from its level's search of the position: it accepts when the
@@ -106,15 +110,22 @@ class BotDriver {
   static v1::ChooseMoveRequest PositionRequest(const LiveMatch& live, const SeatRecord& seat);
   // The reply is no move: tell the watchers, then retry later or forfeit the seat.
   absl::Status Failed(LiveMatch& live, int seat, const absl::Status& problem);
-  // Whether `client` may ask a move for match `live` now (a place taken), or must wait (the
-  // match queued for its next place, timed ones first).
-  bool TakePlace(const std::string& client, const LiveMatch& live);
-  // A call of `client`'s is done: its place goes to the next match waiting for one.
-  void ReleasePlace(const std::string& client);
-  // Asks for the next waiting match of `client` while it has a place free.
-  void AskNext(const std::string& client);
+  // Who holds places for a match's bot calls: its client and its client's network, each with
+  // its bound.
+  struct PlaceKey {
+    std::string key;
+    int limit;
+  };
+  std::vector<PlaceKey> PlaceKeys(const LiveMatch& live) const;
+  // Whether match `live` may ask a move now (a place of each key taken), or must wait (the
+  // match queued at the first key without a place, timed ones first).
+  bool TakePlace(const std::vector<PlaceKey>& keys, const LiveMatch& live);
+  // A call is done: its places go to the next matches waiting for them.
+  void ReleasePlace(const std::vector<PlaceKey>& keys);
+  // Asks for the next waiting match of `key` while it has a place free.
+  void AskNext(const PlaceKey& key);
 
-  // The places of each client with calls in flight or matches waiting (client_bot_calls).
+  // The places of each client (or network) with calls in flight or matches waiting.
   struct ClientCalls {
     int in_flight = 0;
     std::deque<int64_t> timed, untimed;
