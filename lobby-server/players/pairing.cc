@@ -188,8 +188,12 @@ void Lobby::AbortIfNoFirstMove(int64_t match_id) {
   int idle_seat = -1;
   (void)WithMatch(match_id, [&](LiveMatch& live) -> absl::Status {
     if (!Unbegun(live)) return absl::OkStatus();
+    // Pairing seats people only; a bot seat here would mean another kind of match.
+    if (std::any_of(live.rec.seats.begin(), live.rec.seats.end(),
+                    [](const SeatRecord& s) { return s.kind != SeatKind::kHuman; })) {
+      return absl::OkStatus();
+    }
     const int seat = live.game->SideToMove();
-    if (live.rec.seats[seat].kind != SeatKind::kHuman) return absl::OkStatus();
     const int64_t now = NowMs();
     if (now < live.rec.turn_started_ms + bound_ms) {
       due_ms = live.rec.turn_started_ms + bound_ms;
