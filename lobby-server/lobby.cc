@@ -44,7 +44,11 @@ Lobby::Lobby(MatchStore* store, BotTargets* bots, Executor* executor, LobbyOptio
                     // A match found finished is announced (and its watchers closed) here.
                     AfterChange(live);
                   },
-              .claimed = [this](LiveMatch& live) { AfterChange(live); }}),
+              .claimed =
+                  [this](LiveMatch& live) {
+                    GiveBackReclaimedTurn(live);
+                    AfterChange(live);
+                  }}),
       bots_(this, store, bots, executor, &metrics_,
             {.deadline_margin_ms = options_.bot_deadline_margin_ms,
              .give_up_after = options_.bot_give_up_after,
@@ -90,6 +94,24 @@ absl::Status Lobby::Resume() {
   }
   PresenceTick();
   return absl::OkStatus();
+}
+
+void Lobby::GiveBackReclaimedTurn(LiveMatch& live) {
+  if (!live.rec.time_initial_ms || live.rec.status != MatchStatus::kActive ||
+      options_.reclaim_clock_floor <= absl::ZeroDuration()) {
+    return;
+  }
+  const int mover = live.ToMove();
+  if (mover < 0 || mover >= static_cast<int>(live.rec.seats.size())) return;
+  const int64_t now = NowMs();
+  const int64_t had = live.rec.seats[mover].clock_ms;
+  const int64_t floor = std::min(had, absl::ToInt64Milliseconds(options_.reclaim_clock_floor));
+  if (ClockNow(live.rec, mover, mover, now) >= floor) return;
+  // Stored first, so that every instance's copy (and a later owner) sees the same turn.
+  const int64_t started = now - (had - floor);
+  if (store_->GiveBackTurn(live.id, live.rec.ply, started).ok()) {
+    live.rec.turn_started_ms = started;
+  }
 }
 
 void Lobby::AbortTick() {

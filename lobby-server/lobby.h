@@ -133,6 +133,11 @@ struct LobbyOptions {
   // look at the seat and no move dodged the opponent, who waited abort_after (zero: only
   // abort_after applies).
   absl::Duration paired_first_move = absl::Seconds(30);
+  // A timed match this instance claims (its owner died or stopped: a restart, a crash) gives
+  // the side to move at least this much of the time it had when its turn began: nobody could
+  // move while no instance served the match, and a lobby's downtime decided rated games on
+  // time (zero: nothing given back).
+  absl::Duration reclaim_clock_floor = absl::Seconds(15);
   // An untimed match against a bot whose person has been gone this long on their move ends by
   // rule: abandoned, a loss when rated, no result when casual; its bot seats are freed (zero:
   // never). A timed match ends on its clock instead.
@@ -266,6 +271,8 @@ class Lobby : private BotDriver::Host {
   // A paired match whose side to move, a person, has not made their first move within
   // paired_first_move of their turn is aborted; looked at again when a turn is not over yet.
   void AbortIfNoFirstMove(int64_t match_id);
+  // On claiming `live`: the side to move gets back time up to reclaim_clock_floor.
+  void GiveBackReclaimedTurn(LiveMatch& live);
   // The new match of a pairing (both seats taken, the first move to the
   // player who began fewer of their last rated games of the game) and its tokens.
   absl::StatusOr<PairedMatch> MakePairedMatch(const PairState& state, const QueueEntry& me,

@@ -167,6 +167,10 @@ ABSL_FLAG(double, paired_first_move_s, 30,
           "In a match made by quick pairing, a player who has not made their first move this "
           "long into their turn has the match aborted (no result) and waits before pairing "
           "again as one who did not come; 0: only --abort_after_s applies.");
+ABSL_FLAG(double, reclaim_clock_floor_s, 15,
+          "A timed match claimed from an instance that died or stopped gives its side to move "
+          "at least this much of the time it had when its turn began (nobody could move while "
+          "no instance served it); 0: nothing given back.");
 ABSL_FLAG(double, presence_grace_s, 5,
           "A player whose last stream closed (or who last called) within this still counts as "
           "present, so a quick reconnection is not announced.");
@@ -267,6 +271,7 @@ absl::Status CheckNumericFlags() {
       PLY_FLAG_RANGE(no_show_after_s, 0, kDay, "0 means never"),
       PLY_FLAG_RANGE(no_show_cooldown_s, 0, 3600, "0 means no wait"),
       PLY_FLAG_RANGE(paired_first_move_s, 0, kDay, "0 means only --abort_after_s"),
+      PLY_FLAG_RANGE(reclaim_clock_floor_s, 0, kDay, "0 means nothing given back"),
       PLY_FLAG_RANGE(presence_grace_s, 0, kDay),
       PLY_FLAG_RANGE(presence_poll_s, 0.01, 3600),
       PLY_FLAG_RANGE(presence_beat_s, 0.1, 3600),
@@ -380,6 +385,7 @@ int Main() {
                .no_show_after = absl::Seconds(absl::GetFlag(FLAGS_no_show_after_s)),
                .no_show_cooldown = absl::Seconds(absl::GetFlag(FLAGS_no_show_cooldown_s)),
                .paired_first_move = absl::Seconds(absl::GetFlag(FLAGS_paired_first_move_s)),
+               .reclaim_clock_floor = absl::Seconds(absl::GetFlag(FLAGS_reclaim_clock_floor_s)),
                .abandon_after = absl::Seconds(absl::GetFlag(FLAGS_abandon_after_s)),
                .max_turn = absl::Seconds(absl::GetFlag(FLAGS_max_turn_s)),
                .presence_grace = absl::Seconds(absl::GetFlag(FLAGS_presence_grace_s)),

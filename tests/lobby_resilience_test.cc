@@ -115,6 +115,33 @@ TEST_F(LobbyTest, SigkilledLobbyResumesEveryMatchFromTheDatabase) {
   EXPECT_TRUE(HasGameOver(resumed.events()));
 }
 
+TEST_F(LobbyTest, ALobbysDowntimeIsNotChargedToTheClockOfTheSideToMove) {
+  // A fifth hostile review killed the only lobby during a rated 20 s game and restarted it 25 s
+  // later: the side to move, who could not move meanwhile, lost on time as the lobby came back,
+  // rated (1500 -> 1338). A claimed match gives the side to move back what it had at the start
+  // of its turn, up to --reclaim_clock_floor_s (15 s).
+  const auto [id, tokens] = HumanMatch("connect4", [](v1::CreateMatchRequest& r) {
+    r.mutable_time_control()->set_initial_ms(3000);
+  });
+  const std::vector<std::string> moves = {"1", "2", "1"};
+  for (int ply = 0; ply < 3; ++ply) {
+    ASSERT_TRUE(Move(id, ply, moves[ply], ply % 2 ? tokens.second : tokens.first).ok());
+  }
+  // Yellow to move with about 3 s; the lobby is down for 4.
+  lobby_->Signal(SIGKILL);
+  ASSERT_TRUE(lobby_->WaitExit(absl::Seconds(5)).has_value());
+  absl::SleepFor(absl::Seconds(4));
+  StartLobby();
+  const v1::Match back = Get(id);
+  ASSERT_EQ(back.status(), v1::MATCH_STATUS_ACTIVE) << back.result().text();
+  EXPECT_TRUE(Move(id, 3, "2", tokens.second).ok());
+  // Only what the turn had is given back: Red's clock is what it was.
+  const v1::Match after = Get(id);
+  ASSERT_EQ(after.status(), v1::MATCH_STATUS_ACTIVE) << after.result().text();
+  EXPECT_GT(after.seats(1).clock_ms(), 1000);
+  EXPECT_LE(after.seats(1).clock_ms(), 3000);
+}
+
 TEST_F(LobbyTest, DatabaseOutageAnswersUnavailableThenPlayContinues) {
   auto [id, tokens] = HumanMatch("connect4");
   ASSERT_TRUE(Move(id, 0, "4", tokens.first).ok());

@@ -546,6 +546,12 @@ class MatchStore : public PresenceStore,
   virtual absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int /*limit*/) {
     return std::vector<int64_t>{};
   }
+  // Moves the start of the turn at `ply` of an active match to `turn_started_ms` (later only):
+  // time given back to the side to move. The other instances reload the match.
+  virtual absl::Status GiveBackTurn(int64_t /*match_id*/, int /*ply*/,
+                                    int64_t /*turn_started_ms*/) {
+    return absl::OkStatus();
+  }
   // Notes that this instance asks a bot for `ply` of the match; true when another live
   // instance already asked for the same ply (which ownership should make impossible).
   virtual absl::StatusOr<bool> RecordBotRequest(int64_t /*match_id*/, int /*ply*/) { return false; }

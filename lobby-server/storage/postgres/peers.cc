@@ -23,6 +23,9 @@ const StatementList& PeerStatements() {
       {"own", "SELECT pg_try_advisory_lock($1::bigint)"},
       {"disown", "SELECT pg_advisory_unlock($1::bigint)"},
       {"disown_all", "SELECT pg_advisory_unlock_all()"},
+      {"give_back_turn",
+       "UPDATE matches SET turn_started_ms = $3 WHERE id = $1 AND ply = $2 AND status = 2"
+       " AND turn_started_ms < $3"},
       {"withdraw_bot_requests",
        "DELETE FROM bot_requests WHERE owner_pid = $1 AND owner_started = $2"},
       // Active matches with timed work (a clock, or a bot seat) whose lock nobody holds; the
@@ -330,6 +333,16 @@ absl::StatusOr<std::vector<int64_t>> PostgresStore::ClaimOrphans(int limit) {
   });
   if (!s.ok()) return s;
   return ids;
+}
+
+absl::Status PostgresStore::GiveBackTurn(int64_t match_id, int ply, int64_t turn_started_ms) {
+  absl::Status s = WithConnection([&](Connection& conn) {
+    pqxx::nontransaction tx(conn.c);
+    tx.exec_prepared("give_back_turn", match_id, ply, turn_started_ms);
+    return absl::OkStatus();
+  });
+  if (s.ok()) Announce({{.match_id = match_id, .ply = ply, .time_ms = pg::NowMs()}});
+  return s;
 }
 
 absl::StatusOr<bool> PostgresStore::RecordBotRequest(int64_t match_id, int ply) {

@@ -116,6 +116,7 @@ class PostgresStore final : public MatchStore {
   void Disown(int64_t match_id) override;
   void DisownAll() override;
   absl::StatusOr<std::vector<int64_t>> ClaimOrphans(int limit) override;
+  absl::Status GiveBackTurn(int64_t match_id, int ply, int64_t turn_started_ms) override;
   absl::StatusOr<bool> RecordBotRequest(int64_t match_id, int ply) override;
   absl::StatusOr<PlayerRecord> CreatePlayer(const std::string& name, const std::string& key_hash,
                                             int64_t now_ms, const RegistrationLimit& limit = {},
