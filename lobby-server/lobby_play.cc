@@ -328,17 +328,32 @@ void Lobby::RetryLater(int64_t id, absl::Duration delay) {
 }
 
 absl::StatusOr<v1::Match> Lobby::Resign(int64_t match_id, const std::string& token) {
-  return WithActingSeat(
-      match_id, token, [&](LiveMatch& live, int seat, int64_t now) -> absl::Status {
+  int walked = -1;
+  absl::StatusOr<v1::Match> m =
+      WithActingSeat(match_id, token, [&](LiveMatch& live, int seat, int64_t now) -> absl::Status {
         std::vector<int64_t> clocks = ClocksNow(live.rec, live.ToMove(), now);
         const int winner = 1 - seat;
-        return CommitFinish(live,
-                            {.winner = winner,
-                             .reason = EndReason::kResignation,
-                             .text = absl::StrCat(SideName(live.info, seat), " resigned; ",
-                                                  SideName(live.info, winner), " wins")},
-                            std::move(clocks));
+        // Resigning a game between people on one's own first move (not rated: no side moved)
+        // walks away from it as not coming does, and waits as a no-show before pairing again.
+        const bool first_move =
+            seat == live.rec.ply && live.rec.ply < static_cast<int>(live.rec.seats.size()) &&
+            std::all_of(live.rec.seats.begin(), live.rec.seats.end(), [&](const SeatRecord& s) {
+              return s.kind == SeatKind::kHuman &&
+                     (&s == &live.rec.seats[seat] || s.player_id != live.rec.seats[seat].player_id);
+            });
+        absl::Status ended =
+            CommitFinish(live,
+                         {.winner = winner,
+                          .reason = EndReason::kResignation,
+                          .text = absl::StrCat(SideName(live.info, seat), " resigned; ",
+                                               SideName(live.info, winner), " wins")},
+                         std::move(clocks));
+        if (ended.ok() && first_move && live.rec.status == MatchStatus::kFinished) walked = seat;
+        return ended;
       });
+  // Written outside the match's lock.
+  if (m.ok() && walked >= 0) (void)store_->MarkNoShows(match_id, {walked}, NowMs());
+  return m;
 }
 
 absl::StatusOr<v1::Match> Lobby::OfferDraw(int64_t match_id, const std::string& token) {

@@ -215,6 +215,12 @@ TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
     EXPECT_FALSE(waiting.Ended(absl::Milliseconds(700)).has_value()) << "alice may queue";
   }
 
+  // Alice's entry goes with her stream (carol could be paired with it otherwise).
+  std::string left;
+  for (int i = 0; i < 100 && (left = Sql("SELECT count(*) FROM pairing_queue")) != "0"; ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(left, "0");
   // Two players who both come keep their game: one watches, the other only calls (a move or
   // an "I am here"), and the match lives on past the bound.
   const std::string carol = Register("carol"), dave = Register("dave");
@@ -265,6 +271,42 @@ TEST_F(PlayersTest, APairedPlayerWhoComesButNeverMovesWaitsBeforePairingAgain) {
       << refused->error_message();
   Pairer waiting(stub_.get(), kept, "connect4");
   EXPECT_FALSE(waiting.Ended(absl::Milliseconds(700)).has_value()) << "the other may queue";
+}
+
+TEST_F(PlayersTest, APairedPlayerToMoveFirstCannotQueueAgainNorResignTheGameAwayForFree) {
+  // While a paired match waited for their first move, the dodger paired again at once (the
+  // fourth review; and a lobby restarted after the pairing forgot its no-show timers, the
+  // fifth). Resigning on one's first move ended it unrated at no cost either.
+  lobby_.reset();
+  StartLobby({"--no_show_after_s=0"});
+  const std::string alice = Register("alice"), bob = Register("bob");
+  const auto [first, second] = PairTwo(stub_.get(), alice, bob);
+  const bool alice_first = first.opponent() == "bob";
+  const std::string& idle = alice_first ? alice : bob;
+  const std::string& waiting = alice_first ? bob : alice;
+  {
+    Pairer again(stub_.get(), idle, "connect4");
+    std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
+    ASSERT_TRUE(refused.has_value()) << "the player to move first queued again";
+    EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_NE(refused->error_message().find(
+                  absl::StrCat("match ", first.match_id(), " waits for your first move")),
+              std::string::npos)
+        << refused->error_message();
+    // The one waiting on them may give up waiting and queue.
+    Pairer other(stub_.get(), waiting, "connect4");
+    EXPECT_FALSE(other.Ended(absl::Milliseconds(700)).has_value()) << "the waiting one may queue";
+  }
+  v1::Match resigned;
+  ASSERT_TRUE(
+      ::ply::testing::Resign(stub_.get(), first.match_id(), first.seat_token(), &resigned).ok());
+  EXPECT_EQ(resigned.status(), v1::MATCH_STATUS_FINISHED);
+  Pairer after(stub_.get(), idle, "connect4");
+  std::optional<grpc::Status> refused = after.Ended(absl::Seconds(5));
+  ASSERT_TRUE(refused.has_value()) << "resigning on the first move cost nothing";
+  EXPECT_NE(refused->error_message().find("you did not come to, or made no first move in"),
+            std::string::npos)
+      << refused->error_message();
 }
 
 TEST_F(PlayersTest, AGameBetweenPeopleAbortedForWantOfAFirstMoveHoldsTheIdlePlayerBack) {
@@ -329,7 +371,19 @@ TEST_F(PlayersTest, TheFirstMoveIsNotBoughtWithCasualOrAbortedGames) {
     Pairer a(stub_.get(), alice, "connect4");
     EXPECT_TRUE(a.Wait(HasPairing, absl::Seconds(5)));
     EXPECT_TRUE(b.Wait(HasPairing, absl::Seconds(5)));
-    return a.Paired().value_or(v1::PairFound()).seat();
+    const v1::PairFound pa = a.Paired().value_or(v1::PairFound());
+    const v1::PairFound pb = b.Paired().value_or(v1::PairFound());
+    // Ended unbegun by agreement, which marks nobody: a player to move first in a waiting
+    // match may not queue again.
+    for (const std::string& token : {pa.seat_token(), pb.seat_token()}) {
+      v1::OfferDrawRequest offer;
+      offer.set_match_id(pa.match_id());
+      grpc::ClientContext context;
+      context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+      v1::Match m;
+      EXPECT_TRUE(stub_->OfferDraw(&context, offer, &m).ok());
+    }
+    return pa.seat();
   };
   EXPECT_EQ(pair_bob_first(), 1) << "alice's casual losses bought her the first move";
   // That match, never begun, counts for nobody either; rated games lost from the second seat

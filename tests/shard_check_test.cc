@@ -87,6 +87,8 @@ const std::map<std::string, Crossing>& AcrossShards() {
       {"pair_rated_games",
        {false, "the rated games of two people in the last day (their seats, by player)"}},
       {"first_move_balance", {false, "who moved first in a player's recent games"}},
+      {"awaiting_first_move",
+       {false, "a match between people waiting for a player's first move (their seats)"}},
       {"no_shows",
        {false, "when a player did not come to, or made no first move in, a match (their seats)"}},
   };

@@ -59,6 +59,15 @@ absl::StatusOr<QueueTicket> Matchmaker::Join(const PlayerRecord& player, const s
       }
     }
   }
+  // A match between people waits for this player's first move: that game first (pairing again
+  // left it to its abort, which kept its opponent waiting, and dodged them at no cost while it
+  // lasted; a restarted lobby forgets its no-show timers, not this).
+  if (absl::StatusOr<std::optional<int64_t>> waiting = store_->AwaitingFirstMove(player.id);
+      waiting.ok() && waiting->has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("match ", **waiting, " waits for your first move: play it (ply join ",
+                     **waiting, ") or resign it before pairing again"));
+  }
   QueueTicket t;
   t.game = game;
   t.seat_token = NewSeatToken();

@@ -383,6 +383,11 @@ class QueueStore {
                                                        int64_t /*since_ms*/) {
     return std::vector<int64_t>{};
   }
+  // An active match between people in which the player is to make their first move (the
+  // newest), if any; none in a store that keeps no players.
+  virtual absl::StatusOr<std::optional<int64_t>> AwaitingFirstMove(int64_t /*player_id*/) {
+    return std::optional<int64_t>();
+  }
   // The holders of `seats` of the match did not come to it (at `now_ms`).
   virtual absl::Status MarkNoShows(int64_t /*match_id*/, const std::vector<int>& /*seats*/,
                                    int64_t /*now_ms*/) {

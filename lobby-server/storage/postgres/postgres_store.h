@@ -139,6 +139,7 @@ class PostgresStore final : public MatchStore {
   absl::StatusOr<int64_t> JoinQueue(const QueueEntry& entry, int64_t alive_since_ms) override;
   void LeaveQueue(int64_t entry_id) override;
   absl::StatusOr<std::vector<int64_t>> NoShows(int64_t player_id, int64_t since_ms) override;
+  absl::StatusOr<std::optional<int64_t>> AwaitingFirstMove(int64_t player_id) override;
   absl::Status MarkNoShows(int64_t match_id, const std::vector<int>& seats,
                            int64_t now_ms) override;
   absl::StatusOr<std::optional<Pairing>> QueueResult(int64_t entry_id, int64_t refresh_ms) override;

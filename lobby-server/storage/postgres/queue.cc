@@ -42,6 +42,12 @@ const StatementList& QueueStatements() {
        "SELECT no_show_ms FROM seats WHERE player_id = $1 AND no_show_ms >= $2"
        " ORDER BY no_show_ms DESC LIMIT 100"},
       {"mark_no_show", "UPDATE seats SET no_show_ms = $3 WHERE match_id = $1 AND seat = $2"},
+      // A match between people whose side to move is the player, before their first move.
+      {"awaiting_first_move",
+       "SELECT m.id FROM seats s JOIN matches m ON m.id = s.match_id"
+       " WHERE s.player_id = $1 AND m.status = 2 AND m.ply < 2 AND s.seat = m.ply"
+       " AND NOT EXISTS (SELECT 1 FROM seats o WHERE o.match_id = m.id AND o.kind <> 1)"
+       " ORDER BY s.match_id DESC LIMIT 1"},
       // Over the player's last ten rated matches of the game that began (each side moved):
       // casual games (against a bot, or oneself) cost nothing to lose from the second seat,
       // and aborted ones (a pairing not come to) nothing at all, so counting them let a player
@@ -79,6 +85,14 @@ void PostgresStore::LeaveQueue(int64_t entry_id) {
 absl::StatusOr<std::vector<int64_t>> PostgresStore::NoShows(int64_t player_id, int64_t since_ms) {
   return QueryAll<int64_t>(
       "no_shows", [](const pqxx::row& r) { return r[0].as<int64_t>(); }, player_id, since_ms);
+}
+
+absl::StatusOr<std::optional<int64_t>> PostgresStore::AwaitingFirstMove(int64_t player_id) {
+  absl::StatusOr<std::vector<int64_t>> ids = QueryAll<int64_t>(
+      "awaiting_first_move", [](const pqxx::row& r) { return r[0].as<int64_t>(); }, player_id);
+  if (!ids.ok()) return ids.status();
+  if (ids->empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids->front());
 }
 
 absl::Status PostgresStore::MarkNoShows(int64_t match_id, const std::vector<int>& seats,
