@@ -65,8 +65,8 @@ absl::StatusOr<QueueTicket> Matchmaker::Join(const PlayerRecord& player, const s
   if (absl::StatusOr<std::optional<int64_t>> waiting = store_->AwaitingFirstMove(player.id);
       waiting.ok() && waiting->has_value()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("match ", **waiting, " waits for your first move: play it (ply join ",
-                     **waiting, ") or resign it before pairing again"));
+        absl::StrCat("match ", **waiting,
+                     " waits for your first move: play it or resign it before pairing again"));
   }
   QueueTicket t;
   t.game = game;
