@@ -234,6 +234,17 @@ TEST_F(PlayersTest, APairedPlayerWhoNeverComesHasTheMatchAbortedWithinSeconds) {
   EXPECT_TRUE(Move(stub_.get(), c0.match_id(), 1, "4", c1.seat_token()).ok());
 }
 
+// `key`'s Pair in connect4 is refused at once (FAILED_PRECONDITION) with a message holding
+// `why`; `otherwise` says what it means when it is not.
+void ExpectPairRefused(v1::LobbyService::Stub* stub, const std::string& key, const std::string& why,
+                       const std::string& otherwise) {
+  Pairer again(stub, key, "connect4");
+  std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
+  ASSERT_TRUE(refused.has_value()) << otherwise;
+  EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused->error_message().find(why), std::string::npos) << refused->error_message();
+}
+
 TEST_F(PlayersTest, APairedPlayerWhoComesButNeverMovesWaitsBeforePairingAgain) {
   // The no-show rule's other door (a fourth hostile review): come to the paired match (one
   // presence beat, a stream), see the opponent or the colour, and make no first move. The match
@@ -261,14 +272,9 @@ TEST_F(PlayersTest, APairedPlayerWhoComesButNeverMovesWaitsBeforePairingAgain) {
                                             " made no first move within 2 s; no result"));
   const std::string& idle = alice_first ? alice : bob;
   const std::string& kept = alice_first ? bob : alice;
-  Pairer again(stub_.get(), idle, "connect4");
-  std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
-  ASSERT_TRUE(refused.has_value()) << "the player who made no first move queued again at once";
-  EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_NE(refused->error_message().find(
-                "you did not come to, or made no first move in, a match against a person"),
-            std::string::npos)
-      << refused->error_message();
+  ExpectPairRefused(stub_.get(), idle,
+                    "you did not come to, or made no first move in, a match against a person",
+                    "the player who made no first move queued again at once");
   Pairer waiting(stub_.get(), kept, "connect4");
   EXPECT_FALSE(waiting.Ended(absl::Milliseconds(700)).has_value()) << "the other may queue";
 }
@@ -285,14 +291,9 @@ TEST_F(PlayersTest, APairedPlayerToMoveFirstCannotQueueAgainNorResignTheGameAway
   const std::string& idle = alice_first ? alice : bob;
   const std::string& waiting = alice_first ? bob : alice;
   {
-    Pairer again(stub_.get(), idle, "connect4");
-    std::optional<grpc::Status> refused = again.Ended(absl::Seconds(5));
-    ASSERT_TRUE(refused.has_value()) << "the player to move first queued again";
-    EXPECT_EQ(refused->error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-    EXPECT_NE(refused->error_message().find(
-                  absl::StrCat("match ", first.match_id(), " waits for your first move")),
-              std::string::npos)
-        << refused->error_message();
+    ExpectPairRefused(stub_.get(), idle,
+                      absl::StrCat("match ", first.match_id(), " waits for your first move"),
+                      "the player to move first queued again");
     // The one waiting on them may give up waiting and queue.
     Pairer other(stub_.get(), waiting, "connect4");
     EXPECT_FALSE(other.Ended(absl::Milliseconds(700)).has_value()) << "the waiting one may queue";
@@ -301,12 +302,8 @@ TEST_F(PlayersTest, APairedPlayerToMoveFirstCannotQueueAgainNorResignTheGameAway
   ASSERT_TRUE(
       ::ply::testing::Resign(stub_.get(), first.match_id(), first.seat_token(), &resigned).ok());
   EXPECT_EQ(resigned.status(), v1::MATCH_STATUS_FINISHED);
-  Pairer after(stub_.get(), idle, "connect4");
-  std::optional<grpc::Status> refused = after.Ended(absl::Seconds(5));
-  ASSERT_TRUE(refused.has_value()) << "resigning on the first move cost nothing";
-  EXPECT_NE(refused->error_message().find("you did not come to, or made no first move in"),
-            std::string::npos)
-      << refused->error_message();
+  ExpectPairRefused(stub_.get(), idle, "you did not come to, or made no first move in",
+                    "resigning on the first move cost nothing");
 }
 
 TEST_F(PlayersTest, AGameBetweenPeopleAbortedForWantOfAFirstMoveHoldsTheIdlePlayerBack) {
